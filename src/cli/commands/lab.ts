@@ -1,0 +1,8 @@
+// tca lab (issue 4, 7). Placeholder registration until the group is built; it adds no command.
+import type { Command } from "commander";
+import type { SetExitCode } from "./index.ts";
+
+export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
+  void program;
+  void setExitCode;
+}

@@ -1,0 +1,8 @@
+// tca model plan/acquire/verify (issue 5). Placeholder registration until the group is built; it adds no command.
+import type { Command } from "commander";
+import type { SetExitCode } from "./index.ts";
+
+export function registerModelArtifactCommands(program: Command, setExitCode: SetExitCode): void {
+  void program;
+  void setExitCode;
+}
