@@ -1,8 +1,62 @@
-// tca expr (issue 2). Placeholder registration until the group is built; it adds no command.
+// tca expr (issue 2): `eval` evaluates one expression on one input list, `check` validates a
+// whole toy_math.py. Each prints exactly one JSON object and exits 0 (ok) or 1 (error).
+// Missing options are reported as JSON too (arguments_invalid), not as commander's usage text.
+// Logic lives in src/expr/commandRequests.ts; this file only reads and prints.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { Command } from "commander";
+import { EXPR_LIMITS } from "../../lab/constants.ts";
+import { err, ok, type Result } from "../../lab/result.ts";
+import { runCheckRequest, runEvalRequest } from "../../expr/commandRequests.ts";
+import type { ExprErrorCode } from "../../expr/index.ts";
 import type { SetExitCode } from "./index.ts";
 
+/** Reads at most one byte past the source limit, so a huge file is never loaded whole. */
+function readBoundedFile(path: string): Result<Uint8Array, ExprErrorCode> {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, "r");
+    if (!fstatSync(fd).isFile()) return err("file_unreadable", "not a regular file");
+    const buffer = Buffer.alloc(EXPR_LIMITS.sourceMaxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length === buffer.length) break;
+    }
+    return ok(new Uint8Array(buffer.subarray(0, length)));
+  } catch {
+    // No host path or system error text in the answer.
+    return err("file_unreadable", "the file cannot be read");
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+function print<T>(result: Result<T, ExprErrorCode>, render: (value: T) => object, setExitCode: SetExitCode): void {
+  const body = result.ok ? { ok: true, ...render(result.value) } : { ok: false, error: result.error, message: result.message };
+  process.stdout.write(JSON.stringify(body) + "\n");
+  setExitCode(result.ok ? 0 : 1);
+}
+
 export function registerExprCommands(program: Command, setExitCode: SetExitCode): void {
-  void program;
-  void setExitCode;
+  const expr = program.command("expr").description("the restricted integer-expression language (Part 4)");
+  expr
+    .command("eval")
+    .description("evaluate one expression for clamp or total on one input list; prints one JSON object")
+    .option("--function <name>", "clamp or total")
+    .option("--expr <text>", "the return expression, e.g. \"lo if x < lo else x\"")
+    .option("--args <list>", "comma-separated integers in parameter order, e.g. -2,0,5")
+    .action((options: { function?: string; expr?: string; args?: string }) => {
+      print(runEvalRequest(options.function, options.expr, options.args), (value) => ({ value }), setExitCode);
+    });
+  expr
+    .command("check")
+    .description("validate a whole toy_math.py source file; prints one JSON object")
+    .argument("<file>", "path of the source file")
+    .action((file: string) => {
+      const bytes = readBoundedFile(file);
+      const result = bytes.ok ? runCheckRequest(bytes.value) : bytes;
+      print(result, (summary) => summary, setExitCode);
+    });
 }

@@ -1,8 +1,117 @@
-// tca model plan/acquire/verify (issue 5). Placeholder registration until the group is built; it adds no command.
+// tca model plan | acquire | verify (issue 5). Thin layer: parses options, reads only the
+// HF_ENDPOINT and CI variables, asks the consent question on a terminal, prints. All rules
+// live in src/model/artifacts/. The CLI always uses the real pins.
+import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { acquireModel } from "../../model/artifacts/acquire.ts";
+import { decisionFromAnswer, type ConsentDecider } from "../../model/artifacts/consent.ts";
+import { inspectModelDirectory, type DirectoryReport } from "../../model/artifacts/directoryInspection.ts";
+import { resolveEndpoint } from "../../model/artifacts/endpoint.ts";
+import { buildPlan, formatPlan } from "../../model/artifacts/plan.ts";
+import { lineProgress, terminalProgress } from "../../model/artifacts/progress.ts";
+import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
 
+function endpointFromEnvironment(flag: string | undefined): ReturnType<typeof resolveEndpoint> {
+  return resolveEndpoint(flag, { HF_ENDPOINT: process.env.HF_ENDPOINT, CI: process.env.CI });
+}
+
+function fail(setExitCode: SetExitCode, code: string, message: string): void {
+  process.stderr.write(`error: ${code}: ${message}\n`);
+  setExitCode(1);
+}
+
 export function registerModelArtifactCommands(program: Command, setExitCode: SetExitCode): void {
-  void program;
-  void setExitCode;
+  program
+    .command("plan")
+    .description("print the pinned model, its eight files, limits and resource estimates; downloads nothing")
+    .option("--directory <dir>", "destination the plan should show")
+    .option("--endpoint <url>", "hub or mirror base URL (default: HF_ENDPOINT or https://huggingface.co)")
+    .action((options: { directory?: string; endpoint?: string }) => {
+      // The plan never contacts anything, so CI does not matter here; only the URL shape is checked.
+      const endpoint = resolveEndpoint(options.endpoint, { HF_ENDPOINT: process.env.HF_ENDPOINT });
+      if (!endpoint.ok) return fail(setExitCode, endpoint.error, endpoint.message);
+      const destination = options.directory === undefined ? null : resolve(options.directory);
+      process.stdout.write(`${formatPlan(buildPlan(PINNED_FILES, endpoint.value, destination)).join("\n")}\n`);
+    });
+
+  program
+    .command("acquire")
+    .description("download the eight pinned files into a new directory, after explicit opt-in, and verify them")
+    .requiredOption("--directory <dir>", "a new directory to create (owner-only)")
+    .option("--yes", "consent without a prompt (required when not on a terminal); recorded as flag_yes")
+    .option("--endpoint <url>", "hub or mirror base URL (default: HF_ENDPOINT or https://huggingface.co)")
+    .action(async (options: { directory: string; yes?: boolean; endpoint?: string }) => {
+      const endpoint = endpointFromEnvironment(options.endpoint);
+      if (!endpoint.ok) return fail(setExitCode, endpoint.error, endpoint.message);
+      const directory = resolve(options.directory);
+      process.stdout.write(`${formatPlan(buildPlan(PINNED_FILES, endpoint.value, directory)).join("\n")}\n\n`);
+      const result = await acquireModel({
+        directory,
+        endpoint: endpoint.value,
+        consent: consentDecider(options.yes === true),
+        progress: process.stderr.isTTY ? terminalProgress(process.stderr) : lineProgress((line) => process.stderr.write(`${line}\n`)),
+      });
+      if (!result.ok) {
+        fail(setExitCode, result.error, result.message);
+        if (result.manifestPath !== undefined) process.stderr.write(`the download manifest records why: ${result.manifestPath}\n`);
+        return;
+      }
+      const value = result.value;
+      process.stdout.write(
+        value.status === "already_verified"
+          ? `already verified; acquisition skipped and a new 30-minute window opened\nmanifest: ${value.manifestPath}\n`
+          : `acquired and verified ${value.payloadBytesReceived.toLocaleString("en-US")} payload bytes\nmanifest: ${value.manifestPath}\n`,
+      );
+    });
+
+  program
+    .command("verify")
+    .description("re-check the model directory from the bytes on disk; non-zero exit on any mismatch")
+    .requiredOption("--directory <dir>", "the model directory")
+    .action(async (options: { directory: string }) => {
+      const report = await inspectModelDirectory(resolve(options.directory), PINNED_FILES, { requireManifest: true });
+      process.stdout.write(`${formatReport(report).join("\n")}\n`);
+      if (!report.ok) setExitCode(1);
+    });
+}
+
+function consentDecider(flagYes: boolean): ConsentDecider {
+  return async (prompt) => {
+    if (flagYes) {
+      process.stdout.write(`${prompt}\nconsent given by --yes\n`);
+      return { given: true, form: "flag_yes" };
+    }
+    if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+      return { given: false, code: "consent_required", message: "not on a terminal: pass --yes to consent explicitly; nothing was downloaded" };
+    }
+    const reader = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return decisionFromAnswer(await reader.question(`${prompt} Type "yes" to continue: `));
+    } finally {
+      reader.close();
+    }
+  };
+}
+
+function formatReport(report: DirectoryReport): string[] {
+  const rows = report.files.map((file) => [
+    file.name,
+    file.expectedBytes.toLocaleString("en-US"),
+    file.observedBytes === null ? "-" : file.observedBytes.toLocaleString("en-US"),
+    file.expectedIdentity.kind === "git_blob_sha1" ? "git blob" : "sha256",
+    file.ok ? "ok" : (file.issue?.code ?? "failed"),
+  ]);
+  const header = ["file", "expected bytes", "observed bytes", "identity", "status"];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const line = (cells: string[]): string => cells.map((cell, column) => (column === 1 || column === 2 ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd();
+  const lines = [line(header), ...rows.map(line)];
+  if (report.ok) {
+    lines.push("verified: every pinned file matches its size and identity, the manifest agrees, nothing unexpected is present");
+  } else {
+    lines.push(`NOT verified (${report.issues.length} problem${report.issues.length === 1 ? "" : "s"}):`);
+    for (const issue of report.issues) lines.push(`  ${issue.code}: ${issue.message}`);
+  }
+  return lines;
 }

@@ -1,0 +1,187 @@
+// One task: one program under one condition. The loop asks the model for a turn, executes
+// allowed tool calls, and decides when the task ends; the model's "done" is a request the
+// harness may refuse (condition D). Afterwards the harness grades the file with the same
+// tests in a fresh sandbox and classifies the outcome. The whole loop is plain data in, a
+// TaskResult out, with every event in the trace.
+import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../sources/openaiCompatibleChat.ts";
+import { AgentTools, sha256Text } from "./agentTools.ts";
+import type { AgentBudget, Condition } from "./conditions.ts";
+import { buggySource, supportFiles, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "./dataset.ts";
+import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
+import type { SandboxConfig } from "./sandbox.ts";
+import { checkSpecialCasing } from "./specialCasing.ts";
+import { classifyOutcome, taskId, type TaskResult, type TaskStopReason } from "./taskOutcome.ts";
+import type { TraceSink } from "./taskTrace.ts";
+import { runProgramTests } from "./testRunner.ts";
+import { toolSchemasFor } from "./toolSchemas.ts";
+import { unifiedDiff } from "./unifiedDiff.ts";
+
+export interface AgentTaskContext {
+  readonly dataset: QuixDataset;
+  readonly program: QuixProgram;
+  readonly condition: Condition;
+  readonly backend: ChatBackend;
+  readonly sandbox: SandboxConfig;
+  readonly budget: AgentBudget;
+  readonly trace: TraceSink;
+  /** Monotonic milliseconds; injected so tests can drive the time budget without sleeping. */
+  readonly clock: () => number;
+  readonly testTimeoutMs: number;
+  readonly includeSlow: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export function initialMessages(condition: Condition, program: string, source: string): ChatTurnMessage[] {
+  const target = targetPath(program);
+  if (condition.tools.length === 0) {
+    return [{ role: "user", content: fillTemplate(PROMPT_TEMPLATES.one_shot, { target, source }) }];
+  }
+  const withTests = condition.tools.includes("run_tests");
+  const system = fillTemplate(PROMPT_TEMPLATES.agent_system, {
+    target,
+    tests_line: withTests ? fillTemplate(PROMPT_TEMPLATES.tests_line_with_tests, { test_file: testFilePath(program) }) : PROMPT_TEMPLATES.tests_line_without_tests,
+    verify_line: withTests ? PROMPT_TEMPLATES.verify_line_with_tests : PROMPT_TEMPLATES.verify_line_without_tests,
+  });
+  return [
+    { role: "system", content: system },
+    { role: "user", content: fillTemplate(PROMPT_TEMPLATES.agent_user, { target }) },
+  ];
+}
+
+/** The first ```python (or bare ```) block of a one-shot answer; undefined when there is none. */
+export function extractCodeBlock(text: string): string | undefined {
+  const python = /```(?:python|py|python3)[ \t]*\r?\n([\s\S]*?)```/.exec(text);
+  if (python) return python[1];
+  const bare = /```[ \t]*\r?\n([\s\S]*?)```/.exec(text);
+  return bare ? bare[1] : undefined;
+}
+
+interface LoopState {
+  turns: number;
+  promptTokens: number;
+  completionTokens: number;
+  usageReported: boolean;
+  servedModel: string | null;
+  claimed: boolean;
+}
+
+export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
+  const { condition, program, budget, trace, clock } = ctx;
+  const startedAt = clock();
+  const deadline = startedAt + budget.taskTimeoutMs;
+  const t = (): number => clock() - startedAt;
+  const original = buggySource(ctx.dataset, program.name).toString("utf8");
+  const tools = new AgentTools(
+    { dataset: ctx.dataset, program, condition, sandbox: ctx.sandbox, trace, clock, startedAt, testTimeoutMs: ctx.testTimeoutMs, includeSlow: ctx.includeSlow, remainingMs: () => deadline - clock(), ...(ctx.signal ? { signal: ctx.signal } : {}) },
+    original,
+  );
+  const schemas = toolSchemasFor(condition);
+  const messages = initialMessages(condition, program.name, original);
+  const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false };
+  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Text(original), tools: schemas.map((s) => s.function.name) });
+
+  let stopReason: TaskStopReason | undefined;
+  while (stopReason === undefined) {
+    if (ctx.signal?.aborted) {
+      stopReason = "cancelled";
+      break;
+    }
+    if (state.turns >= budget.maxTurns) {
+      stopReason = "turn_budget";
+      break;
+    }
+    const remaining = deadline - clock();
+    if (remaining <= 0) {
+      stopReason = "time_budget";
+      break;
+    }
+    const turn = state.turns + 1;
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, AbortSignal.timeout(remaining)]) : AbortSignal.timeout(remaining);
+    trace.write("model_request", t(), { turn, messages: messages.length });
+    const reply: ChatTurnResult = await ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal });
+    state.turns = turn;
+    if (!reply.ok) {
+      trace.write("model_error", t(), { turn, error: reply.error, message: reply.message, exchange: reply.exchange });
+      stopReason = reply.error === "model_timeout" ? "time_budget" : "model_error";
+      break;
+    }
+    if (reply.usage.source === "server") state.usageReported = true;
+    state.promptTokens += reply.usage.promptTokens ?? 0;
+    state.completionTokens += reply.usage.completionTokens ?? 0;
+    state.servedModel = reply.servedModel ?? state.servedModel;
+    trace.write("model_response", t(), { turn, content: reply.content, toolCalls: reply.toolCalls, finishReason: reply.finishReason, usage: reply.usage, servedModel: reply.servedModel, exchange: reply.exchange });
+    messages.push({ role: "assistant", content: reply.content, toolCalls: condition.tools.length === 0 ? [] : reply.toolCalls });
+
+    if (condition.tools.length === 0) {
+      // A: one turn, the answer is the file.
+      const code = extractCodeBlock(reply.content);
+      if (code !== undefined) {
+        tools.target = code;
+        state.claimed = true;
+        stopReason = "agent_done";
+      } else {
+        stopReason = reply.finishReason === "length" ? "truncated" : "no_answer";
+      }
+      trace.write("stop_attempt", t(), { turn, accepted: true, codeBlock: code !== undefined });
+      break;
+    }
+    if (reply.toolCalls.length > 0) {
+      for (const call of reply.toolCalls) {
+        const content = await tools.execute(call, turn);
+        messages.push({ role: "tool", toolCallId: call.id, name: call.name, content });
+      }
+      continue;
+    }
+    // No tool call: the model says it is done.
+    if (condition.verifiedCompletion) {
+      const current = sha256Text(tools.target);
+      if (tools.lastPassedHash !== current) {
+        const text = tools.lastRunHash === current ? PROMPT_TEMPLATES.harness_refusal_D_fail : PROMPT_TEMPLATES.harness_refusal_D_not_run;
+        tools.guardrails.refusedStopAttempts++;
+        trace.write("stop_attempt", t(), { turn, accepted: false, refusal: text });
+        messages.push({ role: "user", content: text });
+        continue;
+      }
+    }
+    trace.write("stop_attempt", t(), { turn, accepted: true });
+    state.claimed = true;
+    stopReason = "agent_done";
+  }
+  if (stopReason === "turn_budget" || stopReason === "time_budget") {
+    trace.write("budget_exhausted", t(), { reason: stopReason, turns: state.turns });
+  }
+
+  const agentSeconds = Math.round((clock() - startedAt) / 10) / 100;
+  const final = tools.target;
+  const grade = await runProgramTests(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs });
+  const gradeRecord = { outcome: grade.outcome, counts: grade.counts, seconds: Math.round(grade.seconds * 1000) / 1000, summary: grade.summary };
+  trace.write("grade", t(), { ...gradeRecord, output: grade.output });
+  const changed = final !== original;
+  const diff = unifiedDiff(targetPath(program.name), original, final);
+  if (changed) trace.write("diff", t(), { diff });
+  const outcome = classifyOutcome(grade.outcome, stopReason, changed);
+  const testTexts = supportFiles(ctx.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
+  const result: TaskResult = {
+    taskId: taskId(condition.id, program.name),
+    program: program.name,
+    condition: condition.id,
+    outcome,
+    stopReason,
+    claimedFixed: state.claimed,
+    falseFixed: state.claimed && grade.outcome !== "passed",
+    turns: state.turns,
+    promptTokens: state.promptTokens,
+    completionTokens: state.completionTokens,
+    tokens: state.promptTokens + state.completionTokens,
+    usageReported: state.usageReported,
+    seconds: agentSeconds,
+    guardrails: { ...tools.guardrails },
+    grade: gradeRecord,
+    changed,
+    finalSha256: sha256Text(final),
+    specialCasing: outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
+    servedModel: state.servedModel,
+  };
+  trace.write("task_end", t(), { result, diff });
+  return result;
+}

@@ -1,0 +1,136 @@
+// Executes the model's tool calls against the task's files, after toolPolicy.ts allowed them.
+// The target lives in memory here; every run_tests copies it into a fresh sandboxed task
+// folder with pristine tests, so nothing the program under test does can persist.
+// Every refusal and tool error is logged to the trace and counted.
+import { createHash } from "node:crypto";
+import type { ProposedToolCall } from "../sources/openaiCompatibleChat.ts";
+import type { Condition } from "./conditions.ts";
+import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "./dataset.ts";
+import type { SandboxConfig } from "./sandbox.ts";
+import type { TraceSink } from "./taskTrace.ts";
+import { runProgramTests, type TestRunResult } from "./testRunner.ts";
+import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
+
+/** Longest tool result returned to the model (characters); the trace keeps the full text. */
+export const OBSERVATION_MAX_CHARS = 12_000;
+
+export interface MutableGuardrails {
+  testRuns: number;
+  blockedWrites: number;
+  blockedReads: number;
+  testEditAttempts: number;
+  referenceReadAttempts: number;
+  toolErrors: number;
+  refusedStopAttempts: number;
+}
+
+export function sha256Text(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+function bound(text: string): string {
+  return text.length <= OBSERVATION_MAX_CHARS ? text : `${text.slice(0, OBSERVATION_MAX_CHARS)}\n[truncated: ${text.length - OBSERVATION_MAX_CHARS} more characters]`;
+}
+
+export function testObservation(result: TestRunResult, timeoutMs: number): string {
+  if (result.outcome === "passed") return `PASSED: all tests pass. ${result.summary}`;
+  if (result.outcome === "timeout") return `FAILED. TIMEOUT after ${Math.round(timeoutMs / 1000)}s`;
+  const tail = result.output.length > 4000 ? result.output.slice(-4000) : result.output;
+  return `FAILED.\n${tail}`;
+}
+
+export interface AgentToolsOptions {
+  readonly dataset: QuixDataset;
+  readonly program: QuixProgram;
+  readonly condition: Condition;
+  readonly sandbox: SandboxConfig;
+  readonly trace: TraceSink;
+  readonly clock: () => number;
+  readonly startedAt: number;
+  readonly testTimeoutMs: number;
+  readonly includeSlow: boolean;
+  /** Milliseconds left in the task's time budget. */
+  readonly remainingMs: () => number;
+  readonly signal?: AbortSignal;
+}
+
+export class AgentTools {
+  readonly guardrails: MutableGuardrails = { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 };
+  private readonly testFiles: ReadonlyMap<string, string>;
+  /** Hash of the target content for which run_tests last passed, if any. */
+  lastPassedHash: string | undefined;
+  /** Hash of the target content for which run_tests last ran. */
+  lastRunHash: string | undefined;
+
+  constructor(private readonly o: AgentToolsOptions, public target: string) {
+    this.testFiles = new Map(supportFiles(o.dataset, o.program).map((f) => [f.path, f.content.toString("utf8")]));
+  }
+
+  private t(): number {
+    return this.o.clock() - this.o.startedAt;
+  }
+
+  async execute(call: ProposedToolCall, turn: number): Promise<string> {
+    const { trace } = this.o;
+    trace.write("tool_call", this.t(), { turn, id: call.id, name: call.name, arguments: call.argumentsText });
+    const parsed = parseToolCall(call.name, call.argumentsText);
+    if (!parsed.ok) {
+      this.guardrails.toolErrors++;
+      trace.write("tool_error", this.t(), { turn, id: call.id, error: parsed.error, message: parsed.message });
+      return `Error (${parsed.error}): ${parsed.message}`;
+    }
+    const decision = authorizeToolCall(this.o.condition, this.o.program.name, [...this.testFiles.keys()], parsed.call);
+    if (!decision.allow) {
+      switch (decision.error) {
+        case "write_to_tests":
+          this.guardrails.testEditAttempts++;
+          this.guardrails.blockedWrites++;
+          break;
+        case "write_not_allowed":
+          this.guardrails.blockedWrites++;
+          break;
+        case "read_reference_fix":
+          this.guardrails.referenceReadAttempts++;
+          this.guardrails.blockedReads++;
+          break;
+        case "read_not_allowed":
+          this.guardrails.blockedReads++;
+          break;
+        default:
+          this.guardrails.toolErrors++;
+      }
+      trace.write("tool_refused", this.t(), { turn, id: call.id, tool: parsed.call.tool, path: "path" in parsed.call ? parsed.call.path : null, error: decision.error, message: decision.message });
+      return `Error (${decision.error}): ${decision.message}`;
+    }
+    const call2 = parsed.call;
+    if (call2.tool === "read_file") {
+      const path = decision.path ?? "";
+      const text = path === targetPath(this.o.program.name) ? this.target : this.testFiles.get(path);
+      if (text === undefined) {
+        this.guardrails.toolErrors++;
+        trace.write("tool_error", this.t(), { turn, id: call.id, error: "file_not_found" });
+        return "Error (file_not_found): no such file.";
+      }
+      trace.write("tool_result", this.t(), { turn, id: call.id, tool: "read_file", path, chars: text.length });
+      return bound(text);
+    }
+    if (call2.tool === "write_file") {
+      this.target = call2.content;
+      trace.write("tool_result", this.t(), { turn, id: call.id, tool: "write_file", path: decision.path, chars: call2.content.length, sha256: sha256Text(call2.content) });
+      return `Wrote ${call2.content.length} characters to ${decision.path}.`;
+    }
+    this.guardrails.testRuns++;
+    const timeoutMs = Math.max(1, Math.min(this.o.testTimeoutMs, this.o.remainingMs()));
+    const hash = sha256Text(this.target);
+    const result = await runProgramTests(this.o.sandbox, this.o.dataset, this.o.program, this.target, {
+      includeSlow: this.o.includeSlow,
+      timeoutMs,
+      ...(this.o.signal ? { signal: this.o.signal } : {}),
+    });
+    this.lastRunHash = hash;
+    this.lastPassedHash = result.outcome === "passed" ? hash : undefined;
+    const observation = testObservation(result, timeoutMs);
+    trace.write("test_run", this.t(), { turn, id: call.id, purpose: "run_tests", targetSha256: hash, outcome: result.outcome, counts: result.counts, seconds: result.seconds, exitCode: result.exitCode, output: result.output });
+    return bound(observation);
+  }
+}

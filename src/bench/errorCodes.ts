@@ -1,0 +1,30 @@
+// Every error code the benchmark room returns, as one closed union. Tests assert these codes,
+// never messages; docs/quixbugs-benchmark.md documents each one.
+export const BENCH_ERROR_CODES = [
+  "dataset_missing",
+  "dataset_invalid",
+  "unknown_program",
+  "python_unavailable",
+  "sandbox_unavailable",
+  "sandbox_self_test_failed",
+  "sandbox_start_failed",
+  "dataset_check_failed",
+  "invalid_option",
+  "run_dir_invalid",
+  "results_invalid",
+] as const;
+export type BenchErrorCode = (typeof BENCH_ERROR_CODES)[number];
+
+/** Codes a tool call can be refused or fail with; each one is logged in the trace. */
+export const TOOL_ERROR_CODES = [
+  "unknown_tool",
+  "tool_not_allowed",
+  "invalid_arguments",
+  "write_not_allowed",
+  "write_to_tests",
+  "read_not_allowed",
+  "read_reference_fix",
+  "file_not_found",
+  "content_too_large",
+] as const;
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];

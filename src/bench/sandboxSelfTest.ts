@@ -1,0 +1,128 @@
+// Before any benchmark work, prove the sandbox holds: a probe program inside it tries to open
+// a network connection, write outside its task folder, read a file placed next to the task
+// folder on the host, and reports its capabilities and environment. Every attempt must fail.
+// If bwrap is missing or any check fails, the benchmark stops with a clear error.
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { err, ok, type Result } from "../lab/result.ts";
+import type { BenchErrorCode } from "./errorCodes.ts";
+import { bwrapStarts, runInSandbox, sandboxEnvironment, type SandboxConfig } from "./sandbox.ts";
+
+/** The probe: each check prints "name=blocked" or "name=ESCAPED:<detail>". Static text, trusted. */
+export const ESCAPE_PROBE_PY = `import os, socket, sys
+def attempt(name, fn):
+    try:
+        fn()
+        print(name + "=ESCAPED")
+    except Exception as e:
+        print(name + "=blocked:" + type(e).__name__)
+def net_tcp():
+    s = socket.create_connection(("1.1.1.1", 53), timeout=2); s.close()
+def net_loopback_listen_then_host():
+    # Loopback exists only inside the new network namespace; reaching a host service fails.
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[3])), timeout=2); s.close()
+def write_usr():
+    open("/usr/tca-escape-probe", "w").write("x")
+def write_prefix():
+    open(os.path.join(sys.prefix, "tca-escape-probe"), "w").write("x")
+def write_host_path():
+    open(sys.argv[1] + ".written-from-sandbox", "w").write("x")
+def read_host_file():
+    open(sys.argv[1]).read()
+def read_host_home():
+    open(sys.argv[2]).read()
+def cap_check():
+    caps = [l for l in open("/proc/self/status") if l.startswith("CapEff:")][0].split()[1]
+    if int(caps, 16) != 0:
+        return
+    raise PermissionError("no capabilities")
+attempt("net_tcp", net_tcp)
+attempt("net_host_loopback", net_loopback_listen_then_host)
+attempt("write_usr", write_usr)
+attempt("write_python_prefix", write_prefix)
+attempt("write_host_path", write_host_path)
+attempt("read_host_file", read_host_file)
+attempt("read_host_home", read_host_home)
+attempt("capabilities", cap_check)
+print("env=" + ",".join(sorted(os.environ)))
+`;
+
+export interface ProbeReport {
+  readonly checks: Readonly<Record<string, string>>;
+  readonly envKeys: readonly string[];
+  readonly escaped: readonly string[];
+}
+
+export function parseProbeOutput(stdout: string): ProbeReport {
+  const checks: Record<string, string> = {};
+  let envKeys: string[] = [];
+  for (const line of stdout.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq <= 0) continue;
+    const key = line.slice(0, eq);
+    const value = line.slice(eq + 1);
+    if (key === "env") envKeys = value.split(",").filter((k) => k !== "");
+    else checks[key] = value;
+  }
+  const escaped = Object.entries(checks).filter(([, v]) => !v.startsWith("blocked")).map(([k]) => k);
+  return { checks, envKeys, escaped };
+}
+
+export interface ProbeTargets {
+  /** A host file outside the task folder (must be unreadable, and no file may appear next to it). */
+  readonly hostFile: string;
+  /** A file in the host user's home (must be unreadable). */
+  readonly homeFile: string;
+  /** A TCP port listening on the host's loopback (must be unreachable). */
+  readonly hostPort: number;
+}
+
+/** Runs the probe in a fresh task folder and reports what happened. */
+export async function runEscapeProbe(config: SandboxConfig, targets: ProbeTargets): Promise<ProbeReport & { exitCode: number | null; stderr: string }> {
+  const work = mkdtempSync(join(tmpdir(), "tca-probe-"));
+  try {
+    const taskDir = join(work, "task");
+    mkdirSync(taskDir);
+    writeFileSync(join(taskDir, "probe.py"), ESCAPE_PROBE_PY);
+    const result = await runInSandbox(config, {
+      taskDir,
+      argv: ["python", "probe.py", targets.hostFile, targets.homeFile, String(targets.hostPort)],
+      timeoutMs: 30_000,
+    });
+    return { ...parseProbeOutput(result.stdout), exitCode: result.exitCode, stderr: result.stderr };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const EXPECTED_CHECKS = ["net_tcp", "net_host_loopback", "write_usr", "write_python_prefix", "write_host_path", "read_host_file", "read_host_home", "capabilities"];
+
+/** The self-test run before verify-dataset and every benchmark. */
+export async function sandboxSelfTest(config: SandboxConfig): Promise<Result<ProbeReport, BenchErrorCode>> {
+  if (!bwrapStarts(config)) {
+    return err("sandbox_self_test_failed", "bubblewrap is installed but cannot create a sandbox here (user namespaces disabled, or not allowed in this container)");
+  }
+  const work = mkdtempSync(join(tmpdir(), "tca-selftest-"));
+  try {
+    const hostFile = join(work, "host-secret.txt");
+    writeFileSync(hostFile, "secret");
+    // The self-test does not touch the real home; the escape tests do (test/bench).
+    const report = await runEscapeProbe(config, { hostFile, homeFile: hostFile, hostPort: 9 });
+    const missing = EXPECTED_CHECKS.filter((c) => !(c in report.checks));
+    if (missing.length > 0) {
+      return err("sandbox_self_test_failed", `the sandbox probe did not run (missing checks: ${missing.join(", ")})`);
+    }
+    if (report.escaped.length > 0) {
+      return err("sandbox_self_test_failed", `the sandbox let the probe through: ${report.escaped.join(", ")}`);
+    }
+    const allowed = new Set([...Object.keys(sandboxEnvironment(config, "x")), "PWD", "SHLVL", "_", "LC_CTYPE"]);
+    const extra = report.envKeys.filter((k) => !allowed.has(k));
+    if (extra.length > 0) {
+      return err("sandbox_self_test_failed", `the sandbox environment is not clean: ${extra.join(", ")}`);
+    }
+    return ok(report);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,58 @@
+// The per-task trace: one NDJSON record per event (every turn, model request and response,
+// tool call, refusal, test run with its output, stop attempt, grade, diff). Append-only.
+import { appendFileSync, writeFileSync } from "node:fs";
+
+export const TRACE_SCHEMA_VERSION = 1;
+
+export type TraceEvent =
+  | "task_start"
+  | "model_request"
+  | "model_response"
+  | "model_error"
+  | "tool_call"
+  | "tool_refused"
+  | "tool_error"
+  | "tool_result"
+  | "test_run"
+  | "stop_attempt"
+  | "budget_exhausted"
+  | "grade"
+  | "diff"
+  | "task_end";
+
+export interface TraceRecord {
+  readonly v: number;
+  readonly event: TraceEvent;
+  /** Milliseconds since the task started (monotonic). */
+  readonly t: number;
+  readonly [key: string]: unknown;
+}
+
+export interface TraceSink {
+  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void;
+}
+
+export class MemoryTrace implements TraceSink {
+  readonly records: TraceRecord[] = [];
+  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
+    this.records.push({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields });
+  }
+}
+
+export class FileTrace implements TraceSink {
+  constructor(private readonly path: string) {
+    // A resumed task starts its trace over: an unfinished task's partial trace is replaced.
+    writeFileSync(path, "");
+  }
+  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
+    appendFileSync(this.path, JSON.stringify({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields }) + "\n");
+  }
+}
+
+/** Writes to several sinks (a file and an in-memory copy, for instance). */
+export class TeeTrace implements TraceSink {
+  constructor(private readonly sinks: readonly TraceSink[]) {}
+  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
+    for (const s of this.sinks) s.write(event, t, fields);
+  }
+}

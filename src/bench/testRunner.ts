@@ -1,0 +1,100 @@
+// Runs a program's QuixBugs tests on given target bytes, in a fresh sandbox and a fresh task
+// folder each time: nothing a previous run (or the program under test) wrote survives.
+// Only python_testcases/test_<p>.py is collected; the legacy *_test.py drivers are never there.
+import type { QuixDataset, QuixProgram } from "./dataset.ts";
+import { testFilePath } from "./dataset.ts";
+import { runInSandbox, type SandboxConfig } from "./sandbox.ts";
+import { createTaskFolder } from "./taskFolder.ts";
+
+export type TestOutcome = "passed" | "failed" | "timeout" | "error";
+
+export interface TestCounts {
+  readonly passed: number;
+  readonly failed: number;
+  readonly errors: number;
+  readonly skipped: number;
+}
+
+export interface TestRunResult {
+  readonly outcome: TestOutcome;
+  readonly counts: TestCounts;
+  readonly seconds: number;
+  readonly exitCode: number | null;
+  /** The run's output with host paths replaced (safe to show a model). */
+  readonly output: string;
+  /** pytest's final summary line, when there is one. */
+  readonly summary: string;
+  readonly processGroupId: number;
+  readonly runId: string;
+}
+
+export interface TestRunOptions {
+  /** Include the slow knapsack case (--runslow). Off by default: it runs for over 9 minutes. */
+  readonly includeSlow?: boolean;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export function pytestArguments(program: string, includeSlow: boolean): string[] {
+  const argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short", "--color=no", testFilePath(program)];
+  if (includeSlow) argv.push("--runslow");
+  return argv;
+}
+
+const COUNT_WORDS: Record<string, keyof TestCounts> = { passed: "passed", failed: "failed", error: "errors", errors: "errors", skipped: "skipped" };
+
+export function parseSummary(output: string): { summary: string; counts: TestCounts } {
+  const lines = output.trimEnd().split("\n");
+  const summary = [...lines].reverse().find((l) => / in [0-9.]+s/.test(l)) ?? "";
+  const counts = { passed: 0, failed: 0, errors: 0, skipped: 0 };
+  for (const m of summary.matchAll(/(\d+) (passed|failed|errors?|skipped)/g)) {
+    const key = COUNT_WORDS[m[2] ?? ""];
+    if (key) counts[key] += Number(m[1]);
+  }
+  return { summary: summary.replace(/^=+\s*|\s*=+$/g, ""), counts };
+}
+
+/** Replaces host paths that can appear in tracebacks (the Python prefix) with a placeholder. */
+export function sanitizeOutput(text: string, config: SandboxConfig): string {
+  return text.split(config.python.prefix).join("<python>");
+}
+
+export function classifyExit(exitCode: number | null, timedOut: boolean, counts: TestCounts): TestOutcome {
+  if (timedOut) return "timeout";
+  if (exitCode === 0 && counts.failed === 0 && counts.errors === 0 && counts.passed > 0) return "passed";
+  // pytest: 1 = some tests failed; 2 = interrupted (collection error: import/syntax errors).
+  if (exitCode === 1 && counts.errors === 0) return "failed";
+  return "error";
+}
+
+export async function runProgramTests(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  targetContent: Buffer | string,
+  options: TestRunOptions = {},
+): Promise<TestRunResult> {
+  const folder = createTaskFolder(dataset, program, targetContent);
+  try {
+    const run = await runInSandbox(config, {
+      taskDir: folder.dir,
+      argv: pytestArguments(program.name, options.includeSlow ?? false),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const output = sanitizeOutput(`${run.stdout}${run.stderr ? `\n${run.stderr}` : ""}`, config);
+    const { summary, counts } = parseSummary(run.stdout);
+    return {
+      outcome: run.aborted ? "timeout" : classifyExit(run.exitCode, run.timedOut, counts),
+      counts,
+      seconds: run.elapsedMs / 1000,
+      exitCode: run.exitCode,
+      output,
+      summary,
+      processGroupId: run.processGroupId,
+      runId: run.runId,
+    };
+  } finally {
+    folder.remove();
+  }
+}

@@ -1,0 +1,93 @@
+// A unified diff of two small text files (QuixBugs programs are under ~100 lines), by a plain
+// LCS table: quadratic, exact, and small enough to audit. Used for the per-fix diffs.
+export interface DiffLine {
+  readonly kind: " " | "-" | "+";
+  readonly text: string;
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+export function diffLines(before: string, after: string): DiffLine[] {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  if (a.length * b.length > 4_000_000) {
+    // Too large for the table: everything removed, everything added (still a correct diff).
+    return [...a.map((t) => ({ kind: "-" as const, text: t })), ...b.map((t) => ({ kind: "+" as const, text: t }))];
+  }
+  const n = a.length;
+  const m = b.length;
+  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    const row = lcs[i]!;
+    const below = lcs[i + 1]!;
+    for (let j = m - 1; j >= 0; j--) {
+      row[j] = a[i] === b[j] ? below[j + 1]! + 1 : Math.max(below[j]!, row[j + 1]!);
+    }
+  }
+  const out: DiffLine[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (a[i] === b[j]) {
+      out.push({ kind: " ", text: a[i]! });
+      i++;
+      j++;
+    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) {
+      out.push({ kind: "-", text: a[i++]! });
+    } else {
+      out.push({ kind: "+", text: b[j++]! });
+    }
+  }
+  while (i < n) out.push({ kind: "-", text: a[i++]! });
+  while (j < m) out.push({ kind: "+", text: b[j++]! });
+  return out;
+}
+
+export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
+  if (before === after) return "";
+  const lines = diffLines(before, after);
+  const header = [`--- a/${path}`, `+++ b/${path}`];
+  const hunks: string[] = [];
+  let idx = 0;
+  while (idx < lines.length) {
+    while (idx < lines.length && lines[idx]!.kind === " ") idx++;
+    if (idx >= lines.length) break;
+    let start = Math.max(0, idx - context);
+    let end = idx;
+    // Extend the hunk while changes are within 2*context lines of each other.
+    for (;;) {
+      while (end < lines.length && lines[end]!.kind !== " ") end++;
+      let look = end;
+      while (look < lines.length && look - end < 2 * context && lines[look]!.kind === " ") look++;
+      if (look < lines.length && lines[look]!.kind !== " " && look - end < 2 * context + 1) {
+        end = look;
+        continue;
+      }
+      break;
+    }
+    const stop = Math.min(lines.length, end + context);
+    // Line numbers: count lines of each side before `start`.
+    let aStart = 1;
+    let bStart = 1;
+    for (let k = 0; k < start; k++) {
+      if (lines[k]!.kind !== "+") aStart++;
+      if (lines[k]!.kind !== "-") bStart++;
+    }
+    const body = lines.slice(start, stop);
+    const aLen = body.filter((l) => l.kind !== "+").length;
+    const bLen = body.filter((l) => l.kind !== "-").length;
+    hunks.push(`@@ -${aLen === 0 ? aStart - 1 : aStart},${aLen} +${bLen === 0 ? bStart - 1 : bStart},${bLen} @@`);
+    for (const l of body) hunks.push(`${l.kind}${l.text}`);
+    idx = stop;
+    start = stop;
+  }
+  return [...header, ...hunks].join("\n") + "\n";
+}
+
+export function addedLines(before: string, after: string): string[] {
+  return diffLines(before, after).filter((l) => l.kind === "+").map((l) => l.text);
+}

@@ -1,0 +1,261 @@
+// The controller loop of Part 9. It owns the budget, the deadlines, cancellation and the stop
+// reason; the model side only ever contributes raw text. Every step leaves an audit record.
+import { CONTROLLER_LIMITS, type StopReason } from "../lab/constants.ts";
+import { parseProposal } from "../proposal/index.ts";
+import { authorize, type AuthorizationState } from "./authorize.ts";
+import type { MonotonicClock } from "./clock.ts";
+import type { ControllerWorkspace, Observation } from "./controllerWorkspace.ts";
+import { dispatchAction, type DispatchEffect } from "./dispatch.ts";
+import { generateWithDeadline } from "./generateWithDeadline.ts";
+import { classifyObservation, type LoggedObservation } from "./observationLog.ts";
+import { boundedObservation, rejection } from "./observations.ts";
+import type { ProposalSource } from "./proposalSource.ts";
+import type { ControllerStateEnvelope, RequestAssembler } from "./requestAssembler.ts";
+
+/** Where the controller's evidence goes (the audit recorder). Returns the new event id. */
+export interface EvidenceSink {
+  append(type: string, payload: Readonly<Record<string, unknown>>, proposalNumber?: number | null): number;
+}
+
+export interface ControllerLimits {
+  readonly maxProposals: number;
+  readonly maxConsecutiveInvalid: number;
+  readonly perCallDeadlineMs: number;
+}
+
+/** Test and check hooks; none of them can change what the controller decides. */
+export interface ControllerHooks {
+  /** After the observation of a proposal was recorded (checks modify files from here). */
+  afterObservation?(proposalNumber: number, observation: Observation): Promise<void> | void;
+  /** Immediately before the commit guard checks cancellation and the deadline. */
+  beforeCommitCheck?(): void;
+  /** Extra observations placed in the log before a proposal (the injection check). */
+  injectedObservations?(proposalNumber: number): readonly Readonly<Record<string, unknown>>[];
+}
+
+export interface ControllerRun {
+  readonly workspace: ControllerWorkspace;
+  readonly evidence: EvidenceSink;
+  readonly source: ProposalSource;
+  readonly assembler: RequestAssembler;
+  readonly clock: MonotonicClock;
+  readonly cancellation: AbortSignal;
+  /** Absolute monotonic time at which the whole run must end. */
+  readonly overallDeadlineMs: number;
+  readonly limits?: ControllerLimits;
+  readonly hooks?: ControllerHooks;
+}
+
+export interface PhaseTimes {
+  generationMs: number;
+  validationMs: number;
+  editMs: number;
+  testMs: number;
+}
+
+export interface LoopOutcome {
+  readonly stopReason: StopReason;
+  readonly proposalsUsed: number;
+  /** Proposals that failed parsing/contract, were denied, or were rejected by a tool. */
+  readonly invalidProposals: number;
+  readonly acceptedFinish: { readonly version: number; readonly sha256: string } | null;
+  readonly phases: PhaseTimes;
+  readonly log: readonly LoggedObservation[];
+}
+
+export const DEFAULT_CONTROLLER_LIMITS: ControllerLimits = {
+  maxProposals: CONTROLLER_LIMITS.maxProposals,
+  maxConsecutiveInvalid: CONTROLLER_LIMITS.maxConsecutiveInvalid,
+  perCallDeadlineMs: CONTROLLER_LIMITS.perCallDeadlineMs,
+};
+
+/** Mutable, authoritative controller state; only this module changes it. */
+interface ControllerState {
+  sourceRead: boolean;
+  knownVersion: number | null;
+  passingTest: { version: number; sha256: string } | null;
+  latestTest: ControllerStateEnvelope["latestPublicTest"];
+  consecutiveInvalid: number;
+  invalidProposals: number;
+  acceptedFinish: { version: number; sha256: string } | null;
+}
+
+export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome> {
+  const limits = run.limits ?? DEFAULT_CONTROLLER_LIMITS;
+  const { clock, evidence, workspace } = run;
+  const state: ControllerState = {
+    sourceRead: false,
+    knownVersion: null,
+    passingTest: null,
+    latestTest: "not_run",
+    consecutiveInvalid: 0,
+    invalidProposals: 0,
+    acceptedFinish: null,
+  };
+  const phases: PhaseTimes = { generationMs: 0, validationMs: 0, editMs: 0, testMs: 0 };
+  const log: LoggedObservation[] = [];
+  let proposalsUsed = 0;
+
+  const timeOrCancel = (): "cancelled" | "time_limit" | null =>
+    run.cancellation.aborted ? "cancelled" : clock.now() >= run.overallDeadlineMs ? "time_limit" : null;
+
+  const stop = (stopReason: StopReason, proposalNumber: number | null, detail: Readonly<Record<string, unknown>> = {}): LoopOutcome => {
+    evidence.append("stop", { stop_reason: stopReason, ...detail }, proposalNumber);
+    return { stopReason, proposalsUsed, invalidProposals: state.invalidProposals, acceptedFinish: state.acceptedFinish, phases, log };
+  };
+
+  for (let proposalNumber = 1; proposalNumber <= limits.maxProposals; proposalNumber++) {
+    const beforeStart = timeOrCancel();
+    if (beforeStart) return stop(beforeStart, null, { at: "before_request" });
+
+    for (const injected of run.hooks?.injectedObservations?.(proposalNumber) ?? []) {
+      const eventId = evidence.append("synthetic_observation_injected", { observation: injected }, proposalNumber);
+      log.push({ eventId, proposalNumber, kind: "error", observation: { ok: false, ...injected }, synthetic: true });
+    }
+
+    const current = workspace.state();
+    const request = run.assembler.assemble(
+      {
+        remainingProposals: limits.maxProposals - proposalNumber + 1,
+        currentVersion: current.version,
+        sourceRead: state.sourceRead,
+        latestPublicTest: state.latestTest,
+      },
+      log,
+    );
+    const deadlineMs = Math.min(clock.now() + limits.perCallDeadlineMs, run.overallDeadlineMs);
+    evidence.append("request", { messages: request.messages, omitted_event_ids: request.omittedEventIds, call_deadline_ms: deadlineMs }, proposalNumber);
+
+    proposalsUsed = proposalNumber; // every attempt counts, whatever comes back
+    const wait = await generateWithDeadline(run.source, { proposalNumber, messages: request.messages, deadlineMs }, clock, run.cancellation, (late) => {
+      evidence.append("late_proposal_discarded", { kind: late.kind, raw_text: "text" in late ? late.text : null }, proposalNumber);
+    });
+    phases.generationMs += wait.elapsedMs;
+    const outcome = wait.outcome;
+    evidence.append(
+      "generation",
+      {
+        outcome: outcome.kind,
+        raw_text: outcome.kind === "text" ? outcome.text : null,
+        message: outcome.kind === "model_error" ? outcome.message : null,
+        metadata: outcome.metadata,
+        elapsed_ms: wait.elapsedMs,
+      },
+      proposalNumber,
+    );
+    if (outcome.kind !== "text") {
+      return stop(outcome.kind, proposalNumber, { at: "generation" });
+    }
+    const afterGeneration = timeOrCancel();
+    if (afterGeneration) {
+      evidence.append("proposal_discarded", { reason: afterGeneration, at: "after_generation" }, proposalNumber);
+      return stop(afterGeneration, proposalNumber, { at: "after_generation" });
+    }
+
+    const validationStarted = clock.now();
+    const verdict = parseProposal(outcome.text);
+    phases.validationMs += clock.now() - validationStarted;
+    evidence.append("validation", verdict.ok ? { ok: true, action: verdict.action } : { ok: false, error: verdict.error, message: verdict.message, attempted_action: verdict.attemptedAction }, proposalNumber);
+
+    let observation: Observation;
+    let effect: DispatchEffect = { kind: "none" };
+    if (!verdict.ok) {
+      observation = rejection(verdict.attemptedAction, verdict.error, verdict.message, workspace.state().version);
+    } else {
+      const integrity = await workspace.integrityCheck();
+      evidence.append("integrity_check", { ok: integrity.ok, at: "before_dispatch" }, proposalNumber);
+      if (!integrity.ok) {
+        observation = rejection(verdict.action.action, "workspace_conflict", "a managed file changed outside the controller", state.knownVersion ?? 0);
+        recordObservation(evidence, log, proposalNumber, observation);
+        return stop("workspace_conflict", proposalNumber, { at: "integrity_check" });
+      }
+      const decision = authorize(authorizationState(state, workspace), verdict.action);
+      evidence.append("authorization", decision.allowed ? { allowed: true } : { allowed: false, error: decision.error, message: decision.message }, proposalNumber);
+      if (!decision.allowed) {
+        observation = rejection(verdict.action.action, decision.error, decision.message, workspace.state().version);
+      } else {
+        const beforeDispatch = timeOrCancel();
+        if (beforeDispatch) {
+          evidence.append("proposal_discarded", { reason: beforeDispatch, at: "before_dispatch" }, proposalNumber);
+          return stop(beforeDispatch, proposalNumber, { at: "before_dispatch" });
+        }
+        evidence.append("dispatch", { action: verdict.action }, proposalNumber);
+        const dispatchStarted = clock.now();
+        const dispatched = await dispatchAction(verdict.action, {
+          workspace,
+          passingTest: state.passingTest,
+          commitGuard: {
+            beforeCommit: () => {
+              run.hooks?.beforeCommitCheck?.();
+              return timeOrCancel();
+            },
+          },
+        });
+        const elapsed = clock.now() - dispatchStarted;
+        if (verdict.action.action === "replace") phases.editMs += elapsed;
+        if (verdict.action.action === "test") phases.testMs += elapsed;
+        observation = dispatched.observation;
+        effect = dispatched.effect;
+      }
+    }
+
+    const bounded = boundedObservation(observation, workspace.state().version);
+    const eventId = recordObservation(evidence, log, proposalNumber, bounded.observation);
+    if (!bounded.fits) return stop("observation_limit", proposalNumber, { observation_event_id: eventId });
+
+    applyEffect(state, effect);
+    if (effect.kind === "stop") return stop(effect.reason, proposalNumber, { at: "dispatch" });
+
+    if (bounded.observation.ok) {
+      state.consecutiveInvalid = 0;
+    } else {
+      state.invalidProposals += 1;
+      state.consecutiveInvalid += 1;
+    }
+    await run.hooks?.afterObservation?.(proposalNumber, bounded.observation);
+
+    if (state.acceptedFinish) return stop("finish_accepted", proposalNumber);
+    if (state.consecutiveInvalid >= limits.maxConsecutiveInvalid) return stop("invalid_proposal_limit", proposalNumber);
+  }
+  return stop("proposal_limit", null);
+}
+
+function authorizationState(state: ControllerState, workspace: ControllerWorkspace): AuthorizationState {
+  const current = workspace.state();
+  return {
+    sourceRead: state.sourceRead,
+    knownVersion: state.knownVersion,
+    currentVersion: current.version,
+    currentSha256: current.sourceSha256,
+    passingTest: state.passingTest,
+  };
+}
+
+function recordObservation(evidence: EvidenceSink, log: LoggedObservation[], proposalNumber: number, observation: Observation): number {
+  const eventId = evidence.append("observation", { observation }, proposalNumber);
+  log.push({ eventId, proposalNumber, kind: classifyObservation(observation), observation });
+  return eventId;
+}
+
+function applyEffect(state: ControllerState, effect: DispatchEffect): void {
+  switch (effect.kind) {
+    case "source_read":
+      state.sourceRead = true;
+      state.knownVersion = effect.version;
+      return;
+    case "edit_committed":
+      state.knownVersion = effect.version;
+      state.passingTest = null; // a committed edit invalidates the previous passing test
+      return;
+    case "test_ran":
+      state.latestTest = { version: effect.version, passed: effect.passed, total: effect.total };
+      state.passingTest = effect.passed === effect.total ? { version: effect.version, sha256: effect.sha256 } : null;
+      return;
+    case "finish_accepted":
+      state.acceptedFinish = { version: effect.version, sha256: effect.sha256 };
+      return;
+    case "none":
+    case "stop":
+      return;
+  }
+}

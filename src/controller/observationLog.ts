@@ -1,0 +1,28 @@
+// The observations the agent has been shown, in order, each tied to the audit event that
+// recorded it. The request assembler selects from this log; held-out fixtures never enter it.
+
+export type ObservationKind = "source_read" | "task_read" | "edit_receipt" | "no_change" | "test_result" | "finish" | "error";
+
+export interface LoggedObservation {
+  readonly eventId: number;
+  readonly proposalNumber: number;
+  readonly kind: ObservationKind;
+  /** The exact JSON observation object returned to the agent. */
+  readonly observation: Readonly<Record<string, unknown>>;
+  /** True when this record was injected by a check, not produced by a tool (see lab checks). */
+  readonly synthetic?: boolean;
+}
+
+export function classifyObservation(observation: Readonly<Record<string, unknown>>): ObservationKind {
+  if (observation["ok"] !== true) return "error";
+  switch (observation["action"]) {
+    case "read":
+      return observation["file"] === "toy_math.py" ? "source_read" : "task_read";
+    case "replace":
+      return observation["status"] === "no_change" ? "no_change" : "edit_receipt";
+    case "test":
+      return "test_result";
+    default:
+      return "finish";
+  }
+}

@@ -1,0 +1,21 @@
+// Shapes of controller-made observations and the 2,048-byte observation cap.
+import { CONTROLLER_LIMITS } from "../lab/constants.ts";
+import type { Observation } from "./controllerWorkspace.ts";
+
+/** The spec's rejection: ok=false, the attempted action if parseable, a stable code, a short explanation, current version. */
+export function rejection(action: string | null, error: string, message: string, version: number): Observation {
+  return { ok: false, action, error, message, version };
+}
+
+/**
+ * Serialized observations must fit in 2,048 bytes. A required observation that cannot fit is
+ * replaced by an observation_limit rejection (and the run stops) instead of being truncated,
+ * so no safety-relevant field is ever silently dropped.
+ */
+export function boundedObservation(observation: Observation, version: number): { readonly fits: boolean; readonly observation: Observation } {
+  if (Buffer.byteLength(JSON.stringify(observation), "utf8") <= CONTROLLER_LIMITS.observationMaxBytes) {
+    return { fits: true, observation };
+  }
+  const action = typeof observation["action"] === "string" ? observation["action"] : null;
+  return { fits: false, observation: rejection(action, "observation_limit", "the observation does not fit in 2,048 bytes", version) };
+}

@@ -1,0 +1,141 @@
+// The single appender of audit.jsonl (Part 10). Every line is one JSON object produced by
+// JSON.stringify — untrusted text (raw proposals, messages) is escaped by the encoder, never
+// concatenated into the format. Each append is written and fsynced before append() returns, so a
+// write-ahead intent is durable before the workspace renames anything. Synchronous on purpose:
+// appends are small, and synchronous writes keep event order equal to call order.
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import { err, ok, type Result } from "../lab/result.ts";
+
+export const AUDIT_SCHEMA = "tca.audit/1";
+
+export interface AuditClock {
+  /** Monotonic milliseconds (never wall-clock time). */
+  now(): number;
+}
+
+export interface AuditRecorderOptions {
+  readonly runId: string;
+  /** Proposal-source label recorded on every line ("scripted", "model", ...). */
+  readonly sourceLabel: string;
+  readonly clock: AuditClock;
+}
+
+export interface AuditRecord {
+  readonly schema: typeof AUDIT_SCHEMA;
+  readonly run_id: string;
+  /** 1, 2, 3, ... in append order. */
+  readonly event_id: number;
+  /** Monotonic ms from the injected clock; never decreases within a file. */
+  readonly t_ms: number;
+  readonly source: string;
+  readonly proposal: number | null;
+  readonly type: string;
+  /** The record's payload, kept apart from the envelope so no payload key can shadow it. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = constants;
+const FILE_MODE = 0o600;
+
+export class AuditRecorder {
+  readonly #fd: number;
+  readonly #options: AuditRecorderOptions;
+  #nextEventId = 1;
+  #lastTime = Number.NEGATIVE_INFINITY;
+  #closed = false;
+
+  private constructor(fd: number, options: AuditRecorderOptions) {
+    this.#fd = fd;
+    this.#options = options;
+  }
+
+  /** Creates the file exclusively (fails if anything exists there, symlinks included), mode 0600. */
+  static create(path: string, options: AuditRecorderOptions): AuditRecorder {
+    const fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW, FILE_MODE);
+    try {
+      fchmodSync(fd, FILE_MODE);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return new AuditRecorder(fd, options);
+  }
+
+  /** Appends one record and fsyncs it; returns its event id. Throws if closed or the write fails. */
+  append(type: string, payload: Readonly<Record<string, unknown>>, proposalNumber: number | null = null): number {
+    if (this.#closed) throw new Error("audit recorder is closed");
+    // Monotonic even if an injected clock misbehaves: a later record never has an earlier time.
+    const now = this.#options.clock.now();
+    this.#lastTime = Math.max(this.#lastTime, now);
+    const record: AuditRecord = {
+      schema: AUDIT_SCHEMA,
+      run_id: this.#options.runId,
+      event_id: this.#nextEventId,
+      t_ms: this.#lastTime,
+      source: this.#options.sourceLabel,
+      proposal: proposalNumber,
+      type,
+      data: payload,
+    };
+    const line = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+    let offset = 0;
+    while (offset < line.length) offset += writeSync(this.#fd, line, offset, line.length - offset);
+    fsyncSync(this.#fd);
+    return this.#nextEventId++;
+  }
+
+  /** Safe to call twice. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeSync(this.#fd);
+  }
+}
+
+export type AuditReadErrorCode = "audit_unreadable" | "audit_malformed";
+
+export interface AuditFile {
+  readonly records: readonly AuditRecord[];
+  /** A last line without its newline (a crash during an append) is reported, not parsed. */
+  readonly tornTail: boolean;
+}
+
+function isAuditRecord(value: unknown): value is AuditRecord {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    r.schema === AUDIT_SCHEMA && typeof r.run_id === "string" && Number.isSafeInteger(r.event_id) &&
+    typeof r.t_ms === "number" && typeof r.source === "string" &&
+    (r.proposal === null || Number.isSafeInteger(r.proposal)) && typeof r.type === "string" &&
+    typeof r.data === "object" && r.data !== null && !Array.isArray(r.data)
+  );
+}
+
+/** Reads and validates an audit file: envelope shape, event ids 1..n in order, non-decreasing time. */
+export function readAuditRecords(path: string): Result<AuditFile, AuditReadErrorCode> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return err("audit_unreadable", "the audit file cannot be read");
+  }
+  const lines = text.split("\n");
+  const last = lines.pop();
+  const tornTail = last !== undefined && last !== "";
+  const records: AuditRecord[] = [];
+  for (const [index, line] of lines.entries()) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return err("audit_malformed", `audit line ${index + 1} is not JSON`);
+    }
+    if (!isAuditRecord(parsed)) return err("audit_malformed", `audit line ${index + 1} is not an audit record`);
+    const previous = records[records.length - 1];
+    if (parsed.event_id !== index + 1 || (previous !== undefined && parsed.t_ms < previous.t_ms)) {
+      return err("audit_malformed", `audit line ${index + 1} is out of order`);
+    }
+    records.push(parsed);
+  }
+  return ok({ records, tornTail });
+}

@@ -1,0 +1,167 @@
+// Runs the negative checks (and the positive no_change checks), each in its own fresh run
+// directory through runLab with a scripted source, and reports expected vs observed codes and
+// whether the controller's source, version and backups were left as they were.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ManualClock } from "../controller/clock.ts";
+import { parseToyMathSource } from "../expr/index.ts";
+import { ScriptedSource } from "../sources/scriptedSource.ts";
+import { INITIAL_TOY_MATH_PY } from "./constants.ts";
+import { listBackups, readSourceBytes, type TamperTarget } from "./externalTamper.ts";
+import { runLab, type LabRunResult } from "./labRun.ts";
+import { NEGATIVE_CHECKS, type CheckPlan, type NegativeCheck, type Observed } from "./negativeChecks.ts";
+import { POSITIVE_CHECKS } from "./positiveChecks.ts";
+
+export interface CheckRow {
+  readonly id: string;
+  readonly description: string;
+  readonly expected: string;
+  readonly observed: string | null;
+  /** Source bytes, recorded version/digest and backups unchanged by the denied step ("n/a": no workspace). */
+  readonly unchanged: "yes" | "no" | "n/a";
+  readonly passed: boolean;
+  readonly problems: readonly string[];
+  readonly runDirectory: string | null;
+}
+
+interface StateCapture {
+  readonly version: number;
+  readonly recordedSha256: string;
+  readonly diskSha256: string | null;
+  readonly backups: readonly string[];
+}
+
+export async function runNegativeCheck(check: NegativeCheck, root: string): Promise<CheckRow> {
+  const clock = new ManualClock(0);
+  const cancel = new AbortController();
+  let target: TamperTarget | null = null;
+  const context = {
+    clock,
+    cancel,
+    target: (): TamperTarget => {
+      if (target === null) throw new Error("the run directory does not exist yet");
+      return target;
+    },
+  };
+  const plan: CheckPlan = check.plan(context);
+  let before: StateCapture | null = null;
+  let after: StateCapture | null = null;
+  let workspaceRef: LabRunResult["workspace"] | null = null;
+  const capture = (): StateCapture => {
+    if (target === null || workspaceRef === null) throw new Error("capture before creation");
+    const state = workspaceRef.state();
+    const bytes = readSourceBytes(target);
+    return {
+      version: state.version,
+      recordedSha256: state.sourceSha256,
+      diskSha256: bytes === null ? null : createHash("sha256").update(bytes).digest("hex"),
+      backups: listBackups(target.runDirectory),
+    };
+  };
+  const runDirectory = join(root, check.id);
+  const result = await runLab({
+    runDirectory,
+    source: new ScriptedSource(plan.steps),
+    kind: "negative_check",
+    clock,
+    cancellation: cancel.signal,
+    workspaceHooks: plan.workspaceHooks,
+    controllerHooks: {
+      ...plan.controllerHooks,
+      afterObservation: async (n, observation) => {
+        await plan.controllerHooks?.afterObservation?.(n, observation);
+        if (n === check.deniedProposal - 1) before = capture();
+      },
+    },
+    afterCreate: (workspace) => {
+      workspaceRef = workspace;
+      target = { workspaceDirectory: workspace.paths.workspace, runDirectory: workspace.paths.run };
+      plan.afterCreate?.();
+      if (check.deniedProposal === 1) before = capture();
+    },
+    beforeFinalEvaluation: () => {
+      after = capture();
+      plan.beforeFinalEvaluation?.();
+    },
+  });
+  if (!result.ok) {
+    return { id: check.id, description: check.description, expected: check.expected, observed: result.error, unchanged: "n/a", passed: false, problems: [result.message], runDirectory: null };
+  }
+  const observed = observe(plan.observe, result.value, check.deniedProposal);
+  const problems = [...(plan.verify?.(result.value) ?? [])];
+  const unchanged = before !== null && after !== null && sameSource(before, after);
+  if (before === null) problems.push("the denied proposal was never reached");
+  if (before !== null && after !== null && !sameBackups(before, after, plan.preparedBackupAllowed === true)) {
+    problems.push("backups changed across the denied proposal");
+  }
+  return {
+    id: check.id,
+    description: check.description,
+    expected: check.expected,
+    observed,
+    unchanged: unchanged ? "yes" : "no",
+    passed: observed === check.expected && unchanged && problems.length === 0,
+    problems,
+    runDirectory: result.value.runDirectory,
+  };
+}
+
+function sameSource(a: StateCapture, b: StateCapture): boolean {
+  return a.version === b.version && a.recordedSha256 === b.recordedSha256 && a.diskSha256 === b.diskSha256;
+}
+
+/** Backups never disappear; a new one is allowed only where the denied step prepared it before its guard. */
+function sameBackups(a: StateCapture, b: StateCapture, preparedBackupAllowed: boolean): boolean {
+  const kept = a.backups.every((name) => b.backups.includes(name));
+  const added = b.backups.length - a.backups.length;
+  return kept && (added === 0 || (preparedBackupAllowed && added === 1));
+}
+
+function observe(kind: Observed, run: LabRunResult, deniedProposal: number): string | null {
+  switch (kind) {
+    case "stop_reason":
+      return run.final.stop_reason;
+    case "final_status":
+      return String(run.final.final_evaluation["status"]);
+    case "last_error": {
+      const last = [...run.loop.log].reverse().find((entry) => entry.synthetic !== true);
+      return last && last.observation.ok === false ? String(last.observation["error"]) : null;
+    }
+    case "test_case_error": {
+      const test = [...run.loop.log].reverse().find((entry) => entry.kind === "test_result");
+      const cases = test?.observation["cases"];
+      if (!Array.isArray(cases)) return null;
+      for (const record of cases as readonly Record<string, unknown>[]) if (typeof record["error"] === "string") return record["error"];
+      return null;
+    }
+    case "late_discarded": {
+      const records = readFileSync(join(run.runDirectory, "audit.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.length > 0)
+        .map((line) => JSON.parse(line) as { type: string; proposal: number | null });
+      const late = records.some((r) => r.type === "late_proposal_discarded" && r.proposal === deniedProposal);
+      const validated = records.some((r) => r.type === "validation" && r.proposal === deniedProposal);
+      return late && !validated ? "late_proposal_discarded" : null;
+    }
+  }
+}
+
+/** Source-validator checks: whole files the wrapper validator must refuse (no workspace needed). */
+export const SOURCE_VALIDATOR_CHECKS: readonly { id: string; description: string; source: string; expected: string }[] = [
+  { id: "altered_signature", description: "altered function signature", source: INITIAL_TOY_MATH_PY.replace("def clamp(x, lo, hi)", "def clamp(x, hi, lo)"), expected: "signature_mismatch" },
+  { id: "extra_statement", description: "extra statement in a function body", source: INITIAL_TOY_MATH_PY.replace("    return x\n", "    y = 1\n    return x\n"), expected: "statement_not_allowed" },
+  { id: "unexpected_source_content", description: "unexpected module-level content", source: `${INITIAL_TOY_MATH_PY}print(1)\n`, expected: "module_expression_not_allowed" },
+];
+
+export async function runAllChecks(root: string): Promise<CheckRow[]> {
+  const rows: CheckRow[] = [];
+  for (const check of SOURCE_VALIDATOR_CHECKS) {
+    const verdict = parseToyMathSource(check.source);
+    const observed = verdict.ok ? null : verdict.error;
+    rows.push({ id: check.id, description: `${check.description} (source validator)`, expected: check.expected, observed, unchanged: "n/a", passed: observed === check.expected, problems: [], runDirectory: null });
+  }
+  for (const check of NEGATIVE_CHECKS) rows.push(await runNegativeCheck(check, root));
+  for (const check of POSITIVE_CHECKS) rows.push(await check.run(root));
+  return rows;
+}

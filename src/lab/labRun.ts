@@ -1,0 +1,227 @@
+// One Lab run, end to end: a fresh run directory, the manifest, the controller loop with a
+// given proposal source, the independent final evaluation and final.json. The baseline, the
+// negative checks and the model trial all come through here, so they share every component.
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import {
+  CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT,
+  type StopReason,
+} from "../lab/constants.ts";
+import { err, ok, type Result } from "../lab/result.ts";
+import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { runControllerLoop, type ControllerHooks, type ControllerLimits, type EvidenceSink, type LoopOutcome } from "../controller/controllerLoop.ts";
+import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEvaluation.ts";
+import type { ProposalSource } from "../controller/proposalSource.ts";
+import { ACTION_CONTRACT_TEXT, fullLogAssembler, type RequestAssembler } from "../controller/requestAssembler.ts";
+import { AuditRecorder } from "../evidence/auditRecorder.ts";
+import { writeJsonExclusive } from "../evidence/evidenceFile.ts";
+import { harnessHashes, runtimeIdentity, sha256Hex } from "../evidence/runtimeIdentity.ts";
+import { auditEditJournal } from "../workspace/editJournal.ts";
+import { createRun, type RunWorkspace } from "../workspace/index.ts";
+import type { WorkspaceHooks } from "../workspace/hooks.ts";
+import type { WorkspaceErrorCode } from "../workspace/errorCodes.ts";
+
+export type RunKind = "scripted_baseline" | "negative_check" | "model_trial" | "synthetic_pipeline_check";
+
+export interface LabRunOptions {
+  readonly runDirectory: string;
+  readonly source: ProposalSource;
+  readonly kind: RunKind;
+  readonly clock?: MonotonicClock;
+  readonly cancellation?: AbortSignal;
+  /** Overall budget from the start of the run (default: the Lab's ten minutes). */
+  readonly overallBudgetMs?: number;
+  readonly assembler?: RequestAssembler;
+  readonly limits?: ControllerLimits;
+  readonly controllerHooks?: ControllerHooks;
+  readonly workspaceHooks?: WorkspaceHooks;
+  /** Called once the fresh workspace exists, before the first proposal (checks alter files here). */
+  readonly afterCreate?: (workspace: RunWorkspace) => Promise<void> | void;
+  /** Called after the loop stopped and before final evaluation. */
+  readonly beforeFinalEvaluation?: (workspace: RunWorkspace) => Promise<void> | void;
+  /** Extra manifest entries (model identity, acquisition ledger, runtime lock). */
+  readonly manifestExtras?: Readonly<Record<string, unknown>>;
+}
+
+export interface LabRunResult {
+  readonly runId: string;
+  readonly runDirectory: string;
+  readonly loop: LoopOutcome;
+  readonly finalEvaluation: FinalEvaluation;
+  readonly final: FinalReport;
+  readonly workspace: RunWorkspace;
+}
+
+export interface FinalReport {
+  readonly schema: "tca.final/1";
+  readonly run_id: string;
+  readonly labels: Readonly<Record<string, unknown>>;
+  readonly stop_reason: StopReason;
+  readonly proposals_used: number;
+  readonly invalid_proposals: number;
+  readonly finish: { readonly version: number; readonly sha256: string } | null;
+  readonly final_evaluation: Readonly<Record<string, unknown>>;
+  readonly verified_success: boolean;
+  readonly elapsed_ms: Readonly<Record<string, number>>;
+  readonly diagnostic?: Readonly<Record<string, unknown>>;
+}
+
+export function runLabels(kind: RunKind): { kind: RunKind; scripted: boolean; synthetic_pipeline_check: boolean; model_invoked_expected: boolean } {
+  return {
+    kind,
+    scripted: kind === "scripted_baseline" || kind === "negative_check",
+    synthetic_pipeline_check: kind === "synthetic_pipeline_check",
+    model_invoked_expected: kind === "model_trial" || kind === "synthetic_pipeline_check",
+  };
+}
+
+/** Runs one Lab trial. Fails (changing nothing) only when the run directory cannot be created. */
+export async function runLab(options: LabRunOptions): Promise<Result<LabRunResult, WorkspaceErrorCode>> {
+  const clock = options.clock ?? systemClock;
+  const cancellation = options.cancellation ?? new AbortController().signal;
+  const started = clock.now();
+  const overallDeadlineMs = started + (options.overallBudgetMs ?? CONTROLLER_LIMITS.overallDeadlineMs);
+  const runId = randomUUID();
+  const labels = runLabels(options.kind);
+
+  // The journal needs the recorder, which needs the run directory: bind it late.
+  let recorder: AuditRecorder | null = null;
+  let latestProposal: number | null = null;
+  const evidence: EvidenceSink = {
+    append(type, payload, proposalNumber = null) {
+      if (recorder === null) throw new Error("evidence appended before the audit exists");
+      if (proposalNumber !== null) latestProposal = proposalNumber;
+      return recorder.append(type, payload, proposalNumber);
+    },
+  };
+  const created = await createRun({
+    runDirectory: options.runDirectory,
+    journal: auditEditJournal(evidence, () => latestProposal),
+    hooks: options.workspaceHooks,
+  });
+  if (!created.ok) return err(created.error, created.message);
+  const workspace = created.value;
+  const runDirectory = workspace.paths.run;
+  recorder = AuditRecorder.create(join(runDirectory, "audit.jsonl"), { runId, sourceLabel: options.source.label, clock });
+
+  writeJsonExclusive(join(runDirectory, "manifest.json"), {
+    schema: "tca.manifest/1",
+    run_id: runId,
+    created_at: new Date().toISOString(),
+    labels,
+    proposal_source: { label: options.source.label, ...options.source.describe() },
+    runtime: runtimeIdentity(),
+    prompt: { system_instruction: SYSTEM_INSTRUCTION, system_instruction_sha256: sha256Hex(SYSTEM_INSTRUCTION) },
+    contract: { text: ACTION_CONTRACT_TEXT, sha256: sha256Hex(ACTION_CONTRACT_TEXT), actions: ["read", "replace", "test", "finish"] },
+    fixtures: {
+      public_count: PUBLIC_FIXTURES.length,
+      public_sha256: sha256Hex(JSON.stringify(PUBLIC_FIXTURES)),
+      held_out_count: HELD_OUT_FIXTURES.length,
+      held_out_sha256: sha256Hex(JSON.stringify(HELD_OUT_FIXTURES)),
+    },
+    harness: harnessHashes(),
+    initial_files: {
+      "TASK.txt": { bytes: Buffer.byteLength(TASK_TXT), sha256: sha256Hex(TASK_TXT) },
+      "toy_math.py": { bytes: Buffer.byteLength(INITIAL_TOY_MATH_PY), sha256: sha256Hex(INITIAL_TOY_MATH_PY) },
+    },
+    budgets: {
+      max_proposals: options.limits?.maxProposals ?? CONTROLLER_LIMITS.maxProposals,
+      max_consecutive_invalid: options.limits?.maxConsecutiveInvalid ?? CONTROLLER_LIMITS.maxConsecutiveInvalid,
+      overall_deadline_ms: options.overallBudgetMs ?? CONTROLLER_LIMITS.overallDeadlineMs,
+      per_call_deadline_ms: options.limits?.perCallDeadlineMs ?? CONTROLLER_LIMITS.perCallDeadlineMs,
+      max_input_tokens: CONTROLLER_LIMITS.maxInputTokens,
+      max_new_tokens: CONTROLLER_LIMITS.maxNewTokens,
+      observation_max_bytes: CONTROLLER_LIMITS.observationMaxBytes,
+      proposal_max_bytes: PROPOSAL_LIMITS.maxBytes,
+    },
+    ...options.manifestExtras,
+  });
+  evidence.append("run_started", { run_kind: options.kind, labels, initial_state: workspace.state(), overall_deadline_ms: overallDeadlineMs });
+
+  await options.afterCreate?.(workspace);
+
+  let loop: LoopOutcome;
+  let diagnostic: Record<string, unknown> | undefined;
+  try {
+    loop = await runControllerLoop({
+      workspace,
+      evidence,
+      source: options.source,
+      assembler: options.assembler ?? fullLogAssembler,
+      clock,
+      cancellation,
+      overallDeadlineMs,
+      limits: options.limits,
+      hooks: options.controllerHooks,
+    });
+  } catch (error) {
+    // An unexpected exception is a harness fault: keep bounded trusted diagnostics, never success.
+    diagnostic = boundedDiagnostic(error);
+    evidence.append("harness_error", diagnostic, latestProposal);
+    evidence.append("stop", { stop_reason: "harness_error" }, latestProposal);
+    loop = {
+      stopReason: "harness_error",
+      proposalsUsed: latestProposal ?? 0,
+      invalidProposals: 0,
+      acceptedFinish: null,
+      phases: { generationMs: 0, validationMs: 0, editMs: 0, testMs: 0 },
+      log: [],
+    };
+  }
+
+  const finalEvaluation = await runFinalEvaluation({
+    workspace,
+    clock,
+    overallDeadlineMs,
+    stopReason: loop.stopReason,
+    acceptedFinish: loop.acceptedFinish,
+    beforeEvaluation: options.beforeFinalEvaluation ? () => options.beforeFinalEvaluation?.(workspace) : undefined,
+  });
+  evidence.append("final_evaluation", {
+    status: finalEvaluation.status,
+    snapshot: finalEvaluation.snapshot,
+    public_passed: finalEvaluation.publicPassed,
+    held_out_passed: finalEvaluation.heldOutPassed,
+    verified_success: finalEvaluation.verifiedSuccess,
+  });
+
+  const final: FinalReport = {
+    schema: "tca.final/1",
+    run_id: runId,
+    labels,
+    stop_reason: loop.stopReason,
+    proposals_used: loop.proposalsUsed,
+    invalid_proposals: loop.invalidProposals,
+    finish: loop.acceptedFinish,
+    final_evaluation: {
+      status: finalEvaluation.status,
+      version: finalEvaluation.snapshot?.version ?? null,
+      sha256: finalEvaluation.snapshot?.sha256 ?? null,
+      public_passed: finalEvaluation.publicPassed,
+      public_total: finalEvaluation.publicTotal,
+      held_out_passed: finalEvaluation.heldOutPassed,
+      held_out_total: finalEvaluation.heldOutTotal,
+      cases: finalEvaluation.cases,
+    },
+    verified_success: finalEvaluation.verifiedSuccess,
+    elapsed_ms: {
+      generation: loop.phases.generationMs,
+      validation: loop.phases.validationMs,
+      edit: loop.phases.editMs,
+      test: loop.phases.testMs,
+      final_evaluation: finalEvaluation.elapsedMs,
+      total: clock.now() - started,
+    },
+    ...(diagnostic ? { diagnostic } : {}),
+  };
+  writeJsonExclusive(join(runDirectory, "final.json"), final);
+  evidence.append("run_finished", { stop_reason: final.stop_reason, verified_success: final.verified_success });
+  recorder.close();
+  return ok({ runId, runDirectory, loop, finalEvaluation, final, workspace });
+}
+
+function boundedDiagnostic(error: unknown): Record<string, unknown> {
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : String(error);
+  return { error_name: name.slice(0, 100), error_message: message.slice(0, 500) };
+}

@@ -1,0 +1,22 @@
+// The short human summary of a run: the honest verdict first, then where the evidence is.
+import type { FinalReport } from "./labRun.ts";
+
+export function formatRunSummary(final: FinalReport, runDirectory: string): string {
+  const evaluation = final.final_evaluation;
+  const labels = final.labels;
+  const label =
+    labels["kind"] === "scripted_baseline" ? "scripted baseline (harness check; no model was invoked)"
+    : labels["synthetic_pipeline_check"] === true ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
+    : String(labels["kind"]);
+  return [
+    `run:               ${label}`,
+    `stop reason:       ${final.stop_reason}`,
+    `proposals used:    ${final.proposals_used} (invalid or denied: ${final.invalid_proposals})`,
+    `final evaluation:  ${String(evaluation["status"])} at version ${String(evaluation["version"])}`,
+    `public cases:      ${String(evaluation["public_passed"])}/${String(evaluation["public_total"])}`,
+    `held-out cases:    ${String(evaluation["held_out_passed"])}/${String(evaluation["held_out_total"])}`,
+    `verified_success:  ${final.verified_success}`,
+    `evidence:          ${runDirectory} (audit.jsonl, manifest.json, final.json, backups/)`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,37 @@
+// The engine settings that realise Part 8's generation configuration on llama.cpp, each
+// overriding a node-llama-cpp default that is wrong for this project (see docs/local-engine.md).
+import { CONTROLLER_LIMITS, GENERATION_CONFIG } from "../../lab/constants.ts";
+
+export const ENGINE_SETTINGS = {
+  /** Input budget (Part 8/9): more input tokens is context_limit, decided before the engine runs. */
+  maxInputTokens: CONTROLLER_LIMITS.maxInputTokens,
+  maxNewTokens: GENERATION_CONFIG.max_new_tokens,
+  /** Exactly these ids stop generation (llama.cpp would also stop on 151662-151664). */
+  stopTokenIds: GENERATION_CONFIG.eos_token_id,
+  /** 2,048 + 128 rounded up to llama.cpp's 256-token alignment: prompt + 128 always fits, no shift. */
+  contextSize: 2304,
+  /** Prefill chunk: abort/deadline checks happen between chunks (llama.cpp ignores aborts inside one). */
+  prefillChunkTokens: 64,
+  maxThreads: 2,
+  kvCacheType: "F32",
+  flashAttention: false,
+  seed: GENERATION_CONFIG.seed,
+  temperature: 0,
+  repeatPenalty: "none (1.0)",
+  weights: "F32",
+} as const;
+
+/** The decoding rule recorded with every run (Part 8). */
+export const DECODING_RULE =
+  "greedy argmax; stop when the new token is 151645 or 151643 or after 128 new tokens; raw ids kept; " +
+  "text = Hugging Face decode of the new ids minus at most one terminal end token (151645/151643), " +
+  "skip_special_tokens=false, clean_up_tokenization_spaces=false; no fence stripping or JSON extraction";
+
+/** The effective generation configuration (Part 8), recorded instead of the checkpoint's defaults. */
+export const EFFECTIVE_GENERATION_CONFIG = { ...GENERATION_CONFIG, temperature: 0, engine_prefix_cache: true } as const;
+
+/** Remove at most one terminal end token (Part 8 decoding rule). */
+export function idsForDecoding(rawIds: readonly number[]): readonly number[] {
+  const last = rawIds[rawIds.length - 1];
+  return last !== undefined && (ENGINE_SETTINGS.stopTokenIds as readonly number[]).includes(last) ? rawIds.slice(0, -1) : rawIds;
+}

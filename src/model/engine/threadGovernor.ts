@@ -1,0 +1,99 @@
+// Chooses the thread count for each engine step (a prefill chunk or one decode token).
+// Measured on this machine: with 2 threads, a neighbour keeping one core busy makes
+// ggml's spinning threads collapse decode from ~15 to under 1 token/s, while 1 thread holds
+// ~9 token/s; on a quiet machine 2 threads are faster. Neither fixed choice is safe, so the
+// governor measures: it tries each candidate, then uses the fastest recent rate and
+// re-tries the others every `exploreEvery` steps so it notices when load changes. Pure and
+// clock-free (callers pass durations), so tests drive it deterministically.
+
+export type EnginePhase = "prefill" | "decode";
+
+export interface ThreadGovernorOptions {
+  /** Thread counts to choose from, preferred first (e.g. [2, 1]). */
+  readonly candidates: readonly number[];
+  /** Re-measure the non-chosen candidates once every this many steps of a phase. */
+  readonly exploreEvery: number;
+  /** Weight of the newest measurement in the running rate estimate (0..1]. */
+  readonly smoothing: number;
+}
+
+export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = { candidates: [2, 1], exploreEvery: 24, smoothing: 0.5 };
+
+interface PhaseState {
+  readonly rate: Map<number, number>;
+  steps: number;
+}
+
+export interface ThreadChoiceRecord {
+  readonly phase: EnginePhase;
+  readonly threads: number;
+  readonly tokensPerSecond: Readonly<Record<string, number>>;
+}
+
+export class ThreadGovernor {
+  private readonly phases: Record<EnginePhase, PhaseState>;
+  private readonly usage: Record<EnginePhase, Map<number, number>>;
+
+  constructor(private readonly options: ThreadGovernorOptions = DEFAULT_THREAD_GOVERNOR) {
+    if (options.candidates.length === 0) throw new Error("at least one thread candidate is required");
+    const fresh = (): PhaseState => ({ rate: new Map(), steps: 0 });
+    this.phases = { prefill: fresh(), decode: fresh() };
+    this.usage = { prefill: new Map(), decode: new Map() };
+  }
+
+  /** Thread count for the next step of `phase`. */
+  choose(phase: EnginePhase): number {
+    const state = this.phases[phase];
+    const unmeasured = this.options.candidates.find((c) => !state.rate.has(c));
+    if (unmeasured !== undefined) return unmeasured;
+    const best = this.best(phase);
+    const every = this.options.exploreEvery;
+    if (this.options.candidates.length > 1 && state.steps % every === every - 1) {
+      const others = this.options.candidates.filter((c) => c !== best);
+      return others[Math.floor(state.steps / every) % others.length] as number;
+    }
+    return best;
+  }
+
+  /** Record that `tokens` tokens of `phase` took `milliseconds` with `threads` threads. */
+  record(phase: EnginePhase, threads: number, tokens: number, milliseconds: number): void {
+    const state = this.phases[phase];
+    const measured = tokens / Math.max(milliseconds, 0.001);
+    const previous = state.rate.get(threads);
+    const a = this.options.smoothing;
+    state.rate.set(threads, previous === undefined ? measured : a * measured + (1 - a) * previous);
+    state.steps++;
+    this.usage[phase].set(threads, (this.usage[phase].get(threads) ?? 0) + tokens);
+  }
+
+  best(phase: EnginePhase): number {
+    const state = this.phases[phase];
+    let best = this.options.candidates[0] as number;
+    let bestRate = -1;
+    for (const c of this.options.candidates) {
+      const r = state.rate.get(c);
+      if (r !== undefined && r > bestRate) {
+        best = c;
+        bestRate = r;
+      }
+    }
+    return best;
+  }
+
+  /** Current estimates (tokens per second per thread count), for the record. */
+  snapshot(): ThreadChoiceRecord[] {
+    return (["prefill", "decode"] as const).map((phase) => ({
+      phase,
+      threads: this.best(phase),
+      tokensPerSecond: Object.fromEntries([...this.phases[phase].rate].map(([t, r]) => [String(t), Math.round(r * 1000 * 100) / 100])),
+    }));
+  }
+
+  /** Tokens processed per thread count in each phase since construction. */
+  tokensByThreads(): Record<EnginePhase, Record<string, number>> {
+    return {
+      prefill: Object.fromEntries([...this.usage.prefill].map(([t, n]) => [String(t), n])),
+      decode: Object.fromEntries([...this.usage.decode].map(([t, n]) => [String(t), n])),
+    };
+  }
+}

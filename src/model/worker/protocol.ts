@@ -1,0 +1,151 @@
+// The bounded message protocol between the supervisor (controller process) and the model
+// worker (child process): one JSON object per line, each line capped in bytes on both
+// sides before parsing, and every field validated after parsing. Anything else is a
+// protocol violation, which the supervisor turns into model_error and a killed worker.
+import type { ChatMessage } from "../../controller/proposalSource.ts";
+
+export const MAX_REQUEST_BYTES = 256 * 1024;
+export const MAX_RESPONSE_BYTES = 256 * 1024;
+export const MAX_MESSAGE_TEXT_BYTES = 64 * 1024;
+export const MAX_INPUT_IDS = 32 * 1024;
+
+export type GenerationInput =
+  | { readonly kind: "messages"; readonly messages: readonly ChatMessage[] }
+  | { readonly kind: "ids"; readonly ids: readonly number[] };
+
+export type WorkerRequest =
+  | { readonly type: "load"; readonly modelDirectory: string }
+  | { readonly type: "generate"; readonly id: number; readonly input: GenerationInput; readonly reusePrefix: boolean }
+  | { readonly type: "cancel"; readonly id: number };
+
+export interface GenerationReport {
+  readonly inputIds: number[];
+  readonly inputTokens: number;
+  readonly rawOutputIds: number[];
+  readonly outputTokens: number;
+  readonly text: string;
+  readonly stopCause: string;
+  readonly prefixTokensReused: number;
+  readonly timingsMs: Record<string, number>;
+  readonly threads: unknown;
+}
+
+export type WorkerResponse =
+  | { readonly type: "loaded"; readonly label: string; readonly synthetic: boolean; readonly identity: Record<string, unknown> }
+  | { readonly type: "result"; readonly id: number; readonly report: GenerationReport }
+  | { readonly type: "context_limit"; readonly id: number; readonly inputTokens: number }
+  | { readonly type: "cancelled"; readonly id: number }
+  | { readonly type: "error"; readonly id: number | null; readonly error: string; readonly message: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const isIdArray = (v: unknown, max: number): v is number[] => Array.isArray(v) && v.length <= max && v.every(isId);
+const isShortString = (v: unknown, max: number): v is string => typeof v === "string" && Buffer.byteLength(v) <= max;
+
+function parseLine(line: string, maxBytes: number): Record<string, unknown> | null {
+  if (Buffer.byteLength(line) > maxBytes) return null;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function parseWorkerRequest(line: string): WorkerRequest | null {
+  const m = parseLine(line, MAX_REQUEST_BYTES);
+  if (m === null) return null;
+  if (m.type === "load" && isShortString(m.modelDirectory, 4096)) return { type: "load", modelDirectory: m.modelDirectory };
+  if (m.type === "cancel" && isId(m.id)) return { type: "cancel", id: m.id };
+  if (m.type === "generate" && isId(m.id) && typeof m.reusePrefix === "boolean" && isRecord(m.input)) {
+    const input = m.input;
+    if (input.kind === "ids" && isIdArray(input.ids, MAX_INPUT_IDS)) {
+      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "ids", ids: input.ids } };
+    }
+    if (input.kind === "messages" && Array.isArray(input.messages) && input.messages.length <= 8) {
+      const messages: ChatMessage[] = [];
+      for (const msg of input.messages) {
+        if (!isRecord(msg) || (msg.role !== "system" && msg.role !== "user") || !isShortString(msg.content, MAX_MESSAGE_TEXT_BYTES)) return null;
+        messages.push({ role: msg.role, content: msg.content });
+      }
+      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "messages", messages } };
+    }
+  }
+  return null;
+}
+
+function parseReport(r: unknown): GenerationReport | null {
+  if (!isRecord(r)) return null;
+  if (!isIdArray(r.inputIds, MAX_INPUT_IDS) || !isIdArray(r.rawOutputIds, 1024) || !isId(r.inputTokens) || !isId(r.outputTokens)) return null;
+  if (!isShortString(r.text, MAX_RESPONSE_BYTES) || !isShortString(r.stopCause, 64) || !isId(r.prefixTokensReused)) return null;
+  if (!isRecord(r.timingsMs) || !Object.values(r.timingsMs).every((v) => typeof v === "number" && Number.isFinite(v))) return null;
+  return {
+    inputIds: r.inputIds,
+    inputTokens: r.inputTokens,
+    rawOutputIds: r.rawOutputIds,
+    outputTokens: r.outputTokens,
+    text: r.text,
+    stopCause: r.stopCause,
+    prefixTokensReused: r.prefixTokensReused,
+    timingsMs: r.timingsMs as Record<string, number>,
+    threads: r.threads,
+  };
+}
+
+export function parseWorkerResponse(line: string): WorkerResponse | null {
+  const m = parseLine(line, MAX_RESPONSE_BYTES);
+  if (m === null) return null;
+  switch (m.type) {
+    case "loaded":
+      return isShortString(m.label, 64) && typeof m.synthetic === "boolean" && isRecord(m.identity)
+        ? { type: "loaded", label: m.label, synthetic: m.synthetic, identity: m.identity }
+        : null;
+    case "result": {
+      const report = parseReport(m.report);
+      return isId(m.id) && report !== null ? { type: "result", id: m.id, report } : null;
+    }
+    case "context_limit":
+      return isId(m.id) && isId(m.inputTokens) ? { type: "context_limit", id: m.id, inputTokens: m.inputTokens } : null;
+    case "cancelled":
+      return isId(m.id) ? { type: "cancelled", id: m.id } : null;
+    case "error":
+      return (m.id === null || isId(m.id)) && isShortString(m.error, 64) && isShortString(m.message, 1024)
+        ? { type: "error", id: m.id, error: m.error, message: m.message }
+        : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Splits a byte stream into lines, refusing any line longer than `maxBytes` before it is
+ * complete (so an endless line cannot grow memory without bound).
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  constructor(private readonly maxBytes: number) {}
+
+  /** Returns the complete lines, or "oversized" once a line exceeds the cap. */
+  push(chunk: Buffer): string[] | "oversized" {
+    const lines: string[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      if (newline === -1) break;
+      const piece = chunk.subarray(start, newline);
+      if (this.pendingBytes + piece.length > this.maxBytes) return "oversized";
+      lines.push(Buffer.concat([...this.pending, piece]).toString("utf8"));
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = newline + 1;
+    }
+    const rest = chunk.subarray(start);
+    if (this.pendingBytes + rest.length > this.maxBytes) return "oversized";
+    if (rest.length > 0) {
+      this.pending.push(Buffer.from(rest));
+      this.pendingBytes += rest.length;
+    }
+    return lines;
+  }
+}

@@ -1,0 +1,73 @@
+// The chat-with-tools contract every benchmark model backend implements: the
+// OpenAI-compatible HTTP client (openaiCompatibleClient.ts) today, the project's local engine
+// later. A backend takes the chat messages and tool schemas and returns one assistant message
+// (text and/or tool calls) with usage; it never executes tools and never decides anything.
+
+export interface ToolFunctionSchema {
+  readonly type: "function";
+  readonly function: {
+    readonly name: string;
+    readonly description: string;
+    readonly parameters: Readonly<Record<string, unknown>>;
+  };
+}
+
+/** One tool call as the model proposed it. `argumentsText` is the raw JSON text, unparsed. */
+export interface ProposedToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly argumentsText: string;
+}
+
+export type ChatTurnMessage =
+  | { readonly role: "system"; readonly content: string }
+  | { readonly role: "user"; readonly content: string }
+  | { readonly role: "assistant"; readonly content: string; readonly toolCalls: readonly ProposedToolCall[] }
+  | { readonly role: "tool"; readonly toolCallId: string; readonly name: string; readonly content: string };
+
+export interface ChatTurnRequest {
+  readonly messages: readonly ChatTurnMessage[];
+  /** Empty: no tools offered (condition A). */
+  readonly tools: readonly ToolFunctionSchema[];
+  readonly maxTokens: number;
+  readonly signal: AbortSignal;
+}
+
+export interface ChatUsage {
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  /** "server" when the endpoint reported usage, "none" when it did not. */
+  readonly source: "server" | "none";
+}
+
+/** The raw exchange, kept verbatim in the trace (request body and parsed response body). */
+export interface ChatExchange {
+  readonly request: unknown;
+  readonly response: unknown;
+  readonly httpStatus: number | null;
+  readonly elapsedMs: number;
+}
+
+export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable"] as const;
+export type ChatErrorCode = (typeof CHAT_ERROR_CODES)[number];
+
+export type ChatTurnResult =
+  | {
+      readonly ok: true;
+      readonly content: string;
+      readonly toolCalls: readonly ProposedToolCall[];
+      /** "stop", "tool_calls", "length", ... as reported; null if absent. */
+      readonly finishReason: string | null;
+      readonly usage: ChatUsage;
+      /** The model name the server says answered. */
+      readonly servedModel: string | null;
+      readonly exchange: ChatExchange;
+    }
+  | { readonly ok: false; readonly error: ChatErrorCode; readonly message: string; readonly exchange: ChatExchange };
+
+export interface ChatBackend {
+  /** Identity and settings recorded in the run manifest (model, server, build, sampling). */
+  describe(signal: AbortSignal): Promise<Readonly<Record<string, unknown>>>;
+  complete(request: ChatTurnRequest): Promise<ChatTurnResult>;
+  close(): Promise<void>;
+}

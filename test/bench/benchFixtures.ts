@@ -1,0 +1,37 @@
+// Shared setup for the benchmark tests: the real data set at ../shared/quixbugs, the real
+// Python interpreter and the real bubblewrap sandbox (tests never run anything unsandboxed).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { defaultDatasetDir, loadDataset, type QuixDataset, type QuixProgram } from "../../src/bench/dataset.ts";
+import { resolvePythonRuntime } from "../../src/bench/pythonRuntime.ts";
+import { createSandboxConfig, type SandboxConfig } from "../../src/bench/sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../src/bench/sandboxLimits.ts";
+
+let cached: { sandbox: SandboxConfig; dataset: QuixDataset } | undefined;
+
+export function benchSetup(limits: Partial<SandboxLimits> = {}): { sandbox: SandboxConfig; dataset: QuixDataset } {
+  if (!cached) {
+    const py = resolvePythonRuntime();
+    if (!py.ok) throw new Error(`test setup: ${py.message}`);
+    const sb = createSandboxConfig(py.value, DEFAULT_SANDBOX_LIMITS);
+    if (!sb.ok) throw new Error(`test setup: ${sb.message}`);
+    const ds = loadDataset(defaultDatasetDir());
+    if (!ds.ok) throw new Error(`test setup: ${ds.message}`);
+    cached = { sandbox: sb.value, dataset: ds.value };
+  }
+  return { sandbox: { ...cached.sandbox, limits: { ...cached.sandbox.limits, ...limits } }, dataset: cached.dataset };
+}
+
+export function program(dataset: QuixDataset, name: string): QuixProgram {
+  const p = dataset.programs.find((x) => x.name === name);
+  if (!p) throw new Error(`no program ${name}`);
+  return p;
+}
+
+export function referenceFix(dataset: QuixDataset, name: string): string {
+  return readFileSync(join(dataset.root, "correct_python_programs", `${name}.py`), "utf8");
+}
+
+export function buggy(dataset: QuixDataset, name: string): string {
+  return readFileSync(join(dataset.root, "python_programs", `${name}.py`), "utf8");
+}

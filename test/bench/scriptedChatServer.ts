@@ -1,0 +1,89 @@
+// A local OpenAI-compatible chat-completions server on 127.0.0.1 that replays scripted
+// assistant turns (text and/or tool calls) in order and records every request it received.
+// Test helper for the benchmark harness; it never runs a model.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ScriptedTurn {
+  readonly content?: string;
+  readonly toolCalls?: readonly { readonly name: string; readonly arguments: unknown }[];
+  readonly finishReason?: string;
+  /** null: send no usage at all. */
+  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number } | null;
+  /** Answer with this HTTP status and an error body instead. */
+  readonly httpStatus?: number;
+}
+
+export interface ScriptedServer {
+  readonly endpoint: string;
+  readonly requests: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export const SCRIPTED_MODEL_ID = "scripted-model-v1";
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/** When the script runs out, the server answers with `fallback` (default: a plain "done" reply). */
+export async function startScriptedServer(script: readonly ScriptedTurn[], fallback: ScriptedTurn = { content: "Done." }): Promise<ScriptedServer> {
+  const requests: Record<string, unknown>[] = [];
+  let next = 0;
+  const server = createServer((req, res) => {
+    void (async () => {
+      if (req.method === "GET" && req.url === "/v1/models") {
+        send(res, 200, { object: "list", data: [{ id: SCRIPTED_MODEL_ID, object: "model", owned_by: "test" }] });
+        return;
+      }
+      if (req.method === "GET" && req.url === "/props") {
+        send(res, 200, { build_info: "scripted-server", model_path: "scripted.gguf", default_generation_settings: { n_ctx: 8192 } });
+        return;
+      }
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        send(res, 404, { error: "not found" });
+        return;
+      }
+      const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+      requests.push(body);
+      const turn = script[next++] ?? fallback;
+      if (turn.httpStatus !== undefined) {
+        send(res, turn.httpStatus, { error: { message: "scripted failure" } });
+        return;
+      }
+      const toolCalls = (turn.toolCalls ?? []).map((c, i) => ({
+        id: `call_${next}_${i}`,
+        type: "function",
+        function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+      }));
+      send(res, 200, {
+        id: `chatcmpl-${next}`,
+        object: "chat.completion",
+        model: SCRIPTED_MODEL_ID,
+        choices: [{
+          index: 0,
+          message: { role: "assistant", content: turn.content ?? (toolCalls.length > 0 ? null : ""), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+          finish_reason: turn.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+        }],
+        ...(turn.usage === null ? {} : { usage: turn.usage ?? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } }),
+      });
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,44 @@
+// The README's main job, through the real CLI in a child process.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { freshRoot, readJson } from "./labRunTestSupport.ts";
+
+const BIN = new URL("../../bin/tca.js", import.meta.url).pathname;
+const tca = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+
+test("tca lab baseline prints the honest summary and exits 0 on verified success", () => {
+  const root = freshRoot("cli-baseline");
+  const run = join(root, "run");
+  const result = tca("lab", "baseline", "--run", run);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /scripted baseline \(harness check; no model was invoked\)/);
+  assert.match(result.stdout, /stop reason: +finish_accepted/);
+  assert.match(result.stdout, /held-out cases: +8\/8/);
+  assert.match(result.stdout, /verified_success: +true/);
+  assert.equal(readJson(join(run, "final.json"))["verified_success"], true);
+});
+
+test("tca lab baseline refuses an existing destination and leaves it alone", () => {
+  const root = freshRoot("cli-existing");
+  const run = join(root, "run");
+  mkdirSync(run);
+  const result = tca("lab", "baseline", "--run", run);
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /run_destination_exists/);
+  assert.deepEqual(readdirSync(run), []);
+});
+
+test("tca lab checks runs every check, writes checks.json and exits 0", () => {
+  const root = join(freshRoot("cli-checks"), "checks");
+  const result = tca("lab", "checks", "--root", root);
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+  assert.match(result.stdout, /case +expected code +observed code +source\/version unchanged/);
+  assert.match(result.stdout, /^\d+ passed, 0 failed$/m);
+  const report = readJson(join(root, "checks.json"));
+  assert.equal(report["failed"], 0);
+  assert.ok((report["total"] as number) >= 40);
+  assert.ok(existsSync(join(root, "stale_version", "audit.jsonl")));
+});
