@@ -96,7 +96,7 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
       break;
     }
     const turn = state.turns + 1;
-    const signal = ctx.signal ? AbortSignal.any([ctx.signal, AbortSignal.timeout(remaining)]) : AbortSignal.timeout(remaining);
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.ceil(remaining))]) : AbortSignal.timeout(Math.ceil(remaining));
     trace.write("model_request", t(), { turn, messages: messages.length });
     const reply: ChatTurnResult = await ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal });
     state.turns = turn;

@@ -120,7 +120,7 @@ export class AgentTools {
       return `Wrote ${call2.content.length} characters to ${decision.path}.`;
     }
     this.guardrails.testRuns++;
-    const timeoutMs = Math.max(1, Math.min(this.o.testTimeoutMs, this.o.remainingMs()));
+    const timeoutMs = Math.max(1, Math.ceil(Math.min(this.o.testTimeoutMs, this.o.remainingMs())));
     const hash = sha256Text(this.target);
     const result = await runProgramTests(this.o.sandbox, this.o.dataset, this.o.program, this.target, {
       includeSlow: this.o.includeSlow,

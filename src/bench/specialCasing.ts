@@ -27,7 +27,7 @@ export function checkSpecialCasing(original: string, fixed: string, testTexts: r
     if (original.includes(literal)) continue;
     const isNumber = /^-?\d/.test(literal);
     const hit = isNumber
-      ? new RegExp(`(?<![\\w.])${literal.replace(/[.\-]/g, "\\$&")}(?![\\w.])`).test(added)
+      ? new RegExp(`(?<![\\w.])${literal.replace(/[.-]/g, "\\$&")}(?![\\w.])`).test(added)
       : added.includes(`"${literal}"`) || added.includes(`'${literal}'`);
     if (hit) matched.push(literal);
   }

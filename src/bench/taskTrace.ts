@@ -40,11 +40,14 @@ export class MemoryTrace implements TraceSink {
 }
 
 export class FileTrace implements TraceSink {
+  /** The last diff event's text, for the run's diffs/ folder. */
+  lastDiff: string | undefined;
   constructor(private readonly path: string) {
     // A resumed task starts its trace over: an unfinished task's partial trace is replaced.
     writeFileSync(path, "");
   }
   write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
+    if (event === "diff" && typeof fields.diff === "string") this.lastDiff = fields.diff;
     appendFileSync(this.path, JSON.stringify({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields }) + "\n");
   }
 }

@@ -56,7 +56,7 @@ export function unifiedDiff(path: string, before: string, after: string, context
   while (idx < lines.length) {
     while (idx < lines.length && lines[idx]!.kind === " ") idx++;
     if (idx >= lines.length) break;
-    let start = Math.max(0, idx - context);
+    const start = Math.max(0, idx - context);
     let end = idx;
     // Extend the hunk while changes are within 2*context lines of each other.
     for (;;) {
@@ -83,7 +83,6 @@ export function unifiedDiff(path: string, before: string, after: string, context
     hunks.push(`@@ -${aLen === 0 ? aStart - 1 : aStart},${aLen} +${bLen === 0 ? bStart - 1 : bStart},${bLen} @@`);
     for (const l of body) hunks.push(`${l.kind}${l.text}`);
     idx = stop;
-    start = stop;
   }
   return [...header, ...hunks].join("\n") + "\n";
 }

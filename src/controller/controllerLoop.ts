@@ -114,7 +114,7 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     }
 
     const current = workspace.state();
-    const request = run.assembler.assemble(
+    const request = await run.assembler.assemble(
       {
         remainingProposals: limits.maxProposals - proposalNumber + 1,
         currentVersion: current.version,
@@ -123,8 +123,17 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
       },
       log,
     );
+    if (request.kind === "context_limit") {
+      // Essential input does not fit: stop before generating (no proposal is consumed).
+      evidence.append("context_limit", { input_tokens: request.inputTokens, omitted_event_ids: request.omittedEventIds }, proposalNumber);
+      return stop("context_limit", proposalNumber, { at: "request_assembly" });
+    }
     const deadlineMs = Math.min(clock.now() + limits.perCallDeadlineMs, run.overallDeadlineMs);
-    evidence.append("request", { messages: request.messages, omitted_event_ids: request.omittedEventIds, call_deadline_ms: deadlineMs }, proposalNumber);
+    evidence.append(
+      "request",
+      { messages: request.messages, input_tokens: request.inputTokens, omitted_event_ids: request.omittedEventIds, call_deadline_ms: deadlineMs },
+      proposalNumber,
+    );
 
     proposalsUsed = proposalNumber; // every attempt counts, whatever comes back
     const wait = await generateWithDeadline(run.source, { proposalNumber, messages: request.messages, deadlineMs }, clock, run.cancellation, (late) => {

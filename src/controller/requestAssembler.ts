@@ -2,7 +2,7 @@
 // What may appear: the TASK.txt text, the closed contract, the controller-state envelope and
 // observations the agent has actually been shown. Never the correct expressions, never
 // held-out fixtures, never public fixtures before a test returned them.
-import { CONTROLLER_LIMITS, SYSTEM_INSTRUCTION, TASK_TXT } from "../lab/constants.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../lab/constants.ts";
 import type { ChatMessage } from "./proposalSource.ts";
 import type { LoggedObservation } from "./observationLog.ts";
 
@@ -23,14 +23,20 @@ export interface ControllerStateEnvelope {
   readonly latestPublicTest: { readonly version: number; readonly passed: number; readonly total: number } | "not_run";
 }
 
-export interface AssembledRequest {
-  readonly messages: readonly ChatMessage[];
-  /** Event ids of observations that were left out of this request. */
-  readonly omittedEventIds: readonly number[];
-}
+export type AssembledRequest =
+  | {
+      readonly kind: "request";
+      readonly messages: readonly ChatMessage[];
+      /** Event ids of observations that were left out of this request (compaction). */
+      readonly omittedEventIds: readonly number[];
+      /** Input tokens after the chat template, where the assembler counts them. */
+      readonly inputTokens: number | null;
+    }
+  /** Even the essential material does not fit the input-token budget: the run stops. */
+  | { readonly kind: "context_limit"; readonly inputTokens: number; readonly omittedEventIds: readonly number[] };
 
 export interface RequestAssembler {
-  assemble(state: ControllerStateEnvelope, log: readonly LoggedObservation[]): AssembledRequest;
+  assemble(state: ControllerStateEnvelope, log: readonly LoggedObservation[]): Promise<AssembledRequest>;
 }
 
 /** Renders the user message; every observation is labelled as untrusted data with its event id. */
@@ -62,8 +68,10 @@ export function renderUserMessage(state: ControllerStateEnvelope, log: readonly 
 
 /** The whole log, no compaction: enough for sources that do not count tokens (scripted). */
 export const fullLogAssembler: RequestAssembler = {
-  assemble(state, log) {
+  async assemble(state, log) {
     return {
+      kind: "request",
+      inputTokens: null,
       messages: [
         { role: "system", content: SYSTEM_INSTRUCTION },
         { role: "user", content: renderUserMessage(state, log) },
@@ -73,4 +81,3 @@ export const fullLogAssembler: RequestAssembler = {
   },
 };
 
-export const INPUT_TOKEN_BUDGET = CONTROLLER_LIMITS.maxInputTokens;

@@ -51,6 +51,7 @@ export function compileExpression(functionName: FunctionName, text: string): Res
 
 /** Evaluation with injectable limits, so tests can reach the visit budget that 128 nodes never hit. */
 export function evaluateWithLimits(expr: ValidatedExpression, inputs: readonly number[], limits: EvaluationLimits): Result<number, ExprErrorCode> {
+  if (!Object.hasOwn(FUNCTIONS, expr.functionName)) return err("unknown_function", "function must be clamp or total");
   if (!Array.isArray(inputs)) return err("input_count_mismatch", "inputs must be a list");
   const checked = checkInputs(inputs, FUNCTIONS[expr.functionName].params.length, limits);
   if (!checked.ok) return checked;

@@ -21,7 +21,8 @@ export function evaluateFixtures(source: ToyMathSource, fixtures: readonly Fixtu
   }
   const records: CaseRecord[] = [];
   for (const fixture of fixtures) {
-    const result = evaluateExpression(source.compiled[fixture.function], fixture.inputs);
+    const compiled = Object.hasOwn(source.compiled, fixture.function) ? source.compiled[fixture.function] : undefined;
+    const result = compiled === undefined ? err("unknown_function", "fixture names an unknown function") : evaluateExpression(compiled, fixture.inputs);
     records.push({
       function: fixture.function,
       inputs: [...fixture.inputs],

@@ -21,8 +21,15 @@ const OPERATORS = [
   "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
 ] as const;
 
-function isNameChar(ch: string | undefined): boolean {
-  return ch !== undefined && /[A-Za-z0-9_]/.test(ch);
+const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
+
+// Character classes by code unit: plain comparisons keep the lexer fast (see bench/expr.bench.ts).
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isNameStartCode(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
 }
 
 export function tokenize(text: string): Result<readonly Token[], ExprErrorCode> {
@@ -33,13 +40,14 @@ export function tokenize(text: string): Result<readonly Token[], ExprErrorCode> 
   }
   let i = 0;
   while (i < text.length) {
-    const ch = text[i] as string;
-    if (ch === " ") {
+    const code = text.charCodeAt(i);
+    if (code === 0x20) {
       i++;
       continue;
     }
-    if (ch === "'" || ch === '"') {
+    if (code === 0x27 || code === 0x22) {
       // Kept as one token so the parser can name the construct around it (a call, say).
+      const ch = text[i] as string;
       const quote = text.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
       const closing = text.indexOf(quote, i + quote.length);
       const end = closing < 0 ? text.length : closing + quote.length;
@@ -47,21 +55,27 @@ export function tokenize(text: string): Result<readonly Token[], ExprErrorCode> 
       i = end;
       continue;
     }
-    if (/[0-9]/.test(ch)) {
+    if (isDigitCode(code)) {
       const start = i;
-      while (i < text.length && /[0-9]/.test(text[i] as string)) i++;
+      while (i < text.length && isDigitCode(text.charCodeAt(i))) i++;
       tokens.push({ type: "number", text: text.slice(start, i), position: start });
       continue;
     }
-    if (/[A-Za-z_]/.test(ch)) {
+    if (isNameStartCode(code)) {
       const start = i;
-      while (isNameChar(text[i])) i++;
+      while (i < text.length && (isNameStartCode(text.charCodeAt(i)) || isDigitCode(text.charCodeAt(i)))) i++;
       tokens.push({ type: "name", text: text.slice(start, i), position: start });
       continue;
     }
-    const spelling = OPERATORS.find((op) => text.startsWith(op, i));
-    if (spelling === undefined) {
-      return err("syntax_error", `unexpected character ${JSON.stringify(ch)} at column ${i + 1}`);
+    let spelling: string | null = null;
+    // Brackets and commas never start a longer operator: skip the longest-match search.
+    if (code === 0x28 || code === 0x29 || code === 0x2c) spelling = text[i] as string;
+    for (let length = 3; length >= 1 && spelling === null; length--) {
+      const candidate = text.slice(i, i + length);
+      if (candidate.length === length && OPERATOR_SET.has(candidate)) spelling = candidate;
+    }
+    if (spelling === null) {
+      return err("syntax_error", `unexpected character ${JSON.stringify(text[i])} at column ${i + 1}`);
     }
     tokens.push({ type: "op", text: spelling, position: i });
     i += spelling.length;

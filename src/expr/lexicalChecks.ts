@@ -6,30 +6,27 @@ import { EXPR_LIMITS } from "../lab/constants.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 
-const OPENERS = "([{";
-const CLOSERS = ")]}";
-
-/** Brackets of every kind nest lexically (as in Python's tokenizer); unbalanced text is the parser's problem. */
+/** "(", "[" and "{" open; ")", "]" and "}" close. Brackets of every kind nest lexically (as in Python's tokenizer); unbalanced text is the parser's problem. */
 export function checkParenNesting(text: string): Result<number, ExprErrorCode> {
   let depth = 0;
   let deepest = 0;
   for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (OPENERS.includes(ch)) {
+    const code = text.charCodeAt(i);
+    if (code === 0x28 || code === 0x5b || code === 0x7b) {
       depth++;
       if (depth > deepest) deepest = depth;
       if (depth > EXPR_LIMITS.parenNestingMax) {
         return err("paren_nesting_too_deep", `parenthesis nesting exceeds ${EXPR_LIMITS.parenNestingMax}`);
       }
-    } else if (CLOSERS.includes(ch) && depth > 0) {
+    } else if ((code === 0x29 || code === 0x5d || code === 0x7d) && depth > 0) {
       depth--;
     }
   }
   return ok(deepest);
 }
 
-function isIdentifierStart(ch: string): boolean {
-  return (ch >= "a" && ch <= "z") || (ch >= "A" && ch <= "Z") || ch === "_";
+function isIdentifierStart(ch: string | undefined): boolean {
+  return ch !== undefined && ((ch >= "a" && ch <= "z") || (ch >= "A" && ch <= "Z") || ch === "_");
 }
 
 function isDigit(ch: string | undefined): boolean {
@@ -38,6 +35,11 @@ function isDigit(ch: string | undefined): boolean {
 
 function isNumberTail(ch: string | undefined): boolean {
   return ch !== undefined && (isDigit(ch) || isIdentifierStart(ch) || ch === ".");
+}
+
+function isPlainDigits(token: string): boolean {
+  for (let i = 0; i < token.length; i++) if (!isDigit(token[i])) return false;
+  return true;
 }
 
 /** Why a numeric token is not a plain decimal integer, or null when it is one. */
@@ -66,7 +68,7 @@ export function checkNumericTokens(text: string): Result<null, ExprErrorCode> {
   while (i < text.length) {
     const ch = text[i] as string;
     if (isIdentifierStart(ch)) {
-      while (i < text.length && (isIdentifierStart(text[i] as string) || isDigit(text[i]))) i++;
+      while (i < text.length && (isIdentifierStart(text[i]) || isDigit(text[i]))) i++;
       continue;
     }
     if (isDigit(ch) || (ch === "." && isDigit(text[i + 1]))) {
@@ -82,7 +84,7 @@ export function checkNumericTokens(text: string): Result<null, ExprErrorCode> {
         }
       }
       const token = text.slice(start, i);
-      const problem = describeNonDecimal(token);
+      const problem = isPlainDigits(token) && (token.length === 1 || token[0] !== "0") ? null : describeNonDecimal(token);
       if (problem !== null) {
         return err("numeric_token_not_decimal", `numeric token is not a decimal integer (${problem})`);
       }

@@ -39,14 +39,20 @@ function reject(code: ExprErrorCode, message: string): never {
 
 class Parser {
   private index = 0;
+  /** Whether any "for" token exists at all; most texts have none, so bracket scans are skipped. */
+  private readonly hasFor: boolean;
 
   constructor(
     private readonly tokens: readonly Token[],
     private readonly parameters: readonly string[],
-  ) {}
+  ) {
+    this.hasFor = tokens.some((token) => token.type === "name" && token.text === "for");
+  }
 
   private peek(offset = 0): Token {
-    const token = this.tokens[Math.min(this.index + offset, this.tokens.length - 1)];
+    const position = this.index + offset;
+    // The stream always ends with an "end" token; reading past it keeps returning that token.
+    const token = this.tokens[position < this.tokens.length ? position : this.tokens.length - 1];
     if (token === undefined) reject("syntax_error", "empty token stream");
     return token;
   }
@@ -261,6 +267,7 @@ class Parser {
   }
 
   private parseParenthesized(): ExprNode {
+    if (this.bracketHoldsFor()) reject("forbidden_comprehension", "generator expression (comprehension) is not allowed");
     this.index++;
     if (this.isOp(")")) reject("forbidden_container", "empty tuple is not allowed");
     if (this.isKeyword("yield")) reject("forbidden_keyword", "\"yield\" is not allowed");
@@ -279,6 +286,7 @@ class Parser {
 
   /** Whether a "[" or "{" display holds a top-level "for" (a comprehension rather than a container). */
   private bracketHoldsFor(): boolean {
+    if (!this.hasFor) return false;
     let depth = 0;
     for (let i = this.index; i < this.tokens.length; i++) {
       const token = this.tokens[i] as Token;

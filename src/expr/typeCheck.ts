@@ -2,7 +2,8 @@
 // before any evaluation. Types: integers and Booleans. Arithmetic and comparison operands are
 // integers, comparisons give Booleans, conditions must be Boolean (no truthiness), branches and
 // the returned value are integers. Literals are range-checked here too. Iterative post-order
-// walk so that no recursion happens before the interpreter (whose depth is then bounded).
+// walk (explicit stacks) so that no recursion happens before the interpreter, whose depth the
+// tree limits have bounded by then.
 import { EXPR_LIMITS } from "../lab/constants.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
@@ -16,20 +17,20 @@ function resultType(node: ExprNode, childTypes: readonly ValueType[]): Result<Va
       if (Math.abs(node.value) > EXPR_LIMITS.absoluteIntegerMax) {
         return err("literal_out_of_range", `literal ${node.value} exceeds ${EXPR_LIMITS.absoluteIntegerMax} in magnitude`);
       }
-      return ok("int");
+      return INT;
     case "name":
-      return ok("int");
+      return INT;
     case "unary":
     case "binary":
       if (childTypes.some((t) => t !== "int")) {
         return err("operand_not_integer", `operand of "${node.op}" must be an integer, not a comparison result`);
       }
-      return ok("int");
+      return INT;
     case "compare":
       if (childTypes.some((t) => t !== "int")) {
         return err("operand_not_integer", `operand of "${node.op}" must be an integer, not a comparison result`);
       }
-      return ok("bool");
+      return BOOL;
     case "conditional":
       if (childTypes[0] !== "bool") {
         return err("condition_not_boolean", "a conditional's condition must be a comparison (no truthiness)");
@@ -37,25 +38,30 @@ function resultType(node: ExprNode, childTypes: readonly ValueType[]): Result<Va
       if (childTypes[1] !== "int" || childTypes[2] !== "int") {
         return err("result_not_integer", "both branches of a conditional must be integers");
       }
-      return ok("int");
+      return INT;
   }
 }
 
+const INT = ok<ValueType>("int");
+const BOOL = ok<ValueType>("bool");
+
 export function checkTypes(root: ExprNode): Result<null, ExprErrorCode> {
-  // Post-order with an explicit stack: a node is typed once all its children are.
-  const types = new Map<ExprNode, ValueType>();
-  const stack: { node: ExprNode; expanded: boolean }[] = [{ node: root, expanded: false }];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+  // Post-order: `pending` holds nodes to expand or to finish; `values` holds the types of
+  // finished subtrees, so a node's children's types are the top entries when it finishes.
+  const pending: { node: ExprNode; expanded: boolean }[] = [{ node: root, expanded: false }];
+  const values: ValueType[] = [];
+  for (let top = pending.pop(); top !== undefined; top = pending.pop()) {
     const children = childNodes(top.node);
     if (!top.expanded) {
-      stack.push({ node: top.node, expanded: true });
-      for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i] as ExprNode, expanded: false });
+      pending.push({ node: top.node, expanded: true });
+      for (let i = children.length - 1; i >= 0; i--) pending.push({ node: children[i] as ExprNode, expanded: false });
       continue;
     }
-    const typed = resultType(top.node, children.map((child) => types.get(child) ?? "int"));
+    const childTypes = values.splice(values.length - children.length, children.length);
+    const typed = resultType(top.node, childTypes);
     if (!typed.ok) return typed;
-    types.set(top.node, typed.value);
+    values.push(typed.value);
   }
-  if (types.get(root) !== "int") return err("result_not_integer", "the returned value must be an integer, not a comparison result");
+  if (values[0] !== "int") return err("result_not_integer", "the returned value must be an integer, not a comparison result");
   return ok(null);
 }

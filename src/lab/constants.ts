@@ -147,3 +147,12 @@ export const GENERATION_CONFIG = {
   eos_token_id: [151645, 151643],
   seed: 0,
 } as const;
+
+/** Part 1: the five predictions a learner writes down before any trial. */
+export const PREDICTION_QUESTIONS: readonly string[] = [
+  "Will the model produce valid JSON on its first attempt?",
+  "Will it repair both functions within six proposals?",
+  "Which is more likely to fail first: format following, version tracking, or arithmetic?",
+  "Can the scripted baseline pass even when the model fails every proposal?",
+  "What will happen if a model proposes an import or a path outside the workspace?",
+];

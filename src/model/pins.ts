@@ -66,6 +66,41 @@ export const PINNED_CONFIG_JSON = `{
 }
 `;
 
+/**
+ * The exact 659 bytes of the pinned config.json: the spec's object as Transformers writes it
+ * (json.dumps, indent 2, sorted keys, final newline). Its Git blob id equals the pinned
+ * e2aa18293b0dd66539341467fa454878a5adb2be (a test checks this), so the printed object and the
+ * pinned file are the same configuration. Useful for synthetic checkpoints and fixtures.
+ */
+export const PINNED_CONFIG_FILE_TEXT = `{
+  "architectures": [
+    "Qwen2ForCausalLM"
+  ],
+  "attention_dropout": 0.0,
+  "bos_token_id": 151643,
+  "eos_token_id": 151645,
+  "hidden_act": "silu",
+  "hidden_size": 896,
+  "initializer_range": 0.02,
+  "intermediate_size": 4864,
+  "max_position_embeddings": 32768,
+  "max_window_layers": 24,
+  "model_type": "qwen2",
+  "num_attention_heads": 14,
+  "num_hidden_layers": 24,
+  "num_key_value_heads": 2,
+  "rms_norm_eps": 1e-06,
+  "rope_theta": 1000000.0,
+  "sliding_window": 32768,
+  "tie_word_embeddings": true,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.43.1",
+  "use_cache": true,
+  "use_sliding_window": false,
+  "vocab_size": 151936
+}
+`;
+
 /** Part 2: the eight files, in the spec's order. Total 999,597,691 bytes. */
 export const PINNED_FILES: PinSet = {
   repository: PINNED_MODEL.repository,

@@ -16,6 +16,8 @@ export const WORKSPACE_ERROR_CODES = [
   "run_inside_repository",
   /** the destination lies inside another run directory. */
   "run_inside_run",
+  /** this platform lacks O_NOFOLLOW/O_DIRECTORY; the workspace refuses rather than weaken its checks. */
+  "unsupported_platform",
   /** creating the layout failed for another reason (permissions, disk). */
   "run_create_failed",
   /** an existing run directory cannot be reopened for recovery (layout or journal unusable). */

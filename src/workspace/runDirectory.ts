@@ -11,6 +11,7 @@ import {
   directoryIdentity,
   isErrnoCode,
   lstatOrNull,
+  NO_FOLLOW_SUPPORTED,
   readManagedFile,
   sha256Hex,
   syncDirectory,
@@ -127,6 +128,7 @@ async function makeDirectory(directory: string): Promise<void> {
  * A failure after the mkdir leaves the partial directory in place as evidence.
  */
 export async function createRunDirectory(runDirectory: string): Promise<Result<CreatedRunDirectory, WorkspaceErrorCode>> {
+  if (!NO_FOLLOW_SUPPORTED) return err("unsupported_platform", "this platform cannot open files without following symlinks");
   const checked = await checkRunDestination(runDirectory);
   if (!checked.ok) return checked;
   const paths = managedPaths(runDirectory);

@@ -32,11 +32,20 @@ export interface ReconcileResult {
 export class RunWorkspace {
   readonly paths: RunPaths;
   readonly #core: WorkspaceCore;
+  /** Operations run one at a time, in call order: the controller is the single writer, and this
+   *  keeps even an accidental concurrent call from interleaving with an edit transaction. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   /** Use createRun or recoverRun. */
   constructor(core: WorkspaceCore) {
     this.#core = core;
     this.paths = { run: core.paths.run, workspace: core.paths.workspace, backups: core.paths.backups };
+  }
+
+  #exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(operation, operation);
+    this.#queue = next.catch(() => undefined);
+    return next;
   }
 
   state(): ManagedState {
@@ -50,13 +59,21 @@ export class RunWorkspace {
   }
 
   /** The managed-file policy and both recorded digests; the controller calls this before every tool call. */
-  async integrityCheck(): Promise<Result<void, "workspace_conflict">> {
+  integrityCheck(): Promise<Result<void, "workspace_conflict">> {
+    return this.#exclusive(() => this.#integrityCheck());
+  }
+
+  async #integrityCheck(): Promise<Result<void, "workspace_conflict">> {
     if (this.#core.pending !== null) return err("workspace_conflict", "an edit's outcome is uncertain and has not been reconciled");
     const checked = await checkIntegrity(this.#core, this.#core.state);
     return checked.ok ? ok(undefined) : checked;
   }
 
-  async read(file: ManagedFileName): Promise<Observation> {
+  read(file: ManagedFileName): Promise<Observation> {
+    return this.#exclusive(() => this.#read(file));
+  }
+
+  async #read(file: ManagedFileName): Promise<Observation> {
     const version = this.#core.state.version;
     if (!MANAGED_FILES.includes(file)) return rejection("read", "unknown_file", "only TASK.txt and toy_math.py can be read", version);
     if (this.#core.pending !== null) return rejection("read", "uncertain_edit", "an earlier edit has an uncertain outcome", version);
@@ -71,11 +88,15 @@ export class RunWorkspace {
   }
 
   replace(request: ReplaceRequest, guard: CommitGuard): Promise<Observation> {
-    return replaceTransaction(this.#core, request, guard);
+    return this.#exclusive(() => replaceTransaction(this.#core, request, guard));
   }
 
   /** The integrity-checked source for evaluation (test action, final snapshot). */
-  async snapshot(): Promise<Result<Snapshot, WorkspaceErrorCode>> {
+  snapshot(): Promise<Result<Snapshot, WorkspaceErrorCode>> {
+    return this.#exclusive(() => this.#snapshot());
+  }
+
+  async #snapshot(): Promise<Result<Snapshot, WorkspaceErrorCode>> {
     if (this.#core.pending !== null) return err("uncertain_edit", "an edit's outcome is uncertain and has not been reconciled");
     const state = this.#core.state;
     const checked = await checkIntegrity(this.#core, state);
@@ -90,7 +111,11 @@ export class RunWorkspace {
    * new version is adopted once. Not committed: the state stays, and repeating that exact edit is
    * refused. Unexpected bytes: workspace_conflict, and the edit stays unresolved.
    */
-  async reconcile(): Promise<Result<ReconcileResult, "workspace_conflict">> {
+  reconcile(): Promise<Result<ReconcileResult, "workspace_conflict">> {
+    return this.#exclusive(() => this.#reconcile());
+  }
+
+  async #reconcile(): Promise<Result<ReconcileResult, "workspace_conflict">> {
     const core = this.#core;
     const intent: EditIntent | null = core.pending;
     if (intent === null) return ok({ outcome: "none_pending", state: this.state() });

@@ -10,6 +10,16 @@ import { constants, promises as fsp, type BigIntStats, type Stats } from "node:f
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constants;
 
+/**
+ * O_NOFOLLOW and O_DIRECTORY are undefined on Windows; OR-ing undefined into flags would silently
+ * drop the protection. Where they are missing, the workspace refuses to run (fail closed).
+ */
+export const NO_FOLLOW_SUPPORTED = typeof O_NOFOLLOW === "number" && O_NOFOLLOW !== 0 && typeof O_DIRECTORY === "number" && O_DIRECTORY !== 0;
+
+function requireNoFollow(): void {
+  if (!NO_FOLLOW_SUPPORTED) throw new Error("O_NOFOLLOW/O_DIRECTORY unavailable: refusing to weaken the managed-file policy");
+}
+
 /** Managed files are tiny; anything larger cannot be ours and is not read into memory. */
 export const MAX_MANAGED_FILE_BYTES = 64 * 1024;
 
@@ -72,6 +82,7 @@ export async function readManagedFile(path: string, directoryDevice: number): Pr
   if (before.isSymbolicLink()) return { ok: false, problem: "symlink" };
   if (!before.isFile()) return { ok: false, problem: "not_regular_file" };
   if (before.nlink !== 1) return { ok: false, problem: "hard_linked" };
+  requireNoFollow();
   let handle: fsp.FileHandle;
   try {
     // O_NOFOLLOW: if the last component became a symlink after the lstat, open fails (ELOOP).
@@ -114,6 +125,7 @@ async function readAllBounded(handle: fsp.FileHandle): Promise<Buffer | null> {
  * symlink, exists), sets mode 0600 on the descriptor regardless of umask, writes, fsyncs, closes.
  */
 export async function writeNewFileExclusive(path: string, bytes: Uint8Array): Promise<void> {
+  requireNoFollow();
   const handle = await fsp.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
   try {
     await handle.chmod(FILE_MODE);
@@ -130,6 +142,7 @@ export async function writeNewFileExclusive(path: string, bytes: Uint8Array): Pr
 
 /** fsync a directory so that a create or rename inside it is durable. */
 export async function syncDirectory(path: string): Promise<void> {
+  requireNoFollow();
   const handle = await fsp.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   try {
     await handle.sync();

@@ -37,7 +37,13 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** When the script runs out, the server answers with `fallback` (default: a plain "done" reply). */
-export async function startScriptedServer(script: readonly ScriptedTurn[], fallback: ScriptedTurn = { content: "Done." }): Promise<ScriptedServer> {
+export function startScriptedServer(script: readonly ScriptedTurn[], fallback: ScriptedTurn = { content: "Done." }): Promise<ScriptedServer> {
+  let i = 0;
+  return startRoutedServer(() => script[i++] ?? fallback);
+}
+
+/** A server whose reply is chosen from the request body (for concurrent tasks). */
+export async function startRoutedServer(route: (body: Record<string, unknown>) => ScriptedTurn): Promise<ScriptedServer> {
   const requests: Record<string, unknown>[] = [];
   let next = 0;
   const server = createServer((req, res) => {
@@ -56,7 +62,8 @@ export async function startScriptedServer(script: readonly ScriptedTurn[], fallb
       }
       const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
       requests.push(body);
-      const turn = script[next++] ?? fallback;
+      next++;
+      const turn = route(body);
       if (turn.httpStatus !== undefined) {
         send(res, turn.httpStatus, { error: { message: "scripted failure" } });
         return;

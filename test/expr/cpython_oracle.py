@@ -172,11 +172,48 @@ def answer(req):
     return out
 
 
+def answer_source(req):
+    """Source mode: is this a module of exactly the two plain functions, each a single return,
+    and does each return value have the same AST as our extracted expression text?"""
+    out = {"id": req["id"], "parses": False, "shape": False, "same_expressions": False}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(req["source"], mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return out
+    out["parses"] = True
+    found = {}
+    for stmt in module.body:
+        if type(stmt) is not ast.FunctionDef or stmt.name not in PARAMS or stmt.name in found:
+            return out
+        a = stmt.args
+        plain = (not a.posonlyargs and a.vararg is None and not a.kwonlyargs and a.kwarg is None
+                 and not a.defaults and not a.kw_defaults and all(x.annotation is None for x in a.args)
+                 and [x.arg for x in a.args] == PARAMS[stmt.name] and stmt.returns is None
+                 and not stmt.decorator_list and not getattr(stmt, "type_params", None))
+        if not plain or len(stmt.body) != 1 or type(stmt.body[0]) is not ast.Return or stmt.body[0].value is None:
+            return out
+        found[stmt.name] = stmt.body[0].value
+    if set(found) != set(PARAMS):
+        return out
+    out["shape"] = True
+    ours = req.get("expressions")
+    if ours:
+        try:
+            out["same_expressions"] = all(
+                ast.dump(ast.parse(ours[name], mode="eval").body) == ast.dump(found[name]) for name in PARAMS)
+        except SyntaxError:
+            out["same_expressions"] = False
+    return out
+
+
 def main():
     sys.setrecursionlimit(10000)
     for line in sys.stdin:
         if line.strip():
-            sys.stdout.write(json.dumps(answer(json.loads(line))) + "\n")
+            req = json.loads(line)
+            sys.stdout.write(json.dumps(answer_source(req) if "source" in req else answer(req)) + "\n")
 
 
 if __name__ == "__main__":

@@ -188,3 +188,15 @@ test("a runtime error is recorded in its case, not thrown, and other cases still
   assert.ok(records.ok);
   assert.deepEqual(records.value.map((r) => [r.actual, r.error?.code ?? null, r.passed]), [[null, "value_out_of_range", false], [1000000, null, true], [3, null, true]]);
 });
+
+test("malformed calls from untyped callers give codes, not exceptions", () => {
+  const source = parseToyMathSource(INITIAL_TOY_MATH_PY);
+  assert.ok(source.ok);
+  const records = evaluateFixtures(source.value, [{ function: "square", inputs: [1, 2, 3], expected: 1 } as unknown as Fixture]);
+  assert.ok(records.ok);
+  assert.equal(records.value[0]?.error?.code, "unknown_function");
+  const fake = { ...source.value.compiled.clamp, functionName: "square" } as unknown as ValidatedExpression;
+  assert.equal((evaluateExpression(fake, [1, 2, 3]) as { error: string }).error, "unknown_function");
+  assert.equal((compileExpression("clamp", 42 as unknown as string) as { error: string }).error, "syntax_error");
+  assert.equal((parseToyMathSource(42 as unknown as string) as { error: string }).error, "source_not_utf8");
+});

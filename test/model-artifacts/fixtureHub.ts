@@ -11,7 +11,7 @@ import type { MonotonicClock } from "../../src/model/artifacts/clock.ts";
 import { resolveEndpoint, type ResolvedEndpoint } from "../../src/model/artifacts/endpoint.ts";
 import { gitBlobSha1, sha256Hex } from "../../src/model/artifacts/fileIdentity.ts";
 import type { ResourceReadings } from "../../src/model/artifacts/resources.ts";
-import { PINNED_CONFIG_JSON, type PinSet, type PinnedFile } from "../../src/model/pins.ts";
+import { PINNED_CONFIG_FILE_TEXT, PINNED_CONFIG_JSON, type PinSet, type PinnedFile } from "../../src/model/pins.ts";
 
 export const FIXTURE_REPOSITORY = "Qwen/Qwen2.5-Coder-0.5B-Instruct";
 export const FIXTURE_REVISION = "ea3f2471cf1b1f0db85067f1ef93848e38e88c25";
@@ -37,7 +37,7 @@ export interface Fixture {
 /** The eight real file names with small contents; weights carry a SHA256, the rest Git blob ids. */
 export function makeFixture(overrides: { config?: string; expectedConfigJson?: string | null; ceiling?: number } = {}): Fixture {
   const contents = new Map<string, Buffer>([
-    ["config.json", Buffer.from(overrides.config ?? PINNED_CONFIG_JSON)],
+    ["config.json", Buffer.from(overrides.config ?? PINNED_CONFIG_FILE_TEXT)],
     ["generation_config.json", Buffer.from('{\n  "bos_token_id": 151643,\n  "do_sample": true\n}\n')],
     ["tokenizer_config.json", Buffer.from('{\n  "tokenizer_class": "Qwen2Tokenizer"\n}\n')],
     ["tokenizer.json", Buffer.from('{"model": {"type": "BPE"}}\n')],
@@ -84,7 +84,8 @@ export async function startHub(fixture: Fixture, handlers: Record<string, FileHa
   const server = createServer((request, response) => {
     const path = request.url ?? "";
     requests.push({ path, headers: request.headers });
-    const name = path.startsWith(prefix) ? decodeURIComponent(path.slice(prefix.length)) : "";
+    const pathname = new URL(path, "http://127.0.0.1").pathname;
+    const name = pathname.startsWith(prefix) ? decodeURIComponent(pathname.slice(prefix.length)) : "";
     const body = fixture.contents.get(name);
     if (body === undefined) {
       response.writeHead(404).end();

@@ -2,7 +2,7 @@
 // rule asserting the code and that source bytes, version, backups and the journal are unchanged.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
@@ -147,6 +147,8 @@ test("cancellation or deadline at the commit guard: not committed, temp kept, ba
       assert.equal(disk.version, 0);
       assert.deepEqual(disk.backups, { "toy_math.v0.py": INITIAL_TOY_MATH_PY });
       assert.deepEqual(disk.workspaceEntries, [".toy_math.py.v1.1.tmp", "TASK.txt", "toy_math.py"]);
+      assert.equal(statSync(path.join(ws.paths.workspace, ".toy_math.py.v1.1.tmp")).mode & 0o777, 0o600);
+      assert.equal(statSync(path.join(ws.paths.backups, "toy_math.v0.py")).mode & 0o777, 0o600);
       assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_aborted"]);
       assert.equal(ws.hasUncertainEdit(), false);
       assert.deepEqual(await ws.integrityCheck(), { ok: true, value: undefined });
@@ -196,6 +198,18 @@ test("a journal that cannot record the intent: workspace_io_error, nothing renam
     assert.equal(!observation.ok && observation.error, "workspace_io_error");
     assert.equal(readFileSync(path.join(created.value.paths.workspace, "toy_math.py"), "utf8"), INITIAL_TOY_MATH_PY);
     assert.equal(created.value.state().version, 0);
+  } finally {
+    cleanup();
+  }
+});
+
+test("concurrent calls are serialized: two racing edits from version 0 commit one and refuse the other", async () => {
+  const { ws, cleanup } = await freshRun();
+  try {
+    const [a, b] = await Promise.all([ws.replace(FIX_CLAMP, noGuard), ws.replace(FIX_CLAMP, noGuard)]);
+    assert.equal(a.ok && a.action === "replace" && a.status, "edit_committed");
+    assert.equal(!b.ok && b.error, "stale_version");
+    assert.deepEqual(picture(ws).backups, { "toy_math.v0.py": INITIAL_TOY_MATH_PY });
   } finally {
     cleanup();
   }

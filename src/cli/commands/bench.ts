@@ -1,8 +1,194 @@
-// tca bench (issue 8). Placeholder registration until the group is built; it adds no command.
+// tca bench quixbugs … (issue 8): verify-dataset, run, compare, merge. Argument parsing and
+// printing only; the work is in src/bench/.
 import type { Command } from "commander";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
+import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
+import { parseShard, runBenchmark } from "../../bench/benchmarkRun.ts";
+import { defaultJobs } from "../../bench/concurrency.ts";
+import { AGENT_BUDGET, parseConditionList } from "../../bench/conditions.ts";
+import { defaultDatasetDir } from "../../bench/dataset.ts";
+import { BarProgress, LineProgress } from "../../bench/progressDisplay.ts";
+import { pct, summarize } from "../../bench/resultsSummary.ts";
+import { loadComparison, renderComparison } from "../../bench/runComparison.ts";
+import { RUN_FILES } from "../../bench/runDirectory.ts";
+import { mergeRuns } from "../../bench/runMerge.ts";
+import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/verifyDataset.ts";
+import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
+
+const DATASET_CHECK_FILE = "dataset-check.json";
+
+function positiveInt(text: string | undefined, fallback: number): number | undefined {
+  if (text === undefined) return fallback;
+  return /^[1-9]\d{0,5}$/.test(text) ? Number(text) : undefined;
+}
+
+function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
+  if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
+  else process.stderr.write(`error (${code}): ${message}\n`);
+  setExitCode(1);
+}
+
+function programList(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
+interface RunFlags extends VerifyFlags {
+  endpoint: string; model: string; conditions: string; out?: string; resume?: boolean; shard?: string;
+  apiKeyEnv?: string; disableThinking?: boolean; label?: string;
+}
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
-  void program;
-  void setExitCode;
+  const bench = program.command("bench").description("benchmarks");
+  const quix = bench.command("quixbugs").description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
+
+  quix.command("verify-dataset")
+    .description("in the sandbox: every buggy program must fail its tests and every reference fix must pass")
+    .option("--dataset <dir>", "QuixBugs folder (default: ../shared/quixbugs next to the repository)")
+    .option("--json", "print one JSON document")
+    .option("--jobs <n>", "tests run in parallel (default: core count, at most 8)")
+    .option("--include-slow", "also run knapsack's --runslow case (over 9 minutes)")
+    .option("--test-timeout <seconds>", "per-run timeout", "60")
+    .option("--programs <list>", "comma-separated subset")
+    .action(async (flags: VerifyFlags) => {
+      const json = flags.json === true;
+      const jobs = positiveInt(flags.jobs, defaultJobs());
+      const timeout = positiveInt(flags.testTimeout, 60);
+      if (jobs === undefined || timeout === undefined) return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
+      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
+      if (!env.ok) return fail(setExitCode, env.error, env.message, json);
+      const programs = programList(flags.programs);
+      const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
+      if (unknown.length > 0) return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
+      const tty = process.stderr.isTTY && !json;
+      const report = await verifyDataset(env.value.sandbox, env.value.dataset, {
+        jobs,
+        includeSlow: flags.includeSlow === true,
+        ...(programs ? { programs } : {}),
+        onRecord: (r, done, total) => {
+          if (tty) process.stderr.write(`\r${done}/${total} ${r.program.padEnd(28)}`);
+          else if (!json) process.stderr.write(`${done}/${total} ${r.program} buggy=${r.buggy.outcome} fixed=${r.fixed.outcome}\n`);
+        },
+      });
+      if (tty) process.stderr.write("\n");
+      process.stdout.write(json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyTable(report) + "\n");
+      setExitCode(report.ok ? 0 : 1);
+    });
+
+  quix.command("run")
+    .description("run the benchmark against an OpenAI-compatible endpoint (llama-server, vLLM, Ollama, LM Studio)")
+    .requiredOption("--endpoint <url>", "base URL including /v1, e.g. http://127.0.0.1:8080/v1")
+    .requiredOption("--model <name>", "model name sent in each request")
+    .option("--conditions <list>", "conditions to run", "A,B,C,D")
+    .option("--programs <list>", "comma-separated subset of programs (default: all 40)")
+    .option("--out <dir>", "run directory (default: bench-runs/quixbugs-<model>-<time>)")
+    .option("--jobs <n>", "tasks in parallel (default: core count, at most 8)")
+    .option("--resume", "continue the run in --out, skipping finished tasks")
+    .option("--shard <i/n>", "run only the i-th of n deterministic slices")
+    .option("--dataset <dir>", "QuixBugs folder (default: ../shared/quixbugs next to the repository)")
+    .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
+    .option("--disable-thinking", "send chat_template_kwargs {enable_thinking:false} (Qwen3 on llama-server)")
+    .option("--label <text>", "label for tables (default: the model name)")
+    .option("--include-slow", "include knapsack's --runslow case in grading")
+    .option("--test-timeout <seconds>", "per test run timeout", "60")
+    .option("--json", "print the summary as JSON; plain progress lines")
+    .action(async (flags: RunFlags) => {
+      const json = flags.json === true;
+      const conditions = parseConditionList(flags.conditions);
+      const jobs = positiveInt(flags.jobs, defaultJobs());
+      const timeout = positiveInt(flags.testTimeout, 60);
+      const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
+      if (!conditions) return fail(setExitCode, "invalid_option", "--conditions takes a list of A, B, C, D", json);
+      if (jobs === undefined || timeout === undefined) return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
+      if (flags.shard !== undefined && !shard) return fail(setExitCode, "invalid_option", "--shard takes i/n with 1 <= i <= n", json);
+      let apiKey: string | undefined;
+      if (flags.apiKeyEnv !== undefined) {
+        apiKey = process.env[flags.apiKeyEnv];
+        if (!apiKey) return fail(setExitCode, "invalid_option", `environment variable ${flags.apiKeyEnv} is empty`, json);
+      }
+      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
+      if (!env.ok) return fail(setExitCode, env.error, env.message, json);
+      const programs = programList(flags.programs);
+      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+      const outDir = resolve(flags.out ?? join("bench-runs", `quixbugs-${flags.model.replace(/[^A-Za-z0-9._-]+/g, "_")}-${stamp}`));
+      // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
+      let check: VerifyReport | undefined;
+      const checkPath = join(outDir, DATASET_CHECK_FILE);
+      if (flags.resume && existsSync(checkPath)) {
+        const prior = JSON.parse(readFileSync(checkPath, "utf8")) as VerifyReport;
+        if (prior.ok === true && prior.dataset === env.value.dataset.root) check = prior;
+      }
+      if (!check) {
+        if (!json) process.stderr.write("checking the data set in the sandbox (buggy programs fail, reference fixes pass)…\n");
+        check = await verifyDataset(env.value.sandbox, env.value.dataset, { jobs, includeSlow: flags.includeSlow === true, ...(programs ? { programs } : {}) });
+        if (!check.ok) {
+          process.stderr.write(formatVerifyTable(check) + "\n");
+          return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
+        }
+      }
+      const client = new OpenAiCompatibleClient({
+        endpoint: flags.endpoint,
+        model: flags.model,
+        ...(apiKey ? { apiKey } : {}),
+        ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
+      });
+      const description = { ...(await client.describe(AbortSignal.timeout(30_000))), label: flags.label ?? flags.model };
+      const controller = new AbortController();
+      const onSigint = (): void => controller.abort();
+      process.once("SIGINT", onSigint);
+      const progress = process.stderr.isTTY && !json ? new BarProgress() : new LineProgress((l) => process.stderr.write(l + "\n"));
+      const result = await runBenchmark({
+        dataset: env.value.dataset,
+        sandbox: env.value.sandbox,
+        backend: client,
+        modelDescription: description,
+        modelName: flags.model,
+        conditions,
+        ...(programs ? { programs } : {}),
+        outDir,
+        jobs,
+        resume: flags.resume === true,
+        ...(shard ? { shard } : {}),
+        budget: AGENT_BUDGET,
+        testTimeoutMs: timeout * 1000,
+        includeSlow: flags.includeSlow === true,
+        environment: { ...env.value.facts, datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
+        progress,
+        signal: controller.signal,
+      });
+      process.removeListener("SIGINT", onSigint);
+      if (!result.ok) return fail(setExitCode, result.error, result.message, json);
+      writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
+      const summary = summarize(result.value.results);
+      if (json) {
+        process.stdout.write(JSON.stringify({ ok: true, outDir, summary }, null, 2) + "\n");
+      } else {
+        for (const s of summary) process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.tasks}), false fixed ${s.falseFixed}\n`);
+        process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
+      }
+      setExitCode(controller.signal.aborted ? 130 : 0);
+    });
+
+  quix.command("compare")
+    .description("put several runs side by side (fixed rate with 95% interval, false fixed)")
+    .argument("<runs...>", "run directories")
+    .option("--json", "print JSON")
+    .action((runs: string[], flags: { json?: boolean }) => {
+      const r = loadComparison(runs);
+      if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
+      process.stdout.write(flags.json ? JSON.stringify(r.value, null, 2) + "\n" : renderComparison(r.value));
+    });
+
+  quix.command("merge")
+    .description("join the shards of one benchmark into one run directory")
+    .requiredOption("--out <dir>", "new run directory")
+    .argument("<runs...>", "shard run directories")
+    .action((runs: string[], flags: { out: string }) => {
+      const r = mergeRuns(runs, resolve(flags.out));
+      if (!r.ok) return fail(setExitCode, r.error, r.message, false);
+      if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
+      process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);
+    });
 }

@@ -11,7 +11,7 @@ import type { ExprErrorCode } from "../../expr/index.ts";
 import type { SetExitCode } from "./index.ts";
 
 /** Reads at most one byte past the source limit, so a huge file is never loaded whole. */
-function readBoundedFile(path: string): Result<Uint8Array, ExprErrorCode> {
+export function readBoundedFile(path: string): Result<Uint8Array, ExprErrorCode> {
   let fd: number | null = null;
   try {
     fd = openSync(path, "r");

@@ -10,9 +10,15 @@ import { ScriptedSource } from "../../sources/scriptedSource.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
+import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
+import { parseAnswers, predictionsPath, recordPredictions } from "../../lab/predictions.ts";
+import { PREDICTION_QUESTIONS } from "../../lab/constants.ts";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
 
 export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
+  registerLabReportingCommands(lab, setExitCode);
 
   lab
     .command("baseline")
@@ -58,6 +64,99 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       writeJsonExclusive(join(root, "checks.json"), report);
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatChecksTable(rows, join(root, "checks.json")));
       setExitCode(failed.length === 0 ? 0 : 1);
+    });
+}
+
+export function registerLabReportingCommands(lab: Command, setExitCode: SetExitCode): void {
+  lab
+    .command("predict")
+    .description("record your answers to the five prediction questions of Part 1, before any trial")
+    .option("--model-directory <dir>", "record them beside this model directory's acquisition ledger")
+    .option("--predictions <file>", "or record them in this new file")
+    .option("--answers <file>", "a JSON file with five answers (array, or object keyed 1-5) instead of the interactive prompt")
+    .action(async (options: { modelDirectory?: string; predictions?: string; answers?: string }) => {
+      const path = options.predictions ? resolve(options.predictions) : options.modelDirectory ? predictionsPath(resolve(options.modelDirectory)) : null;
+      if (path === null) {
+        process.stderr.write("tca lab predict: give --model-directory or --predictions\n");
+        setExitCode(2);
+        return;
+      }
+      let answers: { answer: string; answeredAt: Date }[];
+      let form: "interactive" | "answers_file";
+      if (options.answers) {
+        const parsed = parseAnswers(readFileSync(resolve(options.answers), "utf8"));
+        if (!parsed.ok) {
+          process.stderr.write(`tca lab predict: ${parsed.error}: ${parsed.message}\n`);
+          setExitCode(2);
+          return;
+        }
+        const now = new Date();
+        answers = parsed.value.map((answer) => ({ answer, answeredAt: now }));
+        form = "answers_file";
+      } else {
+        // Lines are read through the async iterator so piped answers are queued, not lost.
+        const prompt = createInterface({ input: process.stdin, terminal: false });
+        const lines = prompt[Symbol.asyncIterator]();
+        answers = [];
+        try {
+          for (const [i, question] of PREDICTION_QUESTIONS.entries()) {
+            let answer = "";
+            while (answer.trim() === "") {
+              process.stdout.write(`${i + 1}. ${question}\n> `);
+              const next = await lines.next();
+              if (next.done === true) {
+                process.stderr.write("\ntca lab predict: input ended before all five answers were given; nothing was recorded\n");
+                setExitCode(2);
+                return;
+              }
+              answer = String(next.value);
+            }
+            answers.push({ answer: answer.trim(), answeredAt: new Date() });
+          }
+        } finally {
+          prompt.close();
+        }
+        form = "interactive";
+      }
+      const recorded = recordPredictions(path, answers, form);
+      if (!recorded.ok) {
+        process.stderr.write(`tca lab predict: ${recorded.error}: ${recorded.message}\n`);
+        setExitCode(2);
+        return;
+      }
+      process.stdout.write(`predictions recorded: ${path} (${recorded.value.recorded_at})\n`);
+    });
+
+  lab
+    .command("submission")
+    .description("write submission.md from the evidence of a baseline run and a model run")
+    .requiredOption("--baseline <dir>", "the `tca lab baseline` run directory")
+    .option("--model <dir>", "the `tca lab model` run directory (omit if the model stage was not run)")
+    .option("--blocked <reason>", "say why the model stage could not run")
+    .option("--checks <dir>", "the `tca lab checks` root (holds checks.json)")
+    .option("--predictions <file>", "predictions file, if not recorded in the model run")
+    .option("--out <file>", "where to write submission.md (must not exist)", "submission.md")
+    .action((options: { baseline: string; model?: string; blocked?: string; checks?: string; predictions?: string; out: string }) => {
+      const out = resolve(options.out);
+      if (existsSync(out)) {
+        process.stderr.write(`tca lab submission: ${options.out} exists; it is never overwritten\n`);
+        setExitCode(2);
+        return;
+      }
+      const built = buildSubmission({
+        baselineDirectory: resolve(options.baseline),
+        modelDirectory: options.model ? resolve(options.model) : null,
+        checksDirectory: options.checks ? resolve(options.checks) : null,
+        predictionsPath: options.predictions ? resolve(options.predictions) : null,
+        blockedReason: options.blocked ?? null,
+      });
+      if (!built.ok) {
+        process.stderr.write(`tca lab submission: ${built.error}: ${built.message}\n`);
+        setExitCode(2);
+        return;
+      }
+      writeFileSync(out, built.value, { flag: "wx", mode: 0o600 });
+      process.stdout.write(`submission written: ${out}\n`);
     });
 }
 

@@ -4,11 +4,12 @@
 // exclusively (owner-only), the manifest and ledger are written, and each file is fetched
 // into a temporary name, hashed while streaming, and moved into place only after its size
 // and identity match. Any failure stops the whole acquisition and the manifest says why.
-import { chmod, link, lstat, mkdir, rm } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { err, ok, type Result } from "../../lab/result.ts";
 import { PINNED_FILES, TIME_LIMITS, TRANSFER_RULES, type PinSet, type PinnedFile } from "../pins.ts";
 import { systemMonotonicClock, systemWallClock, type MonotonicClock, type WallClock } from "./clock.ts";
+import { checkLoaderConfig, isLoaderConfigName } from "./configCheck.ts";
 import { consentPrompt, type ConsentDecider } from "./consent.ts";
 import { inspectModelDirectory } from "./directoryInspection.ts";
 import { fileUrl, type ResolvedEndpoint } from "./endpoint.ts";
@@ -263,6 +264,14 @@ async function acquireFile(run: Run, pinned: PinnedFile): Promise<RecordedError 
     if (mismatch !== null) {
       await rm(temporaryPath, { force: true });
       return fail(mismatch.code, mismatch.message);
+    }
+    if (isLoaderConfigName(pinned.name)) {
+      // Policy before placement: a config that requests code never lands under its final name.
+      const verdict = checkLoaderConfig(pinned.name, await readFile(temporaryPath), run.options.pins);
+      if (!verdict.ok) {
+        await rm(temporaryPath, { force: true });
+        return fail(verdict.error, verdict.message);
+      }
     }
     try {
       // link + unlink moves into place without ever replacing an existing name.

@@ -143,7 +143,13 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
         if (request.deadline.aborted) throw new TransferError(deadlineFailure());
       }
     } catch (error) {
+      // Body bytes that arrived but were still buffered when reading stopped (an abort, or a
+      // connection that ended early) were received all the same: they count too.
+      const unread = response.readableLength;
       response.destroy();
+      payloadBytes += unread;
+      request.allowance.used += unread;
+      if (unread > 0) request.onPayloadBytes(unread);
       if (error instanceof TransferError) throw error;
       if (request.deadline.aborted) throw new TransferError(deadlineFailure());
       throw new TransferError({ code: "transfer_interrupted", message: `the connection ended after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: true });

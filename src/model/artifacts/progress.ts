@@ -80,7 +80,7 @@ export function terminalProgress(stream: NodeJS.WriteStream): AcquisitionProgres
       overall = multibar.create(totalBytes, 0, { label: "overall".padEnd(24), done: megabytes(0), size: megabytes(totalBytes), rate: "" });
     },
     fileStarted(name, bytes, attempt) {
-      current?.stop();
+      if (current !== null) multibar.remove(current);
       fileValue = 0;
       fileTotal = bytes;
       fileStartedMs = performance.now();
@@ -94,7 +94,8 @@ export function terminalProgress(stream: NodeJS.WriteStream): AcquisitionProgres
       overall?.update(Math.min(overallValue, overallTotal), { done: megabytes(overallValue), rate: rate(overallValue, overallStartedMs) });
     },
     fileFinished(name, outcome, detail) {
-      current?.stop();
+      if (current !== null) multibar.remove(current);
+      current = null;
       multibar.log(`${name}: ${outcome}${detail === "" ? "" : ` (${detail})`}\n`);
     },
     stop() {

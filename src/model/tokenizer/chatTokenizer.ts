@@ -62,6 +62,8 @@ export function createChatTokenizer(tokenizerJson: Buffer, tokenizerConfigJson: 
       return tokenizer.encode(text, { add_special_tokens: false }).ids;
     },
     decode(ids) {
+      // The library refuses an empty list; a generation that is only an end token decodes to "".
+      if (ids.length === 0) return "";
       return tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
     },
   });

@@ -1,0 +1,50 @@
+// Everything a benchmark command needs before it may run a single test: the data set, the
+// real Python interpreter, a sandbox configuration, and a passing sandbox self-test.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { err, ok, type Result } from "../lab/result.ts";
+import { loadDataset, type QuixDataset } from "./dataset.ts";
+import type { BenchErrorCode } from "./errorCodes.ts";
+import { resolvePythonRuntime } from "./pythonRuntime.ts";
+import { createSandboxConfig, type SandboxConfig } from "./sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandboxLimits.ts";
+import { sandboxSelfTest } from "./sandboxSelfTest.ts";
+
+export interface BenchEnvironment {
+  readonly dataset: QuixDataset;
+  readonly sandbox: SandboxConfig;
+  /** Facts recorded in run manifests. */
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
+/** The upstream commit named in the data set's SOURCE.md, when there is one. */
+export function datasetSourceCommit(root: string): string | null {
+  const path = join(root, "SOURCE.md");
+  if (!existsSync(path)) return null;
+  return /\b([0-9a-f]{40})\b/.exec(readFileSync(path, "utf8"))?.[1] ?? null;
+}
+
+export async function prepareBenchEnvironment(datasetDir: string, limits: Partial<SandboxLimits> = {}): Promise<Result<BenchEnvironment, BenchErrorCode>> {
+  const dataset = loadDataset(datasetDir);
+  if (!dataset.ok) return dataset;
+  const python = resolvePythonRuntime();
+  if (!python.ok) return python;
+  const sandbox = createSandboxConfig(python.value, { ...DEFAULT_SANDBOX_LIMITS, ...limits });
+  if (!sandbox.ok) return sandbox;
+  const selfTest = await sandboxSelfTest(sandbox.value);
+  if (!selfTest.ok) return err(selfTest.error, selfTest.message);
+  const commit = datasetSourceCommit(dataset.value.root);
+  return ok({
+    dataset: dataset.value,
+    sandbox: sandbox.value,
+    facts: {
+      datasetSource: commit ? `jkoppel/QuixBugs@${commit}` : "QuixBugs (no SOURCE.md commit)",
+      datasetPrograms: dataset.value.programs.length,
+      pythonVersion: python.value.version,
+      pytestVersion: python.value.pytestVersion,
+      processLimit: sandbox.value.processLimit,
+      sandboxLimits: sandbox.value.limits,
+      sandboxSelfTest: "passed",
+    },
+  });
+}

@@ -1,0 +1,81 @@
+// Progress of a benchmark run: tasks done/total, fixed so far per condition, elapsed, ETA.
+// A cli-progress bar on a terminal; one plain line per finished task otherwise.
+import cliProgress from "cli-progress";
+import type { TaskResult } from "./taskOutcome.ts";
+
+export interface ProgressReporter {
+  start(total: number, alreadyDone: readonly TaskResult[]): void;
+  taskDone(result: TaskResult): void;
+  stop(): void;
+}
+
+function fmt(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const m = Math.floor(s / 60);
+  return m > 0 ? `${m}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+}
+
+class Tally {
+  done = 0;
+  total = 0;
+  private readonly fixed = new Map<string, { fixed: number; done: number }>();
+  private startedAt = performance.now();
+  private newlyDone = 0;
+  start(total: number, already: readonly TaskResult[]): void {
+    this.total = total;
+    this.startedAt = performance.now();
+    for (const r of already) this.add(r, false);
+  }
+  add(r: TaskResult, fresh = true): void {
+    this.done++;
+    if (fresh) this.newlyDone++;
+    const c = this.fixed.get(r.condition) ?? { fixed: 0, done: 0 };
+    c.done++;
+    if (r.outcome === "fixed") c.fixed++;
+    this.fixed.set(r.condition, c);
+  }
+  perCondition(): string {
+    return [...this.fixed.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k} ${v.fixed}/${v.done}`).join(" ");
+  }
+  elapsed(): number {
+    return (performance.now() - this.startedAt) / 1000;
+  }
+  eta(): number {
+    return this.newlyDone === 0 ? 0 : (this.elapsed() / this.newlyDone) * (this.total - this.done);
+  }
+}
+
+export class LineProgress implements ProgressReporter {
+  private readonly tally = new Tally();
+  constructor(private readonly write: (line: string) => void) {}
+  start(total: number, alreadyDone: readonly TaskResult[]): void {
+    this.tally.start(total, alreadyDone);
+    this.write(`tasks: ${total} (${alreadyDone.length} already done)`);
+  }
+  taskDone(r: TaskResult): void {
+    this.tally.add(r);
+    this.write(`[${this.tally.done}/${this.tally.total}] ${r.taskId} ${r.outcome}${r.falseFixed ? " (false fixed)" : ""} turns=${r.turns} ${r.seconds.toFixed(1)}s | fixed ${this.tally.perCondition()} | elapsed ${fmt(this.tally.elapsed())} eta ${fmt(this.tally.eta())}`);
+  }
+  stop(): void {}
+}
+
+export class BarProgress implements ProgressReporter {
+  private readonly tally = new Tally();
+  private readonly bar = new cliProgress.SingleBar(
+    { format: "{bar} {value}/{total} | fixed {fixed} | elapsed {elapsedText} | eta {etaText}", hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  start(total: number, alreadyDone: readonly TaskResult[]): void {
+    this.tally.start(total, alreadyDone);
+    this.bar.start(total, this.tally.done, { fixed: this.tally.perCondition(), elapsedText: "0s", etaText: "?" });
+  }
+  taskDone(r: TaskResult): void {
+    this.tally.add(r);
+    this.bar.update(this.tally.done, { fixed: this.tally.perCondition(), elapsedText: fmt(this.tally.elapsed()), etaText: fmt(this.tally.eta()) });
+  }
+  stop(): void {
+    this.bar.stop();
+  }
+}
+
+export const silentProgress: ProgressReporter = { start: () => {}, taskDone: () => {}, stop: () => {} };

@@ -1,0 +1,50 @@
+// compare: several runs (models, conditions, repeats) side by side: fixed rate per condition
+// with its 95% interval, and false "fixed" counts.
+import { err, ok, type Result } from "../lab/result.ts";
+import { CONDITION_IDS, type ConditionId } from "./conditions.ts";
+import type { BenchErrorCode } from "./errorCodes.ts";
+import { pct, summarize, type ConditionSummary } from "./resultsSummary.ts";
+import { readManifest, readTaskResults } from "./runDirectory.ts";
+
+export interface ComparedRun {
+  readonly dir: string;
+  readonly label: string;
+  readonly tasks: number;
+  readonly byCondition: Partial<Record<ConditionId, ConditionSummary>>;
+}
+
+export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], BenchErrorCode> {
+  if (dirs.length === 0) return err("invalid_option", "compare needs at least one run directory");
+  const out: ComparedRun[] = [];
+  for (const dir of dirs) {
+    const m = readManifest(dir);
+    if (!m.ok) return m;
+    const rs = readTaskResults(dir);
+    if (!rs.ok) return rs;
+    const label = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
+    const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
+    for (const s of summarize(rs.value)) byCondition[s.condition] = s;
+    out.push({ dir, label, tasks: rs.value.length, byCondition });
+  }
+  return ok(out);
+}
+
+export function renderComparison(runs: readonly ComparedRun[]): string {
+  const conds = CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
+  const lines = [
+    `| Run | ${conds.map((c) => `${c} fixed (95% CI)`).join(" | ")} | ${conds.map((c) => `${c} false fixed`).join(" | ")} |`,
+    `|---|${conds.map(() => "---").join("|")}|${conds.map(() => "---").join("|")}|`,
+  ];
+  for (const r of runs) {
+    const cells = conds.map((c) => {
+      const s = r.byCondition[c];
+      return s ? `${pct(s.fixedRate)} (${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])}, n=${s.tasks})` : "–";
+    });
+    const ff = conds.map((c) => {
+      const s = r.byCondition[c];
+      return s ? String(s.falseFixed) : "–";
+    });
+    lines.push(`| ${r.label} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
+  }
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,136 @@
+// A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
+// appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
+// diffs/<task>.diff, and results.json + results.md rewritten after every task.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { err, ok, type Result } from "../lab/result.ts";
+import { CONDITION_IDS } from "./conditions.ts";
+import type { BenchErrorCode } from "./errorCodes.ts";
+import { renderResultsMarkdown, summarize } from "./resultsSummary.ts";
+import { OUTCOME_CLASSES, type TaskResult } from "./taskOutcome.ts";
+
+export const RUN_SCHEMA_VERSION = 1;
+
+export interface RunManifest {
+  readonly schema: number;
+  readonly kind: "quixbugs-run";
+  readonly createdAt: string;
+  /** What must match for --resume and merge: same model, prompts, budget and grading. */
+  readonly fingerprint: Readonly<Record<string, unknown>>;
+  readonly model: Readonly<Record<string, unknown>>;
+  readonly conditions: readonly string[];
+  readonly programs: readonly string[];
+  readonly shard: { readonly index: number; readonly count: number } | null;
+  readonly environment: Readonly<Record<string, unknown>>;
+  readonly mergedFrom?: readonly string[];
+}
+
+export const RUN_FILES = {
+  manifest: "run.json",
+  tasks: "tasks.ndjson",
+  resultsJson: "results.json",
+  resultsMd: "results.md",
+  traces: "traces",
+  diffs: "diffs",
+} as const;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Checks the fields the tables use; anything else in a record is kept as written. */
+export function parseTaskResult(v: unknown): TaskResult | undefined {
+  if (!isRecord(v)) return undefined;
+  if (typeof v.taskId !== "string" || typeof v.program !== "string") return undefined;
+  if (!CONDITION_IDS.includes(v.condition as never) || !OUTCOME_CLASSES.includes(v.outcome as never)) return undefined;
+  for (const k of ["turns", "tokens", "seconds"]) if (typeof v[k] !== "number") return undefined;
+  for (const k of ["claimedFixed", "falseFixed"]) if (typeof v[k] !== "boolean") return undefined;
+  if (!isRecord(v.guardrails) || !isRecord(v.grade)) return undefined;
+  return v as unknown as TaskResult;
+}
+
+export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
+  const path = join(dir, RUN_FILES.manifest);
+  if (!existsSync(path)) return err("run_dir_invalid", `${dir} has no ${RUN_FILES.manifest}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8")) as unknown;
+  } catch {
+    return err("run_dir_invalid", `${RUN_FILES.manifest} is not JSON`);
+  }
+  if (!isRecord(parsed) || parsed.kind !== "quixbugs-run" || parsed.schema !== RUN_SCHEMA_VERSION || !isRecord(parsed.fingerprint)) {
+    return err("run_dir_invalid", `${RUN_FILES.manifest} is not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
+  }
+  return ok(parsed as unknown as RunManifest);
+}
+
+/** Finished tasks of a run. A torn last line (interrupted write) is ignored; other bad lines are errors. */
+export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCode> {
+  const path = join(dir, RUN_FILES.tasks);
+  if (!existsSync(path)) return ok([]);
+  const lines = readFileSync(path, "utf8").split("\n");
+  const out = new Map<string, TaskResult>();
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line) as unknown;
+    } catch {
+      if (i === lines.length - 1) continue;
+      return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not JSON`);
+    }
+    const r = parseTaskResult(parsed);
+    if (!r) return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not a task result`);
+    out.set(r.taskId, r);
+  }
+  return ok([...out.values()]);
+}
+
+/** Cuts a torn last line (a write interrupted mid-line) so that new results start on a fresh line. */
+export function dropTornTail(dir: string): void {
+  const path = join(dir, RUN_FILES.tasks);
+  if (!existsSync(path)) return;
+  const text = readFileSync(path, "utf8");
+  if (text === "" || text.endsWith("\n")) return;
+  writeFileSync(path, text.slice(0, text.lastIndexOf("\n") + 1));
+}
+
+export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const canon = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => p.localeCompare(q))) : v));
+  return canon(a) === canon(b);
+}
+
+export function prepareRunDir(dir: string): void {
+  mkdirSync(join(dir, RUN_FILES.traces), { recursive: true });
+  mkdirSync(join(dir, RUN_FILES.diffs), { recursive: true });
+}
+
+export function writeManifest(dir: string, manifest: RunManifest): void {
+  writeFileSync(join(dir, RUN_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n");
+}
+
+export function appendTaskResult(dir: string, result: TaskResult): void {
+  appendFileSync(join(dir, RUN_FILES.tasks), JSON.stringify(result) + "\n");
+}
+
+export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number): void {
+  const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId));
+  writeFileSync(
+    join(dir, RUN_FILES.resultsJson),
+    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, summary: summarize(sorted), tasks: sorted }, null, 2) + "\n",
+  );
+  const model = manifest.model;
+  const label = typeof model.label === "string" ? model.label : "model";
+  const env = manifest.environment;
+  const lines = [
+    `model: ${label}${typeof model.servedModel === "string" ? ` (server reports: ${model.servedModel})` : ""}`,
+    `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
+    `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
+    `prompts: ${String(manifest.fingerprint.promptSetVersion)} (hashes in run.json)`,
+    `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
+    `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
+    ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
+    ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
+  ];
+  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `QuixBugs controlled-agent benchmark: ${label}`, lines }, sorted));
+}

@@ -1,0 +1,68 @@
+// merge: joins the shards of one benchmark (same fingerprint) into one run directory, with
+// their traces and diffs, and rewrites results.json and results.md over the union.
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { err, ok, type Result } from "../lab/result.ts";
+import type { BenchErrorCode } from "./errorCodes.ts";
+import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
+import type { TaskResult } from "./taskOutcome.ts";
+
+export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
+  if (runDirs.length === 0) return err("invalid_option", "merge needs at least one run directory");
+  if (existsSync(join(outDir, RUN_FILES.manifest))) return err("run_dir_invalid", `${outDir} already holds a run`);
+  const manifests: RunManifest[] = [];
+  const byTask = new Map<string, { result: TaskResult; dir: string }>();
+  const duplicates: string[] = [];
+  for (const dir of runDirs) {
+    const m = readManifest(dir);
+    if (!m.ok) return m;
+    if (manifests[0] && !sameFingerprint(manifests[0].fingerprint, m.value.fingerprint)) {
+      return err("run_dir_invalid", `${dir} used a different model, prompts, budget or grading than ${runDirs[0]}; use compare for different runs`);
+    }
+    manifests.push(m.value);
+    const rs = readTaskResults(dir);
+    if (!rs.ok) return rs;
+    for (const r of rs.value) {
+      if (byTask.has(r.taskId)) {
+        duplicates.push(r.taskId);
+        continue;
+      }
+      byTask.set(r.taskId, { result: r, dir });
+    }
+  }
+  prepareRunDir(outDir);
+  const first = manifests[0]!;
+  const union = (f: (m: RunManifest) => readonly string[]): string[] => [...new Set(manifests.flatMap(f))].sort();
+  const manifest: RunManifest = {
+    schema: RUN_SCHEMA_VERSION,
+    kind: "quixbugs-run",
+    createdAt: new Date().toISOString(),
+    fingerprint: first.fingerprint,
+    model: first.model,
+    conditions: union((m) => m.conditions),
+    programs: union((m) => m.programs),
+    shard: null,
+    environment: first.environment,
+    mergedFrom: [...runDirs],
+  };
+  writeManifest(outDir, manifest);
+  const results: TaskResult[] = [];
+  for (const { result, dir } of [...byTask.values()].sort((a, b) => a.result.taskId.localeCompare(b.result.taskId))) {
+    for (const rel of [result.tracePath, result.diffPath]) {
+      if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+\.(ndjson|diff)$/.test(rel) && existsSync(join(dir, rel))) {
+        copyFileSync(join(dir, rel), join(outDir, rel));
+      }
+    }
+    appendTaskResult(outDir, result);
+    results.push(result);
+  }
+  const expected = manifest.programs.length * manifest.conditions.length;
+  writeResults(outDir, manifest, results, expected);
+  return ok({ manifest, results, duplicates });
+}
+
+/** Lists the task ids a run directory has traces for (used by tests and by compare's notes). */
+export function traceFiles(dir: string): string[] {
+  const t = join(dir, RUN_FILES.traces);
+  return existsSync(t) ? readdirSync(t).sort() : [];
+}

@@ -1,0 +1,95 @@
+// The runtime lock written before every model trial (runtime-lock.json): the Node version, the
+// exact resolved version and integrity of every installed package (from package-lock.json and
+// from what is actually installed), the inference engine's native binaries, OS and CPU. A trial
+// refuses to start when the installed tree disagrees with the lockfile.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { runtimeIdentity } from "./runtimeIdentity.ts";
+
+export interface LockedPackage {
+  readonly path: string;
+  readonly version: string;
+  readonly integrity: string | null;
+  readonly dev: boolean;
+  readonly optional: boolean;
+  /** installed: present with the locked version; absent_optional: an optional package for another platform. */
+  readonly status: "installed" | "absent_optional" | "missing" | "version_mismatch" | "integrity_mismatch";
+  readonly installedVersion: string | null;
+}
+
+export interface RuntimeLock {
+  readonly schema: "tca.runtime-lock/1";
+  readonly created_at: string;
+  readonly runtime: Record<string, unknown>;
+  readonly lockfile_sha256: string;
+  readonly packages: readonly LockedPackage[];
+  readonly native_engine: { readonly package: string; readonly build_metadata: unknown; readonly files: Readonly<Record<string, string>> } | null;
+  readonly mismatches: readonly string[];
+}
+
+interface LockfileEntry {
+  readonly version?: string;
+  readonly integrity?: string;
+  readonly dev?: boolean;
+  readonly optional?: boolean;
+  readonly devOptional?: boolean;
+  readonly link?: boolean;
+}
+
+function readLockPackages(path: string): Record<string, LockfileEntry> {
+  const parsed = JSON.parse(readFileSync(path, "utf8")) as { packages?: Record<string, LockfileEntry> };
+  return parsed.packages ?? {};
+}
+
+const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
+
+/** Compares package-lock.json with node_modules (and npm's record of what it installed). */
+export function buildRuntimeLock(packageRoot: string, options: { readonly includeDev?: boolean } = {}): RuntimeLock {
+  const lockfilePath = join(packageRoot, "package-lock.json");
+  const locked = readLockPackages(lockfilePath);
+  const hiddenPath = join(packageRoot, "node_modules", ".package-lock.json");
+  const installedRecord = existsSync(hiddenPath) ? readLockPackages(hiddenPath) : {};
+  const packages: LockedPackage[] = [];
+  const mismatches: string[] = [];
+  for (const [path, entry] of Object.entries(locked)) {
+    if (path === "" || entry.link === true || entry.version === undefined) continue;
+    const dev = entry.dev === true || entry.devOptional === true;
+    if (dev && options.includeDev === false) continue;
+    const optional = entry.optional === true || entry.devOptional === true;
+    const manifest = join(packageRoot, path, "package.json");
+    let installedVersion: string | null = null;
+    if (existsSync(manifest)) installedVersion = (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version ?? null;
+    let status: LockedPackage["status"];
+    if (installedVersion === null) status = optional ? "absent_optional" : "missing";
+    else if (installedVersion !== entry.version) status = "version_mismatch";
+    else if (entry.integrity !== undefined && installedRecord[path]?.integrity !== undefined && installedRecord[path]?.integrity !== entry.integrity) status = "integrity_mismatch";
+    else status = "installed";
+    if (status !== "installed" && status !== "absent_optional") mismatches.push(`${path}: ${status}`);
+    packages.push({ path, version: entry.version, integrity: entry.integrity ?? null, dev, optional, status, installedVersion });
+  }
+  return {
+    schema: "tca.runtime-lock/1",
+    created_at: new Date().toISOString(),
+    runtime: runtimeIdentity(),
+    lockfile_sha256: sha256(readFileSync(lockfilePath)),
+    packages,
+    native_engine: nativeEngineIdentity(packageRoot),
+    mismatches,
+  };
+}
+
+/** Hashes of the prebuilt llama.cpp binaries node-llama-cpp loads on this platform, and their build record. */
+function nativeEngineIdentity(packageRoot: string): RuntimeLock["native_engine"] {
+  const pkg = `@node-llama-cpp/${process.platform}-${process.arch}`;
+  const bins = join(packageRoot, "node_modules", pkg, "bins", `${process.platform}-${process.arch}`);
+  if (!existsSync(bins)) return null;
+  const files: Record<string, string> = {};
+  for (const name of readdirSync(bins).sort()) {
+    const path = join(bins, name);
+    if (statSync(path).isFile()) files[name] = sha256(readFileSync(path));
+  }
+  const metadataPath = join(bins, "_nlcBuildMetadata.json");
+  const build_metadata: unknown = existsSync(metadataPath) ? JSON.parse(readFileSync(metadataPath, "utf8")) : null;
+  return { package: pkg, build_metadata, files };
+}

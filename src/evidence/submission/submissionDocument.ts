@@ -1,0 +1,237 @@
+// submission.md, written from the evidence only. Every factual sentence carries a citation of the
+// audit events or files it comes from; success is never stated unless verified_success is true;
+// a synthetic pipeline check is never presented as a model result. Places for the learner's own
+// analysis are marked, not filled in.
+import { PREDICTION_QUESTIONS } from "../../lab/constants.ts";
+import type { PredictionsRecord } from "../../lab/predictions.ts";
+import { cite, fenced, table } from "./markdownText.ts";
+import { proposalStories, recoveryPattern, type ProposalStory } from "./proposalStory.ts";
+import { eventsOf, record, runKind, type RunEvidence } from "./runEvidence.ts";
+
+export interface ChecksEvidence {
+  readonly directory: string;
+  readonly report: { readonly total: number; readonly passed: number; readonly failed: number; readonly checks: readonly Readonly<Record<string, unknown>>[] };
+}
+
+export interface SubmissionInput {
+  readonly baseline: RunEvidence;
+  readonly model: RunEvidence | null;
+  /** Why the model stage could not run, when it could not (download, loading, ...). */
+  readonly blockedReason: string | null;
+  readonly checks: ChecksEvidence | null;
+  readonly predictions: PredictionsRecord | null;
+  readonly implementationVersion: string;
+}
+
+const LEARNER = "> **Learner's analysis:** _write your own interpretation here._";
+
+export function renderSubmission(input: SubmissionInput): string {
+  const { baseline, model } = input;
+  const modelKind = model ? runKind(model) : null;
+  const realModel = modelKind === "model_trial";
+  const stage = model === null ? (input.blockedReason ? `blocked: ${input.blockedReason}` : "model stage not run") : realModel ? "run (a real model was called)" : "model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run; its output is not a model result";
+  const stories = model ? proposalStories(model) : [];
+  const parts: string[] = [
+    "# Lab 16 submission: Build a Tiny Coding Agent",
+    "",
+    `Model stage: **${stage}**.`,
+    "",
+    ...artifactsSection(input),
+    ...predictionsSection(input, stories),
+    ...harnessSection(input),
+    ...generatedSection(model, stories, realModel),
+    ...originsSection(model, stories),
+    ...evaluationSection(baseline, model),
+    ...recoverySection(model, stories),
+    ...resourcesSection(model),
+    ...questionsSection(input, stories),
+  ];
+  return `${parts.join("\n")}\n`;
+}
+
+function finalOf(run: RunEvidence): { stop: string; verified: boolean; status: string; pub: string; held: string; invalid: string } {
+  const evaluation = record(run.final["final_evaluation"]);
+  return {
+    stop: String(run.final["stop_reason"]),
+    verified: run.final["verified_success"] === true,
+    status: String(evaluation["status"]),
+    pub: `${String(evaluation["public_passed"])}/${String(evaluation["public_total"])}`,
+    held: `${String(evaluation["held_out_passed"])}/${String(evaluation["held_out_total"])}`,
+    invalid: String(run.final["invalid_proposals"]),
+  };
+}
+
+function verdictSentence(run: RunEvidence): string {
+  const f = finalOf(run);
+  const claim = f.verified ? "verified_success is true" : "verified_success is false: this run is not a verified success";
+  return `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`;
+}
+
+function artifactsSection(input: SubmissionInput): string[] {
+  const modelTrial = input.model ? record(input.model.manifest["model_trial"]) : {};
+  const rows: string[][] = [
+    ["implementation", `tiny-coding-agent ${input.implementationVersion}, harness sha256 ${String(record(input.baseline.manifest["harness"])["aggregate_sha256"])}`],
+    ["runtime lock", input.model ? `${input.model.directory}/runtime-lock.json` : "not written (no model trial)"],
+    ["verified model manifest", typeof modelTrial["model_manifest"] === "string" ? modelTrial["model_manifest"] : "none (no verified model directory was used)"],
+    ["scripted baseline run", input.baseline.directory],
+    ["model run", input.model ? `${input.model.directory} (${runKind(input.model)})` : "none"],
+    ["harness checks", input.checks ? `${input.checks.directory}/checks.json` : "not supplied"],
+  ];
+  return ["## Artifacts", "", table(["artifact", "where"], rows), ""];
+}
+
+function predictionsSection(input: SubmissionInput, stories: readonly ProposalStory[]): string[] {
+  const out = ["## Predictions and outcomes", ""];
+  if (input.predictions === null) {
+    out.push(`No predictions were recorded before the trial${input.model ? ` [${input.model.name} manifest.json]` : ""}. The comparison below lists outcomes only.`, "");
+  }
+  const first = stories[0];
+  const model = input.model;
+  const outcomes: string[] = [
+    first && model ? `First proposal ${first.failure?.origin === "schema" ? "was not valid" : "passed JSON and contract validation"} (${first.outcome}) ${cite(model.name, [first.outcomeEvent])}.` : "No model proposal exists.",
+    model ? `${finalOf(model).verified ? "Both functions were repaired and verified" : "The functions were not verifiably repaired"} ${cite(model.name, [])}.` : "No model run.",
+    model ? firstFailureSentence(model, stories) : "No model run.",
+    `${finalOf(input.baseline).verified ? "Yes: the scripted baseline passed with verified_success true" : "The scripted baseline did not pass"} ${cite(input.baseline.name, [])}.`,
+    input.checks ? importPathSentence(input.checks) : "The harness checks were not supplied.",
+  ];
+  const rows = PREDICTION_QUESTIONS.map((question, i) => {
+    const prediction = input.predictions?.predictions[i];
+    return [String(i + 1), question, prediction ? `${prediction.answer} (recorded ${prediction.answered_at})` : "(none recorded)", outcomes[i] ?? ""];
+  });
+  out.push(table(["#", "question", "prediction", "observed outcome"], rows), "", LEARNER, "");
+  return out;
+}
+
+function firstFailureSentence(model: RunEvidence, stories: readonly ProposalStory[]): string {
+  const first = stories.find((s) => s.failure !== null);
+  if (!first || !first.failure) return `No proposal failed ${cite(model.name, [])}.`;
+  const kind = first.failure.origin === "schema" ? "format following" : first.failure.code === "stale_version" ? "version tracking" : first.failure.origin === "testing" ? "arithmetic (failing public cases)" : first.failure.origin;
+  return `The first failure was ${kind}: proposal ${first.proposal}, \`${first.failure.code}\` ${cite(model.name, [first.outcomeEvent])}.`;
+}
+
+function importPathSentence(checks: ChecksEvidence): string {
+  const byId = new Map(checks.report.checks.map((c) => [String(c["id"]), c]));
+  const parts = ["import", "forbidden_filename"].map((id) => {
+    const row = byId.get(id);
+    return row ? `${id}: \`${String(row["observed"])}\`, source/version unchanged: ${String(row["unchanged"])} [checks.json: ${id}]` : `${id}: not run`;
+  });
+  return `Denied without any change: ${parts.join("; ")}.`;
+}
+
+function harnessSection(input: SubmissionInput): string[] {
+  const out = ["## 1. Harness properties observed to work", ""];
+  const b = input.baseline;
+  const observations = eventsOf(b, "observation").map((e) => ({ id: e.event_id, o: record(e.data["observation"]) }));
+  const firstTest = observations.find((x) => x.o["action"] === "test");
+  const commits = eventsOf(b, "edit_committed").map((e) => e.event_id);
+  const finish = observations.find((x) => x.o["status"] === "finish_accepted");
+  const modelCalls = b.audit.filter((e) => e.source !== "scripted").length;
+  out.push(
+    firstTest
+      ? `- The initial public test failed ${Number(firstTest.o["total"]) - Number(firstTest.o["passed"])} of ${String(firstTest.o["total"])} cases ${cite(b.name, [firstTest.id])}.`
+      : `- The baseline ran no public test ${cite(b.name, [])}.`,
+    `- ${commits.length} edits were committed, each after a write-ahead intent ${cite(b.name, commits)}.`,
+    `- finish was accepted only after a passing test on the same version and digest ${cite(b.name, [finish?.id ?? null])}.`,
+    `- ${verdictSentence(b)}`,
+    `- Every baseline record is labelled \`scripted\`; ${modelCalls} records came from any other source [${b.name} audit.jsonl].`,
+  );
+  if (input.checks) {
+    const r = input.checks.report;
+    out.push(`- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed [checks.json].`, "");
+    const rows = r.checks.map((c) => [String(c["id"]), String(c["expected"]), String(c["observed"]), String(c["unchanged"]), c["passed"] === true ? "ok" : "FAIL"]);
+    out.push(table(["check", "expected", "observed", "source/version unchanged", "result"], rows));
+  } else {
+    out.push("- Harness checks: not supplied (run `tca lab checks`).");
+  }
+  out.push("", LEARNER, "");
+  return out;
+}
+
+function generatedSection(model: RunEvidence | null, stories: readonly ProposalStory[], realModel: boolean): string[] {
+  const out = ["## 2. What the model actually generated", ""];
+  if (model === null) return [...out, "Nothing: the model stage was not run.", ""];
+  if (!realModel) out.push("These texts come from a synthetic random-weight checkpoint (pipeline check). They say nothing about the pinned model's ability.", "");
+  const first = stories.find((s) => s.failure !== null);
+  if (first) {
+    out.push(`The first failure is proposal ${first.proposal} (\`${first.failure?.code ?? ""}\`) ${cite(model.name, [first.generationEvent, first.outcomeEvent])}:`, "", fenced(first.rawText ?? "(no text was generated)"), "");
+  }
+  for (const story of stories) {
+    const tokens = story.outputTokens === null ? "" : `, ${story.outputTokens} output tokens`;
+    out.push(`### Proposal ${story.proposal}: ${story.outcome}${tokens} ${cite(model.name, [story.generationEvent, story.outcomeEvent])}`, "", fenced(story.rawText ?? "(no text was generated)"), "");
+  }
+  return out;
+}
+
+function originsSection(model: RunEvidence | null, stories: readonly ProposalStory[]): string[] {
+  const out = ["## 3. Where failures originated", ""];
+  if (model === null) return [...out, "No model run.", ""];
+  const failures = stories.filter((s) => s.failure !== null);
+  if (failures.length === 0) out.push(`No proposal failed ${cite(model.name, [])}.`);
+  else out.push(table(["proposal", "origin", "code", "evidence"], failures.map((s) => [String(s.proposal), s.failure?.origin ?? "", s.failure?.code ?? "", cite(model.name, [s.outcomeEvent])])));
+  out.push("", `Run-level stop: \`${finalOf(model).stop}\` ${cite(model.name, eventsOf(model, "stop").map((e) => e.event_id))}.`, "", LEARNER, "");
+  return out;
+}
+
+function evaluationSection(baseline: RunEvidence, model: RunEvidence | null): string[] {
+  const out = ["## 4. Boundary and held-out results", "", `- ${verdictSentence(baseline)}`];
+  if (model) {
+    out.push(`- ${verdictSentence(model)}`, "");
+    const cases = record(model.final["final_evaluation"])["cases"];
+    if (Array.isArray(cases) && cases.length > 0) {
+      const rows = cases.map((c) => {
+        const r = record(c);
+        return [String(r["set"]), String(r["function"]), JSON.stringify(r["inputs"]), String(r["expected"]), r["actual"] === null ? `error ${String(r["error"])}` : String(r["actual"]), r["passed"] === true ? "pass" : "fail"];
+      });
+      out.push(`Final-evaluation cases of the model run [${model.name} final.json]:`, "", table(["set", "function", "inputs", "expected", "actual", "result"], rows));
+    } else {
+      out.push(`The model run's final evaluation evaluated no cases (status \`${finalOf(model).status}\`) [${model.name} final.json].`);
+    }
+  }
+  out.push("", LEARNER, "");
+  return out;
+}
+
+function recoverySection(model: RunEvidence | null, stories: readonly ProposalStory[]): string[] {
+  const out = ["## 5. Recovery or repetition", ""];
+  if (model === null) return [...out, "No model run.", ""];
+  const pattern = recoveryPattern(stories);
+  const at = (n: number): number | null => stories.find((s) => s.proposal === n)?.generationEvent ?? null;
+  out.push(
+    pattern.repeated.length > 0 ? `- Repeated the previous failed proposal verbatim at proposal(s) ${pattern.repeated.join(", ")} ${cite(model.name, pattern.repeated.map(at))}.` : `- No failed proposal was repeated verbatim ${cite(model.name, stories.map((s) => s.generationEvent))}.`,
+    pattern.changedAfterFailure.length > 0 ? `- Proposed something different after a failure at proposal(s) ${pattern.changedAfterFailure.join(", ")} ${cite(model.name, pattern.changedAfterFailure.map(at))}.` : "- There was no proposal after a failure to compare.",
+    "",
+    LEARNER,
+    "",
+  );
+  return out;
+}
+
+function resourcesSection(model: RunEvidence | null): string[] {
+  const out = ["## 6. Measured resources against the plan's estimates", ""];
+  if (model === null) return [...out, "No model run, so nothing was measured.", ""];
+  const elapsed = record(model.final["elapsed_ms"]);
+  const source = record(model.manifest["proposal_source"]);
+  const load = source["load_time_ms"] ?? source["loadTimeMs"];
+  const peak = source["peak_rss_bytes"] ?? record(model.manifest["model_trial"])["peak_rss_bytes"];
+  const rows = [
+    ["float32 parameter storage", "≈1.98 GB (estimate)", "see the GGUF size in the engine manifest"],
+    ["working memory", "several GB (estimate)", typeof peak === "number" ? `peak RSS ${(peak / 2 ** 30).toFixed(2)} GiB [${model.name} manifest.json]` : "not measured in this run"],
+    ["model load", "bounded by the 10-minute trial budget", typeof load === "number" ? `${Math.round(load)} ms [${model.name} manifest.json]` : "not recorded"],
+    ["generation time", "—", `${Math.round(Number(elapsed["generation"] ?? 0))} ms over the run [${model.name} final.json]`],
+    ["total trial time", "≤ 10 minutes", `${Math.round(Number(elapsed["total"] ?? 0))} ms [${model.name} final.json]`],
+  ];
+  out.push(table(["resource", "plan", "measured"], rows), "", LEARNER.replace("write your own interpretation here", "which estimate was most inaccurate on your machine, and why?"), "");
+  return out;
+}
+
+function questionsSection(input: SubmissionInput, stories: readonly ProposalStory[]): string[] {
+  const model = input.model;
+  return [
+    "## 7. What evidence would be needed for broader claims",
+    "",
+    `This Lab shows a controller that refuses what it must refuse on one toy task ${input.checks ? "[checks.json]" : cite(input.baseline.name, [])}, and ${model ? `${stories.length} proposal(s) from one ${runKind(model) === "model_trial" ? "model" : "synthetic pipeline-check"} trial ${cite(model.name, [])}` : "no model proposals"}. Broader coding ability would need many tasks, repeated trials and held-out task sets; stronger isolation would need an OS-level sandbox and an independent threat model.`,
+    "",
+    LEARNER,
+    "",
+  ];
+}

@@ -1,0 +1,328 @@
+// The supervisor lives in the controller process and owns the model worker: it spawns it
+// in its own process group, exchanges bounded lines with it, and enforces deadlines. A call
+// waits until the earlier of the 120-second call deadline and the overall deadline; loading
+// is bounded by the overall deadline. On expiry, or on any protocol violation, the whole
+// process group gets SIGKILL and anything the worker sends afterwards is discarded.
+// A per-token callback inside the worker could not stop a hung load or a stuck native call;
+// a process kill can.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CONTROLLER_LIMITS } from "../../lab/constants.ts";
+import { err, ok, type Result } from "../../lab/result.ts";
+import { systemClock, type MonotonicClock } from "../../controller/clock.ts";
+import {
+  LineSplitter,
+  MAX_REQUEST_BYTES,
+  MAX_RESPONSE_BYTES,
+  parseWorkerResponse,
+  type GenerationInput,
+  type GenerationReport,
+  type WorkerRequest,
+  type WorkerResponse,
+} from "./protocol.ts";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const PROJECT_ROOT = path.resolve(here, "../../..");
+export const WORKER_SCRIPT = path.join(here, "modelWorker.ts");
+
+export type SupervisorEvent =
+  | { readonly kind: "spawned"; readonly pid: number }
+  | { readonly kind: "killed"; readonly reason: string }
+  | { readonly kind: "late_message_discarded"; readonly messageType: string }
+  | { readonly kind: "protocol_violation"; readonly detail: string }
+  | { readonly kind: "worker_exited"; readonly code: number | null; readonly signal: string | null };
+
+export interface SupervisorOptions {
+  /** Command and arguments of the worker; defaults to `node --import tsx <modelWorker.ts>`. */
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly cwd?: string;
+  readonly clock?: MonotonicClock;
+  readonly callDeadlineMs?: number;
+  /** How long a cancelled call may take to acknowledge before the worker is killed. */
+  readonly cancelGraceMs?: number;
+  readonly maxResponseBytes?: number;
+  readonly onEvent?: (event: SupervisorEvent) => void;
+}
+
+export interface LoadedWorker {
+  readonly label: string;
+  readonly synthetic: boolean;
+  readonly identity: Record<string, unknown>;
+  readonly loadMs: number;
+}
+
+export type SupervisedGeneration =
+  | { readonly kind: "result"; readonly report: GenerationReport; readonly elapsedMs: number }
+  | { readonly kind: "context_limit"; readonly inputTokens: number; readonly elapsedMs: number }
+  | { readonly kind: "model_error"; readonly message: string; readonly elapsedMs: number }
+  | { readonly kind: "time_limit"; readonly elapsedMs: number }
+  | { readonly kind: "cancelled"; readonly elapsedMs: number };
+
+export type SupervisorErrorCode = "time_limit" | "model_error" | "cancelled";
+
+type Waiter = (event: { kind: "message"; message: WorkerResponse } | { kind: "failure"; message: string }) => boolean;
+
+/** Environment for the worker: only what node and tsx need; no credentials pass through. */
+function workerEnvironment(): NodeJS.ProcessEnv {
+  const keep = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"];
+  const env: NodeJS.ProcessEnv = { NODE_NO_WARNINGS: "1" };
+  for (const key of keep) if (process.env[key] !== undefined) env[key] = process.env[key];
+  return env;
+}
+
+export class ModelSupervisor {
+  private child: ChildProcess | null = null;
+  private waiter: Waiter | null = null;
+  private dead = false;
+  private nextId = 1;
+  private readonly clock: MonotonicClock;
+  private diagnostics = "";
+
+  constructor(private readonly options: SupervisorOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Process id of the worker (also its process group id), or null. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** The last few KB the worker printed on stdout/stderr (trusted diagnostics, never model input). */
+  get workerDiagnostics(): string {
+    return this.diagnostics;
+  }
+
+  private emit(event: SupervisorEvent): void {
+    this.options.onEvent?.(event);
+  }
+
+  private start(): Result<ChildProcess, "model_error"> {
+    if (this.child !== null) return ok(this.child);
+    const command = this.options.command ?? process.execPath;
+    const args = this.options.args ?? ["--import", "tsx", WORKER_SCRIPT];
+    let child: ChildProcess;
+    try {
+      child = spawn(command, [...args], {
+        cwd: this.options.cwd ?? PROJECT_ROOT,
+        env: workerEnvironment(),
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
+        detached: true, // its own process group, so one kill reaches every descendant
+      });
+    } catch {
+      return err("model_error", "the model worker could not be started");
+    }
+    this.child = child;
+    if (child.pid !== undefined) this.emit({ kind: "spawned", pid: child.pid });
+    const keepTail = (chunk: Buffer): void => {
+      this.diagnostics = (this.diagnostics + chunk.toString("utf8")).slice(-4096);
+    };
+    child.stdout?.on("data", keepTail);
+    child.stderr?.on("data", keepTail);
+    child.stdin?.on("error", () => undefined);
+    const splitter = new LineSplitter(this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    const channel = child.stdio[3] as NodeJS.ReadableStream | null;
+    channel?.on("data", (chunk: Buffer) => {
+      if (this.dead) return;
+      const lines = splitter.push(chunk);
+      if (lines === "oversized") {
+        this.violation("worker message exceeds the size cap");
+        return;
+      }
+      for (const line of lines) {
+        if (this.dead) return;
+        const message = parseWorkerResponse(line);
+        if (message === null) {
+          this.violation("malformed worker message");
+          return;
+        }
+        const waiter = this.waiter;
+        if (waiter === null || !waiter({ kind: "message", message })) {
+          this.emit({ kind: "late_message_discarded", messageType: message.type });
+        }
+      }
+    });
+    child.on("exit", (code, signal) => {
+      this.emit({ kind: "worker_exited", code, signal });
+      const wasDead = this.dead;
+      this.dead = true;
+      if (!wasDead) this.waiter?.({ kind: "failure", message: "the model worker exited" });
+    });
+    child.on("error", () => {
+      if (!this.dead) this.waiter?.({ kind: "failure", message: "the model worker failed" });
+      this.dead = true;
+    });
+    return ok(child);
+  }
+
+  private violation(detail: string): void {
+    this.emit({ kind: "protocol_violation", detail });
+    const waiter = this.waiter;
+    this.kill("protocol_violation");
+    waiter?.({ kind: "failure", message: `worker protocol violation: ${detail}` });
+  }
+
+  /** SIGKILL the worker's whole process group. Later messages are discarded. */
+  kill(reason: string): void {
+    const child = this.child;
+    if (child === null || child.pid === undefined) return;
+    if (!this.dead || child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    this.dead = true;
+    this.emit({ kind: "killed", reason });
+  }
+
+  private send(request: WorkerRequest): boolean {
+    const line = JSON.stringify(request) + "\n";
+    if (Buffer.byteLength(line) > MAX_REQUEST_BYTES || this.child?.stdin === null || this.child?.stdin === undefined) return false;
+    this.child.stdin.write(line);
+    return true;
+  }
+
+  /**
+   * Wait for a message accepted by `accept` (which returns a value, or undefined to pass),
+   * a worker failure, or `deadlineAt`. Messages not accepted are discarded as late.
+   */
+  private waitFor<T>(deadlineAt: number, accept: (m: WorkerResponse) => T | undefined, onExpiry: () => T, onFailure: (message: string) => T): Promise<T> {
+    return new Promise<T>((resolve) => {
+      let settled = false;
+      const settle = (value: T): void => {
+        if (settled) return;
+        settled = true;
+        cancelTimer();
+        this.waiter = null;
+        resolve(value);
+      };
+      const cancelTimer = this.clock.at(deadlineAt, () => settle(onExpiry()));
+      this.waiter = (event) => {
+        if (settled) return false;
+        if (event.kind === "failure") {
+          settle(onFailure(event.message));
+          return true;
+        }
+        const value = accept(event.message);
+        if (value === undefined) return false;
+        settle(value);
+        return true;
+      };
+    });
+  }
+
+  /** Start the worker and load the model, bounded by the overall deadline. */
+  async load(modelDirectory: string, overallDeadlineMs: number): Promise<Result<LoadedWorker, SupervisorErrorCode>> {
+    const started = this.clock.now();
+    if (started >= overallDeadlineMs) return err("time_limit", "the overall deadline has passed");
+    const child = this.start();
+    if (!child.ok) return child;
+    if (this.dead || !this.send({ type: "load", modelDirectory })) return err("model_error", "the model worker is not running");
+    type LoadOutcome = Result<LoadedWorker, SupervisorErrorCode>;
+    return this.waitFor<LoadOutcome>(
+      overallDeadlineMs,
+      (m) => {
+        if (m.type === "loaded") return ok({ label: m.label, synthetic: m.synthetic, identity: m.identity, loadMs: this.clock.now() - started });
+        if (m.type === "error" && m.id === null) {
+          this.kill("load_failed");
+          return err("model_error", `loading failed (${m.error})`);
+        }
+        return undefined;
+      },
+      () => {
+        this.kill("load_deadline");
+        return err("time_limit", "loading did not finish before the overall deadline");
+      },
+      (message) => err("model_error", message),
+    );
+  }
+
+  /** One supervised generation: ends by the earlier of the call deadline and the overall deadline. */
+  async generate(
+    input: GenerationInput,
+    options: { readonly overallDeadlineMs: number; readonly signal?: AbortSignal; readonly reusePrefix?: boolean },
+  ): Promise<SupervisedGeneration> {
+    const started = this.clock.now();
+    const elapsed = (): number => this.clock.now() - started;
+    const deadlineAt = Math.min(started + (this.options.callDeadlineMs ?? CONTROLLER_LIMITS.perCallDeadlineMs), options.overallDeadlineMs);
+    if (options.signal?.aborted === true) return { kind: "cancelled", elapsedMs: 0 };
+    if (started >= deadlineAt) return { kind: "time_limit", elapsedMs: 0 };
+    if (this.child === null || this.dead) return { kind: "model_error", message: "the model worker is not running", elapsedMs: 0 };
+    const id = this.nextId++;
+    if (!this.send({ type: "generate", id, input, reusePrefix: options.reusePrefix ?? true })) {
+      return { kind: "model_error", message: "request exceeds the size cap", elapsedMs: 0 };
+    }
+    let cancelling = false;
+    let cancelTimer: (() => void) | null = null;
+    const wait = this.waitFor<SupervisedGeneration>(
+      deadlineAt,
+      (m) => {
+        if (!("id" in m) || m.id !== id) {
+          if (m.type === "error" && m.id === null) return { kind: "model_error", message: `worker error (${m.error})`, elapsedMs: elapsed() };
+          return undefined;
+        }
+        if (cancelling) return { kind: "cancelled", elapsedMs: elapsed() };
+        switch (m.type) {
+          case "result":
+            return { kind: "result", report: m.report, elapsedMs: elapsed() };
+          case "context_limit":
+            return { kind: "context_limit", inputTokens: m.inputTokens, elapsedMs: elapsed() };
+          case "cancelled":
+            return { kind: "cancelled", elapsedMs: elapsed() };
+          case "error":
+            return { kind: "model_error", message: `generation failed (${m.error})`, elapsedMs: elapsed() };
+          default:
+            return undefined;
+        }
+      },
+      () => {
+        if (cancelling) {
+          this.kill("cancel_grace_expired");
+          return { kind: "cancelled", elapsedMs: elapsed() };
+        }
+        this.kill("call_deadline");
+        return { kind: "time_limit", elapsedMs: elapsed() };
+      },
+      (message) => (cancelling ? { kind: "cancelled", elapsedMs: elapsed() } : { kind: "model_error", message, elapsedMs: elapsed() }),
+    );
+    const onAbort = (): void => {
+      if (cancelling) return;
+      cancelling = true;
+      this.send({ type: "cancel", id });
+      // The worker stops between prefill chunks or tokens; if it does not answer within the
+      // grace period, the process group is killed.
+      cancelTimer = this.clock.at(Math.min(this.clock.now() + (this.options.cancelGraceMs ?? 2000), deadlineAt), () => {
+        if (this.waiter !== null) {
+          this.kill("cancel_grace_expired");
+          this.waiter({ kind: "failure", message: "cancelled" });
+        }
+      });
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await wait;
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      (cancelTimer as (() => void) | null)?.();
+    }
+  }
+
+  /** Stop the worker (kill its process group). Safe to call twice. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child === null) return;
+    if (!this.dead) {
+      child.stdin?.end();
+      this.kill("closed");
+    }
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        setTimeout(resolve, 2000).unref();
+      });
+    }
+  }
+}

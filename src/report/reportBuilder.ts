@@ -1,0 +1,109 @@
+// Builds the report of a run directory and writes it. The run directory is evidence and is
+// never written: the default output lies next to it (<run dir>.report.html), and an --out path
+// inside the run directory is refused. An existing output file is replaced only with force.
+import { closeSync, constants, openSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { dirname, relative, resolve, isAbsolute, basename, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { err, ok, type Result } from "../lab/result.ts";
+import type { ReportErrorCode } from "./errorCodes.ts";
+import { readBenchReport } from "./benchReport.ts";
+import { readChecksReport } from "./checksReport.ts";
+import { existsAtAll } from "./evidenceFiles.ts";
+import { renderReportHtml } from "./htmlPage.ts";
+import { readLabReport } from "./labReport.ts";
+import { REPORT_DOCUMENT_SCHEMA, type ReportDocument } from "./reportDocument.ts";
+import { detectRunKind } from "./runKind.ts";
+
+export const REPORT_GENERATOR = "tiny-coding-agent tca report";
+
+export interface BuiltReport {
+  readonly document: ReportDocument;
+  readonly html: string;
+}
+
+export interface BuildOptions {
+  /** Injected for reproducible tests; default: the current time. */
+  readonly now?: () => Date;
+}
+
+export function buildReportDocument(runDirectory: string, options: BuildOptions = {}): Result<ReportDocument, ReportErrorCode> {
+  const directory = resolve(runDirectory);
+  const kind = detectRunKind(directory);
+  if (!kind.ok) return kind;
+  const header = { schema: REPORT_DOCUMENT_SCHEMA, generator: REPORT_GENERATOR, generatedAt: (options.now ?? (() => new Date()))().toISOString() } as const;
+  switch (kind.value) {
+    case "lab":
+      return ok({ ...header, kind: "lab", lab: readLabReport(directory) });
+    case "checks":
+      return ok({ ...header, kind: "checks", checks: readChecksReport(directory) });
+    case "bench":
+      return ok({ ...header, kind: "bench", bench: readBenchReport(directory) });
+  }
+}
+
+export function buildReport(runDirectory: string, options: BuildOptions = {}): Result<BuiltReport, ReportErrorCode> {
+  const document = buildReportDocument(runDirectory, options);
+  if (!document.ok) return document;
+  return ok({ document: document.value, html: renderReportHtml(document.value) });
+}
+
+/** <parent>/<run dir name>.report.html: next to the run directory, never inside it. */
+export function defaultReportPath(runDirectory: string): string {
+  const directory = resolve(runDirectory);
+  return join(dirname(directory), `${basename(directory)}.report.html`);
+}
+
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** True when `path` is the run directory or inside it (after resolving symlinks of the existing parts). */
+export function isInsideDirectory(path: string, directory: string): boolean {
+  const parent = realOrResolved(dirname(resolve(path)));
+  const target = join(parent, basename(resolve(path)));
+  const root = realOrResolved(directory);
+  const rel = relative(root, target);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+export interface WriteOptions extends BuildOptions {
+  readonly out?: string;
+  readonly force?: boolean;
+}
+
+/** Builds the report and writes it (atomically: a temporary file, then a rename). */
+export function writeReport(runDirectory: string, options: WriteOptions = {}): Result<{ path: string; report: BuiltReport }, ReportErrorCode> {
+  const out = resolve(options.out ?? defaultReportPath(runDirectory));
+  if (isInsideDirectory(out, runDirectory)) {
+    return err("output_inside_run_directory", "the run directory is evidence: write the report outside it (the default is <run dir>.report.html next to it)");
+  }
+  if (existsAtAll(out) && options.force !== true) return err("output_exists", "the output file exists; pass --force to replace it");
+  const built = buildReport(runDirectory, options);
+  if (!built.ok) return built;
+  const temporary = join(dirname(out), `.${basename(out)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    try {
+      writeSync(fd, built.value.html);
+    } finally {
+      closeSync(fd);
+    }
+    if (existsAtAll(out) && options.force !== true) {
+      unlinkSync(temporary);
+      return err("output_exists", "the output file appeared while the report was built; pass --force to replace it");
+    }
+    renameSync(temporary, out);
+  } catch {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // nothing was created
+    }
+    return err("output_unwritable", "cannot write the report file there");
+  }
+  return ok({ path: out, report: built.value });
+}

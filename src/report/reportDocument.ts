@@ -1,0 +1,140 @@
+// The data a report page renders: built in Node from the evidence, embedded in the page as JSON
+// and drawn by the inline viewer with textContent only. Every judgement (verdict, status of a
+// proposal, which file a diff came from) is made here, where it can be unit-tested; the viewer
+// only lays it out.
+import type { DiffLine } from "../bench/unifiedDiff.ts";
+import type { JsonObject } from "./evidenceFiles.ts";
+
+export const REPORT_DOCUMENT_SCHEMA = "tca.report/1";
+
+export type VerdictTone = "success" | "failure" | "incomplete";
+
+export interface Verdict {
+  /** "VERIFIED SUCCESS" only when final.json says verified_success is true. */
+  readonly headline: string;
+  readonly tone: VerdictTone;
+  readonly details: readonly string[];
+}
+
+export interface KindLabel {
+  readonly kind: string;
+  readonly title: string;
+  readonly explanation: string;
+  readonly pipelineCheck: boolean;
+}
+
+export type ProposalStatus = "accepted" | "invalid" | "denied" | "tool_error" | "discarded" | "no_proposal" | "integrity_failure" | "incomplete";
+
+export interface ProposalView {
+  readonly number: number;
+  readonly status: ProposalStatus;
+  /** The error code (invalid, denied, tool error), the discard reason, or the generation outcome. */
+  readonly code: string | null;
+  readonly action: string | null;
+  readonly rawText: string | null;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+  readonly generationMs: number | null;
+  readonly records: readonly JsonObject[];
+}
+
+export interface EditView {
+  readonly proposal: number | null;
+  readonly eventId: number | null;
+  readonly how: "committed" | "reconciled";
+  readonly function: string | null;
+  readonly oldVersion: number | null;
+  readonly version: number | null;
+  readonly beforeSha256: string | null;
+  readonly sha256: string | null;
+  readonly expressionsBefore: JsonObject | null;
+  readonly expressionsAfter: JsonObject | null;
+  /** Line diff of toy_math.py, or null when a side's bytes were not preserved (see diffNote). */
+  readonly diff: readonly DiffLine[] | null;
+  readonly diffNote: string | null;
+  readonly beforeFile: string | null;
+  readonly afterFile: string | null;
+}
+
+export interface LabReportData {
+  readonly directoryName: string;
+  readonly verdict: Verdict;
+  readonly label: KindLabel;
+  readonly runId: string | null;
+  readonly stopReason: string | null;
+  readonly manifest: JsonObject | null;
+  readonly final: JsonObject | null;
+  readonly proposals: readonly ProposalView[];
+  /** Records outside any proposal (run_started, final_evaluation, run_finished, ...). */
+  readonly runRecords: readonly JsonObject[];
+  readonly edits: readonly EditView[];
+  readonly phases: readonly { readonly name: string; readonly ms: number }[];
+  /** Evidence problems the reader found (missing files, bad lines, mismatched run ids). */
+  readonly problems: readonly string[];
+}
+
+export interface CheckRowView {
+  readonly id: string;
+  readonly description: string;
+  readonly expected: string;
+  readonly observed: string;
+  readonly unchanged: string;
+  readonly passed: boolean;
+  readonly problems: readonly string[];
+  readonly runDirectoryName: string | null;
+  /** The check's own run, summarised (null for checks without a run directory). */
+  readonly run: LabReportData | null;
+}
+
+export interface ChecksReportData {
+  readonly directoryName: string;
+  readonly verdict: Verdict;
+  readonly total: number;
+  readonly passed: number;
+  readonly failed: number;
+  readonly checks: readonly CheckRowView[];
+  readonly problems: readonly string[];
+}
+
+export interface BenchTaskView {
+  readonly taskId: string;
+  readonly program: string;
+  readonly condition: string;
+  readonly outcome: string;
+  readonly stopReason: string;
+  readonly claimedFixed: boolean;
+  readonly falseFixed: boolean;
+  readonly turns: number;
+  readonly tokens: number;
+  readonly seconds: number;
+  readonly grade: JsonObject | null;
+  readonly guardrails: JsonObject | null;
+  readonly diff: string | null;
+  readonly trace: readonly JsonObject[] | null;
+  readonly traceNote: string | null;
+}
+
+export interface BenchReportData {
+  readonly directoryName: string;
+  readonly verdict: Verdict;
+  readonly label: KindLabel;
+  readonly manifest: JsonObject | null;
+  readonly complete: boolean | null;
+  readonly tasksDone: number;
+  readonly tasksExpected: number | null;
+  readonly summary: readonly JsonObject[];
+  readonly outcomeClasses: readonly string[];
+  readonly tasks: readonly BenchTaskView[];
+  readonly problems: readonly string[];
+}
+
+export type ReportBody =
+  | { readonly kind: "lab"; readonly lab: LabReportData }
+  | { readonly kind: "checks"; readonly checks: ChecksReportData }
+  | { readonly kind: "bench"; readonly bench: BenchReportData };
+
+export type ReportDocument = ReportBody & {
+  readonly schema: typeof REPORT_DOCUMENT_SCHEMA;
+  readonly generator: string;
+  readonly generatedAt: string;
+};

@@ -1,0 +1,91 @@
+// The local-model proposal source: every proposal is one supervised generation in the model
+// worker (chat template, tokenization, input budget, greedy generation, decoding of the new
+// tokens). It never substitutes text when generation fails: failures come back as
+// model_error, time_limit, cancelled or context_limit. Labelled "synthetic-pipeline-check"
+// for synthetic checkpoints, "model" otherwise.
+import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../controller/proposalSource.ts";
+import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { err, ok, type Result } from "../lab/result.ts";
+import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../model/worker/supervisor.ts";
+
+export interface LocalModelSourceOptions {
+  readonly modelDirectory: string;
+  /** Monotonic overall deadline (same clock as `clock`); loading must finish before it. */
+  readonly overallDeadlineMs: number;
+  readonly clock?: MonotonicClock;
+  readonly supervisor?: Omit<SupervisorOptions, "clock">;
+}
+
+export class LocalModelSource implements ProposalSource {
+  readonly label: string;
+  private closed = false;
+
+  private constructor(
+    private readonly supervisor: ModelSupervisor,
+    private readonly loaded: LoadedWorker,
+  ) {
+    this.label = loaded.label;
+  }
+
+  static async create(options: LocalModelSourceOptions): Promise<Result<LocalModelSource, "time_limit" | "model_error" | "cancelled">> {
+    const supervisor = new ModelSupervisor({ ...options.supervisor, clock: options.clock ?? systemClock });
+    const loaded = await supervisor.load(options.modelDirectory, options.overallDeadlineMs);
+    if (!loaded.ok) {
+      await supervisor.close();
+      return err(loaded.error, loaded.message);
+    }
+    return ok(new LocalModelSource(supervisor, loaded.value));
+  }
+
+  describe(): Readonly<Record<string, unknown>> {
+    return {
+      proposal_source: this.label,
+      synthetic: this.loaded.synthetic,
+      ...(this.loaded.synthetic ? { note: "synthetic random-weight checkpoint: a pipeline check, not a model trial" } : {}),
+      ...this.loaded.identity,
+      supervised_load_ms: Math.round(this.loaded.loadMs),
+    };
+  }
+
+  async propose(request: ProposalRequest, signal: AbortSignal): Promise<ProposalOutcome> {
+    if (this.closed) return { kind: "model_error", message: "the source is closed", metadata: {} };
+    const outcome = await this.supervisor.generate(
+      { kind: "messages", messages: request.messages },
+      { overallDeadlineMs: request.deadlineMs, signal },
+    );
+    const base = { proposalSource: this.label, callElapsedMs: Math.round(outcome.elapsedMs) };
+    switch (outcome.kind) {
+      case "result": {
+        const r = outcome.report;
+        return {
+          kind: "text",
+          text: r.text,
+          metadata: {
+            ...base,
+            inputTokens: r.inputTokens,
+            outputTokens: r.outputTokens,
+            rawOutputIds: r.rawOutputIds,
+            inputIds: r.inputIds,
+            stopCause: r.stopCause,
+            timingsMs: r.timingsMs,
+            prefixTokensReused: r.prefixTokensReused,
+            threads: r.threads,
+          },
+        };
+      }
+      case "context_limit":
+        return { kind: "context_limit", inputTokens: outcome.inputTokens, metadata: { ...base, inputTokens: outcome.inputTokens } };
+      case "model_error":
+        return { kind: "model_error", message: outcome.message, metadata: base };
+      case "time_limit":
+        return { kind: "time_limit", metadata: base };
+      case "cancelled":
+        return { kind: "cancelled", metadata: base };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.supervisor.close();
+  }
+}

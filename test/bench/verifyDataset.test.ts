@@ -1,0 +1,57 @@
+// CI: verify-dataset on ../shared/quixbugs through the CLI, in the real sandbox: all 40 buggy
+// programs fail (three by never terminating) and all 40 reference fixes pass.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { main } from "../../src/cli/main.ts";
+
+async function captureStdout(fn: () => Promise<number>): Promise<{ code: number; out: string }> {
+  const chunks: string[] = [];
+  const original = process.stdout.write.bind(process.stdout);
+  const originalErr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((c: string | Uint8Array) => {
+    chunks.push(typeof c === "string" ? c : Buffer.from(c).toString("utf8"));
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    const code = await fn();
+    return { code, out: chunks.join("") };
+  } finally {
+    process.stdout.write = original;
+    process.stderr.write = originalErr;
+  }
+}
+
+interface Report {
+  ok: boolean;
+  programs: number;
+  buggyFailing: number;
+  fixesPassing: number;
+  excluded: string[];
+  records: { program: string; buggy: { outcome: string }; fixed: { outcome: string; counts: { passed: number; skipped: number } } }[];
+}
+
+test("verify-dataset --json: 40 buggy programs fail, 40 reference fixes pass, the slow case is excluded and said so", async () => {
+  const { code, out } = await captureStdout(() => main(["bench", "quixbugs", "verify-dataset", "--json", "--jobs", "8"]));
+  const report = JSON.parse(out) as Report;
+  const notOk = report.records.filter((r) => r.buggy.outcome === "passed" || r.fixed.outcome !== "passed").map((r) => `${r.program}: buggy ${r.buggy.outcome}, fixed ${r.fixed.outcome}`);
+  assert.deepEqual(notOk, []);
+  assert.equal(code, 0);
+  assert.equal(report.ok, true);
+  assert.equal(report.programs, 40);
+  assert.equal(report.buggyFailing, 40);
+  assert.equal(report.fixesPassing, 40);
+  const timeouts = report.records.filter((r) => r.buggy.outcome === "timeout").map((r) => r.program).sort();
+  for (const p of ["bitcount", "find_first_in_sorted", "sqrt"]) assert.ok(timeouts.includes(p), `${p} should time out`);
+  assert.match(report.excluded[0] ?? "", /^knapsack: the --runslow case/);
+  assert.equal(report.records.find((r) => r.program === "knapsack")?.fixed.counts.skipped, 1);
+});
+
+test("verify-dataset refuses an unknown program and a missing data set with stable codes", async () => {
+  const unknown = await captureStdout(() => main(["bench", "quixbugs", "verify-dataset", "--json", "--programs", "nope"]));
+  assert.equal(unknown.code, 1);
+  assert.equal((JSON.parse(unknown.out) as { error: string }).error, "unknown_program");
+  const missing = await captureStdout(() => main(["bench", "quixbugs", "verify-dataset", "--json", "--dataset", "/nonexistent/quixbugs"]));
+  assert.equal(missing.code, 1);
+  assert.equal((JSON.parse(missing.out) as { error: string }).error, "dataset_missing");
+});

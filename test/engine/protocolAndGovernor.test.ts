@@ -1,0 +1,72 @@
+// Pure parts of the worker plumbing: message validation and size caps, and the thread
+// governor's choices under changing (simulated) load.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { LineSplitter, parseWorkerRequest, parseWorkerResponse } from "../../src/model/worker/protocol.ts";
+import { ThreadGovernor } from "../../src/model/engine/threadGovernor.ts";
+
+test("requests are validated field by field", () => {
+  assert.deepEqual(parseWorkerRequest('{"type":"cancel","id":3}'), { type: "cancel", id: 3 });
+  assert.equal(parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"ids","ids":[1,-2]}}'), null);
+  assert.equal(parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"ids","ids":[1.5]}}'), null);
+  assert.equal(parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"messages","messages":[{"role":"tool","content":"x"}]}}'), null);
+  assert.equal(parseWorkerRequest('{"type":"shell","command":"rm"}'), null);
+  assert.equal(parseWorkerRequest("[]"), null);
+  assert.equal(parseWorkerRequest("{"), null);
+  const ok = parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":false,"input":{"kind":"messages","messages":[{"role":"system","content":"a"},{"role":"user","content":"b"}]}}');
+  assert.equal(ok?.type, "generate");
+});
+
+test("responses are validated field by field", () => {
+  const report = { inputIds: [1], inputTokens: 1, rawOutputIds: [2], outputTokens: 1, text: "t", stopCause: "stop_token", prefixTokensReused: 0, timingsMs: { a: 1 }, threads: {} };
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report }))?.type, "result");
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, timingsMs: { a: "slow" } } })), null);
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: -1, report })), null);
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "loaded", label: "x".repeat(100), synthetic: true, identity: {} })), null);
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "error", id: null, error: "model_error", message: "m" }))?.type, "error");
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "surprise", id: 1 })), null);
+  assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, text: "y".repeat(300 * 1024) } })), null);
+});
+
+test("the line splitter joins partial lines and refuses an endless one before it completes", () => {
+  const splitter = new LineSplitter(10);
+  assert.deepEqual(splitter.push(Buffer.from("ab")), []);
+  assert.deepEqual(splitter.push(Buffer.from("c\nde\nf")), ["abc", "de"]);
+  assert.deepEqual(splitter.push(Buffer.from("g\n")), ["fg"]);
+  assert.equal(splitter.push(Buffer.from("0123456789A")), "oversized");
+  assert.equal(new LineSplitter(4).push(Buffer.from("12345\n")), "oversized");
+});
+
+test("the governor measures each thread count, then uses the faster one", () => {
+  const g = new ThreadGovernor({ candidates: [2, 1], exploreEvery: 8, smoothing: 0.5 });
+  assert.equal(g.choose("decode"), 2);
+  g.record("decode", 2, 1, 65); // ~15 tok/s
+  assert.equal(g.choose("decode"), 1);
+  g.record("decode", 1, 1, 110); // ~9 tok/s
+  assert.equal(g.choose("decode"), 2);
+  assert.equal(g.best("prefill"), 2, "phases are measured separately");
+});
+
+test("when a busy neighbour collapses 2-thread decode, the governor falls back to 1 thread and later re-checks", () => {
+  const g = new ThreadGovernor({ candidates: [2, 1], exploreEvery: 8, smoothing: 0.5 });
+  g.record("decode", 2, 1, 65);
+  g.record("decode", 1, 1, 110);
+  // Load arrives: the 2-thread step now takes over a second.
+  const choices: number[] = [];
+  for (let step = 0; step < 32; step++) {
+    const threads = g.choose("decode");
+    choices.push(threads);
+    g.record("decode", threads, 1, threads === 2 ? 1200 : 115);
+  }
+  const twoThreadSteps = choices.filter((t) => t === 2).length;
+  assert.ok(twoThreadSteps <= 5, `only periodic re-checks use 2 threads under load (${twoThreadSteps})`);
+  assert.equal(g.best("decode"), 1);
+  // Load goes away: a re-check notices and 2 threads win again.
+  for (let step = 0; step < 16; step++) {
+    const threads = g.choose("decode");
+    g.record("decode", threads, 1, threads === 2 ? 65 : 110);
+  }
+  assert.equal(g.best("decode"), 2);
+  const usage = g.tokensByThreads().decode;
+  assert.equal((usage["1"] ?? 0) + (usage["2"] ?? 0), 50);
+});

@@ -1,0 +1,80 @@
+// submission.md from real evidence: every cited audit event exists in the run it names; success
+// is never claimed for a run that is not verified; a pipeline check is never a model result.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
+import { runLab } from "../../src/lab/labRun.ts";
+import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
+import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { runAllChecks } from "../../src/lab/checkRunner.ts";
+import { writeJsonExclusive } from "../../src/evidence/evidenceFile.ts";
+import { mkdirSync } from "node:fs";
+import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";
+
+const root = freshRoot("submission");
+
+async function baselineRun(): Promise<string> {
+  const result = await runLab({ runDirectory: join(root, "baseline"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  assert.ok(result.ok);
+  return result.value.runDirectory;
+}
+
+function citedEvents(markdown: string): { run: string; id: number }[] {
+  const cited: { run: string; id: number }[] = [];
+  for (const match of markdown.matchAll(/\[(\w+) audit ((?:#\d+(?:, )?)+)\]/g)) {
+    for (const id of (match[2] ?? "").matchAll(/#(\d+)/g)) cited.push({ run: match[1] ?? "", id: Number(id[1]) });
+  }
+  return cited;
+}
+
+test("baseline + pipeline-check run: every cited event exists, nothing is called a model result", async () => {
+  const baseline = await baselineRun();
+  // Stand-in for a synthetic-checkpoint trial: model-like failures (prose, fences, a repeat).
+  const pipeline = await runLab({
+    runDirectory: join(root, "pipeline"),
+    kind: "synthetic_pipeline_check",
+    source: new ScriptedSource(['```json\n{"action":"read","file":"toy_math.py"}\n```', '{"action":"read","file":"toy_math.py"}', "Sure! <script>alert(1)</script>", "Sure! <script>alert(1)</script>"]),
+  });
+  assert.ok(pipeline.ok);
+  const checksRoot = join(root, "checks");
+  mkdirSync(checksRoot);
+  const rows = await runAllChecks(checksRoot);
+  writeJsonExclusive(join(checksRoot, "checks.json"), { schema: "tca.checks/1", total: rows.length, passed: rows.filter((r) => r.passed).length, failed: rows.filter((r) => !r.passed).length, checks: rows });
+
+  const built = buildSubmission({ baselineDirectory: baseline, modelDirectory: pipeline.value.runDirectory, checksDirectory: checksRoot, predictionsPath: null, blockedReason: null });
+  assert.ok(built.ok);
+  const markdown = built.value;
+  const audits = { baseline: readAudit(baseline), model: readAudit(pipeline.value.runDirectory) };
+  const cited = citedEvents(markdown);
+  assert.ok(cited.length >= 10, "the document cites its evidence");
+  for (const { run, id } of cited) {
+    assert.ok(run === "baseline" || run === "model", `unknown run ${run}`);
+    assert.ok(audits[run].some((event) => event.event_id === id), `${run} audit has no event #${id}`);
+  }
+  assert.match(markdown, /Model stage: \*\*model stage not run — only a PIPELINE CHECK/);
+  assert.match(markdown, /The model run stopped with `invalid_proposal_limit`/);
+  assert.match(markdown, /verified_success is false: this run is not a verified success/);
+  assert.match(markdown, /The first failure was format following: proposal 1, `code_fence`/);
+  assert.match(markdown, /Repeated the previous failed proposal verbatim at proposal\(s\) 4/);
+  // Model text is quoted inside a fence, never loose in the document.
+  assert.ok(markdown.includes("```text\nSure! <script>alert(1)</script>\n```"));
+  assert.ok(!/verified_success is true[^\n]*\[model/.test(markdown));
+});
+
+test("without a model run the document says the model stage was not run, or why it was blocked", async () => {
+  const baseline = join(root, "baseline");
+  const notRun = buildSubmission({ baselineDirectory: baseline, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.ok(notRun.ok);
+  assert.match(notRun.value, /Model stage: \*\*model stage not run\*\*/);
+  const blocked = buildSubmission({ baselineDirectory: baseline, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: "the model files could not be downloaded" });
+  assert.ok(blocked.ok);
+  assert.match(blocked.value, /Model stage: \*\*blocked: the model files could not be downloaded\*\*/);
+});
+
+test("a baseline directory that is not a baseline run is refused", async () => {
+  const wrong = buildSubmission({ baselineDirectory: join(root, "pipeline"), modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.equal(wrong.ok ? null : wrong.error, "wrong_run_kind");
+  const missing = buildSubmission({ baselineDirectory: join(root, "nope"), modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.equal(missing.ok ? null : missing.error, "run_evidence_missing");
+});
