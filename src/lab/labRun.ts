@@ -23,9 +23,23 @@ import type { WorkspaceErrorCode } from "../workspace/errorCodes.ts";
 
 export type RunKind = "scripted_baseline" | "negative_check" | "model_trial" | "synthetic_pipeline_check";
 
+/**
+ * A source that must be loaded first (the local model). Loading happens inside the run, after
+ * the run directory exists and before the manifest, bounded by the run's overall deadline; a
+ * failed load is an outcome of the run (model_error, time_limit, cancelled), with evidence.
+ */
+export interface ProposalSourceLoader {
+  readonly label: string;
+  load(overallDeadlineMs: number, signal: AbortSignal): Promise<Result<ProposalSource, "model_error" | "time_limit" | "cancelled">>;
+  /** What is known about the source before (or without) a successful load. */
+  describePending(): Readonly<Record<string, unknown>>;
+}
+
 export interface LabRunOptions {
   readonly runDirectory: string;
-  readonly source: ProposalSource;
+  readonly source: ProposalSource | ProposalSourceLoader;
+  /** Called once the run directory exists, before anything is loaded (the runtime lock is written here). */
+  readonly beforeLoad?: (runDirectory: string) => void;
   readonly kind: RunKind;
   readonly clock?: MonotonicClock;
   readonly cancellation?: AbortSignal;
@@ -103,13 +117,27 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   const workspace = created.value;
   const runDirectory = workspace.paths.run;
   recorder = AuditRecorder.create(join(runDirectory, "audit.jsonl"), { runId, sourceLabel: options.source.label, clock });
+  options.beforeLoad?.(runDirectory);
+
+  // Load the source (if it needs loading) inside the run's own deadline.
+  let source: ProposalSource | null = null;
+  let loadFailure: { readonly error: "model_error" | "time_limit" | "cancelled"; readonly message: string } | null = null;
+  if (isLoader(options.source)) {
+    const loadStarted = clock.now();
+    const loaded = await options.source.load(overallDeadlineMs, cancellation);
+    if (loaded.ok) source = loaded.value;
+    else loadFailure = { error: loaded.error, message: loaded.message };
+    evidence.append("source_load", { ok: loaded.ok, error: loadFailure?.error ?? null, message: loadFailure?.message ?? null, elapsed_ms: clock.now() - loadStarted });
+  } else {
+    source = options.source;
+  }
 
   writeJsonExclusive(join(runDirectory, "manifest.json"), {
     schema: "tca.manifest/1",
     run_id: runId,
     created_at: new Date().toISOString(),
     labels,
-    proposal_source: { label: options.source.label, ...options.source.describe() },
+    proposal_source: { label: options.source.label, ...(source ? source.describe() : isLoader(options.source) ? options.source.describePending() : {}), ...(loadFailure ? { load_failure: loadFailure } : {}) },
     runtime: runtimeIdentity(),
     prompt: { system_instruction: SYSTEM_INSTRUCTION, system_instruction_sha256: sha256Hex(SYSTEM_INSTRUCTION) },
     contract: { text: ACTION_CONTRACT_TEXT, sha256: sha256Hex(ACTION_CONTRACT_TEXT), actions: ["read", "replace", "test", "finish"] },
@@ -143,10 +171,13 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   let loop: LoopOutcome;
   let diagnostic: Record<string, unknown> | undefined;
   try {
-    loop = await runControllerLoop({
+    if (source === null) {
+      evidence.append("stop", { stop_reason: loadFailure?.error ?? "model_error", at: "source_load" });
+      loop = emptyLoop(loadFailure?.error ?? "model_error");
+    } else loop = await runControllerLoop({
       workspace,
       evidence,
-      source: options.source,
+      source,
       assembler: options.assembler ?? fullLogAssembler,
       clock,
       cancellation,
@@ -159,14 +190,9 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     diagnostic = boundedDiagnostic(error);
     evidence.append("harness_error", diagnostic, latestProposal);
     evidence.append("stop", { stop_reason: "harness_error" }, latestProposal);
-    loop = {
-      stopReason: "harness_error",
-      proposalsUsed: latestProposal ?? 0,
-      invalidProposals: 0,
-      acceptedFinish: null,
-      phases: { generationMs: 0, validationMs: 0, editMs: 0, testMs: 0 },
-      log: [],
-    };
+    loop = { ...emptyLoop("harness_error"), proposalsUsed: latestProposal ?? 0 };
+  } finally {
+    await source?.close();
   }
 
   const finalEvaluation = await runFinalEvaluation({
@@ -218,6 +244,14 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   evidence.append("run_finished", { stop_reason: final.stop_reason, verified_success: final.verified_success });
   recorder.close();
   return ok({ runId, runDirectory, loop, finalEvaluation, final, workspace });
+}
+
+function isLoader(source: ProposalSource | ProposalSourceLoader): source is ProposalSourceLoader {
+  return "load" in source && typeof source.load === "function";
+}
+
+function emptyLoop(stopReason: StopReason): LoopOutcome {
+  return { stopReason, proposalsUsed: 0, invalidProposals: 0, acceptedFinish: null, phases: { generationMs: 0, validationMs: 0, editMs: 0, testMs: 0 }, log: [] };
 }
 
 function boundedDiagnostic(error: unknown): Record<string, unknown> {

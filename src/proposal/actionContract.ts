@@ -71,9 +71,9 @@ function versionField(members: Members): Field<number> {
   const digits = negative ? value.token.slice(1) : value.token;
   const range = `"version" must be an integer from ${PROPOSAL_LIMITS.versionMin} to ${PROPOSAL_LIMITS.versionMax}`;
   // Compared as text first, so a 400-digit token never becomes a rounded double.
-  if ((negative && digits !== "0") || digits.length > 7) return fail("value_out_of_range", range);
+  if ((negative && digits !== "0") || digits.length > 7) return fail("version_out_of_range", range);
   const version = Number(digits); // from the unsigned digits: `-0` becomes 0, never -0
-  if (version < PROPOSAL_LIMITS.versionMin || version > PROPOSAL_LIMITS.versionMax) return fail("value_out_of_range", range);
+  if (version < PROPOSAL_LIMITS.versionMin || version > PROPOSAL_LIMITS.versionMax) return fail("version_out_of_range", range);
   return { ok: true, value: version };
 }
 

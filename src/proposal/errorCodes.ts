@@ -37,7 +37,7 @@ export const CONTRACT_ERROR_CODES = [
   "extra_key",
   "wrong_type",
   "not_an_integer",
-  "value_out_of_range",
+  "version_out_of_range",
   "unknown_file",
   "unknown_function",
   "expression_too_long",

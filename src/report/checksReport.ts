@@ -18,7 +18,9 @@ function checkRow(root: string, value: JsonObject): CheckRowView {
   // Only a run directory inside this checks root is read; the recorded path may be from another machine.
   const name = runPath === null ? null : baseName(runPath);
   const local = name === null || name === "" || name === "." || name === ".." ? null : join(root, name);
-  const run = local !== null && isDirectory(local) ? readLabReport(local, { includeRequests: false }) : null;
+  const full = local !== null && isDirectory(local) ? readLabReport(local, { includeRequests: false }) : null;
+  // The nested view shows the verdict and timeline; the manifest and final.json stay in the run's own report.
+  const run = full === null ? null : { ...full, manifest: null, final: null };
   return {
     id: text(value.id),
     description: text(value.description),

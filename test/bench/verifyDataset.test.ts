@@ -2,24 +2,19 @@
 // programs fail (three by never terminating) and all 40 reference fixes pass.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { main } from "../../src/cli/main.ts";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
-async function captureStdout(fn: () => Promise<number>): Promise<{ code: number; out: string }> {
-  const chunks: string[] = [];
-  const original = process.stdout.write.bind(process.stdout);
-  const originalErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((c: string | Uint8Array) => {
-    chunks.push(typeof c === "string" ? c : Buffer.from(c).toString("utf8"));
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  try {
-    const code = await fn();
-    return { code, out: chunks.join("") };
-  } finally {
-    process.stdout.write = original;
-    process.stderr.write = originalErr;
-  }
+const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
+
+/** Runs the real CLI as a child process (the test runner owns this process's stdout). */
+function tca(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ code: error ? Number(error.code) : 0, out: stdout });
+    });
+  });
 }
 
 interface Report {
@@ -32,7 +27,7 @@ interface Report {
 }
 
 test("verify-dataset --json: 40 buggy programs fail, 40 reference fixes pass, the slow case is excluded and said so", async () => {
-  const { code, out } = await captureStdout(() => main(["bench", "quixbugs", "verify-dataset", "--json", "--jobs", "8"]));
+  const { code, out } = await tca(["bench", "quixbugs", "verify-dataset", "--json", "--jobs", "8"]);
   const report = JSON.parse(out) as Report;
   const notOk = report.records.filter((r) => r.buggy.outcome === "passed" || r.fixed.outcome !== "passed").map((r) => `${r.program}: buggy ${r.buggy.outcome}, fixed ${r.fixed.outcome}`);
   assert.deepEqual(notOk, []);
@@ -48,10 +43,10 @@ test("verify-dataset --json: 40 buggy programs fail, 40 reference fixes pass, th
 });
 
 test("verify-dataset refuses an unknown program and a missing data set with stable codes", async () => {
-  const unknown = await captureStdout(() => main(["bench", "quixbugs", "verify-dataset", "--json", "--programs", "nope"]));
+  const unknown = await tca(["bench", "quixbugs", "verify-dataset", "--json", "--programs", "nope"]);
   assert.equal(unknown.code, 1);
   assert.equal((JSON.parse(unknown.out) as { error: string }).error, "unknown_program");
-  const missing = await captureStdout(() => main(["bench", "quixbugs", "verify-dataset", "--json", "--dataset", "/nonexistent/quixbugs"]));
+  const missing = await tca(["bench", "quixbugs", "verify-dataset", "--json", "--dataset", "/nonexistent/quixbugs"]);
   assert.equal(missing.code, 1);
   assert.equal((JSON.parse(missing.out) as { error: string }).error, "dataset_missing");
 });

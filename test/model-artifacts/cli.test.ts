@@ -66,29 +66,27 @@ test("tca model acquire refusals: no consent, CI with the real hub, existing des
   const { parent, cleanup } = await scratchParent();
   t.after(cleanup);
 
-  const noConsent = await tca(["model", "acquire", "--directory", join(parent, "a"), "--endpoint", CLOSED_LOCAL_ENDPOINT]);
+  await mkdir(join(parent, "existing"));
+  // Independent refusals, spawned together to keep the suite quick.
+  const [noConsent, ciDefault, ciVariable, existing, credentials, noDirectory] = await Promise.all([
+    tca(["model", "acquire", "--directory", join(parent, "a"), "--endpoint", CLOSED_LOCAL_ENDPOINT]),
+    tca(["model", "acquire", "--directory", join(parent, "b"), "--yes"], { CI: "true" }),
+    tca(["model", "acquire", "--directory", join(parent, "c"), "--yes"], { CI: "1", HF_ENDPOINT: "https://huggingface.co/" }),
+    tca(["model", "acquire", "--directory", join(parent, "existing"), "--yes", "--endpoint", CLOSED_LOCAL_ENDPOINT]),
+    tca(["model", "acquire", "--directory", join(parent, "d"), "--yes", "--endpoint", "https://user:pw@mirror.example"]),
+    tca(["model", "acquire", "--yes"]),
+  ]);
   assert.equal(noConsent.code, 1);
   assert.match(noConsent.stderr, /error: consent_required: /);
   assert.match(noConsent.stdout, /999,597,691/); // the plan was shown first
-
-  const ciDefault = await tca(["model", "acquire", "--directory", join(parent, "b"), "--yes"], { CI: "true" });
   assert.equal(ciDefault.code, 1);
   assert.match(ciDefault.stderr, /error: ci_refuses_real_hub: /);
-
-  const ciVariable = await tca(["model", "acquire", "--directory", join(parent, "c"), "--yes"], { CI: "1", HF_ENDPOINT: "https://huggingface.co/" });
   assert.equal(ciVariable.code, 1);
   assert.match(ciVariable.stderr, /error: ci_refuses_real_hub: /);
-
-  await mkdir(join(parent, "existing"));
-  const existing = await tca(["model", "acquire", "--directory", join(parent, "existing"), "--yes", "--endpoint", CLOSED_LOCAL_ENDPOINT]);
   assert.equal(existing.code, 1);
   assert.match(existing.stderr, /error: destination_exists: /);
-
-  const credentials = await tca(["model", "acquire", "--directory", join(parent, "d"), "--yes", "--endpoint", "https://user:pw@mirror.example"]);
   assert.equal(credentials.code, 1);
   assert.match(credentials.stderr, /error: endpoint_invalid: /);
-
-  const noDirectory = await tca(["model", "acquire", "--yes"]);
   assert.equal(noDirectory.code, 2);
 
   assert.deepEqual(await readdir(parent), ["existing"]);

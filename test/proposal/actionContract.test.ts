@@ -151,9 +151,9 @@ for (const base of [REPLACE, { action: "finish", version: 0 }]) {
     }
   });
 
-  test(`${name}: integers outside 0-6 are value_out_of_range, compared without rounding`, () => {
+  test(`${name}: integers outside 0-6 are version_out_of_range, compared without rounding`, () => {
     for (const token of ["7", "-1", "100", "1000000", "-999", "99999999999999999999999", "9007199254740993", `1${"0".repeat(500)}`]) {
-      rejects(withVersion(token), "value_out_of_range", name);
+      rejects(withVersion(token), "version_out_of_range", name);
     }
   });
 

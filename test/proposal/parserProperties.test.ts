@@ -116,7 +116,7 @@ test("huge and fractional numbers keep their token; as a version only 0-6 intege
       const isInteger = /^-?(0|[1-9][0-9]*)$/.test(token);
       if (!isInteger) assert.equal(verdict.ok ? "ok" : verdict.error, "not_an_integer");
       else if (/^(-0|[0-6])$/.test(token)) assert.equal(verdict.ok, true);
-      else assert.equal(verdict.ok ? "ok" : verdict.error, "value_out_of_range");
+      else assert.equal(verdict.ok ? "ok" : verdict.error, "version_out_of_range");
     }),
     { numRuns: RUNS },
   );

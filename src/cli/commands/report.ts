@@ -1,0 +1,62 @@
+// tca report: writes the self-contained HTML report of a Lab run, a checks run or a QuixBugs
+// bench run, or serves it on 127.0.0.1 with --open. Thin: parsing and printing only.
+import type { Command } from "commander";
+import type { SetExitCode } from "./index.ts";
+import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
+import { serveReport } from "../../report/reportServer.ts";
+
+interface ReportFlags {
+  out?: string;
+  force?: boolean;
+  open?: boolean;
+  json?: boolean;
+}
+
+export function registerReportCommands(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command("report")
+    .description("write a self-contained HTML report of a run directory (Lab run, checks run or bench run)")
+    .argument("<run-dir>", "the run directory (never written to)")
+    .option("--out <file>", "the HTML file to write (default: <run-dir>.report.html next to the run directory)")
+    .option("--force", "replace the output file if it exists")
+    .option("--open", "serve the report on 127.0.0.1 and print its URL (writes a file only with --out); Ctrl-C stops")
+    .option("--json", "print the report data (JSON) instead of writing HTML")
+    .action(async (runDirectory: string, flags: ReportFlags) => {
+      if (flags.json) {
+        const built = buildReport(runDirectory);
+        if (!built.ok) return fail(setExitCode, built.error, built.message);
+        process.stdout.write(`${JSON.stringify(built.value.document, null, 2)}\n`);
+        return;
+      }
+      if (flags.open) {
+        let html: string;
+        if (flags.out !== undefined) {
+          const written = writeReport(runDirectory, { out: flags.out, force: flags.force === true });
+          if (!written.ok) return fail(setExitCode, written.error, written.message);
+          process.stdout.write(`report: ${written.value.path}\n`);
+          html = written.value.report.html;
+        } else {
+          const built = buildReport(runDirectory);
+          if (!built.ok) return fail(setExitCode, built.error, built.message);
+          html = built.value.html;
+        }
+        const served = await serveReport(html);
+        if (!served.ok) return fail(setExitCode, served.error, served.message);
+        process.stdout.write(`serving the report at ${served.value.url}\nopen it in a browser; press Ctrl-C to stop\n`);
+        await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
+        await served.value.close();
+        process.stdout.write("stopped\n");
+        return;
+      }
+      const written = writeReport(runDirectory, { out: flags.out ?? defaultReportPath(runDirectory), force: flags.force === true });
+      if (!written.ok) return fail(setExitCode, written.error, written.message);
+      const document = written.value.report.document;
+      const verdict = document.kind === "lab" ? document.lab.verdict : document.kind === "checks" ? document.checks.verdict : document.bench.verdict;
+      process.stdout.write(`${document.kind} run: ${verdict.headline}\nreport: ${written.value.path}\n`);
+    });
+}
+
+function fail(setExitCode: SetExitCode, code: string, message: string): void {
+  process.stderr.write(`tca report: ${code}: ${message}\n`);
+  setExitCode(2);
+}
