@@ -153,7 +153,9 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
 
   const agentSeconds = Math.round((clock() - startedAt) / 10) / 100;
   const final = tools.target;
-  const grade = await runProgramTests(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs });
+  // Grading gets the full test timeout, not what is left of the task's budget; only a
+  // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
+  const grade = await runProgramTests(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   const gradeRecord = { outcome: grade.outcome, counts: grade.counts, seconds: Math.round(grade.seconds * 1000) / 1000, summary: grade.summary };
   trace.write("grade", t(), { ...gradeRecord, output: grade.output });
   const changed = final !== original;

@@ -112,7 +112,9 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
   };
   writeManifest(o.outDir, manifest);
   const plannedIds = new Set(planned.map((t) => t.taskId));
-  const results = new Map(previous.filter((r) => plannedIds.has(r.taskId)).map((r) => [r.taskId, r]));
+  // A task that ended in a model error (endpoint down, HTTP error) is redone on --resume; its
+  // earlier record stays in tasks.ndjson as evidence and the newer record wins.
+  const results = new Map(previous.filter((r) => plannedIds.has(r.taskId) && r.outcome !== "model_error").map((r) => [r.taskId, r]));
   const todo = planned.filter((t) => !results.has(t.taskId));
   const progress = o.progress ?? silentProgress;
   progress.start(planned.length, [...results.values()]);

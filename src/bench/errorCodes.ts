@@ -10,6 +10,7 @@ export const BENCH_ERROR_CODES = [
   "sandbox_start_failed",
   "dataset_check_failed",
   "invalid_option",
+  "endpoint_unreachable",
   "run_dir_invalid",
   "results_invalid",
 ] as const;

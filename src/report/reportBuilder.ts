@@ -27,7 +27,8 @@ export interface BuildOptions {
 }
 
 export function buildReportDocument(runDirectory: string, options: BuildOptions = {}): Result<ReportDocument, ReportErrorCode> {
-  const directory = resolve(runDirectory);
+  // The path the user names may be a symlink to the run directory; files inside it are never followed.
+  const directory = realOrResolved(runDirectory);
   const kind = detectRunKind(directory);
   if (!kind.ok) return kind;
   const header = { schema: REPORT_DOCUMENT_SCHEMA, generator: REPORT_GENERATOR, generatedAt: (options.now ?? (() => new Date()))().toISOString() } as const;

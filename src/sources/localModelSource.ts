@@ -70,6 +70,7 @@ export class LocalModelSource implements ProposalSource {
             timingsMs: r.timingsMs,
             prefixTokensReused: r.prefixTokensReused,
             threads: r.threads,
+            workerPeakRssBytes: r.peakRssBytes,
           },
         };
       }

@@ -169,6 +169,7 @@ export class OpenAiCompatibleClient implements ChatBackend {
     }
     return {
       backend: "openai-compatible",
+      reachable: isRecord(models) && !("httpStatus" in models) && !("error" in models),
       endpoint: this.options.endpoint,
       requestedModel: this.options.model,
       sampling: { temperature: this.options.temperature ?? 0, top_p: 1, seed: this.options.seed ?? 0 },

@@ -11,7 +11,7 @@ import { readTaskResults } from "../../src/bench/runDirectory.ts";
 import { mergeRuns } from "../../src/bench/runMerge.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
-import { startRoutedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
+import { startRoutedServer, startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 
 /** A model that fixes gcd (one-shot or with tools) and gives up on everything else. */
 function route(fixedGcd: string): (body: Record<string, unknown>) => ScriptedTurn {
@@ -147,5 +147,29 @@ test("two shards merge into the same results as one run, and compare puts runs s
     });
   } finally {
     rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("tasks that ended in a model error are redone on --resume", async () => {
+  const out = mkdtempSync(join(tmpdir(), "tca-run-"));
+  const down = await startScriptedServer([], { httpStatus: 503 });
+  try {
+    await withRun(async (opts, calls) => {
+      const failing = new OpenAiCompatibleClient({ endpoint: down.endpoint, model: "scripted" });
+      const first = await runBenchmark(opts(out, { conditions: ["A"], backend: failing }));
+      assert.ok(first.ok);
+      assert.deepEqual(first.ok ? first.value.results.map((r) => r.outcome) : [], ["model_error", "model_error"]);
+      const before = calls();
+      const resumed = await runBenchmark(opts(out, { conditions: ["A"], resume: true }));
+      assert.ok(resumed.ok);
+      assert.equal(calls() - before, 2);
+      const outcomes = resumed.ok ? resumed.value.results.map((r) => `${r.taskId}:${r.outcome}`).sort() : [];
+      assert.deepEqual(outcomes, ["A-gcd:fixed", "A-pascal:no_change"]);
+      const stored = readTaskResults(out);
+      assert.deepEqual(stored.ok ? stored.value.map((r) => r.outcome).sort() : [], ["fixed", "no_change"]);
+    });
+  } finally {
+    await down.close();
+    rmSync(out, { recursive: true, force: true });
   }
 });

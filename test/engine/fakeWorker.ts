@@ -20,6 +20,7 @@ const report = (id: number) => ({
   prefixTokensReused: 0,
   timingsMs: { prefill: 1, decode: 1 },
   threads: { id },
+  peakRssBytes: 1000,
 });
 
 if (pidFile !== undefined) {

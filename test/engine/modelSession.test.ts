@@ -28,6 +28,7 @@ function fakeEngine(output: number[]): GenerationEngine & { calls: number[][] } 
         prefillTokensEvaluated: inputIds.length,
         timings: { prefillMs: 1, decodeMs: 1, totalMs: 2 },
         threadsUsed: { prefill: {}, decode: {} },
+        threadChoice: [],
       };
       return ok(generation);
     },

@@ -18,7 +18,7 @@ test("requests are validated field by field", () => {
 });
 
 test("responses are validated field by field", () => {
-  const report = { inputIds: [1], inputTokens: 1, rawOutputIds: [2], outputTokens: 1, text: "t", stopCause: "stop_token", prefixTokensReused: 0, timingsMs: { a: 1 }, threads: {} };
+  const report = { inputIds: [1], inputTokens: 1, rawOutputIds: [2], outputTokens: 1, text: "t", stopCause: "stop_token", prefixTokensReused: 0, timingsMs: { a: 1 }, threads: {}, peakRssBytes: 1 };
   assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report }))?.type, "result");
   assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, timingsMs: { a: "slow" } } })), null);
   assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: -1, report })), null);

@@ -144,6 +144,18 @@ for (const mode of ["oversized", "malformed", "garbage", "crash", "error"]) {
   });
 }
 
+test("a second call while one is in flight is refused, not interleaved", async () => {
+  const clock = new ManualClock(0);
+  const supervisor = supervisorFor("hang", clock, []);
+  assert.ok((await supervisor.load("/nowhere", 600_000)).ok);
+  const first = supervisor.generate(input, { overallDeadlineMs: 600_000 });
+  const second = await supervisor.generate(input, { overallDeadlineMs: 600_000 });
+  assert.equal(second.kind, "model_error");
+  clock.advance(120_000);
+  assert.equal((await first).kind, "time_limit");
+  await supervisor.close();
+});
+
 test("context_limit from the worker is passed through", async () => {
   const supervisor = supervisorFor("context_limit", new ManualClock(0), []);
   assert.ok((await supervisor.load("/nowhere", 600_000)).ok);

@@ -267,3 +267,21 @@ test("an unexpected file appearing in the directory during acquisition fails the
   // every pinned file itself was fine; the directory as a whole is refused
   assert.equal(manifest.totals.files_verified, 8);
 });
+
+test("a local file failure is an io_error, not a retried interruption", async (t) => {
+  const { mkdir: makeDirectory, rm: remove } = await import("node:fs/promises");
+  const blocker = (): string => join(fixtureWithHook.directory, `.${WEIGHTS}.partial`);
+  const fixtureWithHook = await withHub(t, {
+    [WEIGHTS]: ({ body, response }) => {
+      // Something occupies the temporary name with a directory: the temporary file cannot be created.
+      void makeDirectory(blocker()).then(() => {
+        response.writeHead(200, { "content-length": String(body.length) }).end(body);
+      });
+      return true;
+    },
+  });
+  const result = await run(fixtureWithHook);
+  await remove(blocker(), { recursive: true });
+  const manifest = await assertAcquisitionFailed(result, "io_error", fixtureWithHook.directory, fixtureWithHook.fixture.pins, WEIGHTS);
+  assert.equal(weightsEntry(manifest).retries, 0);
+});

@@ -32,6 +32,8 @@ export async function startBrowser(): Promise<BrowserSession> {
     // Root in CI has no user-namespace sandbox; the pages are our own generated files.
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
   });
+  // Short waits: a missing element should fail a test quickly, not after Playwright's 30 s.
+  context.setDefaultTimeout(5_000);
   const outsideRequests: string[] = [];
   await context.route("**/*", (route) => {
     const url = route.request().url();
@@ -76,6 +78,6 @@ export async function openReport(session: BrowserSession, file: string): Promise
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIRECTORY, { recursive: true });
   const path = join(SCREENSHOT_DIRECTORY, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: true, timeout: 30_000 });
   return path;
 }

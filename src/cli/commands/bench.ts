@@ -1,7 +1,7 @@
 // tca bench quixbugs … (issue 8): verify-dataset, run, compare, merge. Argument parsing and
 // printing only; the work is in src/bench/.
 import type { Command } from "commander";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
@@ -113,12 +113,32 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const programs = programList(flags.programs);
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const outDir = resolve(flags.out ?? join("bench-runs", `quixbugs-${flags.model.replace(/[^A-Za-z0-9._-]+/g, "_")}-${stamp}`));
+      const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
+      if (unknown.length > 0) return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
+      if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
+        return fail(setExitCode, "run_dir_invalid", `${outDir} already holds a run; pass --resume to continue it or choose another --out`, json);
+      }
+      const client = new OpenAiCompatibleClient({
+        endpoint: flags.endpoint,
+        model: flags.model,
+        ...(apiKey ? { apiKey } : {}),
+        ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
+      });
+      const identity = await client.describe(AbortSignal.timeout(30_000));
+      const description = { ...identity, label: flags.label ?? flags.model };
+      if (identity.reachable !== true) {
+        return fail(setExitCode, "endpoint_unreachable", `no OpenAI-compatible server answered GET ${flags.endpoint.replace(/\/+$/, "")}/models`, json);
+      }
       // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
       let check: VerifyReport | undefined;
       const checkPath = join(outDir, DATASET_CHECK_FILE);
       if (flags.resume && existsSync(checkPath)) {
-        const prior = JSON.parse(readFileSync(checkPath, "utf8")) as VerifyReport;
-        if (prior.ok === true && prior.dataset === env.value.dataset.root) check = prior;
+        try {
+          const prior = JSON.parse(readFileSync(checkPath, "utf8")) as Partial<VerifyReport>;
+          if (prior.ok === true && prior.dataset === env.value.dataset.root && Array.isArray(prior.records)) check = prior as VerifyReport;
+        } catch {
+          check = undefined; // unreadable: check again
+        }
       }
       if (!check) {
         if (!json) process.stderr.write("checking the data set in the sandbox (buggy programs fail, reference fixes pass)…\n");
@@ -128,13 +148,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
         }
       }
-      const client = new OpenAiCompatibleClient({
-        endpoint: flags.endpoint,
-        model: flags.model,
-        ...(apiKey ? { apiKey } : {}),
-        ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
-      });
-      const description = { ...(await client.describe(AbortSignal.timeout(30_000))), label: flags.label ?? flags.model };
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
       const controller = new AbortController();
       const onSigint = (): void => controller.abort();
       process.once("SIGINT", onSigint);
@@ -160,7 +175,6 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       });
       process.removeListener("SIGINT", onSigint);
       if (!result.ok) return fail(setExitCode, result.error, result.message, json);
-      writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
       const summary = summarize(result.value.results);
       if (json) {
         process.stdout.write(JSON.stringify({ ok: true, outDir, summary }, null, 2) + "\n");

@@ -3,15 +3,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../lab/result.ts";
+import { readAuditRecords, type AuditRecord } from "../auditRecorder.ts";
 
-export interface AuditEvent {
-  readonly event_id: number;
-  readonly t_ms: number;
-  readonly source: string;
-  readonly proposal: number | null;
-  readonly type: string;
-  readonly data: Readonly<Record<string, unknown>>;
-}
+export type AuditEvent = AuditRecord;
 
 export interface RunEvidence {
   /** A short name used in citations: "baseline", "model", ... */
@@ -31,10 +25,9 @@ export function readRunEvidence(name: string, directory: string): Result<RunEvid
   try {
     const manifest = JSON.parse(readFileSync(join(directory, "manifest.json"), "utf8")) as Record<string, unknown>;
     const final = JSON.parse(readFileSync(join(directory, "final.json"), "utf8")) as Record<string, unknown>;
-    const audit = readFileSync(join(directory, "audit.jsonl"), "utf8")
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .map((line) => JSON.parse(line) as AuditEvent);
+    const auditFile = readAuditRecords(join(directory, "audit.jsonl"));
+    if (!auditFile.ok) return err("run_evidence_invalid", `${name} run: ${auditFile.message}`);
+    const audit = auditFile.value.records;
     if (manifest["schema"] !== "tca.manifest/1" || final["schema"] !== "tca.final/1") return err("run_evidence_invalid", `${name} run: unknown evidence schema`);
     return ok({ name, directory, manifest, final, audit });
   } catch {

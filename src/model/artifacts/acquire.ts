@@ -69,15 +69,21 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
   }
   const existing = await lstat(directory).catch(() => null);
   if (existing !== null) {
+    let reason = "it is not a directory";
     if (existing.isDirectory()) {
-      const report = await inspectModelDirectory(directory, pins, { requireManifest: true });
-      if (report.ok) {
-        // Part 1: an already verified local model skips acquisition; a fresh window opens for the trial.
-        await appendWindow(directory, pins, newWindow(wallClock(), null, "skipped_already_verified"));
-        return ok({ status: "already_verified", manifestPath: manifestPath(directory), manifest: report.manifest, payloadBytesReceived: 0 });
+      try {
+        const report = await inspectModelDirectory(directory, pins, { requireManifest: true });
+        if (report.ok) {
+          // Part 1: an already verified local model skips acquisition; a fresh window opens for the trial.
+          await appendWindow(directory, pins, newWindow(wallClock(), null, "skipped_already_verified"));
+          return ok({ status: "already_verified", manifestPath: manifestPath(directory), manifest: report.manifest, payloadBytesReceived: 0 });
+        }
+        reason = report.issues[0]?.code ?? "it does not verify";
+      } catch {
+        return err("io_error", "the existing destination could not be inspected");
       }
     }
-    return err("destination_exists", "the destination already exists and is not a verified model directory; choose a new directory");
+    return err("destination_exists", `the destination already exists and is not a verified model directory (${reason}); choose a new directory`);
   }
 
   // Consent first, then the resource readings: both come before any byte is requested, and
@@ -102,7 +108,13 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return err("destination_exists", "the destination appeared while asking; choose a new directory");
     return err("io_error", "the model directory could not be created");
   }
-  return runAcquisition({ ...options, pins, clock, wallClock }, decision.form, prompt);
+  try {
+    return await runAcquisition({ ...options, pins, clock, wallClock }, decision.form, prompt);
+  } catch {
+    // Only local I/O on the room's own records can throw here (transfers return results);
+    // the manifest may be unwritable, so the message says where to look instead.
+    return { ...err("io_error", "a local file operation failed during acquisition; the manifest may be incomplete"), manifestPath: manifestPath(directory) };
+  }
 }
 
 interface Run {

@@ -10,6 +10,7 @@ import { checkLoaderConfig, isLoaderConfigName } from "./configCheck.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { hashFileOnDisk } from "./fileIdentity.ts";
 import { LEDGER_FILE_NAME } from "./ledger.ts";
+import { PREDICTIONS_FILE_NAME } from "../../lab/predictions.ts";
 import { expectedIdentityOf, MANIFEST_FILE_NAME, manifestMatchesPins, readManifest, type DownloadManifest, type ExpectedIdentity } from "./manifest.ts";
 
 export interface DirectoryIssue {
@@ -95,7 +96,8 @@ export async function inspectModelDirectory(
 }
 
 async function unexpectedEntries(directory: string, pins: PinSet): Promise<DirectoryIssue[]> {
-  const allowed = new Set<string>([...pins.files.map((file) => file.name), MANIFEST_FILE_NAME, LEDGER_FILE_NAME]);
+  // predictions.json (tca lab predict) sits beside the ledger: a learner's JSON record, never loaded as model data.
+  const allowed = new Set<string>([...pins.files.map((file) => file.name), MANIFEST_FILE_NAME, LEDGER_FILE_NAME, PREDICTIONS_FILE_NAME]);
   const issues: DirectoryIssue[] = [];
   const entries = await readdir(directory, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {

@@ -7,7 +7,7 @@
 import { type IncomingMessage } from "node:http";
 import * as http from "node:http";
 import * as https from "node:https";
-import { open, rm } from "node:fs/promises";
+import { open, rm, type FileHandle } from "node:fs/promises";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { StreamingIdentity, type ObservedIdentity } from "./fileIdentity.ts";
 
@@ -119,8 +119,14 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
   }
 
   const identity = new StreamingIdentity(request.expectedBytes);
-  await rm(request.temporaryPath, { force: true });
-  const handle = await open(request.temporaryPath, "wx", 0o600);
+  let handle: FileHandle;
+  try {
+    await rm(request.temporaryPath, { force: true });
+    handle = await open(request.temporaryPath, "wx", 0o600);
+  } catch {
+    response.destroy();
+    return failWith({ code: "io_error", message: "the temporary file could not be created", retryable: false });
+  }
   const onDeadline = (): void => {
     response.destroy(new Error("deadline"));
   };
@@ -139,7 +145,12 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
           throw new TransferError({ code: "oversized_transfer", message: `the body exceeds the planned ${request.expectedBytes} bytes`, retryable: false });
         }
         identity.update(chunk);
-        await handle.write(chunk);
+        try {
+          await handle.write(chunk);
+        } catch {
+          // A local write failure (disk full, permissions) is not a network interruption: no retry.
+          throw new TransferError({ code: "io_error", message: "writing the temporary file failed (is the disk full?)", retryable: false });
+        }
         if (request.deadline.aborted) throw new TransferError(deadlineFailure());
       }
     } catch (error) {

@@ -7,7 +7,7 @@ import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaConte
 import { err, ok, type Result } from "../../lab/result.ts";
 import { ENGINE_SETTINGS } from "./generationSettings.ts";
 import { hostDescription, libraryVersions } from "./engineIdentity.ts";
-import { DEFAULT_THREAD_GOVERNOR, ThreadGovernor, type EnginePhase, type ThreadGovernorOptions } from "./threadGovernor.ts";
+import { DEFAULT_THREAD_GOVERNOR, ThreadGovernor, type EnginePhase, type ThreadChoiceRecord, type ThreadGovernorOptions } from "./threadGovernor.ts";
 
 export type StopCause = "stop_token" | "max_new_tokens";
 
@@ -24,7 +24,10 @@ export interface EngineGeneration {
   readonly prefixTokensReused: number;
   readonly prefillTokensEvaluated: number;
   readonly timings: GenerationTimings;
+  /** Tokens processed per thread count since the engine was loaded. */
   readonly threadsUsed: Record<EnginePhase, Record<string, number>>;
+  /** The governor's current choice and rate estimates per phase, after this call. */
+  readonly threadChoice: ThreadChoiceRecord[];
 }
 
 export interface GenerateOptions {
@@ -33,6 +36,11 @@ export interface GenerateOptions {
   readonly reusePrefix?: boolean;
   /** Polled between prefill chunks and between decode steps. */
   readonly shouldAbort?: () => boolean;
+  /**
+   * Benchmark only: replace the stop ids (e.g. [] to always decode 128 tokens on a random
+   * checkpoint). The worker never sets this; runs always stop on the Lab's ids.
+   */
+  readonly stopTokenIds?: readonly number[];
   /** Called after each engine step (tests and the bench use it to inject aborts at exact points). */
   readonly onStep?: (phase: EnginePhase, tokensSoFar: number) => void;
 }
@@ -190,7 +198,7 @@ export class LlamaEngine {
     if (this.busy) return err("model_error", "the engine is already generating");
     this.busy = true;
     const aborted = options.shouldAbort ?? (() => false);
-    const stopIds: readonly number[] = ENGINE_SETTINGS.stopTokenIds;
+    const stopIds: readonly number[] = options.stopTokenIds ?? ENGINE_SETTINGS.stopTokenIds;
     const started = this.now();
     try {
       const reused = await this.alignCache(inputIds, options.reusePrefix ?? true);
@@ -249,6 +257,7 @@ export class LlamaEngine {
         prefillTokensEvaluated: rest.length,
         timings: { prefillMs: prefillEnd - started, decodeMs: ended - prefillEnd, totalMs: ended - started },
         threadsUsed: this.governor.tokensByThreads(),
+        threadChoice: this.governor.snapshot(),
       });
     } catch (error) {
       // The sequence state is unknown after a failure: drop the cache so the next call starts clean.

@@ -61,6 +61,7 @@ export async function generateOnce(options: {
           prefix_tokens_reused: r.prefixTokensReused,
           timings_ms: { ...timing, ...r.timingsMs },
           threads: r.threads,
+          worker_peak_rss_bytes: r.peakRssBytes,
           engine: loaded.value.identity,
         });
       }

@@ -85,7 +85,8 @@ export class ModelSession {
           decode: round(g.timings.decodeMs),
           engine_total: round(g.timings.totalMs),
         },
-        threads: g.threadsUsed,
+        threads: { choice_after_call: g.threadChoice, tokens_by_thread_count_since_load: g.threadsUsed },
+        peakRssBytes: process.resourceUsage().maxRSS * 1024,
       },
     };
   }

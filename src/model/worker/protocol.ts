@@ -28,6 +28,8 @@ export interface GenerationReport {
   readonly prefixTokensReused: number;
   readonly timingsMs: Record<string, number>;
   readonly threads: unknown;
+  /** The worker's peak resident set size so far (bytes). */
+  readonly peakRssBytes: number;
 }
 
 export type WorkerResponse =
@@ -79,6 +81,7 @@ function parseReport(r: unknown): GenerationReport | null {
   if (!isIdArray(r.inputIds, MAX_INPUT_IDS) || !isIdArray(r.rawOutputIds, 1024) || !isId(r.inputTokens) || !isId(r.outputTokens)) return null;
   if (!isShortString(r.text, MAX_RESPONSE_BYTES) || !isShortString(r.stopCause, 64) || !isId(r.prefixTokensReused)) return null;
   if (!isRecord(r.timingsMs) || !Object.values(r.timingsMs).every((v) => typeof v === "number" && Number.isFinite(v))) return null;
+  if (!isId(r.peakRssBytes)) return null;
   return {
     inputIds: r.inputIds,
     inputTokens: r.inputTokens,
@@ -89,6 +92,7 @@ function parseReport(r: unknown): GenerationReport | null {
     prefixTokensReused: r.prefixTokensReused,
     timingsMs: r.timingsMs as Record<string, number>,
     threads: r.threads,
+    peakRssBytes: r.peakRssBytes,
   };
 }
 

@@ -251,6 +251,8 @@ export class ModelSupervisor {
     if (options.signal?.aborted === true) return { kind: "cancelled", elapsedMs: 0 };
     if (started >= deadlineAt) return { kind: "time_limit", elapsedMs: 0 };
     if (this.child === null || this.dead) return { kind: "model_error", message: "the model worker is not running", elapsedMs: 0 };
+    // One call at a time: the worker holds one KV cache and answers one request.
+    if (this.waiter !== null) return { kind: "model_error", message: "a call is already in progress", elapsedMs: 0 };
     const id = this.nextId++;
     if (!this.send({ type: "generate", id, input, reusePrefix: options.reusePrefix ?? true })) {
       return { kind: "model_error", message: "request exceeds the size cap", elapsedMs: 0 };

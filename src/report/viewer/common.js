@@ -48,7 +48,9 @@ tca.TEXT_LIMIT = 2000;
 
 /** A <pre> showing at most TEXT_LIMIT characters, with a button that shows the whole text. */
 tca.boundedText = function boundedText(value, limit) {
-  const full = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  // Objects: one line when short, indented when long.
+  const compact = typeof value === "string" ? value : JSON.stringify(value);
+  const full = typeof value === "string" || compact === undefined || compact.length <= 160 ? compact : JSON.stringify(value, null, 2);
   const max = limit || tca.TEXT_LIMIT;
   const pre = tca.el("pre", { class: "bounded" });
   if (full === undefined || full.length <= max) {

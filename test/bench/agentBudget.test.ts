@@ -1,0 +1,53 @@
+// The time budget, driven by an injected clock (nothing sleeps), with an in-process backend:
+// the ChatBackend contract needs no HTTP, which is how a local-engine backend plugs in.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { runAgentTask } from "../../src/bench/agentLoop.ts";
+import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/conditions.ts";
+import { MemoryTrace } from "../../src/bench/taskTrace.ts";
+import type { ChatBackend, ChatTurnRequest, ChatTurnResult } from "../../src/sources/openaiCompatibleChat.ts";
+import { benchSetup, program } from "./benchFixtures.ts";
+
+class ClockedBackend implements ChatBackend {
+  calls = 0;
+  constructor(private readonly advance: () => void, private readonly reply: (n: number) => Omit<Extract<ChatTurnResult, { ok: true }>, "ok" | "exchange" | "usage" | "servedModel">) {}
+  async describe(): Promise<Readonly<Record<string, unknown>>> {
+    return { backend: "in-process" };
+  }
+  async complete(request: ChatTurnRequest): Promise<ChatTurnResult> {
+    this.calls++;
+    this.advance();
+    assert.equal(request.maxTokens, 2048);
+    return { ok: true, ...this.reply(this.calls), usage: { promptTokens: null, completionTokens: null, source: "none" }, servedModel: null, exchange: { request: null, response: null, httpStatus: null, elapsedMs: 0 } };
+  }
+  async close(): Promise<void> {}
+}
+
+test("D: when the 300-second task budget is spent, the task ends out of budget (injected clock)", async () => {
+  const { sandbox, dataset } = benchSetup();
+  let now = 1_000;
+  const backend = new ClockedBackend(() => {
+    now += 160_000;
+  }, () => ({ content: "Done.", toolCalls: [], finishReason: "stop" }));
+  const trace = new MemoryTrace();
+  const result = await runAgentTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.D, backend, sandbox, budget: AGENT_BUDGET, trace, clock: () => now, testTimeoutMs: 60_000, includeSlow: false });
+  assert.equal(backend.calls, 2);
+  assert.equal(result.stopReason, "time_budget");
+  assert.equal(result.outcome, "out_of_budget");
+  assert.equal(result.guardrails.refusedStopAttempts, 2);
+  assert.equal(result.seconds, 320);
+  assert.equal(result.usageReported, false);
+  assert.equal(result.tokens, 0);
+  assert.ok(trace.records.some((r) => r.event === "budget_exhausted" && r.reason === "time_budget"));
+});
+
+test("C: eight turns of tool calls and no stop: out of budget after exactly eight model turns", async () => {
+  const { sandbox, dataset } = benchSetup();
+  const backend = new ClockedBackend(() => {}, (n) => ({ content: "", toolCalls: [{ id: `c${n}`, name: "read_file", argumentsText: '{"path":"python_programs/gcd.py"}' }], finishReason: "tool_calls" }));
+  const result = await runAgentTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.C, backend, sandbox, budget: AGENT_BUDGET, trace: new MemoryTrace(), clock: () => 0, testTimeoutMs: 60_000, includeSlow: false });
+  assert.equal(backend.calls, 8);
+  assert.equal(result.turns, 8);
+  assert.equal(result.stopReason, "turn_budget");
+  assert.equal(result.outcome, "out_of_budget");
+  assert.equal(result.claimedFixed, false);
+});

@@ -1,0 +1,124 @@
+// The reports in a real headless Chromium (Debian's /usr/bin/chromium via playwright-core):
+// verdict text, a denied proposal with its error code, a rendered diff, injected markup shown as
+// text and never run, the CSP enforced, no network, lazy "show all", and a screenshot of each.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { writeReport } from "../../src/report/reportBuilder.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { openReport, requireChromium, screenshot, startBrowser, type BrowserSession } from "./browserSession.ts";
+import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_CLOSE, INJECTED_IMG, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
+
+// Fail loudly (never skip) when the browser is missing.
+requireChromium();
+
+const root = freshRoot("browser");
+let session: BrowserSession;
+
+function reportOf(runDirectory: string): string {
+  const written = writeReport(runDirectory, { out: join(root, `${runDirectory.split("/").pop() ?? "run"}.html`) });
+  if (!written.ok) throw new Error(`report not written: ${written.error}`);
+  return written.value.path;
+}
+
+before(async () => {
+  session = await startBrowser();
+});
+
+after(async () => {
+  await session?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("baseline report: verified success, scripted label, every proposal accepted, diffs rendered", async () => {
+  const opened = await openReport(session, reportOf(await baselineRun(root)));
+  const { page } = opened;
+  assert.equal(await page.textContent("#verdict-headline"), "VERIFIED SUCCESS");
+  assert.match((await page.textContent("#kind-label")) ?? "", /SCRIPTED BASELINE/);
+  assert.equal(await page.locator("details.proposal").count(), 6);
+  assert.equal(await page.locator("details.proposal[data-status=accepted]").count(), 6);
+  const added = await page.locator("#edits .diff .add").allTextContents();
+  assert.ok(added.some((line) => line.includes(REPAIR_EXPRESSIONS.clamp)), "the clamp edit's diff");
+  assert.ok(added.some((line) => line.includes(REPAIR_EXPRESSIONS.total)), "the total edit's diff");
+  assert.ok((await page.locator("#edits .diff .del").allTextContents()).some((line) => line.includes("return x")));
+  assert.ok(await page.locator("#charts svg").count() >= 1, "phase times chart");
+  assert.match((await page.textContent("#manifest-table")) ?? "", /runtime\.node/);
+  // The audit trail is paginated and drawn only when opened.
+  assert.equal(await page.locator("#audit .record").count(), 0);
+  await page.click("#audit > summary");
+  assert.equal(await page.locator("#audit .record").count(), 50, "one page of at most 50 records");
+  assert.deepEqual(opened.pageErrors, []);
+  assert.deepEqual(opened.consoleMessages.filter((m) => m.startsWith("error")), []);
+  await screenshot(page, "lab-baseline");
+  await page.close();
+});
+
+test("hostile report: the denial shows its code, injected markup is text and never runs", async () => {
+  const opened = await openReport(session, reportOf(await hostileRun(root)));
+  const { page } = opened;
+  assert.equal(await page.textContent("#verdict-headline"), "NOT VERIFIED");
+  const denied = page.locator("#proposal-1");
+  assert.equal(await denied.getAttribute("data-status"), "denied");
+  assert.match((await denied.locator("> summary").textContent()) ?? "", /DENIED\s*read_required/);
+  assert.match((await denied.textContent()) ?? "", /read_required.*replace requires a prior read/);
+  assert.match((await page.locator("#proposal-3 > summary").textContent()) ?? "", /INVALID\s*leading_text/);
+  // The raw text is displayed exactly, as text.
+  const raw = await page.locator("#proposal-3 .raw-text pre").textContent();
+  assert.equal(raw, `${INJECTED_SCRIPT}${INJECTED_IMG} {"action":"test"}`);
+  assert.ok(((await page.locator("#proposal-5 .raw-text pre").textContent()) ?? "").includes(JSON.stringify(INJECTED_CLOSE).slice(1, -1)));
+  // Nothing from the evidence became markup or ran.
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined);
+  assert.equal(await page.locator("#app img").count(), 0);
+  assert.equal(await page.locator("script").count(), 2);
+  assert.deepEqual(opened.dialogs, []);
+  assert.deepEqual(opened.pageErrors, []);
+  assert.ok((await page.locator("#proposal-6 .diff .add").count()) > 0, "the committed edit's diff");
+  // The CSP is in force: an inline script added at run time is refused.
+  const blocked = await page.evaluate(() => {
+    const element = document.createElement("script");
+    element.textContent = "window.__cspProbe = 1";
+    document.body.appendChild(element);
+    return (window as unknown as { __cspProbe?: unknown }).__cspProbe;
+  });
+  assert.equal(blocked, undefined);
+  assert.deepEqual(session.outsideRequests, [], "the page made no request beyond its own file");
+  await screenshot(page, "lab-denied-and-injected");
+  await page.close();
+});
+
+test("pipeline-check report: labelled PIPELINE CHECK, not a model result", async () => {
+  const opened = await openReport(session, reportOf(await pipelineCheckRun(root)));
+  const { page } = opened;
+  const label = page.locator("#kind-label");
+  assert.match((await label.textContent()) ?? "", /PIPELINE CHECK.*NOT a model result/);
+  assert.match((await label.getAttribute("class")) ?? "", /pipeline-check/);
+  assert.equal(await page.textContent("#verdict-headline"), "VERIFIED SUCCESS");
+  await screenshot(page, "lab-pipeline-check");
+  await page.close();
+});
+
+test("checks report: failures first with expected and observed codes, a filter, a bounded long text", async () => {
+  const opened = await openReport(session, reportOf(await checksRun(root, 6, true)));
+  const { page } = opened;
+  assert.equal(await page.textContent("#verdict-headline"), "1 OF 7 CHECKS FAILED");
+  const first = page.locator("#checks-table tbody tr.check").first();
+  assert.equal(await first.getAttribute("data-status"), "failed");
+  assert.equal(await first.locator(".expected").textContent(), "deliberately_wrong_expectation");
+  assert.equal(await first.locator(".observed").textContent(), "proposal_too_large");
+  const unknown = page.locator("#checks-table tr.check", { hasText: "unknown action" });
+  assert.equal(await unknown.locator(".observed").textContent(), "unknown_action");
+  // The failed check's own run: its 2,049-byte proposal is cut at 2,000 characters until "show all".
+  await page.locator("#checks-table tr.check-run.failed summary").first().click();
+  const nested = page.locator("#checks-table tr.check-run.failed details.proposal").first();
+  await nested.locator("> summary").click();
+  const pre = nested.locator(".raw-text pre");
+  assert.equal(((await pre.textContent()) ?? "").length, 2000);
+  await nested.locator("button.show-all").click();
+  assert.equal(((await pre.textContent()) ?? "").length, 2049);
+  await page.check("#only-failed");
+  assert.equal(await page.locator("#checks-table tr.check:visible").count(), 1);
+  assert.deepEqual(opened.pageErrors, []);
+  await screenshot(page, "checks");
+  await page.close();
+});

@@ -1,0 +1,214 @@
+// The report data, built from real evidence: verdicts, labels, proposal statuses, diffs,
+// run-kind detection, damaged evidence, and where the report file may be written.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { buildReportDocument, defaultReportPath, writeReport } from "../../src/report/reportBuilder.ts";
+import { detectRunKind } from "../../src/report/runKind.ts";
+import { labKindLabel, labVerdict } from "../../src/report/labVerdict.ts";
+import type { ChecksReportData, LabReportData } from "../../src/report/reportDocument.ts";
+import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
+
+function lab(directory: string): LabReportData {
+  const built = buildReportDocument(directory);
+  assert.ok(built.ok, "report builds");
+  assert.equal(built.value.kind, "lab");
+  if (built.value.kind !== "lab") throw new Error("not a lab report");
+  return built.value.lab;
+}
+
+function checks(directory: string): ChecksReportData {
+  const built = buildReportDocument(directory);
+  assert.ok(built.ok && built.value.kind === "checks");
+  if (!built.ok || built.value.kind !== "checks") throw new Error("not a checks report");
+  return built.value.checks;
+}
+
+/** Every file under a directory with its sha256, to show the report wrote nothing there. */
+function snapshot(directory: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, prefix: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path, `${prefix}${name}/`);
+      else out[`${prefix}${name}`] = createHash("sha256").update(readFileSync(path)).digest("hex");
+    }
+  };
+  walk(directory, "");
+  return out;
+}
+
+const root = freshRoot("data");
+const baseline = await baselineRun(root);
+const hostile = await hostileRun(root);
+const pipeline = await pipelineCheckRun(root);
+const otherRoots: string[] = [];
+function scratchRoot(prefix: string): string {
+  const made = freshRoot(prefix);
+  otherRoots.push(made);
+  return made;
+}
+after(() => {
+  for (const made of [root, ...otherRoots]) rmSync(made, { recursive: true, force: true });
+});
+
+test("a baseline run: verified success, scripted label, six accepted proposals, two diffs matched by sha256", () => {
+  const report = lab(baseline);
+  assert.equal(report.verdict.headline, "VERIFIED SUCCESS");
+  assert.equal(report.verdict.tone, "success");
+  assert.equal(report.label.title, "SCRIPTED BASELINE");
+  assert.equal(report.label.pipelineCheck, false);
+  assert.deepEqual(report.proposals.map((p) => p.status), ["accepted", "accepted", "accepted", "accepted", "accepted", "accepted"]);
+  assert.deepEqual(report.proposals.map((p) => p.action), ["read", "test", "replace", "replace", "test", "finish"]);
+  assert.equal(report.edits.length, 2);
+  const [first, second] = report.edits;
+  assert.equal(first?.version, 1);
+  assert.equal(first?.beforeFile, "backups/toy_math.v0.py");
+  assert.equal(first?.afterFile, "backups/toy_math.v1.py");
+  assert.ok(first?.diff?.some((line) => line.kind === "+" && line.text.includes(REPAIR_EXPRESSIONS.clamp)));
+  assert.ok(first?.diff?.some((line) => line.kind === "-" && line.text === "    return x"));
+  assert.equal(second?.afterFile, "workspace/toy_math.py");
+  assert.ok(second?.diff?.some((line) => line.kind === "+" && line.text.includes(REPAIR_EXPRESSIONS.total)));
+  assert.deepEqual(report.phases.map((p) => p.name), ["generation", "validation", "edit", "test", "final_evaluation", "total"]);
+  assert.deepEqual(report.problems, []);
+});
+
+test("a hostile run: the denial keeps its code, injected markup stays raw data, not verified", () => {
+  const report = lab(hostile);
+  assert.equal(report.verdict.headline, "NOT VERIFIED");
+  assert.match(report.verdict.details[0] ?? "", /without an accepted finish/);
+  assert.deepEqual(report.proposals.map((p) => [p.status, p.code]), [
+    ["denied", "read_required"], ["accepted", null], ["invalid", "leading_text"], ["accepted", null], ["invalid", "unknown_file"], ["accepted", null],
+  ]);
+  assert.ok(report.proposals[2]?.rawText?.startsWith(INJECTED_SCRIPT), "the raw text is kept exactly as generated");
+  assert.equal(report.label.title, "MODEL TRIAL");
+  assert.equal(report.edits.length, 1);
+});
+
+test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () => {
+  const report = lab(pipeline);
+  assert.equal(report.label.title, "PIPELINE CHECK");
+  assert.equal(report.label.pipelineCheck, true);
+  assert.match(report.label.explanation, /NOT a model result/);
+});
+
+test("the verdict says success only for the boolean true in final.json", () => {
+  const final = JSON.parse(readFileSync(join(baseline, "final.json"), "utf8")) as Record<string, unknown>;
+  assert.equal(labVerdict(final, null).headline, "VERIFIED SUCCESS");
+  for (const fake of ["true", 1, null, undefined]) {
+    assert.equal(labVerdict({ ...final, verified_success: fake }, null).headline, "NOT VERIFIED", String(fake));
+  }
+  const heldOutFailed = { ...final, verified_success: false, final_evaluation: { ...(final.final_evaluation as object), held_out_passed: 6 } };
+  const verdict = labVerdict(heldOutFailed, null);
+  assert.match(verdict.details[0] ?? "", /did not pass every case/);
+  assert.ok(verdict.details.some((line) => line.includes("held-out 6/8")));
+  const incomplete = labVerdict(null, "cancelled");
+  assert.equal(incomplete.headline, "INCOMPLETE RUN");
+  assert.ok(incomplete.details.some((line) => line.includes("cancelled")));
+});
+
+test("any synthetic mark wins over other labels", () => {
+  assert.equal(labKindLabel({ labels: { kind: "model_trial" } }, { labels: { kind: "model_trial", synthetic_pipeline_check: true } }).title, "PIPELINE CHECK");
+  assert.equal(labKindLabel({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }, null).title, "PIPELINE CHECK");
+  assert.equal(labKindLabel({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" } }, null).title, "MODEL TRIAL");
+  assert.equal(labKindLabel(null, null).title, "UNLABELLED RUN");
+});
+
+test("damaged evidence is reported, never papered over", () => {
+  const damaged = join(root, "damaged");
+  cpSync(baseline, damaged, { recursive: true });
+  unlinkSync(join(damaged, "final.json"));
+  appendFileSync(join(damaged, "audit.jsonl"), "not json\n[1,2]\n");
+  rmSync(join(damaged, "backups"), { recursive: true });
+  const report = lab(damaged);
+  assert.equal(report.verdict.headline, "INCOMPLETE RUN");
+  assert.ok(report.verdict.details.some((line) => line.includes("finish_accepted")), "the audit's stop reason is still shown");
+  assert.ok(report.problems.some((p) => p.startsWith("final.json: evidence_unreadable")));
+  assert.ok(report.problems.some((p) => p.includes("2 line(s) are not JSON objects")));
+  // Without backups the first edit's before/after bytes: v0 is the spec constant, v1 is lost.
+  assert.equal(report.edits[0]?.diff, null);
+  assert.match(report.edits[0]?.diffNote ?? "", /not preserved/);
+  assert.ok(report.edits[1]?.diffNote?.includes("before"));
+});
+
+test("a gap in event ids or records from another run are flagged", () => {
+  const spliced = join(root, "spliced");
+  cpSync(baseline, spliced, { recursive: true });
+  const lines = readFileSync(join(spliced, "audit.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  lines.splice(3, 1);
+  lines[4] = lines[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
+  writeFileSync(join(spliced, "audit.jsonl"), `${lines.join("\n")}\n`);
+  const report = lab(spliced);
+  assert.ok(report.problems.some((p) => p.includes("event ids are not consecutive")));
+  assert.ok(report.problems.some((p) => p.includes("different run ids")));
+});
+
+test("run kinds are detected from the directory contents; unknown and ambiguous directories are refused", async () => {
+  assert.deepEqual(detectRunKind(baseline), { ok: true, value: "lab" });
+  const checksRoot = await checksRun(scratchRoot("kind"), 1, false);
+  assert.deepEqual(detectRunKind(checksRoot), { ok: true, value: "checks" });
+  const bench = join(root, "bench-like");
+  mkdirSync(bench);
+  writeFileSync(join(bench, "run.json"), "{}");
+  assert.deepEqual(detectRunKind(bench), { ok: true, value: "bench" });
+  const nothing = join(root, "empty");
+  mkdirSync(nothing);
+  assert.equal(detectRunKind(nothing).ok ? "" : (detectRunKind(nothing) as { error: string }).error, "unknown_run_kind");
+  writeFileSync(join(bench, "checks.json"), "{}");
+  const ambiguous = detectRunKind(bench);
+  assert.equal(ambiguous.ok ? "" : ambiguous.error, "unknown_run_kind");
+  const missing = detectRunKind(join(root, "no-such-run"));
+  assert.equal(missing.ok ? "" : missing.error, "run_directory_not_found");
+  const file = detectRunKind(join(baseline, "final.json"));
+  assert.equal(file.ok ? "" : file.error, "not_a_directory");
+  // detectRunKind itself does not follow a symlink; buildReportDocument resolves the named path first.
+  symlinkSync(baseline, join(root, "link-to-run"));
+  const link = detectRunKind(join(root, "link-to-run"));
+  assert.equal(link.ok ? "" : link.error, "run_directory_not_found");
+  const viaLink = buildReportDocument(join(root, "link-to-run"));
+  assert.ok(viaLink.ok && viaLink.value.kind === "lab" && viaLink.value.lab.directoryName === "baseline");
+});
+
+test("a checks run: failures first, codes kept, each check's own run summarised", async () => {
+  const checksRoot = await checksRun(scratchRoot("checks"), 3, true);
+  const report = checks(checksRoot);
+  assert.equal(report.verdict.headline, "1 OF 4 CHECKS FAILED");
+  assert.equal(report.checks[0]?.passed, false);
+  assert.equal(report.checks[0]?.expected, "deliberately_wrong_expectation");
+  assert.deepEqual(report.checks.slice(1).map((row) => row.passed), [true, true, true]);
+  const unknownAction = report.checks.find((row) => row.id === "unknown_action");
+  assert.equal(unknownAction?.observed, "unknown_action");
+  assert.equal(unknownAction?.run?.proposals[0]?.status, "invalid");
+  assert.equal(unknownAction?.run?.proposals[0]?.code, "unknown_action");
+  assert.equal(unknownAction?.run?.manifest, null, "nested runs leave the manifest to their own report");
+  assert.ok(report.problems.length === 0);
+  const passing = checks(await checksRun(scratchRoot("checks-ok"), 2, false));
+  assert.equal(passing.verdict.headline, "ALL 3 CHECKS PASSED");
+});
+
+test("the report is written next to the run directory, never inside it; an existing file needs force", () => {
+  const before = snapshot(baseline);
+  assert.equal(defaultReportPath(baseline), `${baseline}.report.html`);
+  const written = writeReport(baseline);
+  assert.ok(written.ok);
+  assert.equal(written.value.path, `${baseline}.report.html`);
+  assert.match(readFileSync(written.value.path, "utf8"), /^<!doctype html>/);
+  const again = writeReport(baseline);
+  assert.equal(again.ok ? "" : again.error, "output_exists");
+  assert.ok(writeReport(baseline, { force: true }).ok);
+  const inside = writeReport(baseline, { out: join(baseline, "report.html") });
+  assert.equal(inside.ok ? "" : inside.error, "output_inside_run_directory");
+  const nested = writeReport(baseline, { out: join(baseline, "workspace", "x.html"), force: true });
+  assert.equal(nested.ok ? "" : nested.error, "output_inside_run_directory");
+  symlinkSync(baseline, join(root, "alias"));
+  const viaLink = writeReport(baseline, { out: join(root, "alias", "r.html") });
+  assert.equal(viaLink.ok ? "" : viaLink.error, "output_inside_run_directory");
+  const noParent = writeReport(baseline, { out: join(root, "missing-parent", "r.html") });
+  assert.equal(noParent.ok ? "" : noParent.error, "output_unwritable");
+  const notRun = writeReport(join(root, "no-such-run"), { out: join(root, "x.html") });
+  assert.equal(notRun.ok ? "" : notRun.error, "run_directory_not_found");
+  assert.deepEqual(snapshot(baseline), before, "the run directory is unchanged");
+});

@@ -1,0 +1,80 @@
+// Real evidence for the report tests, produced by the project's own runLab and ScriptedSource
+// (never hand-written audit lines): a baseline run, a run with a denied proposal and injected
+// markup in proposal texts, a synthetic pipeline-check-labelled run, and a small checks run.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { runLab, type RunKind } from "../../src/lab/labRun.ts";
+import { runNegativeCheck, SOURCE_VALIDATOR_CHECKS, type CheckRow } from "../../src/lab/checkRunner.ts";
+import { NEGATIVE_CHECKS } from "../../src/lab/negativeChecks.ts";
+import { ScriptedSource, type ScriptedStep } from "../../src/sources/scriptedSource.ts";
+
+export function freshRoot(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `tca-report-${prefix}-`));
+}
+
+export async function scriptedRun(root: string, name: string, steps: readonly ScriptedStep[], kind: RunKind): Promise<string> {
+  const runDirectory = join(root, name);
+  const result = await runLab({ runDirectory, source: new ScriptedSource(steps), kind });
+  if (!result.ok) throw new Error(`fixture run failed: ${result.error}`);
+  return runDirectory;
+}
+
+export function baselineRun(root: string): Promise<string> {
+  return scriptedRun(root, "baseline", BASELINE_PROPOSALS, "scripted_baseline");
+}
+
+/** Markup a hostile model might emit; the page must show it as text and never run it. */
+export const INJECTED_SCRIPT = "<script>window.__pwned=1</script>";
+export const INJECTED_IMG = '<img src=x onerror="window.__pwned=2;alert(2)">';
+export const INJECTED_CLOSE = "</script><script>window.__pwned=3</script>";
+
+/** Proposal 1 is denied (replace before read), 3 and 5 carry markup (invalid), 6 commits an edit. */
+export const HOSTILE_STEPS: readonly string[] = [
+  JSON.stringify({ action: "replace", function: "clamp", old: "x", new: "lo", version: 0 }),
+  '{"action":"read","file":"toy_math.py"}',
+  `${INJECTED_SCRIPT}${INJECTED_IMG} {"action":"test"}`,
+  '{"action":"read","file":"toy_math.py"}',
+  JSON.stringify({ action: "read", file: INJECTED_CLOSE }),
+  JSON.stringify({ action: "replace", function: "clamp", old: "x", new: REPAIR_EXPRESSIONS.clamp, version: 0 }),
+];
+
+export function hostileRun(root: string): Promise<string> {
+  return scriptedRun(root, "hostile", HOSTILE_STEPS, "model_trial");
+}
+
+/**
+ * A run labelled a synthetic pipeline check. For now it is driven by a scripted source through
+ * runLab with kind "synthetic_pipeline_check" (the synthetic-checkpoint model source is not
+ * wired into the Lab yet); the label is what the report must honour.
+ */
+export function pipelineCheckRun(root: string): Promise<string> {
+  return scriptedRun(root, "pipeline-check", BASELINE_PROPOSALS, "synthetic_pipeline_check");
+}
+
+/** The checks.json shape `tca lab checks` writes (src/cli/commands/lab.ts). */
+export function writeChecksJson(root: string, rows: readonly CheckRow[]): void {
+  const failed = rows.filter((row) => !row.passed).length;
+  writeFileSync(join(root, "checks.json"), JSON.stringify({ schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed, failed, checks: rows }, null, 2));
+}
+
+/**
+ * A small checks run: the source-validator rows and the first `count` negative checks, run by the
+ * project's check runner. With `withFailure`, the last row's expectation is altered so one check
+ * fails (the only way to get a failed row from a correct harness) to exercise failures-first.
+ */
+export async function checksRun(root: string, count: number, withFailure: boolean): Promise<string> {
+  const checksRoot = join(root, "checks");
+  mkdirSync(checksRoot);
+  const rows: CheckRow[] = SOURCE_VALIDATOR_CHECKS.slice(0, 1).map((check) => ({
+    id: check.id, description: `${check.description} (source validator)`, expected: check.expected, observed: check.expected, unchanged: "n/a", passed: true, problems: [], runDirectory: null,
+  }));
+  for (const check of NEGATIVE_CHECKS.slice(0, count)) rows.push(await runNegativeCheck(check, checksRoot));
+  if (withFailure) {
+    const last = rows[rows.length - 1];
+    if (last !== undefined) rows[rows.length - 1] = { ...last, expected: "deliberately_wrong_expectation", passed: false, problems: ["fixture: expectation altered to produce a failed row"] };
+  }
+  writeChecksJson(checksRoot, rows);
+  return checksRoot;
+}
