@@ -122,8 +122,10 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const model = manifest.model;
   const label = typeof model.label === "string" ? model.label : "model";
   const env = manifest.environment;
+  const served = [...new Set(results.map((r) => r.servedModel).filter((m): m is string => typeof m === "string"))];
+  const props = isRecord(model.serverProps) ? model.serverProps : {};
   const lines = [
-    `model: ${label}${typeof model.servedModel === "string" ? ` (server reports: ${model.servedModel})` : ""}`,
+    `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
     `prompts: ${String(manifest.fingerprint.promptSetVersion)} (hashes in run.json)`,

@@ -4,6 +4,7 @@
 import type { Condition, ToolName } from "./conditions.ts";
 import type { ToolErrorCode } from "./errorCodes.ts";
 import { targetPath } from "./dataset.ts";
+import { SANDBOX_TASK_DIR } from "./sandbox.ts";
 
 export type ToolCallRequest =
   | { readonly tool: "read_file"; readonly path: string }
@@ -19,8 +20,11 @@ export const WRITE_MAX_BYTES = 64 * 1024;
 /** Normal form of a model-supplied path: relative, POSIX, no "." or ".." segments. Undefined if not. */
 export function normalizeToolPath(raw: string): string | undefined {
   if (raw.length === 0 || raw.length > 512 || raw.includes("\\") || raw.includes("\0")) return undefined;
-  const parts = raw.split("/").filter((p) => p !== "" && p !== ".");
-  if (raw.startsWith("/") || parts.length === 0 || parts.some((p) => p === "..")) return undefined;
+  // The task folder is /task inside the sandbox (pytest output shows it), so that prefix is
+  // accepted as a spelling of the relative path; every other absolute path is refused.
+  const rel = raw.startsWith(`${SANDBOX_TASK_DIR}/`) ? raw.slice(SANDBOX_TASK_DIR.length + 1) : raw;
+  const parts = rel.split("/").filter((p) => p !== "" && p !== ".");
+  if (rel.startsWith("/") || parts.length === 0 || parts.some((p) => p === "..")) return undefined;
   return parts.join("/");
 }
 

@@ -77,7 +77,7 @@ function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null,
   if (complete !== true) {
     return { headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`, tone: "incomplete", details: ["the tables cover the finished tasks only", ...details] };
   }
-  return { headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run)`, tone: fixed === tasks.length ? "success" : "failure", details };
+  return { headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run)`, tone: "neutral", details };
 }
 
 export function readBenchReport(runDirectory: string): BenchReportData {

@@ -7,7 +7,8 @@ import type { JsonObject } from "./evidenceFiles.ts";
 
 export const REPORT_DOCUMENT_SCHEMA = "tca.report/1";
 
-export type VerdictTone = "success" | "failure" | "incomplete";
+/** neutral: results to read (a benchmark), neither a pass nor a failure of the run itself. */
+export type VerdictTone = "success" | "failure" | "incomplete" | "neutral";
 
 export interface Verdict {
   /** "VERIFIED SUCCESS" only when final.json says verified_success is true. */

@@ -55,18 +55,25 @@ test("tca bench quixbugs run: scripted model, conditions A and D, writes a compl
 });
 
 test("tca bench quixbugs run refuses bad options with stable codes and runs nothing", async () => {
-  for (const [args, code] of [
-    [["--conditions", "A,E"], "invalid_option"],
-    [["--shard", "3/2"], "invalid_option"],
-    [["--jobs", "0"], "invalid_option"],
-  ] as const) {
-    const r = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--json", ...args]);
-    assert.equal(r.code, 1);
-    assert.equal((JSON.parse(r.out) as { error: string }).error, code);
+  const scratch = mkdtempSync(join(tmpdir(), "tca-cli-bad-"));
+  const out = join(scratch, "run");
+  try {
+    for (const [args, code] of [
+      [["--conditions", "A,E"], "invalid_option"],
+      [["--shard", "3/2"], "invalid_option"],
+      [["--jobs", "0"], "invalid_option"],
+    ] as const) {
+      const r = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--json", ...args]);
+      assert.equal(r.code, 1);
+      assert.equal((JSON.parse(r.out) as { error: string }).error, code);
+    }
+    const down = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--json", "--programs", "gcd"]);
+    assert.equal(down.code, 1);
+    assert.equal((JSON.parse(down.out) as { error: string }).error, "endpoint_unreachable");
+    assert.equal(existsSync(out), false);
+    const missing = await tca(["bench", "quixbugs", "run", "--model", "m", "--out", out]);
+    assert.equal(missing.code, 2);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-  const down = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--json", "--programs", "gcd"]);
-  assert.equal(down.code, 1);
-  assert.equal((JSON.parse(down.out) as { error: string }).error, "endpoint_unreachable");
-  const missing = await tca(["bench", "quixbugs", "run", "--model", "m"]);
-  assert.equal(missing.code, 2);
 });

@@ -28,7 +28,9 @@ test("tool policy: write only the target; tests never written; reference fixes n
   assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "json_testcases/gcd.json", content: "x" })), "write_to_tests");
   assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "python_programs/sqrt.py", content: "x" })), "write_not_allowed");
   assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "python_programs/../python_programs/gcd.py", content: "x" })), "write_not_allowed");
-  assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "/task/python_programs/gcd.py", content: "x" })), "write_not_allowed");
+  assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "/task/python_programs/gcd.py", content: "x" })), "allow");
+  assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "/tmp/python_programs/gcd.py", content: "x" })), "write_not_allowed");
+  assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: "/task/../etc/passwd", content: "x" })), "write_not_allowed");
   assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "write_file", path: t, content: "x".repeat(WRITE_MAX_BYTES + 1) })), "content_too_large");
   assert.equal(code(authorizeToolCall(C, "gcd", TESTS, { tool: "read_file", path: "python_testcases/test_gcd.py" })), "allow");
   assert.equal(code(authorizeToolCall(D, "gcd", TESTS, { tool: "read_file", path: "json_testcases/gcd.json" })), "allow");
@@ -44,7 +46,8 @@ test("tool policy: write only the target; tests never written; reference fixes n
 
 test("tool paths: relative POSIX only", () => {
   assert.equal(normalizeToolPath("a/./b.py"), "a/b.py");
-  for (const bad of ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", ".", "x".repeat(600)]) assert.equal(normalizeToolPath(bad), undefined, bad);
+  assert.equal(normalizeToolPath("/task/a.py"), "a.py");
+  for (const bad of ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", ".", "/task/", "/task//etc/x", "/taskx/a.py", "x".repeat(600)]) assert.equal(normalizeToolPath(bad), undefined, bad);
 });
 
 test("tool-call arguments are untrusted JSON", () => {

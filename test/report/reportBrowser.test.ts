@@ -7,6 +7,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../../src/report/reportBuilder.ts";
 import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { BENCH_INJECTED, scriptedBenchRun } from "./benchFixture.ts";
 import { openReport, requireChromium, screenshot, startBrowser, type BrowserSession } from "./browserSession.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_CLOSE, INJECTED_IMG, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
 
@@ -120,5 +121,36 @@ test("checks report: failures first with expected and observed codes, a filter, 
   assert.equal(await page.locator("#checks-table tr.check:visible").count(), 1);
   assert.deepEqual(opened.pageErrors, []);
   await screenshot(page, "checks");
+  await page.close();
+});
+
+test("bench report: tables, outcome chart, filter by outcome, a task's diff, test output and refused tool call", async () => {
+  const opened = await openReport(session, reportOf(await scriptedBenchRun(root)));
+  const { page } = opened;
+  assert.equal(await page.textContent("#verdict-headline"), "2 OF 4 TASKS FIXED (graded by the harness's own test run)");
+  assert.match((await page.textContent("#kind-label")) ?? "", /PIPELINE CHECK/);
+  assert.equal(await page.locator("#bench-summary tbody tr").count(), 2);
+  assert.equal(await page.locator("#outcome-chart rect").count(), 4);
+  await page.selectOption("#outcome-filter", "fixed");
+  assert.equal(await page.locator("#tasks details.task:visible").count(), 2);
+  assert.equal(await page.textContent("#task-count"), "2 of 4 tasks shown");
+  await page.selectOption("#outcome-filter", "");
+  const fixed = page.locator("#tasks details.task", { hasText: "C-gcd" });
+  assert.equal(await fixed.locator(".diff").count(), 0, "task bodies render only when opened");
+  await fixed.locator("> summary").click();
+  assert.ok((await fixed.locator(".diff .add").allTextContents()).some((line) => line.includes("return gcd(b, a % b)")));
+  assert.match((await fixed.textContent()) ?? "", /6 passed/);
+  const refused = page.locator("#tasks details.task", { hasText: "C-pascal" });
+  await refused.locator("> summary").click();
+  assert.match((await refused.locator(".trace-event[data-status=tool_refused]").textContent()) ?? "", /read_not_allowed/);
+  assert.ok(((await refused.textContent()) ?? "").includes(BENCH_INJECTED), "the refused path is shown as text");
+  const oneShot = page.locator("#tasks details.task", { hasText: "A-pascal" });
+  await oneShot.locator("> summary").click();
+  assert.equal(await oneShot.locator(".model-text pre").textContent(), `I cannot fix this. ${BENCH_INJECTED}`);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined);
+  assert.equal(await page.locator("#app img").count(), 0);
+  assert.deepEqual(opened.dialogs, []);
+  assert.deepEqual(opened.pageErrors, []);
+  await screenshot(page, "bench");
   await page.close();
 });

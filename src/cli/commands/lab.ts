@@ -15,6 +15,8 @@ import { parseAnswers, predictionsPath, recordPredictions } from "../../lab/pred
 import { PREDICTION_QUESTIONS } from "../../lab/constants.ts";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
+import { runModelTrial } from "../../lab/modelTrial.ts";
+import { readPredictions } from "../../lab/predictions.ts";
 
 export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
@@ -68,6 +70,51 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
 }
 
 export function registerLabReportingCommands(lab: Command, setExitCode: SetExitCode): void {
+  lab
+    .command("model")
+    .description("one model trial in a fresh run directory, with the local model as proposal source")
+    .requiredOption("--run <dir>", "a new run directory (must not exist; never a copy of a baseline run)")
+    .requiredOption("--model-directory <dir>", "a verified model directory (tca model acquire/verify) or a synthetic checkpoint")
+    .option("--yes", "authorize the run without the interactive confirmation")
+    .option("--predictions <file>", "predictions file (default: predictions.json in the model directory)")
+    .option("--without-predictions", "run without recorded predictions (recorded as such)")
+    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean }) => {
+      const runDirectory = resolve(options.run);
+      const modelDirectory = resolve(options.modelDirectory);
+      const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
+      let predictions: Parameters<typeof runModelTrial>[0]["predictions"] = null;
+      if (options.withoutPredictions) predictions = "without_predictions";
+      else {
+        const read = readPredictions(predictionsFile);
+        if (read.ok) predictions = { record: read.value, path: predictionsFile };
+      }
+      let runConsent: "interactive_confirmation" | "yes_flag" | null = options.yes ? "yes_flag" : null;
+      if (runConsent === null && predictions !== null && process.stdin.isTTY) {
+        const prompt = createInterface({ input: process.stdin, output: process.stdout });
+        const answer = await prompt.question(
+          `Run one model trial in the new run directory ${runDirectory}?\n` +
+            "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell. [y/N] ",
+        );
+        prompt.close();
+        if (/^(y|yes)$/i.test(answer.trim())) runConsent = "interactive_confirmation";
+      }
+      const cancel = new AbortController();
+      const onSigint = (): void => cancel.abort();
+      process.once("SIGINT", onSigint);
+      try {
+        const trial = await runModelTrial({ runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal });
+        if (!trial.ok) {
+          process.stderr.write(`tca lab model: ${trial.error}: ${trial.message}\n`);
+          setExitCode(2);
+          return;
+        }
+        process.stdout.write(formatRunSummary(trial.value.run.final, trial.value.run.runDirectory));
+        setExitCode(trial.value.run.final.stop_reason === "harness_error" ? 1 : 0);
+      } finally {
+        process.removeListener("SIGINT", onSigint);
+      }
+    });
+
   lab
     .command("predict")
     .description("record your answers to the five prediction questions of Part 1, before any trial")

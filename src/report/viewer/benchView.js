@@ -49,10 +49,39 @@ function summaryTables(bench) {
   return [tca.el("h3", null, "Outcomes"), outcomes, tca.el("h3", null, "Guardrails"), guardrails];
 }
 
+/** One trace event: the fields a reader needs first, the rest (and the raw HTTP exchange) on demand. */
 function traceEvent(record) {
-  const { v, event, t, ...rest } = record;
+  const { v, event, t, exchange, ...rest } = record;
   void v;
-  return tca.el("div", { class: "trace-event" }, tca.el("span", { class: "mono" }, tca.text(event), " t=", tca.text(t), " ms"), tca.boundedText(rest, 1200));
+  const parts = [];
+  if (event === "model_response") {
+    if (typeof rest.content === "string" && rest.content !== "") parts.push(tca.field("model text, as returned", tca.el("div", { class: "model-text" }, tca.boundedText(rest.content))));
+    if (Array.isArray(rest.toolCalls) && rest.toolCalls.length > 0) parts.push(tca.field("tool calls", rest.toolCalls.map((call) => tca.el("div", null, tca.el("span", { class: "mono" }, tca.text(call.name)), tca.boundedText(call.argumentsText ?? call.arguments ?? "", 600)))));
+    parts.push(tca.el("div", { class: "muted" }, "finish: ", tca.text(rest.finishReason), "; usage: ", tca.text(rest.usage)));
+  } else if (event === "tool_refused" || event === "tool_error" || event === "model_error") {
+    parts.push(tca.el("div", null, tca.el("span", { class: "badge fail error-code" }, tca.text(rest.error ?? event)), " ", tca.text(rest.tool ?? ""), " ", tca.text(rest.message ?? "")));
+    if (rest.path !== undefined) parts.push(tca.field("path asked for", tca.boundedText(rest.path, 400)));
+  } else if (event === "test_run" || event === "grade") {
+    parts.push(tca.el("div", null, tca.el("span", { class: "badge " + (rest.outcome === "passed" ? "pass" : "fail") }, tca.text(rest.outcome)), " ", tca.text(rest.counts)));
+    if (typeof rest.output === "string") parts.push(tca.field("test output", tca.boundedText(rest.output, 1500)));
+  } else if (event === "diff" && typeof rest.diff === "string") {
+    parts.push(tca.unifiedDiffText(rest.diff));
+  }
+  const shown = new Set(["content", "toolCalls", "finishReason", "usage", "output", "diff"]);
+  const others = Object.fromEntries(Object.entries(rest).filter(([key]) => !(shown.has(key) && parts.length > 0)));
+  return tca.el(
+    "div",
+    { class: "trace-event", "data-status": event },
+    tca.el("span", { class: "mono" }, tca.text(event), " t=", tca.text(t), " ms"),
+    parts,
+    Object.keys(others).length > 0 ? tca.boundedText(others, 600) : null,
+    exchange !== undefined ? tca.lazyDetails(null, "raw HTTP exchange", () => tca.boundedText(exchange, 4000), false) : null,
+  );
+}
+
+function gradeOutput(task) {
+  const grade = (task.trace || []).find((record) => record.event === "grade");
+  return grade && typeof grade.output === "string" ? grade.output : null;
 }
 
 function taskBody(task) {
@@ -60,7 +89,8 @@ function taskBody(task) {
   return [
     tca.field("outcome", tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, task.outcome), task.falseFixed ? " — claimed fixed but grading failed (false fixed)" : ""),
     tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", String(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
-    tca.field("grading run", tca.text(grade.outcome), " ", tca.text(grade.counts), grade.summary ? tca.boundedText(grade.summary) : null),
+    tca.field("grading run", tca.el("span", null, tca.text(grade.outcome), " ", tca.text(grade.counts), " — ", tca.text(grade.summary))),
+    gradeOutput(task) ? tca.field("grading test output", tca.boundedText(gradeOutput(task), 1500)) : null,
     task.guardrails ? tca.field("guardrails", tca.objectTable(task.guardrails)) : null,
     tca.field("diff", task.diff === null ? tca.el("span", { class: "muted" }, "no diff (file unchanged or not recorded)") : tca.unifiedDiffText(task.diff)),
     tca.field("trace", task.trace === null ? tca.el("span", { class: "muted" }, tca.text(task.traceNote)) : tca.paginated(task.trace, 40, traceEvent)),

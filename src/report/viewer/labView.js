@@ -72,10 +72,17 @@ function proposalBody(proposal, edits, includeRecords) {
     tca.field("authorization", decisionLine(authorization, "allowed", "error")),
     tca.field("dispatched action", dispatch ? tca.boundedText(dispatch.action) : tca.el("span", { class: "muted" }, "nothing dispatched")),
     discarded.length > 0 ? tca.field("discarded", discarded.map((r) => tca.boundedText(r.data))) : null,
-    tca.field("observation (what the agent saw)", observation ? tca.boundedText(observation.observation) : tca.el("span", { class: "muted" }, "none")),
+    tca.field("observation (what the agent saw)", observation ? observationView(observation.observation) : tca.el("span", { class: "muted" }, "none")),
     edits.map(editBlock),
     includeRecords ? tca.lazyDetails({ class: "records" }, "all " + records.length + " audit records of this proposal", () => records.map(recordRow)) : null,
   ];
+}
+
+/** The observation as recorded; a file's content is shown as text rather than as an escaped JSON string. */
+function observationView(observation) {
+  if (observation === null || typeof observation !== "object" || typeof observation.content !== "string") return tca.boundedText(observation);
+  const { content, ...rest } = observation;
+  return tca.el("div", null, tca.boundedText(rest), tca.el("div", { class: "muted" }, "content:"), tca.boundedText(content));
 }
 
 function recordRow(record) {

@@ -1,0 +1,129 @@
+// The model trial (Parts 8-9): the same runLab path as the baseline, with the local model as the
+// proposal source. Before anything runs: recorded predictions (or an explicit choice to go
+// without), the learner's run opt-in, a runtime lock that agrees with the lockfile, a verified
+// model directory (or a synthetic checkpoint, labelled a pipeline check everywhere), and the
+// acquisition ledger's trial window. No retry, fallback model, format repair or hidden call.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { compactingAssembler, type TokenCounter } from "../controller/compactingAssembler.ts";
+import { buildRuntimeLock } from "../evidence/runtimeLock.ts";
+import { PACKAGE_ROOT, sha256Hex } from "../evidence/runtimeIdentity.ts";
+import { openTrialWindow } from "../model/artifacts/ledger.ts";
+import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
+import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
+import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
+import { SYNTHETIC_LABEL } from "../model/synthetic/syntheticManifest.ts";
+import { LocalModelSource } from "../sources/localModelSource.ts";
+import { CONTROLLER_LIMITS } from "./constants.ts";
+import { runLab, type LabRunResult, type ProposalSourceLoader } from "./labRun.ts";
+import type { PredictionsRecord } from "./predictions.ts";
+import { err, ok, type Result } from "./result.ts";
+
+export type ModelTrialErrorCode =
+  | "predictions_missing"
+  | "run_not_authorized"
+  | "runtime_lock_mismatch"
+  | "model_directory_rejected"
+  | "trial_window_closed"
+  | "run_directory_rejected";
+
+export interface ModelTrialOptions {
+  readonly runDirectory: string;
+  readonly modelDirectory: string;
+  /** How the learner authorized this run: an interactive confirmation or --yes. */
+  readonly runConsent: "interactive_confirmation" | "yes_flag" | null;
+  readonly predictions: { readonly record: PredictionsRecord; readonly path: string } | "without_predictions" | null;
+  readonly cancellation?: AbortSignal;
+  readonly clock?: MonotonicClock;
+  /** Tests point this at a fake lockfile tree; the CLI uses the checkout itself. */
+  readonly packageRoot?: string;
+}
+
+export interface ModelTrialResult {
+  readonly run: LabRunResult;
+  readonly synthetic: boolean;
+}
+
+export async function runModelTrial(options: ModelTrialOptions): Promise<Result<ModelTrialResult, ModelTrialErrorCode>> {
+  if (options.predictions === null) {
+    return err("predictions_missing", "record your predictions first (tca lab predict), or pass --without-predictions");
+  }
+  if (options.runConsent === null) return err("run_not_authorized", "the trial needs your explicit opt-in (answer yes, or pass --yes)");
+
+  const lock = buildRuntimeLock(options.packageRoot ?? PACKAGE_ROOT);
+  if (lock.mismatches.length > 0) {
+    return err("runtime_lock_mismatch", `the installed packages disagree with package-lock.json (${lock.mismatches.slice(0, 3).join("; ")}); run npm ci`);
+  }
+
+  const checkpoint = await openCheckpointDirectory(options.modelDirectory);
+  if (!checkpoint.ok) return err("model_directory_rejected", `${checkpoint.error}: ${checkpoint.message}`);
+  const synthetic = checkpoint.value.synthetic !== null;
+  const tokenizer = createChatTokenizer(checkpoint.value.tokenizerJson, checkpoint.value.tokenizerConfigJson);
+  if (!tokenizer.ok) return err("model_directory_rejected", `${tokenizer.error}: ${tokenizer.message}`);
+
+  // The pinned model shares one 30-minute window with its acquisition; a synthetic checkpoint
+  // was never acquired and has no window, so it gets the Lab's plain 10-minute trial budget.
+  let budgetMs: number = CONTROLLER_LIMITS.overallDeadlineMs;
+  let windowId: string | null = null;
+  if (!synthetic) {
+    const window = await openTrialWindow(checkpoint.value.directory);
+    if (!window.ok) return err("trial_window_closed", `${window.error}: ${window.message}`);
+    budgetMs = Math.min(budgetMs, window.value.remainingMs);
+    windowId = window.value.windowId;
+  }
+
+  // Input tokens are counted in this process with the same verified tokenizer and template the
+  // worker uses, so compaction happens before the worker is ever asked.
+  const chat = tokenizer.value;
+  const countTokens: TokenCounter = async (messages) => {
+    const rendered = chat.render(messages);
+    if (!rendered.ok) throw new Error("the verified chat template failed to render");
+    return chat.encode(rendered.value).length;
+  };
+  const clock = options.clock ?? systemClock;
+  const label = synthetic ? SYNTHETIC_LABEL : "model";
+  const loader: ProposalSourceLoader = {
+    label,
+    describePending: () => ({ model_directory: checkpoint.value.directory, synthetic }),
+    async load(overallDeadlineMs) {
+      const created = await LocalModelSource.create({ modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock });
+      return created.ok ? ok(created.value) : err(created.error, created.message);
+    },
+  };
+
+  const run = await runLab({
+    runDirectory: options.runDirectory,
+    kind: synthetic ? "synthetic_pipeline_check" : "model_trial",
+    source: loader,
+    clock,
+    cancellation: options.cancellation,
+    overallBudgetMs: budgetMs,
+    assembler: compactingAssembler(countTokens),
+    beforeLoad: (runDirectory) => {
+      writeFileSync(join(runDirectory, "runtime-lock.json"), `${JSON.stringify(lock, null, 2)}\n`, { flag: "wx", mode: 0o600 });
+    },
+    manifestExtras: {
+      model_trial: {
+        model_directory: checkpoint.value.directory,
+        model_manifest: synthetic ? join(checkpoint.value.directory, "synthetic-manifest.json") : join(checkpoint.value.directory, MANIFEST_FILE_NAME),
+        model_name: checkpoint.value.modelName,
+        synthetic,
+        synthetic_note: synthetic ? "random-weight synthetic checkpoint: a PIPELINE CHECK of the harness and engine, not a model result" : null,
+        verified_file_sha256: checkpoint.value.sha256,
+        config_sha256: sha256Hex(checkpoint.value.configBytes),
+        load_time_override: "float32 weights and KV cache at load time; config.json bytes unchanged",
+        run_consent: options.runConsent,
+        predictions: options.predictions === "without_predictions" ? null : options.predictions.record,
+        predictions_choice: options.predictions === "without_predictions" ? "without_predictions" : "recorded",
+        predictions_path: options.predictions === "without_predictions" ? null : options.predictions.path,
+        trial_window_id: windowId,
+        trial_budget_ms: budgetMs,
+        runtime_lock_file: "runtime-lock.json",
+        token_counting: "input tokens counted after the verified chat template, in the controller process",
+      },
+    },
+  });
+  if (!run.ok) return err("run_directory_rejected", `${run.error}: ${run.message}`);
+  return ok({ run: run.value, synthetic });
+}
