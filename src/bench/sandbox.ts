@@ -9,7 +9,7 @@
 // session), killed as a whole on timeout; optionally a pids cgroup caps the process count.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
@@ -186,12 +186,39 @@ function createPidsCgroup(config: SandboxConfig, runId: string): string | undefi
   }
 }
 
-function removeCgroup(dir: string | undefined): void {
+/**
+ * Empties and removes a run's cgroup. When bwrap exits, the PID namespace is torn down
+ * asynchronously, so members can linger for a moment: kill whatever is left, wait until the
+ * cgroup is empty (bounded), then remove it. Resolving only afterwards also means no process of
+ * the run outlives runInSandbox.
+ */
+async function drainAndRemoveCgroup(dir: string | undefined): Promise<void> {
   if (!dir) return;
-  try {
-    rmdirSync(dir);
-  } catch {
-    // A cgroup with processes left cannot be removed; the kill below makes that rare.
+  for (let attempt = 0; attempt < 500; attempt++) {
+    let members: number[];
+    try {
+      members = readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter((l) => l !== "").map(Number);
+    } catch {
+      return;
+    }
+    if (members.length === 0) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Still busy: try again below.
+        await new Promise((r) => setTimeout(r, 10));
+        continue;
+      }
+      return;
+    }
+    for (const pid of members) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
@@ -245,8 +272,7 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
       request.signal?.removeEventListener("abort", onAbort);
       // Whatever is left of the group (nothing, normally: the pid namespace dies with bwrap).
       killGroup();
-      removeCgroup(cgroup);
-      resolvePromise({
+      void drainAndRemoveCgroup(cgroup).then(() => resolvePromise({
         exitCode: code,
         signal: signal ?? null,
         timedOut,
@@ -256,7 +282,7 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
         elapsedMs: performance.now() - started,
         processGroupId: pgid,
         runId,
-      });
+      }));
     });
   });
 }

@@ -9,7 +9,7 @@ import { dispatchAction, type DispatchEffect } from "./dispatch.ts";
 import { generateWithDeadline } from "./generateWithDeadline.ts";
 import { classifyObservation, type LoggedObservation } from "./observationLog.ts";
 import { boundedObservation, rejection } from "./observations.ts";
-import type { ProposalSource } from "./proposalSource.ts";
+import type { ProposalOutcome, ProposalSource } from "./proposalSource.ts";
 import type { ControllerStateEnvelope, RequestAssembler } from "./requestAssembler.ts";
 
 /** Where the controller's evidence goes (the audit recorder). Returns the new event id. */
@@ -128,6 +128,9 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
       evidence.append("context_limit", { input_tokens: request.inputTokens, omitted_event_ids: request.omittedEventIds }, proposalNumber);
       return stop("context_limit", proposalNumber, { at: "request_assembly" });
     }
+    // Assembly can take time (token counting): recheck before the source is ever called.
+    const afterAssembly = timeOrCancel();
+    if (afterAssembly) return stop(afterAssembly, null, { at: "after_request_assembly" });
     const deadlineMs = Math.min(clock.now() + limits.perCallDeadlineMs, run.overallDeadlineMs);
     evidence.append(
       "request",
@@ -140,7 +143,8 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
       evidence.append("late_proposal_discarded", { kind: late.kind, raw_text: "text" in late ? late.text : null }, proposalNumber);
     });
     phases.generationMs += wait.elapsedMs;
-    const outcome = wait.outcome;
+    // The outcome comes from the source (a worker, an HTTP client): checked, never trusted.
+    const outcome = checkedOutcome(wait.outcome);
     evidence.append(
       "generation",
       {
@@ -174,7 +178,7 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
       const integrity = await workspace.integrityCheck();
       evidence.append("integrity_check", { ok: integrity.ok, at: "before_dispatch" }, proposalNumber);
       if (!integrity.ok) {
-        observation = rejection(verdict.action.action, "workspace_conflict", "a managed file changed outside the controller", state.knownVersion ?? 0);
+        observation = rejection(verdict.action.action, "workspace_conflict", "a managed file changed outside the controller", workspace.state().version);
         recordObservation(evidence, log, proposalNumber, observation);
         return stop("workspace_conflict", proposalNumber, { at: "integrity_check" });
       }
@@ -215,9 +219,14 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     applyEffect(state, effect);
     if (effect.kind === "stop") return stop(effect.reason, proposalNumber, { at: "dispatch" });
 
+    if (!bounded.observation.ok) {
+      evidence.append("tool_result", { ok: false, error: bounded.observation["error"] ?? null }, proposalNumber);
+    }
     if (bounded.observation.ok) {
       state.consecutiveInvalid = 0;
-    } else {
+    } else if (bounded.observation["error"] !== "edit_interrupted") {
+      // An interrupted edit failed on the harness side, not in the proposal: it neither counts
+      // as invalid nor resets the counter.
       state.invalidProposals += 1;
       state.consecutiveInvalid += 1;
     }
@@ -227,6 +236,25 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     if (state.consecutiveInvalid >= limits.maxConsecutiveInvalid) return stop("invalid_proposal_limit", proposalNumber);
   }
   return stop("proposal_limit", null);
+}
+
+/** Only the five outcome kinds of the interface are accepted; anything else is a model_error. */
+function checkedOutcome(outcome: ProposalOutcome): ProposalOutcome {
+  if (outcome.kind === "text") {
+    return typeof outcome.text === "string" ? outcome : { kind: "model_error", message: "the source returned no text", metadata: {} };
+  }
+  const metadata = typeof outcome.metadata === "object" && outcome.metadata !== null ? outcome.metadata : {};
+  switch (outcome.kind) {
+    case "context_limit":
+      return { kind: "context_limit", inputTokens: Number.isSafeInteger(outcome.inputTokens) ? outcome.inputTokens : -1, metadata };
+    case "model_error":
+      return { kind: "model_error", message: typeof outcome.message === "string" ? outcome.message.slice(0, 500) : "model error", metadata };
+    case "time_limit":
+    case "cancelled":
+      return { kind: outcome.kind, metadata };
+    default:
+      return { kind: "model_error", message: `the source returned an unknown outcome`, metadata: {} };
+  }
 }
 
 function authorizationState(state: ControllerState, workspace: ControllerWorkspace): AuthorizationState {

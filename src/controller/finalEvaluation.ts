@@ -87,13 +87,14 @@ export async function runFinalEvaluation(input: FinalEvaluationInput): Promise<F
     };
   };
 
-  if (input.stopReason === "harness_error") return result("not_run_harness_error", null, []);
   await input.beforeEvaluation?.();
-  if (clock.now() >= input.overallDeadlineMs) return result("not_started_deadline", null, []);
-
+  // The integrity-checked snapshot is captured and recorded after every terminal condition;
+  // only the evaluation of cases is skipped when it is unsafe or too late.
   const snapshot = await workspace.snapshot();
-  if (!snapshot.ok) return result("workspace_conflict", null, []);
+  if (!snapshot.ok) return result(input.stopReason === "harness_error" ? "not_run_harness_error" : "workspace_conflict", null, []);
   const captured = { version: snapshot.value.version, sha256: snapshot.value.sha256 };
+  if (input.stopReason === "harness_error") return result("not_run_harness_error", captured, []);
+  if (clock.now() >= input.overallDeadlineMs) return result("not_started_deadline", captured, []);
 
   const cases: CaseOutcome[] = [];
   for (const { set, fixture } of ALL_CASES) {

@@ -14,6 +14,8 @@ export interface LoggedObservation {
 }
 
 export function classifyObservation(observation: Readonly<Record<string, unknown>>): ObservationKind {
+  // An interrupted edit that reconciliation found committed is a committed edit receipt.
+  if (observation["error"] === "edit_interrupted" && observation["reconciled"] === "committed") return "edit_receipt";
   if (observation["ok"] !== true) return "error";
   switch (observation["action"]) {
     case "read":

@@ -48,9 +48,8 @@ export function renderUserMessage(state: ControllerStateEnvelope, log: readonly 
     latest_public_test: state.latestPublicTest,
   };
   const lines = [
-    "TASK.txt:",
-    TASK_TXT.trimEnd(),
-    "",
+    "TASK.txt (exact content):",
+    TASK_TXT,
     "Action contract:",
     ACTION_CONTRACT_TEXT,
     "",

@@ -49,9 +49,12 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
   const lockfilePath = join(packageRoot, "package-lock.json");
   const locked = readLockPackages(lockfilePath);
   const hiddenPath = join(packageRoot, "node_modules", ".package-lock.json");
-  const installedRecord = existsSync(hiddenPath) ? readLockPackages(hiddenPath) : {};
   const packages: LockedPackage[] = [];
   const mismatches: string[] = [];
+  // npm's record of what it installed is the only integrity evidence for the installed tree:
+  // without it nothing can be compared, which is a mismatch, not a pass.
+  const installedRecord = existsSync(hiddenPath) ? readLockPackages(hiddenPath) : {};
+  if (!existsSync(hiddenPath)) mismatches.push("node_modules/.package-lock.json: missing (run npm ci)");
   for (const [path, entry] of Object.entries(locked)) {
     if (path === "" || entry.link === true || entry.version === undefined) continue;
     const dev = entry.dev === true || entry.devOptional === true;
@@ -68,13 +71,17 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
     if (status !== "installed" && status !== "absent_optional") mismatches.push(`${path}: ${status}`);
     packages.push({ path, version: entry.version, integrity: entry.integrity ?? null, dev, optional, status, installedVersion });
   }
+  const nativeEngine = nativeEngineIdentity(packageRoot);
+  if (nativeEngine === null && locked["node_modules/node-llama-cpp"] !== undefined) {
+    mismatches.push(`@node-llama-cpp/${process.platform}-${process.arch}: no prebuilt engine binaries for this platform`);
+  }
   return {
     schema: "tca.runtime-lock/1",
     created_at: new Date().toISOString(),
     runtime: runtimeIdentity(),
     lockfile_sha256: sha256(readFileSync(lockfilePath)),
     packages,
-    native_engine: nativeEngineIdentity(packageRoot),
+    native_engine: nativeEngine,
     mismatches,
   };
 }

@@ -1,9 +1,12 @@
 // The full expression pipeline, in the order Part 4 fixes: string bounds, lexical checks,
 // tokenizing and parsing (forbidden constructs named), iterative tree limits, structural type
-// validation of the whole tree; evaluation is a separate step that never re-parses.
+// validation of the whole tree, then the parameter-free ("constant") parts evaluated once, so an
+// intermediate that overflows for every input is refused here; evaluation on inputs is a separate
+// step that never re-parses.
 import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../lab/constants.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
+import { checkConstantParts } from "./constantParts.ts";
 import { checkExpressionString } from "./expressionString.ts";
 import { checkInputs, DEFAULT_EVALUATION_LIMITS, evaluateTree, type EvaluationLimits } from "./interpreter.ts";
 import { tokenize } from "./lexer.ts";
@@ -32,6 +35,7 @@ export function parseExpressionSyntax(functionName: FunctionName, text: string):
   return parseTokens(tokens.value, FUNCTIONS[functionName].params);
 }
 
+/** All checks, no evaluation on inputs: a returned expression can only fail per fixture on input-dependent parts. */
 export function compileExpression(functionName: FunctionName, text: string): Result<ValidatedExpression, ExprErrorCode> {
   if (!Object.hasOwn(FUNCTIONS, functionName)) return err("unknown_function", "function must be clamp or total");
   if (typeof text !== "string") return err("syntax_error", "expression must be a string");
@@ -46,6 +50,8 @@ export function compileExpression(functionName: FunctionName, text: string): Res
   }
   const typed = checkTypes(tree.value);
   if (!typed.ok) return typed;
+  const constants = checkConstantParts(tree.value);
+  if (!constants.ok) return constants;
   return ok({ functionName, text, nodeCount, depth, tree: tree.value });
 }
 

@@ -121,9 +121,17 @@ export function checkInputs(inputs: readonly number[], parameterCount: number, l
 
 /** Evaluates a validated tree; the caller has already checked the inputs with checkInputs. */
 export function evaluateTree(root: ExprNode, inputs: readonly number[], limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS): Result<number, ExprErrorCode> {
+  return run(() => new Evaluation(inputs, limits).integer(root));
+}
+
+/** Evaluates a validated comparison (a conditional's condition) with the same checks. */
+export function evaluateCondition(node: ExprNode, inputs: readonly number[], limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS): Result<boolean, ExprErrorCode> {
+  return run(() => new Evaluation(inputs, limits).boolean(node));
+}
+
+function run<T>(evaluate: () => T): Result<T, ExprErrorCode> {
   try {
-    const value = new Evaluation(inputs, limits).integer(root);
-    return ok(value);
+    return ok(evaluate());
   } catch (error) {
     if (error instanceof EvaluationStop) return err(error.code, error.message);
     throw error;

@@ -53,6 +53,8 @@ export interface LabRunOptions {
   readonly afterCreate?: (workspace: RunWorkspace) => Promise<void> | void;
   /** Called after the loop stopped and before final evaluation. */
   readonly beforeFinalEvaluation?: (workspace: RunWorkspace) => Promise<void> | void;
+  /** Milliseconds the model acquisition took, from the acquisition ledger (model trials only). */
+  readonly acquisitionMs?: number | null;
   /** Extra manifest entries (model identity, acquisition ledger, runtime lock). */
   readonly manifestExtras?: Readonly<Record<string, unknown>>;
 }
@@ -76,7 +78,7 @@ export interface FinalReport {
   readonly finish: { readonly version: number; readonly sha256: string } | null;
   readonly final_evaluation: Readonly<Record<string, unknown>>;
   readonly verified_success: boolean;
-  readonly elapsed_ms: Readonly<Record<string, number>>;
+  readonly elapsed_ms: Readonly<Record<string, number | null>>;
   readonly diagnostic?: Readonly<Record<string, unknown>>;
 }
 
@@ -122,12 +124,14 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   // Load the source (if it needs loading) inside the run's own deadline.
   let source: ProposalSource | null = null;
   let loadFailure: { readonly error: "model_error" | "time_limit" | "cancelled"; readonly message: string } | null = null;
+  let loadMs: number | null = null;
   if (isLoader(options.source)) {
     const loadStarted = clock.now();
     const loaded = await options.source.load(overallDeadlineMs, cancellation);
+    loadMs = clock.now() - loadStarted;
     if (loaded.ok) source = loaded.value;
     else loadFailure = { error: loaded.error, message: loaded.message };
-    evidence.append("source_load", { ok: loaded.ok, error: loadFailure?.error ?? null, message: loadFailure?.message ?? null, elapsed_ms: clock.now() - loadStarted });
+    evidence.append("source_load", { ok: loaded.ok, error: loadFailure?.error ?? null, message: loadFailure?.message ?? null, elapsed_ms: loadMs });
   } else {
     source = options.source;
   }
@@ -192,17 +196,30 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     evidence.append("stop", { stop_reason: "harness_error" }, latestProposal);
     loop = { ...emptyLoop("harness_error"), proposalsUsed: latestProposal ?? 0 };
   } finally {
-    await source?.close();
+    try {
+      await source?.close();
+    } catch (error) {
+      // A source that cannot close (a worker that will not die) is recorded; it changes no result.
+      evidence.append("source_close_failed", boundedDiagnostic(error), latestProposal);
+    }
   }
 
-  const finalEvaluation = await runFinalEvaluation({
-    workspace,
-    clock,
-    overallDeadlineMs,
-    stopReason: loop.stopReason,
-    acceptedFinish: loop.acceptedFinish,
-    beforeEvaluation: options.beforeFinalEvaluation ? () => options.beforeFinalEvaluation?.(workspace) : undefined,
-  });
+  let finalEvaluation: FinalEvaluation;
+  try {
+    finalEvaluation = await runFinalEvaluation({
+      workspace,
+      clock,
+      overallDeadlineMs,
+      stopReason: loop.stopReason,
+      acceptedFinish: loop.acceptedFinish,
+      beforeEvaluation: options.beforeFinalEvaluation ? () => options.beforeFinalEvaluation?.(workspace) : undefined,
+    });
+  } catch (error) {
+    // A fault during final evaluation: keep the loop's stop reason, never claim success.
+    diagnostic = { ...(diagnostic ?? {}), final_evaluation_error: boundedDiagnostic(error) };
+    evidence.append("harness_error", { at: "final_evaluation", ...boundedDiagnostic(error) });
+    finalEvaluation = harnessFailedEvaluation();
+  }
   evidence.append("final_evaluation", {
     status: finalEvaluation.status,
     snapshot: finalEvaluation.snapshot,
@@ -231,6 +248,8 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     },
     verified_success: finalEvaluation.verifiedSuccess,
     elapsed_ms: {
+      acquisition: options.acquisitionMs ?? null,
+      load: loadMs,
       generation: loop.phases.generationMs,
       validation: loop.phases.validationMs,
       edit: loop.phases.editMs,
@@ -240,10 +259,27 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     },
     ...(diagnostic ? { diagnostic } : {}),
   };
-  writeJsonExclusive(join(runDirectory, "final.json"), final);
-  evidence.append("run_finished", { stop_reason: final.stop_reason, verified_success: final.verified_success });
-  recorder.close();
+  try {
+    writeJsonExclusive(join(runDirectory, "final.json"), final);
+    evidence.append("run_finished", { stop_reason: final.stop_reason, verified_success: final.verified_success });
+  } finally {
+    recorder.close();
+  }
   return ok({ runId, runDirectory, loop, finalEvaluation, final, workspace });
+}
+
+function harnessFailedEvaluation(): FinalEvaluation {
+  return {
+    status: "not_run_harness_error",
+    snapshot: null,
+    publicPassed: 0,
+    publicTotal: PUBLIC_FIXTURES.length,
+    heldOutPassed: 0,
+    heldOutTotal: HELD_OUT_FIXTURES.length,
+    cases: [],
+    verifiedSuccess: false,
+    elapsedMs: 0,
+  };
 }
 
 function isLoader(source: ProposalSource | ProposalSourceLoader): source is ProposalSourceLoader {

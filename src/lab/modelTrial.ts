@@ -9,7 +9,7 @@ import { systemClock, type MonotonicClock } from "../controller/clock.ts";
 import { compactingAssembler, type TokenCounter } from "../controller/compactingAssembler.ts";
 import { buildRuntimeLock } from "../evidence/runtimeLock.ts";
 import { PACKAGE_ROOT, sha256Hex } from "../evidence/runtimeIdentity.ts";
-import { openTrialWindow } from "../model/artifacts/ledger.ts";
+import { openTrialWindow, readLedger } from "../model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
@@ -66,11 +66,14 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
   // was never acquired and has no window, so it gets the Lab's plain 10-minute trial budget.
   let budgetMs: number = CONTROLLER_LIMITS.overallDeadlineMs;
   let windowId: string | null = null;
+  let acquisitionMs: number | null = null;
   if (!synthetic) {
     const window = await openTrialWindow(checkpoint.value.directory);
     if (!window.ok) return err("trial_window_closed", `${window.error}: ${window.message}`);
     budgetMs = Math.min(budgetMs, window.value.remainingMs);
     windowId = window.value.windowId;
+    const ledger = await readLedger(checkpoint.value.directory);
+    acquisitionMs = ledger.ok ? (ledger.value.windows.at(-1)?.acquisition.elapsed_ms ?? null) : null;
   }
 
   // Input tokens are counted in this process with the same verified tokenizer and template the
@@ -100,6 +103,7 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     cancellation: options.cancellation,
     overallBudgetMs: budgetMs,
     assembler: compactingAssembler(countTokens),
+    acquisitionMs,
     beforeLoad: (runDirectory) => {
       writeFileSync(join(runDirectory, "runtime-lock.json"), `${JSON.stringify(lock, null, 2)}\n`, { flag: "wx", mode: 0o600 });
     },

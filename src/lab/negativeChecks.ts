@@ -86,10 +86,12 @@ export const NEGATIVE_CHECKS: readonly NegativeCheck[] = [
   contractCheck("multiline_statement", "extra statement smuggled in a new expression", "expression_multiline", afterRead("x\n    import os")),
   {
     id: "oversized_multiplication",
-    description: "1000000 * 1000000 as an intermediate (fails at test time, edit itself legal)",
+    // The oversized product is parameter-free, so it overflows for every input: the replace itself
+    // is refused (compileExpression evaluates constant parts), even though the final value is fine.
+    description: "1000000 * 1000000 as a constant intermediate whose final contribution is zero (refused at the replace)",
     expected: "value_out_of_range",
-    deniedProposal: 3,
-    plan: () => ({ steps: [READ_SOURCE, replace("total", "unit + qty + fee", "unit * 1000000 * 1000000 - unit * 1000000 * 1000000 + fee", 0), TEST], observe: "test_case_error" }),
+    deniedProposal: 2,
+    plan: () => ({ steps: [READ_SOURCE, replace("total", "unit + qty + fee", "1000000 * 1000000 * 0 + unit * qty + fee", 0)], observe: "last_error" }),
   },
   // --- the managed files ---
   ...tamperCheck("symlink_target", "toy_math.py replaced by a symbolic link", (t) => replaceSourceWithSymlink(t)),

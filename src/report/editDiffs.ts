@@ -26,7 +26,7 @@ export function collectSourceVersions(runDirectory: string): Map<string, KnownCo
     const hash = sha256(text);
     if (!known.has(hash)) known.set(hash, { text, file });
   };
-  let backups: string[] = [];
+  let backups: string[];
   try {
     backups = readdirSync(join(runDirectory, "backups")).filter((name) => /^toy_math\.v\d+\.py$/.test(name)).sort();
   } catch {

@@ -73,13 +73,13 @@ function labelsOf(object: JsonObject | null): JsonObject | null {
   return objectField(object, "labels");
 }
 
-/** True when any evidence marks the run synthetic: the labels, or a `synthetic: true` in the model identity. */
+/** True when any evidence marks the run synthetic: the labels, or a `synthetic: true` in the model identity (tca lab model writes it under model_trial). */
 function markedSynthetic(manifest: JsonObject | null, final: JsonObject | null): boolean {
   for (const labels of [labelsOf(manifest), labelsOf(final)]) {
     if (labels === null) continue;
     if (labels.synthetic_pipeline_check === true || labels.kind === "synthetic_pipeline_check") return true;
   }
-  for (const key of ["model", "proposal_source", "checkpoint"]) {
+  for (const key of ["model", "model_trial", "proposal_source", "checkpoint"]) {
     const section = objectField(manifest, key);
     if (section !== null && containsSyntheticFlag(section, 0)) return true;
   }

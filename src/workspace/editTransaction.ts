@@ -2,11 +2,16 @@
 //   preconditions (uncertain edit pending, integrity, version, exact old expression, new
 //   expression, regenerated whole source) -> identical replacement = no_change (nothing written)
 //   -> refuse a repeat of an edit once reconciled as not committed -> exclusive backup of the old
-//   bytes -> durable write-ahead intent -> temp file written + fsynced -> controller guard
-//   (cancellation, deadline) -> integrity + target digest recheck -> atomic rename -> directory
-//   fsync -> re-read and verify -> adopt the new state -> committed receipt.
-// Any exception after the intent leaves the outcome uncertain: the intent stays pending, further
-// edits are refused with uncertain_edit, and only reconcile() (which reads, never writes) resolves it.
+//   bytes -> durable write-ahead intent -> temp file written + fsynced -> integrity + target digest
+//   recheck -> controller guard (cancellation, deadline) -> atomic rename -> directory fsync ->
+//   re-read and verify -> adopt the new state -> committed receipt.
+// The guard is consulted after the (asynchronous) recheck and the rename is started in the same
+// synchronous step, so a cancellation or deadline that arrives during the recheck is not missed.
+// Any exception after the intent and before the new state is adopted leaves the outcome
+// uncertain: the intent stays pending, further edits are refused with uncertain_edit, and only
+// reconcile() (which reads, never writes) resolves it. An exception after adoption (the journal
+// failing to record the committed receipt) is not an uncertain edit: it propagates, and the
+// controller turns it into harness_error.
 import { randomUUID } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -110,14 +115,27 @@ async function replaceUncapped(core: WorkspaceCore, request: ReplaceRequest, gua
   const intent = await recordIntent(core, fn, state, expressionsAfter, afterSha, temp);
   if (intent === null) return deny("workspace_io_error", "the edit intent could not be recorded; nothing was changed");
   core.pending = intent;
+  let outcome: CommitOutcome;
   try {
-    return await commitAfterIntent(core, intent, temp, newBytes, guard);
+    outcome = await commitAfterIntent(core, intent, temp, newBytes, guard);
   } catch (error) {
     // Outcome unknown: keep the intent pending; only reconcile() may resolve it.
     await appendBestEffort(core, "edit_interrupted", { intent_id: intent.intent_id, diagnostic: boundedDiagnostic(error) });
     return deny("edit_interrupted", "the edit was interrupted; its outcome is uncertain until reconciled");
   }
+  if (outcome.kind === "denied") return outcome.observation;
+  // Deliberately outside the try: the edit is committed and adopted (state advanced, nothing
+  // pending), so a journal failure here must not be reported to the model as ok:false /
+  // edit_interrupted. It propagates; the controller reports harness_error, and a later replay of
+  // the journal resolves the receipt-less intent by reconciliation.
+  await core.journal.append("edit_committed", { intent_id: intent.intent_id, ...outcome.receipt });
+  return outcome.receipt;
 }
+
+/** How the steps after the intent ended: refused before any rename, or committed and adopted. */
+type CommitOutcome =
+  | { readonly kind: "denied"; readonly observation: Observation }
+  | { readonly kind: "committed"; readonly receipt: ReplaceObservation };
 
 /** null when the backup of `version` holds exactly the old bytes (new, or left by an earlier attempt). */
 async function ensureBackup(
@@ -164,24 +182,28 @@ async function recordIntent(
 
 async function commitAfterIntent(
   core: WorkspaceCore, intent: EditIntent, tempFile: string, newBytes: Buffer, guard: CommitGuard,
-): Promise<Observation> {
-  const deny = (code: Parameters<typeof rejection>[1], message: string) => rejection("replace", code, message, core.state.version);
+): Promise<CommitOutcome> {
+  const deny = (code: Parameters<typeof rejection>[1], message: string): CommitOutcome =>
+    ({ kind: "denied", observation: rejection("replace", code, message, core.state.version) });
   await core.hooks.afterIntent?.();
   const tempPath = path.join(core.paths.workspace, tempFile);
   await writeNewFileExclusive(tempPath, newBytes);
   await core.hooks.afterTempWrite?.();
 
-  const abortCode = guard.beforeCommit();
-  if (abortCode !== null) {
-    await abort(core, intent, abortCode);
-    return deny(abortCode, abortCode === "cancelled" ? "the run was cancelled before the edit committed" : "the deadline expired before the edit committed");
-  }
+  // The asynchronous digest recheck first, then the guard, then the rename: nothing is awaited
+  // between the guard's answer and the start of the rename, so a cancellation or deadline that
+  // arrives while the recheck (or the test hook) is running is seen by the guard.
   const recheck = await checkIntegrity(core, core.state);
   if (!recheck.ok) {
     await abort(core, intent, "workspace_conflict");
     return deny("workspace_conflict", recheck.message);
   }
   await core.hooks.beforeRename?.();
+  const abortCode = guard.beforeCommit();
+  if (abortCode !== null) {
+    await abort(core, intent, abortCode);
+    return deny(abortCode, abortCode === "cancelled" ? "the run was cancelled before the edit committed" : "the deadline expired before the edit committed");
+  }
   await fsp.rename(tempPath, core.paths.source);
   await syncDirectory(core.paths.workspace);
   await core.hooks.afterRenameBeforeReceipt?.();
@@ -195,11 +217,8 @@ async function commitAfterIntent(
   const oldVersion = core.state.version;
   core.state = stateAfter(intent, core.state.taskSha256);
   core.pending = null;
-  const committed = receipt("edit_committed", intent.function, oldVersion, core.state);
-  // If this append throws, the state above already matches the disk; the controller reports a
-  // harness error, and a later replay resolves the receipt-less intent by reconciliation.
-  await core.journal.append("edit_committed", { intent_id: intent.intent_id, ...committed });
-  return committed;
+  // The committed receipt is journaled by the caller, outside the uncertain-outcome catch.
+  return { kind: "committed", receipt: receipt("edit_committed", intent.function, oldVersion, core.state) };
 }
 
 /** The first temp name not in use; created later with O_EXCL, so a name taken meanwhile fails closed. */

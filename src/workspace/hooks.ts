@@ -8,7 +8,7 @@ export interface WorkspaceHooks {
   afterIntent?(): void | Promise<void>;
   /** The temporary file is written and fsynced in workspace/. */
   afterTempWrite?(): void | Promise<void>;
-  /** The commit guard and the target-digest recheck passed; the rename is next. */
+  /** The target-digest recheck passed; the commit guard is next, then (with nothing awaited in between) the rename. */
   beforeRename?(): void | Promise<void>;
   /** The rename and the directory fsync are done; verification and the receipt are next. */
   afterRenameBeforeReceipt?(): void | Promise<void>;

@@ -110,6 +110,8 @@ test("a non-terminating run is killed on timeout with its whole process group, c
     assert.match(r.stdout, /started/);
     assert.throws(() => process.kill(-r.processGroupId, 0), { code: "ESRCH" });
     assert.deepEqual(processesWithMarker(r.runId), []);
+    // The run's pids cgroup, where there is one, is drained and removed before the run returns.
+    assert.equal(existsSync(`/sys/fs/cgroup/pids/tca-${r.runId}`), false);
   } finally {
     rmSync(outer, { recursive: true, force: true });
   }

@@ -156,3 +156,43 @@ test("requests carry the fixed system instruction and the controller state, noth
   assert.match(second?.messages[1]?.content ?? "", /"remaining_proposals":5,"current_version":0,"source_read":true/);
   assert.match(second?.messages[1]?.content ?? "", /\[event \d+, proposal 1\] \{"ok":true,"action":"read"/);
 });
+
+test("a deadline that passes while the text arrives is caught by the recheck after generation", async () => {
+  let now = 0;
+  // Timers never fire on this clock: only the controller's own rechecks can see the deadline.
+  const clock = { now: () => now, at: () => () => undefined };
+  const workspace = fakeWorkspace(okRead);
+  const source = new ScriptedSource([{ text: READ, duringGeneration: () => void (now = 600_001) }]);
+  const evidence = recordingSink();
+  const result = await runControllerLoop({ workspace, evidence, source, assembler: fullLogAssembler, clock, cancellation: new AbortController().signal, overallDeadlineMs: 600_000 });
+  assert.equal(result.stopReason, "time_limit");
+  assert.equal(workspace.reads, 0);
+  const discarded = evidence.records.find((r) => r.type === "proposal_discarded");
+  assert.deepEqual(discarded?.payload, { reason: "time_limit", at: "after_generation" });
+  assert.ok(!evidence.records.some((r) => r.type === "validation"), "a late proposal is never validated");
+});
+
+test("cancellation during the integrity check is caught by the recheck immediately before dispatch", async () => {
+  const cancel = new AbortController();
+  const workspace = fakeWorkspace(okRead);
+  const checking = workspace.integrityCheck;
+  workspace.integrityCheck = async () => {
+    cancel.abort();
+    return checking();
+  };
+  const evidence = recordingSink();
+  const result = await runControllerLoop({ workspace, evidence, source: new ScriptedSource([READ]), assembler: fullLogAssembler, clock: new ManualClock(0), cancellation: cancel.signal, overallDeadlineMs: 600_000 });
+  assert.equal(result.stopReason, "cancelled");
+  assert.equal(workspace.reads, 0);
+  assert.deepEqual(evidence.records.find((r) => r.type === "proposal_discarded")?.payload, { reason: "cancelled", at: "before_dispatch" });
+  assert.ok(!evidence.records.some((r) => r.type === "dispatch"));
+});
+
+test("a source answering with an outcome kind outside the interface is a model_error, not a stop reason it names", async () => {
+  const forged = { kind: "finish_accepted", metadata: {} } as unknown as ProposalOutcome;
+  const result = await run(new FixedOutcomeSource(forged)).outcome;
+  assert.equal(result.stopReason, "model_error");
+  assert.equal(result.acceptedFinish, null);
+  const noText = { kind: "text", text: 42, metadata: {} } as unknown as ProposalOutcome;
+  assert.equal((await run(new FixedOutcomeSource(noText)).outcome).stopReason, "model_error");
+});

@@ -46,6 +46,22 @@ test("missing, other-version and other-integrity packages are mismatches", () =>
   }
 });
 
+test("without npm's record of the installed tree, or without the engine binaries it needs, the lock does not pass", () => {
+  const root = fakeRoot({ a: { version: "1.0.0", integrity: "sha512-A" }, b: { version: "2.0.0", integrity: "sha512-B" } });
+  try {
+    rmSync(join(root, "node_modules", ".package-lock.json"));
+    assert.deepEqual(buildRuntimeLock(root).mismatches, ["node_modules/.package-lock.json: missing (run npm ci)"]);
+    const lockfile = { lockfileVersion: 3, packages: { "": {}, "node_modules/node-llama-cpp": { version: "3.22.1" } } };
+    writeFileSync(join(root, "package-lock.json"), JSON.stringify(lockfile));
+    mkdirSync(join(root, "node_modules", "node-llama-cpp"), { recursive: true });
+    writeFileSync(join(root, "node_modules", "node-llama-cpp", "package.json"), JSON.stringify({ version: "3.22.1" }));
+    writeFileSync(join(root, "node_modules", ".package-lock.json"), JSON.stringify({ packages: {} }));
+    assert.match(buildRuntimeLock(root).mismatches.join("\n"), /no prebuilt engine binaries/);
+  } finally {
+    rmSync(root, { recursive: true });
+  }
+});
+
 test("this checkout's installed tree agrees with its lockfile", () => {
   const lock = buildRuntimeLock(process.cwd());
   assert.deepEqual(lock.mismatches, []);

@@ -7,7 +7,9 @@ request: {"id", "parses", "subset", "reason", "nodes", "depth", "values"}.
 - subset: parses AND every Part 4 rule holds, checked independently of the TypeScript code:
   string bounds, tokenize-based lexical rules, node kinds, types, literal range, node count
   (ast.walk over the Expression's body, wrapper excluded) <= 128, depth (height of that same
-  tree, root = 1, operator/context nodes included) <= 16.
+  tree, root = 1, operator/context nodes included) <= 16, and no reachable parameter-free part
+  overflows (see constant_parts: the same rule as src/expr/constantParts.ts, written again here
+  from the documented rule, not from that code).
 - values: only when "inputs" is given (the TypeScript test sends inputs only for expressions
   its own generator built) and the expression is inside the subset: CPython's own eval of the
   generator-built expression, or "value_out_of_range" when any intermediate exceeds 1,000,000.
@@ -113,13 +115,38 @@ def mirror(node, env):
             return checked(a - b)
         return checked(a * b)
     if isinstance(node, ast.IfExp):
-        c = node.test
-        a = mirror(c.left, env)
-        b = mirror(c.comparators[0], env)
-        op = c.ops[0]
-        cond = {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b, ast.Eq: a == b, ast.NotEq: a != b}[type(op)]
-        return mirror(node.body if cond else node.orelse, env)
+        return mirror(node.body if compare(node.test, env) else node.orelse, env)
     raise Outside("node")
+
+
+def parameter_free(node):
+    return not any(isinstance(n, ast.Name) for n in ast.walk(node))
+
+
+def compare(c, env):
+    a = mirror(c.left, env)
+    b = mirror(c.comparators[0], env)
+    op = c.ops[0]
+    return {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b, ast.Eq: a == b, ast.NotEq: a != b}[type(op)]
+
+
+def constant_parts(node):
+    """Validation-time rule: every reachable maximal parameter-free subtree is evaluated (with
+    the per-step range checks); a conditional with a parameter-free condition reaches only its
+    selected branch, one whose condition uses a parameter reaches both. Raises
+    Outside("value_out_of_range") for an oversized constant part."""
+    if parameter_free(node):
+        if isinstance(node, ast.Compare):
+            compare(node, {})
+        else:
+            mirror(node, {})
+        return
+    if isinstance(node, ast.IfExp) and parameter_free(node.test):
+        constant_parts(node.body if compare(node.test, {}) else node.orelse)
+        return
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            constant_parts(child)
 
 
 def answer(req):
@@ -145,6 +172,7 @@ def answer(req):
             raise Outside("nodes")
         if out["depth"] > 16:
             raise Outside("depth")
+        constant_parts(tree.body)
     except Outside as e:
         out["reason"] = str(e)
         return out

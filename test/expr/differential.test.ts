@@ -62,7 +62,7 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
   let measured = 0;
   let valuesCompared = 0;
   let outOfRange = 0;
-  const limitRejections = { too_many_nodes: 0, tree_too_deep: 0, expression_too_long: 0 };
+  const limitRejections = { too_many_nodes: 0, tree_too_deep: 0, expression_too_long: 0, value_out_of_range: 0 };
   const atNodeLimit = { 128: 0, 129: 0 };
   let nearLimitAccepted = 0;
   for (const { request, origin } of cases) {
@@ -73,7 +73,7 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
     if (ours.ok) accepted++;
     else rejected++;
     if (ours.ok && (ours.value.nodeCount >= 100 || ours.value.depth >= 14)) nearLimitAccepted++;
-    if (!ours.ok && (ours.error === "too_many_nodes" || ours.error === "tree_too_deep" || ours.error === "expression_too_long")) limitRejections[ours.error]++;
+    if (!ours.ok && (ours.error === "too_many_nodes" || ours.error === "tree_too_deep" || ours.error === "expression_too_long" || ours.error === "value_out_of_range")) limitRejections[ours.error]++;
     if (answer.nodes === 128 || answer.nodes === 129) atNodeLimit[answer.nodes]++;
     if (ours.ok !== cpythonVerdict) {
       mismatches.push(`${origin} ${request.function} ${JSON.stringify(request.text)}: ours=${ours.ok ? "accept" : ours.error} cpython=${answer.parses ? (answer.subset ? "accept" : `outside(${answer.reason})`) : "no parse"}`);
@@ -108,5 +108,7 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
   assert.ok(valuesCompared >= 5000, `only ${valuesCompared} values compared`);
   assert.ok(nearLimitAccepted >= 20, `only ${nearLimitAccepted} accepted near the limits`);
   assert.ok(limitRejections.too_many_nodes >= 20 && limitRejections.tree_too_deep >= 20, JSON.stringify(limitRejections));
+  // Constant parts that overflow (refused at validation) must be exercised as well.
+  assert.ok(limitRejections.value_out_of_range >= 20, JSON.stringify(limitRejections));
   assert.ok(outOfRange >= 50, `only ${outOfRange} out-of-range evaluations`);
 });

@@ -168,9 +168,11 @@ test("the spec's repairs evaluate correctly on every fixture shape", () => {
 });
 
 test("only the selected branch is evaluated", () => {
-  const text = "x if x < lo else 1000000 * 1000000";
+  const text = "x if x < lo else x * 1000000 * 1000000";
   assert.equal(value(text, [-1, 0, 0]), -1);
   assert.equal(value(text, [1, 0, 0]), "value_out_of_range");
+  // A parameter-free oversized branch is refused at validation instead (constantParts.test.ts).
+  assert.equal(code("x if x < lo else 1000000 * 1000000"), "value_out_of_range");
 });
 
 test("whitespace between tokens is free, but not leading", () => {

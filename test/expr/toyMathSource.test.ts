@@ -52,7 +52,7 @@ test("render then parse returns the same expressions for generated expressions",
     const expressions = { clamp: renderTree(clamp, { functionName: "clamp", compact: false }), total: renderTree(total, { functionName: "total", compact: true }) };
     const parsed = parseToyMathSource(renderToyMathSource(expressions));
     if (parsed.ok) assert.deepEqual(parsed.value.expressions, expressions);
-    else assert.ok(["too_many_nodes", "tree_too_deep", "expression_too_long"].includes(parsed.error), parsed.error);
+    else assert.ok(["too_many_nodes", "tree_too_deep", "expression_too_long", "value_out_of_range"].includes(parsed.error), parsed.error);
   }
 });
 
@@ -93,7 +93,10 @@ test("expression errors inside a return propagate with their own code", () => {
   assert.equal(code(replaceLine("    return x", "    return  x")), "syntax_error");
   assert.equal(code(replaceLine("    return x", "    return x; y = 1")), "syntax_error");
   assert.equal(code(replaceLine("    return x", "    return (x +")), "syntax_error");
-  assert.equal(code(replaceLine("    return x", "    return 1000000 * 1000000")), "accepted"); // a runtime, not a static, failure
+  // A parameter-free overflow fails for every input, so it is a static failure ...
+  assert.equal(code(replaceLine("    return x", "    return 1000000 * 1000000")), "value_out_of_range");
+  // ... an input-dependent one only fails at run time, on the inputs that cause it.
+  assert.equal(code(replaceLine("    return x", "    return x * 1000000 * 1000000")), "accepted");
 });
 
 test("the outer structure: each forbidden form has its own code", () => {

@@ -2,20 +2,12 @@
 // for a successful baseline, a denied run, a harness fault and a timed-out run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Ajv } from "ajv";
 import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
 import { ManualClock } from "../../src/controller/clock.ts";
 import { runLab, type LabRunOptions } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
-
-const schema = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const validateManifest = ajv.compile(schema("manifest.schema.json"));
-const validateFinal = ajv.compile(schema("final.schema.json"));
-const validateAudit = ajv.compile(schema("audit-record.schema.json"));
+import { freshRoot, readAudit, readJson, validateAudit, validateFinal, validateManifest } from "./labRunTestSupport.ts";
 const root = freshRoot("schemas");
 
 async function runAndValidate(name: string, options: Omit<LabRunOptions, "runDirectory">): Promise<Record<string, unknown>> {
@@ -99,4 +91,12 @@ test("a deadline expiring during final evaluation records it as interrupted", as
   });
   assert.equal((final["final_evaluation"] as Record<string, unknown>)["status"], "interrupted");
   assert.equal(final["verified_success"], false);
+});
+
+test("the audit schema checks each record type's payload", () => {
+  const good = { schema: "tca.audit/1", run_id: "r", event_id: 1, t_ms: 0, source: "scripted", proposal: 1, type: "generation", data: { outcome: "text", raw_text: "{}", metadata: {}, elapsed_ms: 1 } };
+  assert.ok(validateAudit(good));
+  assert.equal(validateAudit({ ...good, data: { outcome: "text", metadata: {}, elapsed_ms: 1 } }), false, "raw_text is required");
+  assert.equal(validateAudit({ ...good, type: "stop", data: { stop_reason: "done" } }), false, "stop reasons are a closed set");
+  assert.equal(validateAudit({ ...good, type: "edit_intent", data: { intent_id: "i", function: "clamp", old_version: 0, new_version: 1, before_sha256: "x", after_sha256: "y" } }), false);
 });

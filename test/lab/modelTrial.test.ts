@@ -11,7 +11,7 @@ import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
+import { freshRoot, readAudit, readJson, schemaProblems } from "./labRunTestSupport.ts";
 
 const root = freshRoot("model-trial");
 const modelDirectory = join(root, "tiny");
@@ -42,6 +42,7 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
   assert.equal(trialInfo["run_consent"], "yes_flag");
   assert.deepEqual((trialInfo["predictions"] as { predictions: unknown[] }).predictions.length, 5);
 
+  assert.deepEqual(schemaProblems(dir), []);
   const lock = readJson(join(dir, "runtime-lock.json"));
   assert.deepEqual(lock["mismatches"], []);
 

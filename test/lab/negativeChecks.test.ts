@@ -39,8 +39,17 @@ for (const check of NEGATIVE_CHECKS) {
     assert.deepEqual(row.problems, []);
     assert.ok(row.passed);
     assert.ok(row.runDirectory !== null && existsSync(join(row.runDirectory, "final.json")));
+    // Independently of the runner's own comparison, from the audit: nothing was committed at or
+    // after the denied proposal, and the recorded version is the number of earlier commits.
+    const audit = readAudit(row.runDirectory);
+    const commits = audit.filter((r) => r.type === "edit_committed" || (r.type === "edit_reconciled" && r.data["outcome"] === "committed"));
+    assert.deepEqual(commits.filter((r) => (r.proposal ?? 0) >= check.deniedProposal).map((r) => r.event_id), []);
+    const started = audit.find((r) => r.type === "run_started");
+    assert.equal((started?.data["initial_state"] as Record<string, unknown>)["version"], 0);
+    const finalEvaluation = audit.find((r) => r.type === "final_evaluation")?.data["snapshot"] as Record<string, unknown> | null;
+    if (finalEvaluation) assert.equal(finalEvaluation["version"], commits.length);
     // Whatever the check, a denied or interrupted run never claims success.
-    const finalRecord = readAudit(row.runDirectory).find((r) => r.type === "run_finished");
+    const finalRecord = audit.find((r) => r.type === "run_finished");
     assert.equal(finalRecord?.data["verified_success"], false);
   });
 }

@@ -8,6 +8,14 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 export const CHROMIUM_PATH = process.env.TCA_CHROMIUM ?? "/usr/bin/chromium";
 export const SCREENSHOT_DIRECTORY = join(process.cwd(), "test-output", "report");
 
+/** The few browser globals the tests touch inside page.evaluate (the project compiles without DOM types). */
+export interface PageGlobals {
+  __pwned?: unknown;
+  __cspProbe?: unknown;
+  scrollTo(x: number, y: number): void;
+  document: { createElement(tag: string): { textContent: string | null }; body: { appendChild(node: unknown): unknown } };
+}
+
 export interface BrowserSession {
   readonly context: BrowserContext;
   /** Requests the page tried to make to anything other than its own file (must stay empty). */
@@ -75,9 +83,11 @@ export async function openReport(session: BrowserSession, file: string): Promise
   return { page, consoleMessages, dialogs, pageErrors };
 }
 
+/** The top of the page (verdict, label, first sections): full-page shots of long traces are slow on a loaded machine. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIRECTORY, { recursive: true });
   const path = join(SCREENSHOT_DIRECTORY, `${name}.png`);
-  await page.screenshot({ path, fullPage: true, timeout: 30_000 });
+  await page.evaluate(() => (globalThis as unknown as PageGlobals).scrollTo(0, 0));
+  await page.screenshot({ path, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 2000 }, timeout: 30_000 });
   return path;
 }

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { writeReport } from "../../src/report/reportBuilder.ts";
 import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
 import { BENCH_INJECTED, scriptedBenchRun } from "./benchFixture.ts";
-import { openReport, requireChromium, screenshot, startBrowser, type BrowserSession } from "./browserSession.ts";
-import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_CLOSE, INJECTED_IMG, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
+import { openReport, type PageGlobals, requireChromium, screenshot, startBrowser, type BrowserSession } from "./browserSession.ts";
+import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_CLOSE, INJECTED_IMG, INJECTED_SCRIPT, syntheticModelRun } from "./reportFixtures.ts";
 
 // Fail loudly (never skip) when the browser is missing.
 requireChromium();
@@ -48,6 +48,8 @@ test("baseline report: verified success, scripted label, every proposal accepted
   // The audit trail is paginated and drawn only when opened.
   assert.equal(await page.locator("#audit .record").count(), 0);
   await page.click("#audit > summary");
+  // The body is drawn on the toggle event, which fires after the click returns: wait for it.
+  await page.locator("#audit .record").first().waitFor();
   assert.equal(await page.locator("#audit .record").count(), 50, "one page of at most 50 records");
   assert.deepEqual(opened.pageErrors, []);
   assert.deepEqual(opened.consoleMessages.filter((m) => m.startsWith("error")), []);
@@ -69,7 +71,7 @@ test("hostile report: the denial shows its code, injected markup is text and nev
   assert.equal(raw, `${INJECTED_SCRIPT}${INJECTED_IMG} {"action":"test"}`);
   assert.ok(((await page.locator("#proposal-5 .raw-text pre").textContent()) ?? "").includes(JSON.stringify(INJECTED_CLOSE).slice(1, -1)));
   // Nothing from the evidence became markup or ran.
-  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined);
+  assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
   assert.equal(await page.locator("#app img").count(), 0);
   assert.equal(await page.locator("script").count(), 2);
   assert.deepEqual(opened.dialogs, []);
@@ -77,10 +79,11 @@ test("hostile report: the denial shows its code, injected markup is text and nev
   assert.ok((await page.locator("#proposal-6 .diff .add").count()) > 0, "the committed edit's diff");
   // The CSP is in force: an inline script added at run time is refused.
   const blocked = await page.evaluate(() => {
-    const element = document.createElement("script");
+    const browser = globalThis as unknown as PageGlobals;
+    const element = browser.document.createElement("script");
     element.textContent = "window.__cspProbe = 1";
-    document.body.appendChild(element);
-    return (window as unknown as { __cspProbe?: unknown }).__cspProbe;
+    browser.document.body.appendChild(element);
+    return browser.__cspProbe;
   });
   assert.equal(blocked, undefined);
   assert.deepEqual(session.outsideRequests, [], "the page made no request beyond its own file");
@@ -88,13 +91,21 @@ test("hostile report: the denial shows its code, injected markup is text and nev
   await page.close();
 });
 
-test("pipeline-check report: labelled PIPELINE CHECK, not a model result", async () => {
-  const opened = await openReport(session, reportOf(await pipelineCheckRun(root)));
+test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PIPELINE CHECK, token chart, invalid proposals with codes", async () => {
+  const opened = await openReport(session, reportOf(await syntheticModelRun(root)));
   const { page } = opened;
   const label = page.locator("#kind-label");
   assert.match((await label.textContent()) ?? "", /PIPELINE CHECK.*NOT a model result/);
   assert.match((await label.getAttribute("class")) ?? "", /pipeline-check/);
-  assert.equal(await page.textContent("#verdict-headline"), "VERIFIED SUCCESS");
+  // Random weights never produce a valid proposal: not verified, and every failure shows its code.
+  assert.equal(await page.textContent("#verdict-headline"), "NOT VERIFIED");
+  const proposals = page.locator("details.proposal");
+  assert.ok((await proposals.count()) >= 1);
+  for (const summary of await page.locator("details.proposal > summary").allTextContents()) assert.match(summary, /INVALID\s*[a-z_]+|DENIED\s*[a-z_]+|TOOL ERROR\s*[a-z_]+/);
+  const tokenChart = page.locator("#charts figure", { hasText: "Token counts per proposal" });
+  assert.ok((await tokenChart.locator("rect").count()) >= 2, "input and output bars");
+  assert.match((await page.locator("#proposal-1").textContent()) ?? "", /input \d+, output \d+/);
+  assert.deepEqual(opened.pageErrors, []);
   await screenshot(page, "lab-pipeline-check");
   await page.close();
 });
@@ -112,7 +123,9 @@ test("checks report: failures first with expected and observed codes, a filter, 
   // The failed check's own run: its 2,049-byte proposal is cut at 2,000 characters until "show all".
   await page.locator("#checks-table tr.check-run.failed summary").first().click();
   const nested = page.locator("#checks-table tr.check-run.failed details.proposal").first();
+  await nested.waitFor();
   await nested.locator("> summary").click();
+  await nested.locator(".raw-text pre").waitFor();
   const pre = nested.locator(".raw-text pre");
   assert.equal(((await pre.textContent()) ?? "").length, 2000);
   await nested.locator("button.show-all").click();
@@ -138,16 +151,19 @@ test("bench report: tables, outcome chart, filter by outcome, a task's diff, tes
   const fixed = page.locator("#tasks details.task", { hasText: "C-gcd" });
   assert.equal(await fixed.locator(".diff").count(), 0, "task bodies render only when opened");
   await fixed.locator("> summary").click();
+  await fixed.locator(".diff .add").first().waitFor();
   assert.ok((await fixed.locator(".diff .add").allTextContents()).some((line) => line.includes("return gcd(b, a % b)")));
   assert.match((await fixed.textContent()) ?? "", /6 passed/);
   const refused = page.locator("#tasks details.task", { hasText: "C-pascal" });
   await refused.locator("> summary").click();
+  await refused.locator(".trace-event").first().waitFor();
   assert.match((await refused.locator(".trace-event[data-status=tool_refused]").textContent()) ?? "", /read_not_allowed/);
   assert.ok(((await refused.textContent()) ?? "").includes(BENCH_INJECTED), "the refused path is shown as text");
   const oneShot = page.locator("#tasks details.task", { hasText: "A-pascal" });
   await oneShot.locator("> summary").click();
+  await oneShot.locator(".model-text pre").waitFor();
   assert.equal(await oneShot.locator(".model-text pre").textContent(), `I cannot fix this. ${BENCH_INJECTED}`);
-  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined);
+  assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
   assert.equal(await page.locator("#app img").count(), 0);
   assert.deepEqual(opened.dialogs, []);
   assert.deepEqual(opened.pageErrors, []);

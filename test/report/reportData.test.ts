@@ -93,6 +93,8 @@ test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () 
   assert.equal(report.label.title, "PIPELINE CHECK");
   assert.equal(report.label.pipelineCheck, true);
   assert.match(report.label.explanation, /NOT a model result/);
+  assert.deepEqual(report.proposals.map((p) => p.inputTokens), [340, 380, 420, 460, 500, 540], "token counts from the source's metadata");
+  assert.ok(report.proposals.every((p) => typeof p.outputTokens === "number" && p.outputTokens > 0));
 });
 
 test("the verdict says success only for the boolean true in final.json", () => {

@@ -8,6 +8,9 @@ import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/lab/constants.
 import { runLab, type RunKind } from "../../src/lab/labRun.ts";
 import { runNegativeCheck, SOURCE_VALIDATOR_CHECKS, type CheckRow } from "../../src/lab/checkRunner.ts";
 import { NEGATIVE_CHECKS } from "../../src/lab/negativeChecks.ts";
+import { runModelTrial } from "../../src/lab/modelTrial.ts";
+import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
+import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../../src/controller/proposalSource.ts";
 import { ScriptedSource, type ScriptedStep } from "../../src/sources/scriptedSource.ts";
 
 export function freshRoot(prefix: string): string {
@@ -45,12 +48,47 @@ export function hostileRun(root: string): Promise<string> {
 }
 
 /**
- * A run labelled a synthetic pipeline check. For now it is driven by a scripted source through
- * runLab with kind "synthetic_pipeline_check" (the synthetic-checkpoint model source is not
- * wired into the Lab yet); the label is what the report must honour.
+ * A stand-in for a synthetic-checkpoint model source: the scripted texts, reported with token
+ * counts the way a model source reports them (metadata.inputTokens, outputTokens, rawOutputIds),
+ * and labelled as the synthetic pipeline check. The real synthetic-checkpoint source is not
+ * wired into the Lab yet; the report must honour the label whatever produced the text.
  */
-export function pipelineCheckRun(root: string): Promise<string> {
-  return scriptedRun(root, "pipeline-check", BASELINE_PROPOSALS, "synthetic_pipeline_check");
+class SyntheticStandInSource implements ProposalSource {
+  readonly label = "synthetic-pipeline-check";
+  readonly #inner: ScriptedSource;
+  constructor(steps: readonly string[]) {
+    this.#inner = new ScriptedSource(steps);
+  }
+  describe(): Readonly<Record<string, unknown>> {
+    return { ...this.#inner.describe(), proposal_source: "synthetic-pipeline-check", model: { synthetic: true, note: "report test stand-in" } };
+  }
+  async propose(request: ProposalRequest): Promise<ProposalOutcome> {
+    const outcome = await this.#inner.propose(request);
+    if (outcome.kind !== "text") return outcome;
+    const outputIds = Array.from({ length: Math.ceil(outcome.text.length / 4) }, (_, i) => i);
+    return { ...outcome, metadata: { inputTokens: 300 + 40 * request.proposalNumber, outputTokens: outputIds.length, rawOutputIds: outputIds } };
+  }
+  async close(): Promise<void> {}
+}
+
+export async function pipelineCheckRun(root: string): Promise<string> {
+  const runDirectory = join(root, "pipeline-check");
+  const result = await runLab({ runDirectory, source: new SyntheticStandInSource(BASELINE_PROPOSALS), kind: "synthetic_pipeline_check" });
+  if (!result.ok) throw new Error(`fixture run failed: ${result.error}`);
+  return runDirectory;
+}
+
+/**
+ * A real pipeline check: `tca lab model`'s runModelTrial on a tiny random-weight synthetic
+ * checkpoint (real tokenizer, template, supervised worker and generation; no download).
+ */
+export async function syntheticModelRun(root: string): Promise<string> {
+  const modelDirectory = join(root, "tiny-checkpoint");
+  const made = await makeTestCheckpoint({ directory: modelDirectory, size: "tiny", seed: 7 });
+  if (!made.ok) throw new Error(`checkpoint fixture failed: ${made.error}`);
+  const trial = await runModelTrial({ runDirectory: join(root, "synthetic-model"), modelDirectory, runConsent: "yes_flag", predictions: "without_predictions" });
+  if (!trial.ok) throw new Error(`model trial fixture failed: ${trial.error}: ${trial.message}`);
+  return trial.value.run.runDirectory;
 }
 
 /** The checks.json shape `tca lab checks` writes (src/cli/commands/lab.ts). */

@@ -210,15 +210,19 @@ function resourcesSection(model: RunEvidence | null): string[] {
   const out = ["## 6. Measured resources against the plan's estimates", ""];
   if (model === null) return [...out, "No model run, so nothing was measured.", ""];
   const elapsed = record(model.final["elapsed_ms"]);
-  const source = record(model.manifest["proposal_source"]);
-  const load = source["load_time_ms"] ?? source["loadTimeMs"];
-  const peak = source["peak_rss_bytes"] ?? record(model.manifest["model_trial"])["peak_rss_bytes"];
+  const peaks = eventsOf(model, "generation")
+    .map((e) => record(e.data["metadata"])["workerPeakRssBytes"])
+    .filter((v): v is number => typeof v === "number");
+  const peakEvents = eventsOf(model, "generation").map((e) => e.event_id);
+  const gguf = record(record(model.manifest["proposal_source"])["derived_gguf"])["bytes"];
+  const ms = (value: unknown): string => (typeof value === "number" ? `${Math.round(value)} ms` : "not recorded");
   const rows = [
-    ["float32 parameter storage", "≈1.98 GB (estimate)", "see the GGUF size in the engine manifest"],
-    ["working memory", "several GB (estimate)", typeof peak === "number" ? `peak RSS ${(peak / 2 ** 30).toFixed(2)} GiB [${model.name} manifest.json]` : "not measured in this run"],
-    ["model load", "bounded by the 10-minute trial budget", typeof load === "number" ? `${Math.round(load)} ms [${model.name} manifest.json]` : "not recorded"],
-    ["generation time", "—", `${Math.round(Number(elapsed["generation"] ?? 0))} ms over the run [${model.name} final.json]`],
-    ["total trial time", "≤ 10 minutes", `${Math.round(Number(elapsed["total"] ?? 0))} ms [${model.name} final.json]`],
+    ["float32 parameter storage", "≈1.98 GB (estimate)", typeof gguf === "number" ? `F32 GGUF ${(gguf / 1e9).toFixed(2)} GB [${model.name} manifest.json]` : "not recorded"],
+    ["working memory", "several GB (estimate)", peaks.length > 0 ? `worker peak RSS ${(Math.max(...peaks) / 2 ** 30).toFixed(2)} GiB ${cite(model.name, peakEvents)}` : "not measured in this run"],
+    ["acquisition", "≤ 20 minutes", `${ms(elapsed["acquisition"])} [${model.name} final.json]`],
+    ["model load", "within the 10-minute trial budget", `${ms(elapsed["load"])} [${model.name} final.json]`],
+    ["generation", "—", `${ms(elapsed["generation"])} over the run [${model.name} final.json]`],
+    ["total trial", "≤ 10 minutes", `${ms(elapsed["total"])} [${model.name} final.json]`],
   ];
   out.push(table(["resource", "plan", "measured"], rows), "", LEARNER.replace("write your own interpretation here", "which estimate was most inaccurate on your machine, and why?"), "");
   return out;

@@ -59,11 +59,12 @@ tca.boundedText = function boundedText(value, limit) {
   }
   pre.textContent = full.slice(0, max);
   const button = tca.el("button", { type: "button", class: "show-all" }, "show all " + full.length + " characters");
+  const note = tca.el("div", { class: "muted" }, "… ", String(full.length - max), " more characters ", button);
   button.addEventListener("click", () => {
     pre.textContent = full;
-    button.remove();
+    note.remove();
   });
-  return tca.el("div", { class: "bounded-wrap" }, pre, tca.el("div", null, "… ", String(full.length - max), " more characters ", button));
+  return tca.el("div", { class: "bounded-wrap" }, pre, note);
 };
 
 tca.field = function field(name, ...content) {

@@ -65,7 +65,7 @@ function proposalBody(proposal, edits, includeRecords) {
       "raw model text, exactly as generated",
       proposal.rawText === null
         ? tca.el("span", { class: "muted" }, "no text: ", tca.text(generation ? generation.outcome : "no generation"), generation && generation.message ? " — " + tca.text(generation.message) : "")
-        : tca.el("div", { class: "raw-text" }, tca.boundedText(proposal.rawText)),
+        : tca.el("div", { class: "raw-text" }, tca.boundedText(proposal.rawText), tca.el("div", { class: "muted" }, proposal.rawText.length + " characters")),
     ),
     tca.field("tokens / time", "input ", tca.text(proposal.inputTokens ?? "n/a"), ", output ", tca.text(proposal.outputTokens ?? "n/a"), ", generation ", proposal.generationMs === null ? "n/a" : tca.formatNumber(proposal.generationMs) + " ms"),
     tca.field("validation", decisionLine(validation, "ok", "error"), validation && validation.ok !== true && validation.attempted_action ? tca.el("span", { class: "muted" }, " (attempted: " + tca.text(validation.attempted_action) + ")") : null),
