@@ -128,13 +128,6 @@ function observe(kind: Observed, run: LabRunResult, deniedProposal: number): str
       const last = [...run.loop.log].reverse().find((entry) => entry.synthetic !== true);
       return last && last.observation.ok === false ? String(last.observation["error"]) : null;
     }
-    case "test_case_error": {
-      const test = [...run.loop.log].reverse().find((entry) => entry.kind === "test_result");
-      const cases = test?.observation["cases"];
-      if (!Array.isArray(cases)) return null;
-      for (const record of cases as readonly Record<string, unknown>[]) if (typeof record["error"] === "string") return record["error"];
-      return null;
-    }
     case "late_discarded": {
       const records = readFileSync(join(run.runDirectory, "audit.jsonl"), "utf8")
         .split("\n")

@@ -17,7 +17,7 @@ export interface CheckContext {
 }
 
 /** Where a check reads its observed code from. */
-export type Observed = "last_error" | "stop_reason" | "final_status" | "test_case_error" | "late_discarded";
+export type Observed = "last_error" | "stop_reason" | "final_status" | "late_discarded";
 
 export interface CheckPlan {
   readonly steps: readonly ScriptedStep[];

@@ -23,7 +23,26 @@ function reportOf(runDirectory: string): string {
   return written.value.path;
 }
 
+// The evidence runs start at once and overlap with the browser start (the model trial and the
+// bench run mostly wait on child processes); each test awaits its own.
+let fixtures: {
+  baseline: Promise<string>;
+  hostile: Promise<string>;
+  synthetic: Promise<string>;
+  checks: Promise<string>;
+  bench: Promise<string>;
+};
+
 before(async () => {
+  fixtures = {
+    baseline: baselineRun(root),
+    hostile: hostileRun(root),
+    synthetic: syntheticModelRun(root),
+    checks: checksRun(root, 6, true),
+    bench: scriptedBenchRun(root),
+  };
+  // Nothing may reject unobserved while an earlier test runs; each test re-awaits its own.
+  for (const pending of Object.values(fixtures)) pending.catch(() => undefined);
   session = await startBrowser();
 });
 
@@ -33,7 +52,7 @@ after(async () => {
 });
 
 test("baseline report: verified success, scripted label, every proposal accepted, diffs rendered", async () => {
-  const opened = await openReport(session, reportOf(await baselineRun(root)));
+  const opened = await openReport(session, reportOf(await fixtures.baseline));
   const { page } = opened;
   assert.equal(await page.textContent("#verdict-headline"), "VERIFIED SUCCESS");
   assert.match((await page.textContent("#kind-label")) ?? "", /SCRIPTED BASELINE/);
@@ -58,7 +77,7 @@ test("baseline report: verified success, scripted label, every proposal accepted
 });
 
 test("hostile report: the denial shows its code, injected markup is text and never runs", async () => {
-  const opened = await openReport(session, reportOf(await hostileRun(root)));
+  const opened = await openReport(session, reportOf(await fixtures.hostile));
   const { page } = opened;
   assert.equal(await page.textContent("#verdict-headline"), "NOT VERIFIED");
   const denied = page.locator("#proposal-1");
@@ -92,7 +111,7 @@ test("hostile report: the denial shows its code, injected markup is text and nev
 });
 
 test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PIPELINE CHECK, token chart, invalid proposals with codes", async () => {
-  const opened = await openReport(session, reportOf(await syntheticModelRun(root)));
+  const opened = await openReport(session, reportOf(await fixtures.synthetic));
   const { page } = opened;
   const label = page.locator("#kind-label");
   assert.match((await label.textContent()) ?? "", /PIPELINE CHECK.*NOT a model result/);
@@ -111,7 +130,7 @@ test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PI
 });
 
 test("checks report: failures first with expected and observed codes, a filter, a bounded long text", async () => {
-  const opened = await openReport(session, reportOf(await checksRun(root, 6, true)));
+  const opened = await openReport(session, reportOf(await fixtures.checks));
   const { page } = opened;
   assert.equal(await page.textContent("#verdict-headline"), "1 OF 7 CHECKS FAILED");
   const first = page.locator("#checks-table tbody tr.check").first();
@@ -138,7 +157,7 @@ test("checks report: failures first with expected and observed codes, a filter, 
 });
 
 test("bench report: tables, outcome chart, filter by outcome, a task's diff, test output and refused tool call", async () => {
-  const opened = await openReport(session, reportOf(await scriptedBenchRun(root)));
+  const opened = await openReport(session, reportOf(await fixtures.bench));
   const { page } = opened;
   assert.equal(await page.textContent("#verdict-headline"), "2 OF 4 TASKS FIXED (graded by the harness's own test run)");
   assert.match((await page.textContent("#kind-label")) ?? "", /PIPELINE CHECK/);

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { baselineRun, freshRoot } from "./reportFixtures.ts";
 
-const ENTRY = join(import.meta.dirname, "reportCliEntry.ts");
+const ENTRY = join(import.meta.dirname, "..", "..", "bin", "tca.js");
 const root = freshRoot("cli");
 const run = await baselineRun(root);
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ interface Finished {
 
 function tca(args: readonly string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [ENTRY, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {

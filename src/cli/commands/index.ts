@@ -6,6 +6,7 @@ import { registerLabCommands } from "./lab.ts";
 import { registerModelArtifactCommands } from "./modelArtifacts.ts";
 import { registerModelEngineCommands } from "./modelEngine.ts";
 import { registerBenchCommands } from "./bench.ts";
+import { registerReportCommands } from "./report.ts";
 
 /** Commands report their exit status through this callback instead of calling process.exit. */
 export type SetExitCode = (code: number) => void;
@@ -18,4 +19,5 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerModelArtifactCommands(model, setExitCode);
   registerModelEngineCommands(model, setExitCode);
   registerBenchCommands(program, setExitCode);
+  registerReportCommands(program, setExitCode);
 }
