@@ -26,6 +26,7 @@ const runs = args.includes("--runs") ? Math.max(1, Number(args[args.indexOf("--r
 const root = path.resolve(".cache", "engine-bench");
 const modelDirectory = path.join(root, `synthetic-${size}-seed0`);
 
+const loadAverageAtStart = os.loadavg()[0] ?? 0;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -78,8 +79,7 @@ async function readBandwidth(threads: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const load = os.loadavg()[0] ?? 0;
-  log(`engine bench: ${size} synthetic checkpoint, ${runs} runs per figure, ${os.cpus().length} CPUs, 1-min load average ${fmt(load, 2)}`);
+  log(`engine bench: ${size} synthetic checkpoint, ${runs} runs per figure, ${os.cpus().length} CPUs, 1-min load average ${fmt(loadAverageAtStart, 2)}`);
   const checkpoint = await ensureCheckpoint();
   const derived = await ensureDerivedGguf(checkpoint);
   if (!derived.ok) throw new Error(derived.message);
@@ -175,7 +175,8 @@ async function measureGeneration(engine: LlamaEngine, loadMs: number[], conversi
   const figures = {
     checkpoint: `${size} synthetic (seed 0)`,
     runs_per_figure: runs,
-    load_average_1min_at_start: os.loadavg()[0],
+    load_average_1min_at_start: loadAverageAtStart,
+    load_average_1min_at_end: os.loadavg()[0],
     conversion_s: conversionMs / 1000,
     load_s: median(loadMs) / 1000,
     worker_total_load_s_with_verification: median(workerLoad) / 1000,

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 // The tiny synthetic checkpoint through the whole path a run uses: the worker process,
 // verification gate, conversion, loading, supervised generation, and the ProposalSource.
 import { after, before, test } from "node:test";
@@ -42,9 +43,9 @@ test("the source is labelled a pipeline check and describes everything a run rec
   assert.equal(d.synthetic, true);
   const engine = d.engine as Record<string, unknown>;
   const versions = engine.versions as Record<string, string>;
-  assert.equal(versions["node-llama-cpp"], "3.22.1");
-  assert.equal(versions["@huggingface/tokenizers"], "0.2.0");
-  assert.equal(versions["@huggingface/jinja"], "0.5.11");
+  // The recorded versions are the ones the lockfile pins (package.json pins them exactly).
+  const pinned = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { dependencies: Record<string, string> }).dependencies;
+  for (const name of ["node-llama-cpp", "@huggingface/tokenizers", "@huggingface/jinja"]) assert.equal(versions[name], pinned[name], name);
   for (const key of ["llama_cpp_build", "host", "precision", "attention", "threads", "seed", "load_ms", "kv_cache_types", "flash_attention"]) {
     assert.ok(key in engine, `engine.${key} recorded`);
   }

@@ -3,9 +3,9 @@
 // context shift. Prefill runs in chunks with abort checks between them; the KV cache keeps
 // the longest common prefix with the previous call; each step's thread count comes from the
 // ThreadGovernor. Nothing here downloads or compiles: the prebuilt binary must load as is.
-import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
+import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token, type ControlledEvaluateInputItem } from "node-llama-cpp";
 import { err, ok, type Result } from "../../lab/result.ts";
-import { ENGINE_SETTINGS } from "./generationSettings.ts";
+import { ENGINE_SETTINGS, GENERATION_PROFILES, type GenerationProfile } from "./generationSettings.ts";
 import { hostDescription, libraryVersions } from "./engineIdentity.ts";
 import { DEFAULT_THREAD_GOVERNOR, ThreadGovernor, type EnginePhase, type ThreadChoiceRecord, type ThreadGovernorOptions } from "./threadGovernor.ts";
 
@@ -52,6 +52,8 @@ export interface EngineLoadOptions {
   readonly governor?: ThreadGovernorOptions;
   readonly prefillChunkTokens?: number;
   readonly now?: () => number;
+  /** Context size, input budget and default new-token bound; the Lab profile when absent. */
+  readonly profile?: GenerationProfile;
 }
 
 export type EngineErrorCode = "engine_unavailable" | "model_error" | "context_limit" | "cancelled" | "input_invalid";
@@ -91,7 +93,7 @@ export class LlamaEngine {
     try {
       const model = await llama.loadModel({ modelPath: options.ggufPath, gpuLayers: 0, useMmap: true, useMlock: false, defaultContextFlashAttention: false });
       const context = await model.createContext({
-        contextSize: ENGINE_SETTINGS.contextSize,
+        contextSize: (options.profile ?? GENERATION_PROFILES.lab).contextSize,
         batchSize: Math.max(ENGINE_SETTINGS.prefillChunkTokens, options.prefillChunkTokens ?? 0),
         sequences: 1,
         flashAttention: ENGINE_SETTINGS.flashAttention,
@@ -113,6 +115,10 @@ export class LlamaEngine {
       await llama.dispose().catch(() => undefined);
       return err("engine_unavailable", "the model file could not be loaded by llama.cpp");
     }
+  }
+
+  private profile(): GenerationProfile {
+    return this.options.profile ?? GENERATION_PROFILES.lab;
   }
 
   private now(): number {
@@ -171,7 +177,8 @@ export class LlamaEngine {
     for (const id of inputIds) {
       if (!Number.isSafeInteger(id) || id < 0 || id >= rows) return err("input_invalid", "token id out of range");
     }
-    if (inputIds.length > ENGINE_SETTINGS.maxInputTokens) return err("context_limit", "input exceeds the 2,048-token budget");
+    const budget = this.profile().maxInputTokens;
+    if (inputIds.length > budget) return err("context_limit", `input exceeds the ${budget.toLocaleString("en-US")}-token budget`);
     if (inputIds.length + maxNewTokens > this.context.contextSize) return err("context_limit", "input plus new tokens exceeds the context");
     return ok(undefined);
   }
@@ -192,7 +199,7 @@ export class LlamaEngine {
   }
 
   async generate(inputIds: readonly number[], options: GenerateOptions = {}): Promise<Result<EngineGeneration, EngineErrorCode>> {
-    const maxNewTokens = options.maxNewTokens ?? ENGINE_SETTINGS.maxNewTokens;
+    const maxNewTokens = options.maxNewTokens ?? this.profile().maxNewTokens;
     const checked = this.checkInput(inputIds, maxNewTokens);
     if (!checked.ok) return checked;
     if (this.busy) return err("model_error", "the engine is already generating");
@@ -268,18 +275,26 @@ export class LlamaEngine {
     }
   }
 
-  /** Final-position logits for `inputIds` over the whole vocabulary (numerical check). */
-  async finalLogits(inputIds: readonly number[]): Promise<Float64Array> {
+  /**
+   * Final-position log-probabilities (log-softmax of the logits) for `inputIds` over the whole
+   * vocabulary, for the numerical check. node-llama-cpp 3.21 exposes the next-token
+   * distribution, not raw logits: with temperature 1 and every truncation disabled, it is the
+   * softmax of the logits, so log-probabilities equal logits minus their log-sum-exp.
+   */
+  async finalLogProbabilities(inputIds: readonly number[]): Promise<Float64Array> {
     await this.sequence.clearHistory();
-    const items: Parameters<LlamaContextSequence["controlledEvaluate"]>[0] = inputIds.map((id, i) =>
-      i === inputIds.length - 1 ? ([id, { generateNext: { logits: true } }] as [Token, { generateNext: { logits: true } }]) : (id as Token),
-    );
+    const vocabularySize = this.options.vocabularySize;
+    const last: ControlledEvaluateInputItem = [
+      inputIds[inputIds.length - 1] as Token,
+      { generateNext: { probabilities: true, options: { temperature: 1, topK: vocabularySize, topP: 1, minP: 0 } } },
+    ];
+    const items: ControlledEvaluateInputItem[] = [...inputIds.slice(0, -1).map((id) => id as Token), last];
     const results = await this.sequence.controlledEvaluate(items);
-    const logits = results[inputIds.length - 1]?.next.logits;
-    if (logits === undefined) throw new Error("no logits returned");
-    if (logits.size !== this.options.vocabularySize) throw new Error("logit count differs from the vocabulary size");
-    const out = new Float64Array(this.options.vocabularySize);
-    for (const [token, value] of logits) out[token] = value;
+    const probabilities = results[inputIds.length - 1]?.next.probabilities;
+    if (probabilities === undefined) throw new Error("no probabilities returned");
+    if (probabilities.size !== vocabularySize) throw new Error("the distribution does not cover the whole vocabulary");
+    const out = new Float64Array(vocabularySize);
+    for (const [token, value] of probabilities) out[token] = Math.log(value);
     await this.sequence.clearHistory();
     return out;
   }

@@ -3,6 +3,7 @@
 import { ok, type Result } from "../../lab/result.ts";
 import { ensureDerivedGguf } from "../gguf/derivedCache.ts";
 import { LlamaEngine } from "../engine/llamaEngine.ts";
+import { GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
 import { openCheckpointDirectory } from "../loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../pins.ts";
 import { SYNTHETIC_LABEL } from "../synthetic/syntheticManifest.ts";
@@ -11,7 +12,11 @@ import { ModelSession } from "./modelSession.ts";
 
 export const MODEL_LABEL = "model";
 
-export async function loadSession(modelDirectory: string, now: () => number = () => performance.now()): Promise<Result<ModelSession, string>> {
+export async function loadSession(
+  modelDirectory: string,
+  now: () => number = () => performance.now(),
+  profile: GenerationProfileName = "lab",
+): Promise<Result<ModelSession, string>> {
   const started = now();
   const checkpoint = await openCheckpointDirectory(modelDirectory);
   if (!checkpoint.ok) return checkpoint;
@@ -20,7 +25,11 @@ export async function loadSession(modelDirectory: string, now: () => number = ()
   if (!derived.ok) return derived;
   const tokenizer = createChatTokenizer(c.tokenizerJson, c.tokenizerConfigJson);
   if (!tokenizer.ok) return tokenizer;
-  const engine = await LlamaEngine.load({ ggufPath: derived.value.ggufPath, vocabularySize: c.arch.vocabSize });
+  const engine = await LlamaEngine.load({
+    ggufPath: derived.value.ggufPath,
+    vocabularySize: c.arch.vocabSize,
+    ...(profile === "lab" ? {} : { profile: GENERATION_PROFILES[profile] }),
+  });
   if (!engine.ok) return engine;
   const synthetic = c.synthetic !== null;
   const record: Record<string, unknown> = {
@@ -35,5 +44,5 @@ export async function loadSession(modelDirectory: string, now: () => number = ()
     engine_load_ms: Math.round(engine.value.loadMs),
     total_load_ms: Math.round(now() - started),
   };
-  return ok(new ModelSession({ tokenizer: tokenizer.value, engine: engine.value, label: synthetic ? SYNTHETIC_LABEL : MODEL_LABEL, synthetic, record }));
+  return ok(new ModelSession({ tokenizer: tokenizer.value, engine: engine.value, label: synthetic ? SYNTHETIC_LABEL : MODEL_LABEL, synthetic, record, profile }));
 }

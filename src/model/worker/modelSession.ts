@@ -2,7 +2,7 @@
 // engine: open and verify the checkpoint, derive the GGUF, build tokenizer and template,
 // load the engine, then answer generate requests. Input over 2,048 tokens is answered with
 // context_limit before the engine is called.
-import { ENGINE_SETTINGS, DECODING_RULE, EFFECTIVE_GENERATION_CONFIG, idsForDecoding } from "../engine/generationSettings.ts";
+import { BENCH_DECODING_RULE, DECODING_RULE, EFFECTIVE_GENERATION_CONFIG, GENERATION_PROFILES, idsForDecoding, type GenerationProfileName } from "../engine/generationSettings.ts";
 import type { EngineGeneration, GenerateOptions } from "../engine/llamaEngine.ts";
 import type { Result } from "../../lab/result.ts";
 import type { ChatTokenizer } from "../tokenizer/chatTokenizer.ts";
@@ -22,13 +22,27 @@ export interface SessionParts {
   readonly synthetic: boolean;
   /** Everything recorded about the checkpoint, conversion and load. */
   readonly record: Record<string, unknown>;
+  /** The profile the engine was loaded with; "lab" when absent. */
+  readonly profile?: GenerationProfileName;
+}
+
+/** Per-request options from the generate message (absent in Lab requests). */
+export interface SessionRequestOptions {
+  readonly profile?: GenerationProfileName;
+  readonly maxNewTokens?: number;
 }
 
 export class ModelSession {
   private cancelled = new Set<number>();
   constructor(private readonly parts: SessionParts) {}
 
+  private get profile(): GenerationProfileName {
+    return this.parts.profile ?? "lab";
+  }
+
   loadedMessage(): WorkerResponse {
+    const profile = GENERATION_PROFILES[this.profile];
+    const lab = profile.name === "lab";
     return {
       type: "loaded",
       label: this.parts.label,
@@ -36,9 +50,11 @@ export class ModelSession {
       identity: {
         ...this.parts.record,
         engine: this.parts.engine.identity(),
-        generation_config: EFFECTIVE_GENERATION_CONFIG,
-        decoding_rule: DECODING_RULE,
-        input_token_budget: ENGINE_SETTINGS.maxInputTokens,
+        generation_config: lab ? EFFECTIVE_GENERATION_CONFIG : { ...EFFECTIVE_GENERATION_CONFIG, max_new_tokens: profile.maxNewTokens },
+        decoding_rule: lab ? DECODING_RULE : BENCH_DECODING_RULE,
+        input_token_budget: profile.maxInputTokens,
+        // Recorded only outside the Lab, so the Lab's identity record is unchanged.
+        ...(lab ? {} : { generation_profile: profile }),
         label: this.parts.label,
       },
     };
@@ -48,7 +64,13 @@ export class ModelSession {
     this.cancelled.add(id);
   }
 
-  async generate(id: number, input: GenerationInput, reusePrefix: boolean): Promise<WorkerResponse> {
+  async generate(id: number, input: GenerationInput, reusePrefix: boolean, request: SessionRequestOptions = {}): Promise<WorkerResponse> {
+    // A request for another profile than the loaded one is refused: the context was sized at load.
+    if ((request.profile ?? "lab") !== this.profile) return { type: "error", id, error: "input_invalid", message: "the request's generation profile differs from the loaded one" };
+    const profile = GENERATION_PROFILES[this.profile];
+    if (request.maxNewTokens !== undefined && (!Number.isSafeInteger(request.maxNewTokens) || request.maxNewTokens < 1 || request.maxNewTokens > profile.maxNewTokens)) {
+      return { type: "error", id, error: "input_invalid", message: "max new tokens outside the profile's bound" };
+    }
     let inputIds: number[];
     if (input.kind === "ids") {
       inputIds = [...input.ids];
@@ -57,10 +79,14 @@ export class ModelSession {
       if (!rendered.ok) return { type: "error", id, error: "model_error", message: "chat template failed to render" };
       inputIds = this.parts.tokenizer.encode(rendered.value);
     }
-    // Part 8: more than 2,048 input tokens stops with context_limit; the engine is not called.
-    if (inputIds.length > ENGINE_SETTINGS.maxInputTokens) return { type: "context_limit", id, inputTokens: inputIds.length };
+    // Part 8: more than 2,048 input tokens (the profile's budget) stops with context_limit; the engine is not called.
+    if (inputIds.length > profile.maxInputTokens) return { type: "context_limit", id, inputTokens: inputIds.length };
     if (inputIds.length === 0) return { type: "error", id, error: "input_invalid", message: "empty input" };
-    const result = await this.parts.engine.generate(inputIds, { reusePrefix, shouldAbort: () => this.cancelled.has(id) });
+    const result = await this.parts.engine.generate(inputIds, {
+      reusePrefix,
+      shouldAbort: () => this.cancelled.has(id),
+      ...(request.maxNewTokens !== undefined ? { maxNewTokens: request.maxNewTokens } : {}),
+    });
     this.cancelled.delete(id);
     if (!result.ok) {
       if (result.error === "cancelled") return { type: "cancelled", id };
@@ -73,7 +99,9 @@ export class ModelSession {
       type: "result",
       id,
       report: {
-        inputIds,
+        // The bench profile does not echo ids the controller sent (up to 14,336 of them):
+        // it keeps the response line well under its size cap.
+        inputIds: input.kind === "ids" && this.profile !== "lab" ? [] : inputIds,
         inputTokens: g.inputTokens,
         rawOutputIds: g.rawOutputIds,
         outputTokens: g.rawOutputIds.length,

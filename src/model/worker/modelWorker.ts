@@ -29,7 +29,7 @@ async function handle(line: string): Promise<void> {
       return;
     }
     loading = true;
-    const loaded = await loadSession(request.modelDirectory);
+    const loaded = await loadSession(request.modelDirectory, undefined, request.profile ?? "lab");
     loading = false;
     if (!loaded.ok) {
       send({ type: "error", id: null, error: loaded.error, message: loaded.message });
@@ -49,7 +49,12 @@ async function handle(line: string): Promise<void> {
   }
   generating = true;
   try {
-    send(await session.generate(request.id, request.input, request.reusePrefix));
+    send(
+      await session.generate(request.id, request.input, request.reusePrefix, {
+        ...(request.profile !== undefined ? { profile: request.profile } : {}),
+        ...(request.maxNewTokens !== undefined ? { maxNewTokens: request.maxNewTokens } : {}),
+      }),
+    );
   } finally {
     generating = false;
   }

@@ -3,19 +3,34 @@
 // sides before parsing, and every field validated after parsing. Anything else is a
 // protocol violation, which the supervisor turns into model_error and a killed worker.
 import type { ChatMessage } from "../../controller/proposalSource.ts";
+import { GENERATION_PROFILE_NAMES, GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
 
 export const MAX_REQUEST_BYTES = 256 * 1024;
 export const MAX_RESPONSE_BYTES = 256 * 1024;
 export const MAX_MESSAGE_TEXT_BYTES = 64 * 1024;
 export const MAX_INPUT_IDS = 32 * 1024;
+/** Output ids a report may carry: the largest profile's bound on new tokens. */
+export const MAX_OUTPUT_IDS = Math.max(...Object.values(GENERATION_PROFILES).map((p) => p.maxNewTokens));
 
 export type GenerationInput =
   | { readonly kind: "messages"; readonly messages: readonly ChatMessage[] }
   | { readonly kind: "ids"; readonly ids: readonly number[] };
 
+/**
+ * Optional request fields, absent in every Lab message: `profile` names the generation
+ * profile (absent = "lab"); a generate request's profile must equal the loaded one.
+ * `maxNewTokens` asks for fewer new tokens than the profile's bound (1..bound).
+ */
 export type WorkerRequest =
-  | { readonly type: "load"; readonly modelDirectory: string }
-  | { readonly type: "generate"; readonly id: number; readonly input: GenerationInput; readonly reusePrefix: boolean }
+  | { readonly type: "load"; readonly modelDirectory: string; readonly profile?: GenerationProfileName }
+  | {
+      readonly type: "generate";
+      readonly id: number;
+      readonly input: GenerationInput;
+      readonly reusePrefix: boolean;
+      readonly profile?: GenerationProfileName;
+      readonly maxNewTokens?: number;
+    }
   | { readonly type: "cancel"; readonly id: number };
 
 export interface GenerationReport {
@@ -54,15 +69,37 @@ function parseLine(line: string, maxBytes: number): Record<string, unknown> | nu
   }
 }
 
+const isProfileName = (v: unknown): v is GenerationProfileName => (GENERATION_PROFILE_NAMES as readonly unknown[]).includes(v);
+
+/** The optional profile fields, copied only when present (so Lab requests parse exactly as before). */
+function profileFields(m: Record<string, unknown>, withMaxNewTokens: boolean): { profile?: GenerationProfileName; maxNewTokens?: number } | null {
+  const out: { profile?: GenerationProfileName; maxNewTokens?: number } = {};
+  if (m.profile !== undefined) {
+    if (!isProfileName(m.profile)) return null;
+    out.profile = m.profile;
+  }
+  if (m.maxNewTokens !== undefined) {
+    const bound = GENERATION_PROFILES[out.profile ?? "lab"].maxNewTokens;
+    if (!withMaxNewTokens || !isId(m.maxNewTokens) || m.maxNewTokens < 1 || m.maxNewTokens > bound) return null;
+    out.maxNewTokens = m.maxNewTokens;
+  }
+  return out;
+}
+
 export function parseWorkerRequest(line: string): WorkerRequest | null {
   const m = parseLine(line, MAX_REQUEST_BYTES);
   if (m === null) return null;
-  if (m.type === "load" && isShortString(m.modelDirectory, 4096)) return { type: "load", modelDirectory: m.modelDirectory };
+  if (m.type === "load" && isShortString(m.modelDirectory, 4096)) {
+    const extra = profileFields(m, false);
+    return extra === null ? null : { type: "load", modelDirectory: m.modelDirectory, ...extra };
+  }
   if (m.type === "cancel" && isId(m.id)) return { type: "cancel", id: m.id };
   if (m.type === "generate" && isId(m.id) && typeof m.reusePrefix === "boolean" && isRecord(m.input)) {
     const input = m.input;
+    const extra = profileFields(m, true);
+    if (extra === null) return null;
     if (input.kind === "ids" && isIdArray(input.ids, MAX_INPUT_IDS)) {
-      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "ids", ids: input.ids } };
+      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "ids", ids: input.ids }, ...extra };
     }
     if (input.kind === "messages" && Array.isArray(input.messages) && input.messages.length <= 8) {
       const messages: ChatMessage[] = [];
@@ -70,7 +107,7 @@ export function parseWorkerRequest(line: string): WorkerRequest | null {
         if (!isRecord(msg) || (msg.role !== "system" && msg.role !== "user") || !isShortString(msg.content, MAX_MESSAGE_TEXT_BYTES)) return null;
         messages.push({ role: msg.role, content: msg.content });
       }
-      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "messages", messages } };
+      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "messages", messages }, ...extra };
     }
   }
   return null;
@@ -78,7 +115,7 @@ export function parseWorkerRequest(line: string): WorkerRequest | null {
 
 function parseReport(r: unknown): GenerationReport | null {
   if (!isRecord(r)) return null;
-  if (!isIdArray(r.inputIds, MAX_INPUT_IDS) || !isIdArray(r.rawOutputIds, 1024) || !isId(r.inputTokens) || !isId(r.outputTokens)) return null;
+  if (!isIdArray(r.inputIds, MAX_INPUT_IDS) || !isIdArray(r.rawOutputIds, MAX_OUTPUT_IDS) || !isId(r.inputTokens) || !isId(r.outputTokens)) return null;
   if (!isShortString(r.text, MAX_RESPONSE_BYTES) || !isShortString(r.stopCause, 64) || !isId(r.prefixTokensReused)) return null;
   if (!isRecord(r.timingsMs) || !Object.values(r.timingsMs).every((v) => typeof v === "number" && Number.isFinite(v))) return null;
   if (!isId(r.peakRssBytes)) return null;

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONTROLLER_LIMITS } from "../../lab/constants.ts";
 import { err, ok, type Result } from "../../lab/result.ts";
+import type { GenerationProfileName } from "../engine/generationSettings.ts";
 import { systemClock, type MonotonicClock } from "../../controller/clock.ts";
 import {
   LineSplitter,
@@ -87,6 +88,11 @@ export class ModelSupervisor {
   /** Process id of the worker (also its process group id), or null. */
   get pid(): number | null {
     return this.child?.pid ?? null;
+  }
+
+  /** True while a started worker has not exited or been killed (a killed worker is never reused). */
+  get alive(): boolean {
+    return this.child !== null && !this.dead;
   }
 
   /** The last few KB the worker printed on stdout/stderr (trusted diagnostics, never model input). */
@@ -215,12 +221,18 @@ export class ModelSupervisor {
   }
 
   /** Start the worker and load the model, bounded by the overall deadline. */
-  async load(modelDirectory: string, overallDeadlineMs: number): Promise<Result<LoadedWorker, SupervisorErrorCode>> {
+  async load(
+    modelDirectory: string,
+    overallDeadlineMs: number,
+    options: { readonly profile?: GenerationProfileName } = {},
+  ): Promise<Result<LoadedWorker, SupervisorErrorCode>> {
     const started = this.clock.now();
     if (started >= overallDeadlineMs) return err("time_limit", "the overall deadline has passed");
     const child = this.start();
     if (!child.ok) return child;
-    if (this.dead || !this.send({ type: "load", modelDirectory })) return err("model_error", "the model worker is not running");
+    // The profile field is sent only outside the Lab, so Lab messages are unchanged.
+    const request: WorkerRequest = options.profile === undefined || options.profile === "lab" ? { type: "load", modelDirectory } : { type: "load", modelDirectory, profile: options.profile };
+    if (this.dead || !this.send(request)) return err("model_error", "the model worker is not running");
     type LoadOutcome = Result<LoadedWorker, SupervisorErrorCode>;
     return this.waitFor<LoadOutcome>(
       overallDeadlineMs,
@@ -243,7 +255,14 @@ export class ModelSupervisor {
   /** One supervised generation: ends by the earlier of the call deadline and the overall deadline. */
   async generate(
     input: GenerationInput,
-    options: { readonly overallDeadlineMs: number; readonly signal?: AbortSignal; readonly reusePrefix?: boolean },
+    options: {
+      readonly overallDeadlineMs: number;
+      readonly signal?: AbortSignal;
+      readonly reusePrefix?: boolean;
+      /** Sent only when given (Lab calls omit both). */
+      readonly profile?: GenerationProfileName;
+      readonly maxNewTokens?: number;
+    },
   ): Promise<SupervisedGeneration> {
     const started = this.clock.now();
     const elapsed = (): number => this.clock.now() - started;
@@ -254,7 +273,15 @@ export class ModelSupervisor {
     // One call at a time: the worker holds one KV cache and answers one request.
     if (this.waiter !== null) return { kind: "model_error", message: "a call is already in progress", elapsedMs: 0 };
     const id = this.nextId++;
-    if (!this.send({ type: "generate", id, input, reusePrefix: options.reusePrefix ?? true })) {
+    const request: WorkerRequest = {
+      type: "generate",
+      id,
+      input,
+      reusePrefix: options.reusePrefix ?? true,
+      ...(options.profile !== undefined ? { profile: options.profile } : {}),
+      ...(options.maxNewTokens !== undefined ? { maxNewTokens: options.maxNewTokens } : {}),
+    };
+    if (!this.send(request)) {
       return { kind: "model_error", message: "request exceeds the size cap", elapsedMs: 0 };
     }
     let cancelling = false;
