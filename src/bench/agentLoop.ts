@@ -102,10 +102,11 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
     state.turns = turn;
     if (!reply.ok) {
       trace.write("model_error", t(), { turn, error: reply.error, message: reply.message, exchange: reply.exchange });
-      stopReason = reply.error === "model_timeout" ? "time_budget" : "model_error";
+      stopReason = reply.error === "model_timeout" ? "time_budget" : reply.error === "model_context_limit" ? "context_limit" : "model_error";
       break;
     }
-    if (reply.usage.source === "server") state.usageReported = true;
+    // Counted by the server or by the local engine itself: real token counts either way.
+    if (reply.usage.source !== "none") state.usageReported = true;
     state.promptTokens += reply.usage.promptTokens ?? 0;
     state.completionTokens += reply.usage.completionTokens ?? 0;
     state.servedModel = reply.servedModel ?? state.servedModel;
@@ -132,6 +133,13 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
       }
       continue;
     }
+    // A reply cut off at the per-turn token limit is not a statement that the work is done:
+    // it ends the task as out of budget (truncated), never as a claimed fix.
+    if (reply.finishReason === "length") {
+      trace.write("stop_attempt", t(), { turn, accepted: false, truncated: true });
+      stopReason = "truncated";
+      break;
+    }
     // No tool call: the model says it is done.
     if (condition.verifiedCompletion) {
       const current = sha256Text(tools.target);
@@ -147,7 +155,7 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
     state.claimed = true;
     stopReason = "agent_done";
   }
-  if (stopReason === "turn_budget" || stopReason === "time_budget") {
+  if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "context_limit") {
     trace.write("budget_exhausted", t(), { reason: stopReason, turns: state.turns });
   }
 

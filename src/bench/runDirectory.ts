@@ -124,7 +124,10 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const env = manifest.environment;
   const served = [...new Set(results.map((r) => r.servedModel).filter((m): m is string => typeof m === "string"))];
   const props = isRecord(model.serverProps) ? model.serverProps : {};
+  // A synthetic (random-weight) checkpoint makes the whole run a pipeline check, never a model result.
+  const pipelineCheck = model.synthetic === true;
   const lines = [
+    ...(pipelineCheck ? ["PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result"] : []),
     `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
@@ -134,5 +137,5 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
-  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `QuixBugs controlled-agent benchmark: ${label}`, lines }, sorted));
+  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines }, sorted));
 }

@@ -8,7 +8,8 @@ export const OUTCOME_CLASSES = ["fixed", "wrong_fix", "no_change", "broken_file"
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 
 /** Why the agent loop ended. */
-export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "model_error", "cancelled"] as const;
+/** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
+export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "context_limit", "model_error", "cancelled"] as const;
 export type TaskStopReason = (typeof STOP_REASONS)[number];
 
 export interface GradeRecord {
@@ -58,7 +59,7 @@ export interface TaskResult {
 
 export function classifyOutcome(grade: TestOutcome, stopReason: TaskStopReason, changed: boolean): OutcomeClass {
   if (grade === "passed") return "fixed";
-  if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "truncated") return "out_of_budget";
+  if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "truncated" || stopReason === "context_limit") return "out_of_budget";
   if (stopReason === "model_error" || stopReason === "cancelled") return "model_error";
   if (!changed) return "no_change";
   // pytest could not import the file (syntax error, import-time exception): a broken file.

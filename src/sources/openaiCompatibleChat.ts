@@ -1,6 +1,6 @@
 // The chat-with-tools contract every benchmark model backend implements: the
-// OpenAI-compatible HTTP client (openaiCompatibleClient.ts) today, the project's local engine
-// later. A backend takes the chat messages and tool schemas and returns one assistant message
+// OpenAI-compatible HTTP client (openaiCompatibleClient.ts) and the project's local engine
+// (localEngineChat.ts). A backend takes the chat messages and tool schemas and returns one assistant message
 // (text and/or tool calls) with usage; it never executes tools and never decides anything.
 
 export interface ToolFunctionSchema {
@@ -36,8 +36,11 @@ export interface ChatTurnRequest {
 export interface ChatUsage {
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
-  /** "server" when the endpoint reported usage, "none" when it did not. */
-  readonly source: "server" | "none";
+  /**
+   * "server" when the endpoint reported usage, "none" when it did not, "local" when the local
+   * engine counted the tokens itself (input ids sent, output tokens generated).
+   */
+  readonly source: "server" | "none" | "local";
 }
 
 /** The raw exchange, kept verbatim in the trace (request body and parsed response body). */
@@ -48,7 +51,11 @@ export interface ChatExchange {
   readonly elapsedMs: number;
 }
 
-export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable"] as const;
+/**
+ * model_context_limit: the rendered conversation exceeds the model's input budget (nothing was
+ * generated, nothing truncated); model_engine_error: the local engine or its worker failed.
+ */
+export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable", "model_context_limit", "model_engine_error"] as const;
 export type ChatErrorCode = (typeof CHAT_ERROR_CODES)[number];
 
 export type ChatTurnResult =

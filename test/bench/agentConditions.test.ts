@@ -210,6 +210,16 @@ test("A: a truncated answer with no code block is out of budget", async () => {
   assert.equal(result.stopReason, "truncated");
 });
 
+test("B-D: a reply cut off at the token limit without a tool call is out of budget, never a claimed fix", async () => {
+  for (const condition of ["B", "C", "D"] as const) {
+    const { result } = await runScripted(condition, "gcd", [{ content: "I fixed the bug by changing", finishReason: "length" }]);
+    assert.equal(result.outcome, "out_of_budget", condition);
+    assert.equal(result.stopReason, "truncated", condition);
+    assert.equal(result.claimedFixed, false, condition);
+    assert.equal(result.falseFixed, false, condition);
+  }
+});
+
 test("an HTTP error from the endpoint ends the task as a model error, with evidence", async () => {
   const { result, trace } = await runScripted("C", "gcd", [{ httpStatus: 500 }]);
   assert.equal(result.outcome, "model_error");

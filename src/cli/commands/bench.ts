@@ -15,7 +15,9 @@ import { loadComparison, renderComparison } from "../../bench/runComparison.ts";
 import { RUN_FILES } from "../../bench/runDirectory.ts";
 import { mergeRuns } from "../../bench/runMerge.ts";
 import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/verifyDataset.ts";
+import type { ChatBackend } from "../../sources/openaiCompatibleChat.ts";
 import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
+import { LocalEngineChat } from "../../sources/localEngineChat.ts";
 
 const DATASET_CHECK_FILE = "dataset-check.json";
 
@@ -36,8 +38,48 @@ function programList(text: string | undefined): string[] | undefined {
 
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
-  endpoint: string; model: string; conditions: string; out?: string; resume?: boolean; shard?: string;
+  backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
   apiKeyEnv?: string; disableThinking?: boolean; label?: string;
+}
+
+interface OpenedBackend {
+  readonly backend: ChatBackend;
+  readonly description: Readonly<Record<string, unknown>>;
+  /** In the run's fingerprint: what --resume and merge compare. */
+  readonly modelName: string;
+}
+
+/** Creates the chosen backend and records its identity; errors as (code, message). */
+async function openBackend(flags: RunFlags): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
+  if (flags.backend === "local") {
+    if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
+    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking) {
+      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env and --disable-thinking belong to --backend openai" };
+    }
+    const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory });
+    if (!local.ok) return local;
+    const identity = await local.value.describe(AbortSignal.timeout(30_000));
+    return { ok: true, value: { backend: local.value, description: { ...identity, label: flags.label ?? local.value.modelName }, modelName: local.value.modelName } };
+  }
+  if (flags.backend !== "openai") return { ok: false, error: "invalid_option", message: "--backend takes openai or local" };
+  if (flags.endpoint === undefined || flags.model === undefined) return { ok: false, error: "invalid_option", message: "--backend openai needs --endpoint URL and --model NAME" };
+  if (flags.modelDirectory !== undefined) return { ok: false, error: "invalid_option", message: "--model-directory belongs to --backend local" };
+  let apiKey: string | undefined;
+  if (flags.apiKeyEnv !== undefined) {
+    apiKey = process.env[flags.apiKeyEnv];
+    if (!apiKey) return { ok: false, error: "invalid_option", message: `environment variable ${flags.apiKeyEnv} is empty` };
+  }
+  const client = new OpenAiCompatibleClient({
+    endpoint: flags.endpoint,
+    model: flags.model,
+    ...(apiKey ? { apiKey } : {}),
+    ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
+  });
+  const identity = await client.describe(AbortSignal.timeout(30_000));
+  if (identity.reachable !== true) {
+    return { ok: false, error: "endpoint_unreachable", message: `no OpenAI-compatible server answered GET ${flags.endpoint.replace(/\/+$/, "")}/models` };
+  }
+  return { ok: true, value: { backend: client, description: { ...identity, label: flags.label ?? flags.model }, modelName: flags.model } };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -78,13 +120,15 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     });
 
   quix.command("run")
-    .description("run the benchmark against an OpenAI-compatible endpoint (llama-server, vLLM, Ollama, LM Studio)")
-    .requiredOption("--endpoint <url>", "base URL including /v1, e.g. http://127.0.0.1:8080/v1")
-    .requiredOption("--model <name>", "model name sent in each request")
+    .description("run the benchmark against an OpenAI-compatible endpoint (llama-server, vLLM, Ollama, LM Studio) or the project's local engine")
+    .option("--backend <kind>", "openai (an OpenAI-compatible endpoint) or local (the project's local engine)", "openai")
+    .option("--endpoint <url>", "openai: base URL including /v1, e.g. http://127.0.0.1:8080/v1")
+    .option("--model <name>", "openai: model name sent in each request")
+    .option("--model-directory <dir>", "local: a verified pinned checkpoint or a synthetic one (tca model make-test-checkpoint)")
     .option("--conditions <list>", "conditions to run", "A,B,C,D")
     .option("--programs <list>", "comma-separated subset of programs (default: all 40)")
     .option("--out <dir>", "run directory (default: bench-runs/quixbugs-<model>-<time>)")
-    .option("--jobs <n>", "tasks in parallel (default: core count, at most 8)")
+    .option("--jobs <n>", "tasks in parallel (default: core count, at most 8; 1 for --backend local, whose one engine serves one call at a time)")
     .option("--resume", "continue the run in --out, skipping finished tasks")
     .option("--shard <i/n>", "run only the i-th of n deterministic slices")
     .option("--dataset <dir>", "QuixBugs folder (default: ../shared/quixbugs next to the repository)")
@@ -94,95 +138,96 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--include-slow", "include knapsack's --runslow case in grading")
     .option("--test-timeout <seconds>", "per test run timeout", "60")
     .option("--json", "print the summary as JSON; plain progress lines")
+    .hook("preAction", (command) => {
+      // Which options are required depends on --backend: missing ones are usage errors (exit 2),
+      // as commander reports a missing required option.
+      const o = command.opts<RunFlags>();
+      if (o.backend === "local" && o.modelDirectory === undefined) command.error("error: --backend local requires --model-directory <dir>");
+      if (o.backend === "openai" && (o.endpoint === undefined || o.model === undefined)) command.error("error: --backend openai requires --endpoint <url> and --model <name>");
+      if (o.backend !== "openai" && o.backend !== "local") command.error("error: --backend takes openai or local");
+    })
     .action(async (flags: RunFlags) => {
       const json = flags.json === true;
       const conditions = parseConditionList(flags.conditions);
-      const jobs = positiveInt(flags.jobs, defaultJobs());
+      const jobs = positiveInt(flags.jobs, flags.backend === "local" ? 1 : defaultJobs());
       const timeout = positiveInt(flags.testTimeout, 60);
       const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
       if (!conditions) return fail(setExitCode, "invalid_option", "--conditions takes a list of A, B, C, D", json);
       if (jobs === undefined || timeout === undefined) return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
       if (flags.shard !== undefined && !shard) return fail(setExitCode, "invalid_option", "--shard takes i/n with 1 <= i <= n", json);
-      let apiKey: string | undefined;
-      if (flags.apiKeyEnv !== undefined) {
-        apiKey = process.env[flags.apiKeyEnv];
-        if (!apiKey) return fail(setExitCode, "invalid_option", `environment variable ${flags.apiKeyEnv} is empty`, json);
-      }
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
-      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const outDir = resolve(flags.out ?? join("bench-runs", `quixbugs-${flags.model.replace(/[^A-Za-z0-9._-]+/g, "_")}-${stamp}`));
       const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
       if (unknown.length > 0) return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
+      const nameForDir = flags.backend === "local" ? "local" : (flags.model ?? "model");
+      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+      const outDir = resolve(flags.out ?? join("bench-runs", `quixbugs-${nameForDir.replace(/[^A-Za-z0-9._-]+/g, "_")}-${stamp}`));
       if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
         return fail(setExitCode, "run_dir_invalid", `${outDir} already holds a run; pass --resume to continue it or choose another --out`, json);
       }
-      const client = new OpenAiCompatibleClient({
-        endpoint: flags.endpoint,
-        model: flags.model,
-        ...(apiKey ? { apiKey } : {}),
-        ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
-      });
-      const identity = await client.describe(AbortSignal.timeout(30_000));
-      const description = { ...identity, label: flags.label ?? flags.model };
-      if (identity.reachable !== true) {
-        return fail(setExitCode, "endpoint_unreachable", `no OpenAI-compatible server answered GET ${flags.endpoint.replace(/\/+$/, "")}/models`, json);
-      }
-      // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
-      let check: VerifyReport | undefined;
-      const checkPath = join(outDir, DATASET_CHECK_FILE);
-      if (flags.resume && existsSync(checkPath)) {
-        try {
-          const prior = JSON.parse(readFileSync(checkPath, "utf8")) as Partial<VerifyReport>;
-          if (prior.ok === true && prior.dataset === env.value.dataset.root && Array.isArray(prior.records)) check = prior as VerifyReport;
-        } catch {
-          check = undefined; // unreadable: check again
+      const opened = await openBackend(flags);
+      if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
+      const { backend, description, modelName } = opened.value;
+      try {
+        // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
+        let check: VerifyReport | undefined;
+        const checkPath = join(outDir, DATASET_CHECK_FILE);
+        if (flags.resume && existsSync(checkPath)) {
+          try {
+            const prior = JSON.parse(readFileSync(checkPath, "utf8")) as Partial<VerifyReport>;
+            if (prior.ok === true && prior.dataset === env.value.dataset.root && Array.isArray(prior.records)) check = prior as VerifyReport;
+          } catch {
+            check = undefined; // unreadable: check again
+          }
         }
-      }
-      if (!check) {
-        if (!json) process.stderr.write("checking the data set in the sandbox (buggy programs fail, reference fixes pass)…\n");
-        check = await verifyDataset(env.value.sandbox, env.value.dataset, { jobs, includeSlow: flags.includeSlow === true, ...(programs ? { programs } : {}) });
-        if (!check.ok) {
-          process.stderr.write(formatVerifyTable(check) + "\n");
-          return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
+        if (!check) {
+          if (!json) process.stderr.write("checking the data set in the sandbox (buggy programs fail, reference fixes pass)…\n");
+          check = await verifyDataset(env.value.sandbox, env.value.dataset, { jobs, includeSlow: flags.includeSlow === true, ...(programs ? { programs } : {}) });
+          if (!check.ok) {
+            process.stderr.write(formatVerifyTable(check) + "\n");
+            return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
+          }
         }
+        mkdirSync(outDir, { recursive: true });
+        writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
+        const controller = new AbortController();
+        const onSigint = (): void => controller.abort();
+        process.once("SIGINT", onSigint);
+        const progress = process.stderr.isTTY && !json ? new BarProgress() : new LineProgress((l) => process.stderr.write(l + "\n"));
+        const result = await runBenchmark({
+          dataset: env.value.dataset,
+          sandbox: env.value.sandbox,
+          backend,
+          modelDescription: description,
+          modelName,
+          conditions,
+          ...(programs ? { programs } : {}),
+          outDir,
+          jobs,
+          resume: flags.resume === true,
+          ...(shard ? { shard } : {}),
+          budget: AGENT_BUDGET,
+          testTimeoutMs: timeout * 1000,
+          includeSlow: flags.includeSlow === true,
+          environment: { ...env.value.facts, datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
+          progress,
+          signal: controller.signal,
+        });
+        process.removeListener("SIGINT", onSigint);
+        if (!result.ok) return fail(setExitCode, result.error, result.message, json);
+        const summary = summarize(result.value.results);
+        if (json) {
+          process.stdout.write(JSON.stringify({ ok: true, outDir, summary }, null, 2) + "\n");
+        } else {
+          for (const s of summary) process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.tasks}), false fixed ${s.falseFixed}\n`);
+          process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
+        }
+        setExitCode(controller.signal.aborted ? 130 : 0);
+      } finally {
+        // The local engine's worker process is stopped on every path.
+        await backend.close();
       }
-      mkdirSync(outDir, { recursive: true });
-      writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
-      const controller = new AbortController();
-      const onSigint = (): void => controller.abort();
-      process.once("SIGINT", onSigint);
-      const progress = process.stderr.isTTY && !json ? new BarProgress() : new LineProgress((l) => process.stderr.write(l + "\n"));
-      const result = await runBenchmark({
-        dataset: env.value.dataset,
-        sandbox: env.value.sandbox,
-        backend: client,
-        modelDescription: description,
-        modelName: flags.model,
-        conditions,
-        ...(programs ? { programs } : {}),
-        outDir,
-        jobs,
-        resume: flags.resume === true,
-        ...(shard ? { shard } : {}),
-        budget: AGENT_BUDGET,
-        testTimeoutMs: timeout * 1000,
-        includeSlow: flags.includeSlow === true,
-        environment: { ...env.value.facts, datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
-        progress,
-        signal: controller.signal,
-      });
-      process.removeListener("SIGINT", onSigint);
-      if (!result.ok) return fail(setExitCode, result.error, result.message, json);
-      const summary = summarize(result.value.results);
-      if (json) {
-        process.stdout.write(JSON.stringify({ ok: true, outDir, summary }, null, 2) + "\n");
-      } else {
-        for (const s of summary) process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.tasks}), false fixed ${s.falseFixed}\n`);
-        process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
-      }
-      setExitCode(controller.signal.aborted ? 130 : 0);
     });
 
   quix.command("compare")
