@@ -40,7 +40,11 @@ test("the line splitter joins partial lines and refuses an endless one before it
 test("the governor measures each thread count, then uses the faster one", () => {
   const g = new ThreadGovernor({ candidates: [2, 1], exploreEvery: 8, smoothing: 0.5 });
   assert.equal(g.choose("decode"), 2);
+  g.record("decode", 2, 1, 400); // warm-up: the first step is slow whatever the count, and not measured
+  assert.equal(g.choose("decode"), 2, "still unmeasured after its warm-up step");
   g.record("decode", 2, 1, 65); // ~15 tok/s
+  assert.equal(g.choose("decode"), 1);
+  g.record("decode", 1, 1, 400); // warm-up after the switch
   assert.equal(g.choose("decode"), 1);
   g.record("decode", 1, 1, 110); // ~9 tok/s
   assert.equal(g.choose("decode"), 2);
@@ -49,8 +53,7 @@ test("the governor measures each thread count, then uses the faster one", () => 
 
 test("when a busy neighbour collapses 2-thread decode, the governor falls back to 1 thread and later re-checks", () => {
   const g = new ThreadGovernor({ candidates: [2, 1], exploreEvery: 8, smoothing: 0.5 });
-  g.record("decode", 2, 1, 65);
-  g.record("decode", 1, 1, 110);
+  for (const [threads, ms] of [[2, 400], [2, 65], [1, 400], [1, 110]] as const) g.record("decode", threads, 1, ms);
   // Load arrives: the 2-thread step now takes over a second.
   const choices: number[] = [];
   for (let step = 0; step < 32; step++) {
@@ -59,7 +62,8 @@ test("when a busy neighbour collapses 2-thread decode, the governor falls back t
     g.record("decode", threads, 1, threads === 2 ? 1200 : 115);
   }
   const twoThreadSteps = choices.filter((t) => t === 2).length;
-  assert.ok(twoThreadSteps <= 5, `only periodic re-checks use 2 threads under load (${twoThreadSteps})`);
+  // At most: the step that reveals the load, its smoothing step, then one two-step re-check per 8 steps.
+  assert.ok(twoThreadSteps <= 10, `only periodic re-checks (two steps each) use 2 threads under load (${twoThreadSteps})`);
   assert.equal(g.best("decode"), 1);
   // Load goes away: a re-check notices and 2 threads win again.
   for (let step = 0; step < 16; step++) {
@@ -68,5 +72,5 @@ test("when a busy neighbour collapses 2-thread decode, the governor falls back t
   }
   assert.equal(g.best("decode"), 2);
   const usage = g.tokensByThreads().decode;
-  assert.equal((usage["1"] ?? 0) + (usage["2"] ?? 0), 50);
+  assert.equal((usage["1"] ?? 0) + (usage["2"] ?? 0), 52);
 });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASELINE_PROPOSALS, PREDICTION_QUESTIONS } from "../../src/lab/constants.ts";
 import { runModelTrial } from "../../src/lab/modelTrial.ts";
-import { recordPredictions, readPredictions } from "../../src/lab/predictions.ts";
+import { predictionsPath, recordPredictions, readPredictions } from "../../src/lab/predictions.ts";
 import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 import { runLab } from "../../src/lab/labRun.ts";
@@ -19,7 +19,8 @@ const modelDirectory = join(root, "tiny");
 test("a tiny synthetic checkpoint goes through the whole trial as a labelled pipeline check", async () => {
   const made = await makeTestCheckpoint({ directory: modelDirectory, size: "tiny", seed: 7 });
   assert.ok(made.ok, made.ok ? "" : made.message);
-  const predictionsFile = join(root, "predictions.json");
+  // Predictions beside the checkpoint (the default place) must not make the loader refuse it.
+  const predictionsFile = predictionsPath(modelDirectory);
   assert.ok(recordPredictions(predictionsFile, PREDICTION_QUESTIONS.map((_, i) => ({ answer: `answer ${i + 1}`, answeredAt: new Date() })), "answers_file").ok);
   const predictions = readPredictions(predictionsFile);
   assert.ok(predictions.ok);

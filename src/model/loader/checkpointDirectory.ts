@@ -10,6 +10,7 @@ import { lstat, readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { err, ok, type Result } from "../../lab/result.ts";
 import { requireVerifiedModelDirectory } from "../artifacts/verifiedDirectory.ts";
+import { PREDICTIONS_FILE_NAME } from "../../lab/predictions.ts";
 import { PINNED_MODEL } from "../pins.ts";
 import type { Qwen2Architecture } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";
@@ -59,7 +60,8 @@ async function verifySynthetic(directory: string): Promise<Result<{ manifest: Sy
   }
   const entries = await readdir(directory);
   for (const name of entries) {
-    if (name !== SYNTHETIC_MANIFEST_NAME && !(SYNTHETIC_FILES as readonly string[]).includes(name)) {
+    // predictions.json (tca lab predict) may sit beside the checkpoint: a learner's record, never loaded.
+    if (name !== SYNTHETIC_MANIFEST_NAME && name !== PREDICTIONS_FILE_NAME && !(SYNTHETIC_FILES as readonly string[]).includes(name)) {
       return err("unexpected_file", `unexpected file in model directory: ${name.slice(0, 80)}`);
     }
   }
