@@ -224,7 +224,7 @@ function resourcesSection(model: RunEvidence | null): string[] {
     ["generation", "—", `${ms(elapsed["generation"])} over the run [${model.name} final.json]`],
     ["total trial", "≤ 10 minutes", `${ms(elapsed["total"])} [${model.name} final.json]`],
   ];
-  out.push(table(["resource", "plan", "measured"], rows), "", LEARNER.replace("write your own interpretation here", "which estimate was most inaccurate on your machine, and why?"), "");
+  out.push(table(["resource", "plan", "measured"], rows), "", LEARNER.replace("write your own interpretation here.", "which estimate was most inaccurate on your machine, and why?"), "");
   return out;
 }
 
