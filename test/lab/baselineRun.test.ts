@@ -117,3 +117,30 @@ test("an accepted finish on code that fails held-out cases is not a verified suc
   assert.ok((result.value.final.final_evaluation["held_out_passed"] as number) < 8);
   assert.equal(result.value.final.verified_success, false);
 });
+
+test("the baseline starts no process at all: no model worker, no subprocess", async () => {
+  const { createRequire, syncBuiltinESMExports } = await import("node:module");
+  const childProcess = createRequire(import.meta.url)("node:child_process") as Record<string, unknown>;
+  const names = ["spawn", "spawnSync", "fork", "exec", "execFile", "execSync", "execFileSync"];
+  const originals = new Map(names.map((name) => [name, childProcess[name]]));
+  const started: string[] = [];
+  for (const name of names) {
+    const original = originals.get(name) as (...args: unknown[]) => unknown;
+    childProcess[name] = (...args: unknown[]) => {
+      started.push(`${name} ${String(args[0])}`);
+      return original(...args);
+    };
+  }
+  // Named ESM imports of node:child_process follow the CommonJS object only after this call.
+  syncBuiltinESMExports();
+  try {
+    const root = freshRoot("no-process");
+    const result = await runLab({ runDirectory: join(root, "run"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+    assert.ok(result.ok);
+    assert.equal(result.value.final.verified_success, true);
+  } finally {
+    for (const [name, original] of originals) childProcess[name] = original;
+    syncBuiltinESMExports();
+  }
+  assert.deepEqual(started, []);
+});
