@@ -4,7 +4,8 @@
 // tests in a fresh sandbox and classifies the outcome. The whole loop is plain data in, a
 // TaskResult out, with every event in the trace.
 import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../sources/openaiCompatibleChat.ts";
-import { AgentTools, sha256Text } from "./agentTools.ts";
+import { AgentTools } from "./agentTools.ts";
+import { sha256Hex } from "../lab/digest.ts";
 import type { AgentBudget, Condition } from "./conditions.ts";
 import { buggySource, supportFiles, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "./dataset.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
@@ -78,7 +79,7 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
   const schemas = toolSchemasFor(condition);
   const messages = initialMessages(condition, program.name, original);
   const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false };
-  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Text(original), tools: schemas.map((s) => s.function.name) });
+  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), tools: schemas.map((s) => s.function.name) });
 
   let stopReason: TaskStopReason | undefined;
   while (stopReason === undefined) {
@@ -142,7 +143,7 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
     }
     // No tool call: the model says it is done.
     if (condition.verifiedCompletion) {
-      const current = sha256Text(tools.target);
+      const current = sha256Hex(tools.target);
       if (tools.lastPassedHash !== current) {
         const text = tools.lastRunHash === current ? PROMPT_TEMPLATES.harness_refusal_D_fail : PROMPT_TEMPLATES.harness_refusal_D_not_run;
         tools.guardrails.refusedStopAttempts++;
@@ -188,7 +189,7 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
     guardrails: { ...tools.guardrails },
     grade: gradeRecord,
     changed,
-    finalSha256: sha256Text(final),
+    finalSha256: sha256Hex(final),
     specialCasing: outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
     servedModel: state.servedModel,
   };

@@ -2,7 +2,6 @@
 // The target lives in memory here; every run_tests copies it into a fresh sandboxed task
 // folder with pristine tests, so nothing the program under test does can persist.
 // Every refusal and tool error is logged to the trace and counted.
-import { createHash } from "node:crypto";
 import type { ProposedToolCall } from "../sources/openaiCompatibleChat.ts";
 import type { Condition } from "./conditions.ts";
 import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "./dataset.ts";
@@ -10,6 +9,7 @@ import type { SandboxConfig } from "./sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
 import { runProgramTests, type TestRunResult } from "./testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
+import { sha256Hex } from "../lab/digest.ts";
 
 /** Longest tool result returned to the model (characters); the trace keeps the full text. */
 export const OBSERVATION_MAX_CHARS = 12_000;
@@ -24,9 +24,6 @@ export interface MutableGuardrails {
   refusedStopAttempts: number;
 }
 
-export function sha256Text(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
 
 function bound(text: string): string {
   return text.length <= OBSERVATION_MAX_CHARS ? text : `${text.slice(0, OBSERVATION_MAX_CHARS)}\n[truncated: ${text.length - OBSERVATION_MAX_CHARS} more characters]`;
@@ -116,12 +113,12 @@ export class AgentTools {
     }
     if (call2.tool === "write_file") {
       this.target = call2.content;
-      trace.write("tool_result", this.t(), { turn, id: call.id, tool: "write_file", path: decision.path, chars: call2.content.length, sha256: sha256Text(call2.content) });
+      trace.write("tool_result", this.t(), { turn, id: call.id, tool: "write_file", path: decision.path, chars: call2.content.length, sha256: sha256Hex(call2.content) });
       return `Wrote ${call2.content.length} characters to ${decision.path}.`;
     }
     this.guardrails.testRuns++;
     const timeoutMs = Math.max(1, Math.ceil(Math.min(this.o.testTimeoutMs, this.o.remainingMs())));
-    const hash = sha256Text(this.target);
+    const hash = sha256Hex(this.target);
     const result = await runProgramTests(this.o.sandbox, this.o.dataset, this.o.program, this.target, {
       includeSlow: this.o.includeSlow,
       timeoutMs,

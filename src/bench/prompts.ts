@@ -2,7 +2,7 @@
 // D refusal texts are the spec's method section word for word; the pieces the spec leaves
 // open ({tests_line}, {verify_line}, the first user message) are this project's, written
 // before any run. Every run records PROMPT_SET_VERSION and the SHA-256 of each template.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../lab/digest.ts";
 
 export const PROMPT_SET_VERSION = "quixbugs-prompts-v1";
 
@@ -21,14 +21,11 @@ export const PROMPT_TEMPLATES = {
 } as const;
 export type PromptName = keyof typeof PROMPT_TEMPLATES;
 
-export function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
 
 export function promptHashes(): Record<PromptName, string> {
   const out = {} as Record<PromptName, string>;
   for (const name of Object.keys(PROMPT_TEMPLATES) as PromptName[]) {
-    out[name] = sha256(PROMPT_TEMPLATES[name]);
+    out[name] = sha256Hex(PROMPT_TEMPLATES[name]);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // Shapes of controller-made observations and the 2,048-byte observation cap.
-import { CONTROLLER_LIMITS } from "../lab/constants.ts";
+import { boundObservation } from "../workspace/observation.ts";
 import type { Observation } from "./controllerWorkspace.ts";
 
 /** The spec's rejection: ok=false, the attempted action if parseable, a stable code, a short explanation, current version. */
@@ -13,9 +13,8 @@ export function rejection(action: string | null, error: string, message: string,
  * so no safety-relevant field is ever silently dropped.
  */
 export function boundedObservation(observation: Observation, version: number): { readonly fits: boolean; readonly observation: Observation } {
-  if (Buffer.byteLength(JSON.stringify(observation), "utf8") <= CONTROLLER_LIMITS.observationMaxBytes) {
-    return { fits: true, observation };
-  }
+  // The same byte rule the workspace applies to its own observations (one implementation).
+  if (boundObservation(observation).ok) return { fits: true, observation };
   const action = typeof observation["action"] === "string" ? observation["action"] : null;
   return { fits: false, observation: rejection(action, "observation_limit", "the observation does not fit in 2,048 bytes", version) };
 }

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { arch, cpus, platform, release, totalmem, type } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sha256Hex } from "../lab/digest.ts";
 
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -55,6 +56,3 @@ export function harnessHashes(): HarnessHashes {
   return hashes;
 }
 
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
-}

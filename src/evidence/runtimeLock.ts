@@ -2,7 +2,7 @@
 // exact resolved version and integrity of every installed package (from package-lock.json and
 // from what is actually installed), the inference engine's native binaries, OS and CPU. A trial
 // refuses to start when the installed tree disagrees with the lockfile.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../lab/digest.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeIdentity } from "./runtimeIdentity.ts";
@@ -42,7 +42,6 @@ function readLockPackages(path: string): Record<string, LockfileEntry> {
   return parsed.packages ?? {};
 }
 
-const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
 
 /** Compares package-lock.json with node_modules (and npm's record of what it installed). */
 export function buildRuntimeLock(packageRoot: string, options: { readonly includeDev?: boolean } = {}): RuntimeLock {
@@ -79,7 +78,7 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
     schema: "tca.runtime-lock/1",
     created_at: new Date().toISOString(),
     runtime: runtimeIdentity(),
-    lockfile_sha256: sha256(readFileSync(lockfilePath)),
+    lockfile_sha256: sha256Hex(readFileSync(lockfilePath)),
     packages,
     native_engine: nativeEngine,
     mismatches,
@@ -94,7 +93,7 @@ function nativeEngineIdentity(packageRoot: string): RuntimeLock["native_engine"]
   const files: Record<string, string> = {};
   for (const name of readdirSync(bins).sort()) {
     const path = join(bins, name);
-    if (statSync(path).isFile()) files[name] = sha256(readFileSync(path));
+    if (statSync(path).isFile()) files[name] = sha256Hex(readFileSync(path));
   }
   const metadataPath = join(bins, "_nlcBuildMetadata.json");
   const build_metadata: unknown = existsSync(metadataPath) ? JSON.parse(readFileSync(metadataPath, "utf8")) : null;

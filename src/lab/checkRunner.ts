@@ -1,8 +1,7 @@
 // Runs the negative checks (and the positive no_change checks), each in its own fresh run
 // directory through runLab with a scripted source, and reports expected vs observed codes and
 // whether the controller's source, version and backups were left as they were.
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readAuditRecords } from "../evidence/auditRecorder.ts";
 import { join } from "node:path";
 import { ManualClock } from "../controller/clock.ts";
 import { parseToyMathSource } from "../expr/index.ts";
@@ -12,6 +11,7 @@ import { listBackups, readSourceBytes, type TamperTarget } from "./externalTampe
 import { runLab, type LabRunResult } from "./labRun.ts";
 import { NEGATIVE_CHECKS, type CheckPlan, type NegativeCheck, type Observed } from "./negativeChecks.ts";
 import { POSITIVE_CHECKS } from "./positiveChecks.ts";
+import { sha256Hex } from "./digest.ts";
 
 export interface CheckRow {
   readonly id: string;
@@ -55,7 +55,7 @@ export async function runNegativeCheck(check: NegativeCheck, root: string): Prom
     return {
       version: state.version,
       recordedSha256: state.sourceSha256,
-      diskSha256: bytes === null ? null : createHash("sha256").update(bytes).digest("hex"),
+      diskSha256: bytes === null ? null : sha256Hex(bytes),
       backups: listBackups(target.runDirectory),
     };
   };
@@ -129,10 +129,9 @@ function observe(kind: Observed, run: LabRunResult, deniedProposal: number): str
       return last && last.observation.ok === false ? String(last.observation["error"]) : null;
     }
     case "late_discarded": {
-      const records = readFileSync(join(run.runDirectory, "audit.jsonl"), "utf8")
-        .split("\n")
-        .filter((line) => line.length > 0)
-        .map((line) => JSON.parse(line) as { type: string; proposal: number | null });
+      const audit = readAuditRecords(join(run.runDirectory, "audit.jsonl"));
+      if (!audit.ok) return null;
+      const records = audit.value.records;
       const late = records.some((r) => r.type === "late_proposal_discarded" && r.proposal === deniedProposal);
       const validated = records.some((r) => r.type === "validation" && r.proposal === deniedProposal);
       return late && !validated ? "late_proposal_discarded" : null;

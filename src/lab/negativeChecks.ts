@@ -94,11 +94,11 @@ export const NEGATIVE_CHECKS: readonly NegativeCheck[] = [
     plan: () => ({ steps: [READ_SOURCE, replace("total", "unit + qty + fee", "1000000 * 1000000 * 0 + unit * qty + fee", 0)], observe: "last_error" }),
   },
   // --- the managed files ---
-  ...tamperCheck("symlink_target", "toy_math.py replaced by a symbolic link", (t) => replaceSourceWithSymlink(t)),
-  ...tamperCheck("hard_link_target", "toy_math.py hard-linked from outside the workspace", (t) => hardLinkSource(t)),
-  ...tamperCheck("workspace_directory_replaced", "workspace directory swapped for a look-alike", (t) => replaceWorkspaceDirectory(t)),
-  ...tamperCheck("altered_signature_on_disk", "source with an altered signature written on disk", (t) => overwriteSource(t, INITIAL_TOY_MATH_PY.replace("def clamp(x, lo, hi)", "def clamp(x, lo, hi, extra)"))),
-  ...tamperCheck("extra_statement_on_disk", "source with an extra statement written on disk", (t) => overwriteSource(t, `import os\n${INITIAL_TOY_MATH_PY}`)),
+  tamperCheck("symlink_target", "toy_math.py replaced by a symbolic link", (t) => replaceSourceWithSymlink(t)),
+  tamperCheck("hard_link_target", "toy_math.py hard-linked from outside the workspace", (t) => hardLinkSource(t)),
+  tamperCheck("workspace_directory_replaced", "workspace directory swapped for a look-alike", (t) => replaceWorkspaceDirectory(t)),
+  tamperCheck("altered_signature_on_disk", "source with an altered signature written on disk", (t) => overwriteSource(t, INITIAL_TOY_MATH_PY.replace("def clamp(x, lo, hi)", "def clamp(x, lo, hi, extra)"))),
+  tamperCheck("extra_statement_on_disk", "source with an extra statement written on disk", (t) => overwriteSource(t, `import os\n${INITIAL_TOY_MATH_PY}`)),
   {
     id: "changed_between_read_and_edit",
     description: "source changed externally between read and edit",
@@ -217,14 +217,12 @@ export const NEGATIVE_CHECKS: readonly NegativeCheck[] = [
 ];
 
 /** A managed-file tamper right after creation; the first (read) proposal must hit workspace_conflict. */
-function tamperCheck(id: string, description: string, tamper: (target: TamperTarget) => void): NegativeCheck[] {
-  return [
-    {
-      id,
-      description,
-      expected: "workspace_conflict",
-      deniedProposal: 1,
-      plan: (ctx) => ({ steps: [READ_SOURCE], observe: "last_error", afterCreate: () => tamper(ctx.target()) }),
-    },
-  ];
+function tamperCheck(id: string, description: string, tamper: (target: TamperTarget) => void): NegativeCheck {
+  return {
+    id,
+    description,
+    expected: "workspace_conflict",
+    deniedProposal: 1,
+    plan: (ctx) => ({ steps: [READ_SOURCE], observe: "last_error", afterCreate: () => tamper(ctx.target()) }),
+  };
 }

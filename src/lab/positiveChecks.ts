@@ -1,7 +1,6 @@
 // Checks that something valid keeps everything it must: a no_change replacement preserves
 // source, version, backups and the passing-test status while consuming a proposal and
 // resetting the invalid counter; an existing output destination is refused and left intact.
-import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../controller/clock.ts";
@@ -10,6 +9,7 @@ import { REPAIR_EXPRESSIONS } from "./constants.ts";
 import { listBackups, readSourceBytes } from "./externalTamper.ts";
 import type { CheckRow } from "./checkRunner.ts";
 import { runLab } from "./labRun.ts";
+import { sha256Hex } from "./digest.ts";
 
 export interface PositiveCheck {
   readonly id: string;
@@ -21,7 +21,7 @@ const TEST = '{"action":"test"}';
 const replace = (fn: string, old: string, next: string, version: number): string =>
   JSON.stringify({ action: "replace", function: fn, old, new: next, version });
 
-const sha = (bytes: Buffer | null): string => (bytes === null ? "missing" : createHash("sha256").update(bytes).digest("hex"));
+const sha = (bytes: Buffer | null): string => (bytes === null ? "missing" : sha256Hex(bytes));
 
 export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
   {

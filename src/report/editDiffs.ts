@@ -2,28 +2,25 @@
 // from and to; the bytes themselves are found among backups/*.py, the final workspace file and
 // the initial file constant, matched by hash, so a diff is shown only for bytes that provably
 // are the ones the audit names.
-import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { diffLines } from "../bench/unifiedDiff.ts";
 import { INITIAL_TOY_MATH_PY } from "../lab/constants.ts";
 import { numberField, objectField, READ_LIMITS, readBoundedText, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { EditView } from "./reportDocument.ts";
+import { sha256Hex } from "../lab/digest.ts";
 
 interface KnownContent {
   readonly text: string;
   readonly file: string;
 }
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
 
 /** Every toy_math.py version this run directory preserves, by sha256. */
 export function collectSourceVersions(runDirectory: string): Map<string, KnownContent> {
   const known = new Map<string, KnownContent>();
   const add = (text: string, file: string): void => {
-    const hash = sha256(text);
+    const hash = sha256Hex(text);
     if (!known.has(hash)) known.set(hash, { text, file });
   };
   let backups: string[];

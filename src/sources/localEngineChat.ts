@@ -6,7 +6,6 @@
 // bench profile. The worker generates greedily and decodes; tool calls are parsed here from
 // <tool_call> blocks. Usage is counted exactly (input ids, output tokens). It never
 // substitutes text: every failure comes back as an error code.
-import { createHash } from "node:crypto";
 import { systemClock, type MonotonicClock } from "../controller/clock.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import { GENERATION_PROFILES } from "../model/engine/generationSettings.ts";
@@ -17,6 +16,7 @@ import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../m
 import { createConversationRenderer, type ConversationRenderer } from "./localChatRendering.ts";
 import type { ChatBackend, ChatErrorCode, ChatExchange, ChatTurnRequest, ChatTurnResult } from "./openaiCompatibleChat.ts";
 import { parseToolCallText } from "./textToolCalls.ts";
+import { sha256Hex } from "../lab/digest.ts";
 
 /** Why the backend could not be created (the checkpoint gate's codes, then the worker's). */
 export const LOCAL_BACKEND_ERROR_CODES = [
@@ -206,7 +206,7 @@ export class LocalEngineChat implements ChatBackend {
     const rendered = this.renderer.render(request.messages, request.tools);
     if (!rendered.ok) return fail("model_engine_error", rendered.message);
     const inputIds = this.tokenizer.encode(rendered.value);
-    requestRecord.promptSha256 = createHash("sha256").update(rendered.value).digest("hex");
+    requestRecord.promptSha256 = sha256Hex(rendered.value);
     requestRecord.inputTokens = inputIds.length;
     // Never truncated: an over-budget conversation ends the task with a clear error.
     if (inputIds.length > BENCH_PROFILE.maxInputTokens) {

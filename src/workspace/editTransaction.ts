@@ -28,11 +28,11 @@ import {
   lstatOrNull,
   readManagedFile,
   sameIdentity,
-  sha256Hex,
   syncDirectory,
   writeNewFileExclusive,
   type FileIdentity,
 } from "./secureFs.ts";
+import { sha256Hex } from "../lab/digest.ts";
 
 export interface ReplaceRequest {
   readonly function: FunctionName;

@@ -13,11 +13,11 @@ import {
   lstatOrNull,
   NO_FOLLOW_SUPPORTED,
   readManagedFile,
-  sha256Hex,
   syncDirectory,
   writeNewFileExclusive,
   type FileIdentity,
 } from "./secureFs.ts";
+import { sha256Hex } from "../lab/digest.ts";
 
 export interface RunPaths {
   readonly run: string;

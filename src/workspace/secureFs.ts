@@ -5,7 +5,7 @@
 // (3) recheck the directory's identity (dev+ino) around each access. The remaining window — a
 // directory in the path swapped between two checks — is documented in docs/workspace.md; the
 // Lab assumes no adversarial process of the same user (Part 5).
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../lab/digest.ts";
 import { constants, promises as fsp, type BigIntStats, type Stats } from "node:fs";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constants;
@@ -37,10 +37,6 @@ export function identityOf(stats: Stats | BigIntStats): FileIdentity {
 
 export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
   return a.dev === b.dev && a.ino === b.ino;
-}
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** lstat that answers null for a missing path instead of throwing. */

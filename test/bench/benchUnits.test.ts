@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { extractCodeBlock, initialMessages } from "../../src/bench/agentLoop.ts";
 import { CONDITIONS, parseConditionList } from "../../src/bench/conditions.ts";
-import { fillTemplate, PROMPT_TEMPLATES, promptHashes, sha256 } from "../../src/bench/prompts.ts";
+import { createHash } from "node:crypto";
+import { fillTemplate, PROMPT_TEMPLATES, promptHashes } from "../../src/bench/prompts.ts";
 import { median, wilsonInterval } from "../../src/bench/resultsSummary.ts";
 import { parseTaskResult } from "../../src/bench/runDirectory.ts";
 import { checkSpecialCasing } from "../../src/bench/specialCasing.ts";
@@ -113,7 +114,7 @@ test("outcome classes", () => {
 test("prompt templates: the spec's texts, stable hashes, single-pass filling", () => {
   assert.equal(PROMPT_TEMPLATES.harness_refusal_D_not_run, "Not done: the tests have not been run since your last change. Continue until run_tests passes.");
   assert.equal(PROMPT_TEMPLATES.harness_refusal_D_fail, "Not done: the tests still fail. Continue until run_tests passes.");
-  assert.equal(promptHashes().one_shot, sha256(PROMPT_TEMPLATES.one_shot));
+  assert.equal(promptHashes().one_shot, createHash("sha256").update(PROMPT_TEMPLATES.one_shot, "utf8").digest("hex"));
   assert.equal(fillTemplate("a {x} {y}", { x: "{y}", y: "2" }), "a {y} 2");
   const [system] = initialMessages(CONDITIONS.B, "gcd", "src");
   assert.equal(system?.content, "You are a careful software engineer fixing a bug in a small Python program. The buggy file is python_programs/gcd.py. You may only modify that file. Use the tools to inspect the code, write the corrected file (write_file replaces the whole file), then finish. When you are done, reply with one short sentence describing the fix and do not call any tool.");

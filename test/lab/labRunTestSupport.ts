@@ -3,17 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
+import { readAuditRecords, type AuditRecord } from "../../src/evidence/auditRecorder.ts";
 
-export interface AuditLine {
-  readonly schema: string;
-  readonly run_id: string;
-  readonly event_id: number;
-  readonly t_ms: number;
-  readonly source: string;
-  readonly proposal: number | null;
-  readonly type: string;
-  readonly data: Record<string, unknown>;
-}
+/** Audit lines as the recorder defines them; read back through the recorder's own strict reader. */
+export type AuditLine = AuditRecord;
 
 /** A fresh directory (outside any repository) removed after the test file. */
 export function freshRoot(prefix: string): string {
@@ -23,10 +16,10 @@ export function freshRoot(prefix: string): string {
 }
 
 export function readAudit(runDirectory: string): AuditLine[] {
-  return readFileSync(join(runDirectory, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line) as AuditLine);
+  const read = readAuditRecords(join(runDirectory, "audit.jsonl"));
+  if (!read.ok) throw new Error(`audit.jsonl unreadable: ${read.message}`);
+  if (read.value.tornTail) throw new Error("audit.jsonl ends in a torn line");
+  return [...read.value.records];
 }
 
 export function readJson(path: string): Record<string, unknown> {

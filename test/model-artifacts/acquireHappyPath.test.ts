@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { inspectModelDirectory } from "../../src/model/artifacts/directoryInspection.ts";
-import { gitBlobSha1, sha256Hex } from "../../src/model/artifacts/fileIdentity.ts";
+import { createHash } from "node:crypto";
+import { gitBlobSha1 } from "../../src/model/artifacts/fileIdentity.ts";
+
+const sha256Hex = (data: Uint8Array): string => createHash("sha256").update(data).digest("hex");
 import { readLedger, openTrialWindow } from "../../src/model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME, readManifest } from "../../src/model/artifacts/manifest.ts";
 import { requireVerifiedModelDirectory } from "../../src/model/artifacts/verifiedDirectory.ts";

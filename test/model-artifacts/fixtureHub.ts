@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { acquireModel, type AcquireOptions, type AcquireResult } from "../../src/model/artifacts/acquire.ts";
 import type { MonotonicClock } from "../../src/model/artifacts/clock.ts";
 import { resolveEndpoint, type ResolvedEndpoint } from "../../src/model/artifacts/endpoint.ts";
-import { gitBlobSha1, sha256Hex } from "../../src/model/artifacts/fileIdentity.ts";
+import { createHash } from "node:crypto";
+import { gitBlobSha1 } from "../../src/model/artifacts/fileIdentity.ts";
+
+const sha256Hex = (data: Uint8Array): string => createHash("sha256").update(data).digest("hex");
 import type { ResourceReadings } from "../../src/model/artifacts/resources.ts";
 import { PINNED_CONFIG_FILE_TEXT, PINNED_CONFIG_JSON, type PinSet, type PinnedFile } from "../../src/model/pins.ts";
 

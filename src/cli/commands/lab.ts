@@ -20,7 +20,7 @@ import { readPredictions } from "../../lab/predictions.ts";
 
 export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
-  registerLabReportingCommands(lab, setExitCode);
+  registerLabTrialCommands(lab, setExitCode);
 
   lab
     .command("baseline")
@@ -69,7 +69,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
     });
 }
 
-export function registerLabReportingCommands(lab: Command, setExitCode: SetExitCode): void {
+export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode): void {
   lab
     .command("model")
     .description("one model trial in a fresh run directory, with the local model as proposal source")

@@ -15,6 +15,7 @@ import { PINNED_MODEL } from "../pins.ts";
 import type { Qwen2Architecture } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";
 import { SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest, type SyntheticManifest } from "../synthetic/syntheticManifest.ts";
+import { sha256Hex } from "../../lab/digest.ts";
 
 export type CheckpointErrorCode =
   | "model_directory_invalid"
@@ -42,7 +43,6 @@ export interface CheckpointDirectory {
   readonly safetensorsPath: string;
 }
 
-const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
 
 async function hashFile(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -119,7 +119,7 @@ export async function openCheckpointDirectory(directoryInput: string): Promise<R
   }
   const read = async (name: string): Promise<Result<Buffer, CheckpointErrorCode>> => {
     const bytes = await readFile(path.join(directory, name));
-    if (sha256(bytes) !== hashes[name]) return err("model_not_verified", `${name} changed after verification`);
+    if (sha256Hex(bytes) !== hashes[name]) return err("model_not_verified", `${name} changed after verification`);
     return ok(bytes);
   };
   const config = await read("config.json");

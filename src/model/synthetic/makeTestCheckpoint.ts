@@ -2,7 +2,6 @@
 // generation_config.json (with the checkpoint's sampling defaults, which the engine must
 // ignore), tokenizer.json, tokenizer_config.json, BF16 model.safetensors, and last the
 // synthetic manifest. Deterministic for a given (size, seed).
-import { createHash } from "node:crypto";
 import { mkdir, open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { err, ok, type Result } from "../../lab/result.ts";
@@ -24,6 +23,7 @@ import {
   type SyntheticManifest,
   type SyntheticSize,
 } from "./syntheticManifest.ts";
+import { sha256Hex } from "../../lab/digest.ts";
 
 /** The sampling defaults Qwen publishes in generation_config.json; the engine never inherits them. */
 export const CHECKPOINT_GENERATION_DEFAULTS = {
@@ -80,7 +80,7 @@ export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promis
   for (const [name, text] of Object.entries(small)) {
     const bytes = Buffer.from(text, "utf8");
     await writeFile(path.join(directory, name), bytes, { flag: "wx", mode: 0o600 });
-    files[name] = { bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+    files[name] = { bytes: bytes.length, sha256: sha256Hex(bytes) };
   }
   const specs = qwen2TensorSpecs(arch);
   const streams = new Map<number, WeightStream>();
