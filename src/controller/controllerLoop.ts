@@ -172,6 +172,7 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
 
     let observation: Observation;
     let effect: DispatchEffect = { kind: "none" };
+    let dispatched = false;
     if (!verdict.ok) {
       observation = rejection(verdict.attemptedAction, verdict.error, verdict.message, workspace.state().version);
     } else {
@@ -194,9 +195,9 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
         }
         evidence.append("dispatch", { action: verdict.action }, proposalNumber);
         const dispatchStarted = clock.now();
-        const dispatched = await dispatchAction(verdict.action, {
+        dispatched = true;
+        const result = await dispatchAction(verdict.action, {
           workspace,
-          passingTest: state.passingTest,
           commitGuard: {
             beforeCommit: () => {
               run.hooks?.beforeCommitCheck?.();
@@ -207,8 +208,8 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
         const elapsed = clock.now() - dispatchStarted;
         if (verdict.action.action === "replace") phases.editMs += elapsed;
         if (verdict.action.action === "test") phases.testMs += elapsed;
-        observation = dispatched.observation;
-        effect = dispatched.effect;
+        observation = result.observation;
+        effect = result.effect;
       }
     }
 
@@ -219,7 +220,9 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     applyEffect(state, effect);
     if (effect.kind === "stop") return stop(effect.reason, proposalNumber, { at: "dispatch" });
 
-    if (!bounded.observation.ok) {
+    // Parse, contract and authorization failures have their own records; a tool's own refusal
+    // (wrong old expression, forbidden new expression, stale file) gets this one.
+    if (dispatched && !bounded.observation.ok) {
       evidence.append("tool_result", { ok: false, error: bounded.observation["error"] ?? null }, proposalNumber);
     }
     if (bounded.observation.ok) {

@@ -18,7 +18,6 @@ export type DispatchEffect =
 export interface DispatchContext {
   readonly workspace: ControllerWorkspace;
   readonly commitGuard: CommitGuard;
-  readonly passingTest: { readonly version: number; readonly sha256: string } | null;
 }
 
 export interface Dispatched {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { freshRoot } from "./labRunTestSupport.ts";
+import { freshRoot, readAudit } from "./labRunTestSupport.ts";
 
 const root = freshRoot("passing");
 const [READ, , CLAMP, TOTAL, TEST, FINISH] = BASELINE_PROPOSALS.map(String);
@@ -31,5 +31,9 @@ for (const [name, rejected] of [
     assert.equal(result.value.final.verified_success, true);
     assert.equal(result.value.workspace.state().version, 2);
     assert.deepEqual(readdirSync(join(result.value.runDirectory, "backups")).sort(), ["toy_math.v0.py", "toy_math.v1.py"]);
+    // A tool's own refusal gets a tool_result record; parse and authorization failures do not.
+    const toolResults = readAudit(result.value.runDirectory).filter((r) => r.type === "tool_result");
+    const refusedByTool = name === "wrong old" || name === "forbidden expression";
+    assert.equal(toolResults.length, refusedByTool ? 1 : 0);
   });
 }
