@@ -107,6 +107,11 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
   for (let proposalNumber = 1; proposalNumber <= limits.maxProposals; proposalNumber++) {
     const beforeStart = timeOrCancel();
     if (beforeStart) return stop(beforeStart, null, { at: "before_request" });
+    // A scripted check that ran out of proposals: nothing is generated or counted. Only a source
+    // labelled scripted may end a run this way (a model source never decides the stop reason).
+    if (run.source.label === "scripted" && run.source.exhausted?.() === true) {
+      return stop("script_exhausted", null, { at: "before_request", proposals_scripted: proposalNumber - 1 });
+    }
 
     for (const injected of run.hooks?.injectedObservations?.(proposalNumber) ?? []) {
       const eventId = evidence.append("synthetic_observation_injected", { observation: injected }, proposalNumber);

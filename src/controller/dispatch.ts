@@ -13,7 +13,7 @@ export type DispatchEffect =
   | { readonly kind: "edit_committed"; readonly version: number }
   | { readonly kind: "test_ran"; readonly version: number; readonly sha256: string; readonly passed: number; readonly total: number }
   | { readonly kind: "finish_accepted"; readonly version: number; readonly sha256: string }
-  | { readonly kind: "stop"; readonly reason: "workspace_conflict" | "cancelled" | "time_limit" };
+  | { readonly kind: "stop"; readonly reason: "workspace_conflict" | "cancelled" | "time_limit" | "observation_limit" };
 
 export interface DispatchContext {
   readonly workspace: ControllerWorkspace;
@@ -108,10 +108,14 @@ async function dispatchFinish({ workspace }: DispatchContext): Promise<Dispatche
   };
 }
 
-/** Tool results that end the run: an integrity conflict, or cancellation/deadline before commit. */
+/**
+ * Tool results that end the run: an integrity conflict, cancellation/deadline before commit, or
+ * an observation the workspace could not fit in 2,048 bytes (Part 5: "return observation_limit
+ * and stop"; the workspace already replaced it by the small observation_limit rejection).
+ */
 function stopEffectOf(observation: Observation): DispatchEffect {
   const code = observation.ok ? null : observation["error"];
-  if (code === "workspace_conflict" || code === "cancelled" || code === "time_limit") {
+  if (code === "workspace_conflict" || code === "cancelled" || code === "time_limit" || code === "observation_limit") {
     return { kind: "stop", reason: code };
   }
   return { kind: "none" };

@@ -47,6 +47,12 @@ export interface ProposalSource {
   /** Identity recorded in the manifest (model repository/revision, engine, or "scripted"). */
   describe(): Readonly<Record<string, unknown>>;
   propose(request: ProposalRequest, signal: AbortSignal): Promise<ProposalOutcome>;
+  /**
+   * Only the scripted source implements this: true when its script has no further proposal. The
+   * loop then stops with script_exhausted before assembling a request, so an attempt that never
+   * happened is neither counted as a proposal nor recorded as a model_error.
+   */
+  exhausted?(): boolean;
   /** Release processes and handles. Safe to call twice. */
   close(): Promise<void>;
 }

@@ -6,14 +6,19 @@ import { SYSTEM_INSTRUCTION, TASK_TXT } from "../lab/constants.ts";
 import type { ChatMessage } from "./proposalSource.ts";
 import type { LoggedObservation } from "./observationLog.ts";
 
-/** The closed four-action contract as the agent reads it. */
+/**
+ * The closed four-action contract as the agent reads it: every branch's exact key set, every
+ * allowed value and the expression-string bounds of Part 4/5 (old and new: at most 256 printable
+ * ASCII bytes, one line). The user message carries it whole; compaction never touches it.
+ */
 export const ACTION_CONTRACT_TEXT =
-  "Reply with exactly one JSON object, one of:\n" +
+  "Reply with exactly one JSON object (at most 2048 bytes), one of these four, with exactly these keys:\n" +
   '{"action":"read","file":"TASK.txt"} or {"action":"read","file":"toy_math.py"}\n' +
   '{"action":"replace","function":"clamp" or "total","old":"<exact current return expression>","new":"<new expression>","version":<current version>}\n' +
   '{"action":"test"}\n' +
   '{"action":"finish","version":<current version>}\n' +
-  "No other keys. version is an integer from 0 to 6.";
+  "No other keys and no other actions. version is an integer from 0 to 6 (not a Boolean).\n" +
+  "old and new are each at most 256 printable ASCII bytes on one line.";
 
 export interface ControllerStateEnvelope {
   readonly remainingProposals: number;

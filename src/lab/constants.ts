@@ -119,7 +119,11 @@ export const SYSTEM_INSTRUCTION =
   "does not mean an edit occurred. You have at most six proposals, including\n" +
   "invalid proposals. Generate at most 128 new tokens for each proposal.";
 
-/** Part 9: stop reasons, plus harness_error for an unexpected exception (never success). */
+/**
+ * Part 9: stop reasons, plus two of this harness: harness_error for an unexpected exception
+ * (never success) and script_exhausted when a scripted check source has no further proposal (no
+ * generation was attempted, so no proposal is consumed; a model source can never report it).
+ */
 export const STOP_REASONS = [
   "finish_accepted",
   "proposal_limit",
@@ -131,6 +135,7 @@ export const STOP_REASONS = [
   "model_error",
   "workspace_conflict",
   "harness_error",
+  "script_exhausted",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

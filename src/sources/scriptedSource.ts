@@ -24,9 +24,14 @@ export class ScriptedSource implements ProposalSource {
     };
   }
 
+  exhausted(): boolean {
+    return this.next >= this.steps.length;
+  }
+
   async propose(request: ProposalRequest): Promise<ProposalOutcome> {
     this.requests.push(request);
     const step = this.steps[this.next++];
+    // The controller asks exhausted() first; reaching this is a caller that did not.
     if (step === undefined) return { kind: "model_error", message: "the script has no further proposal", metadata: {} };
     if (typeof step === "string") return { kind: "text", text: step, metadata: { scripted: true } };
     await step.duringGeneration?.();
