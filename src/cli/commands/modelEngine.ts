@@ -4,6 +4,8 @@ import path from "node:path";
 import type { Command } from "commander";
 import { makeTestCheckpoint } from "../../model/synthetic/makeTestCheckpoint.ts";
 import { SYNTHETIC_SIZES, type SyntheticSize } from "../../model/synthetic/syntheticManifest.ts";
+import { readFile } from "node:fs/promises";
+import { tokenizeWithCheckpoint, type TokenizeInput } from "../../model/tokenizer/tokenizeText.ts";
 import { generateOnce, readInputIdsFile } from "../../model/worker/generateOnce.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
@@ -31,18 +33,21 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
     .requiredOption("--directory <dir>", "a new directory to create")
     .requiredOption("--size <size>", "tiny (a few MB) or full (the exact pinned shapes, ~988 MB)")
     .option("--seed <n>", "random seed (default 0)", "0")
-    .action(async (options: { directory: string; size: string; seed: string }) => {
+    .option("--tokenizer <kind>", "synthetic (default: the project's small BPE) or qwen2.5 (the stand-in derived from installed packages)", "synthetic")
+    .action(async (options: { directory: string; size: string; seed: string; tokenizer: string }) => {
       if (!(SYNTHETIC_SIZES as readonly string[]).includes(options.size)) return fail(setExitCode, "input_invalid", "--size must be tiny or full");
       if (!/^\d{1,10}$/.test(options.seed)) return fail(setExitCode, "input_invalid", "--seed must be a non-negative integer");
+      if (options.tokenizer !== "synthetic" && options.tokenizer !== "qwen2.5") return fail(setExitCode, "input_invalid", "--tokenizer must be synthetic or qwen2.5");
       const result = await makeTestCheckpoint({
         directory: path.resolve(options.directory),
         size: options.size as SyntheticSize,
         seed: Number(options.seed),
+        tokenizer: options.tokenizer === "qwen2.5" ? "qwen2.5-stand-in" : "synthetic-bpe",
         ...(options.size === "full" ? { onProgress: progressPrinter("writing weights") } : {}),
       });
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stdout.write(
-        `${JSON.stringify({ directory: path.resolve(options.directory), synthetic: true, label: result.value.label, size: result.value.size, seed: result.value.seed, parameters: result.value.parameters }, null, 2)}\n`,
+        `${JSON.stringify({ directory: path.resolve(options.directory), synthetic: true, label: result.value.label, tokenizer: result.value.tokenizer, ...(result.value.tokenizer_note !== undefined ? { tokenizer_note: result.value.tokenizer_note } : {}), size: result.value.size, seed: result.value.seed, parameters: result.value.parameters }, null, 2)}\n`,
       );
     });
 
@@ -65,6 +70,40 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         input = { kind: "messages", messages: [{ role: "system", content: options.system }, { role: "user", content: options.user }] };
       }
       const result = await generateOnce({ modelDirectory: path.resolve(options.modelDirectory), input });
+      if (!result.ok) return fail(setExitCode, result.error, result.message);
+      process.stdout.write(`${JSON.stringify(result.value)}\n`);
+    });
+
+  program
+    .command("tokenize")
+    .description("print the token ids a checkpoint's tokenizer gives a text, or its chat template for --system/--user")
+    .requiredOption("--model-directory <dir>", "a verified pinned model directory or a synthetic checkpoint")
+    .option("--text <text>", "text to encode without special tokens")
+    .option("--file <file>", "a UTF-8 file to encode without special tokens")
+    .option("--system <text>", "system message (with --user): the rendered chat template is encoded")
+    .option("--user <text>", "user message (with --system)")
+    .action(async (options: { modelDirectory: string; text?: string; file?: string; system?: string; user?: string }) => {
+      const given = [options.text !== undefined, options.file !== undefined, options.system !== undefined || options.user !== undefined].filter(Boolean).length;
+      if (given !== 1) return fail(setExitCode, "input_invalid", "give exactly one of --text, --file, or --system with --user");
+      let input: TokenizeInput;
+      if (options.system !== undefined || options.user !== undefined) {
+        if (options.system === undefined || options.user === undefined) return fail(setExitCode, "input_invalid", "--system and --user go together");
+        input = { kind: "chat", system: options.system, user: options.user };
+      } else if (options.file !== undefined) {
+        const bytes = await readFile(path.resolve(options.file)).catch(() => null);
+        if (bytes === null) return fail(setExitCode, "input_invalid", "--file could not be read");
+        const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+        let decoded: string;
+        try {
+          decoded = text.decode(bytes);
+        } catch {
+          return fail(setExitCode, "input_invalid", "--file is not valid UTF-8");
+        }
+        input = { kind: "text", text: decoded };
+      } else {
+        input = { kind: "text", text: options.text as string };
+      }
+      const result = await tokenizeWithCheckpoint(path.resolve(options.modelDirectory), input);
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stdout.write(`${JSON.stringify(result.value)}\n`);
     });

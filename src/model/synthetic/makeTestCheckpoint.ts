@@ -20,10 +20,12 @@ import {
   SYNTHETIC_FORMAT_VERSION,
   SYNTHETIC_LABEL,
   SYNTHETIC_MANIFEST_NAME,
+  type CheckpointTokenizer,
   type SyntheticManifest,
   type SyntheticSize,
 } from "./syntheticManifest.ts";
 import { sha256Hex } from "../../lab/digest.ts";
+import { STAND_IN_TOKENIZER_NOTE, buildStandInTokenizer } from "../tokenizer/standInTokenizer.ts";
 
 /** The sampling defaults Qwen publishes in generation_config.json; the engine never inherits them. */
 export const CHECKPOINT_GENERATION_DEFAULTS = {
@@ -47,16 +49,48 @@ export interface MakeCheckpointOptions {
   readonly directory: string;
   readonly size: SyntheticSize;
   readonly seed: number;
+  /** The project's synthetic BPE (default) or the Qwen2.5 stand-in derived from installed packages. */
+  readonly tokenizer?: CheckpointTokenizer;
   readonly onProgress?: (bytesWritten: number, totalBytes: number) => void;
 }
 
-export type MakeCheckpointError = "destination_exists" | "input_invalid" | "model_directory_invalid";
+export type MakeCheckpointError = "destination_exists" | "input_invalid" | "model_directory_invalid" | "tokenizer_source_unavailable";
+
+interface TokenizerChoice {
+  readonly tokenizerJson: string;
+  readonly tokenizerConfigJson: string;
+  readonly defined: (row: number) => boolean;
+  readonly manifestFields: Pick<SyntheticManifest, "tokenizer" | "tokenizer_note" | "tokenizer_provenance">;
+}
+
+async function chooseTokenizer(kind: CheckpointTokenizer): Promise<Result<TokenizerChoice, "tokenizer_source_unavailable">> {
+  if (kind === "qwen2.5-stand-in") {
+    const standIn = await buildStandInTokenizer();
+    if (!standIn.ok) return standIn;
+    return ok({
+      tokenizerJson: standIn.value.tokenizerJson,
+      tokenizerConfigJson: standIn.value.tokenizerConfigJson,
+      defined: (row) => row < standIn.value.definedTokenCount,
+      manifestFields: { tokenizer: kind, tokenizer_note: STAND_IN_TOKENIZER_NOTE, tokenizer_provenance: standIn.value.provenance },
+    });
+  }
+  const synthetic = buildSyntheticTokenizer();
+  return ok({
+    tokenizerJson: synthetic.tokenizerJson,
+    tokenizerConfigJson: synthetic.tokenizerConfigJson,
+    defined: (row) => row < synthetic.normalVocabSize || SPECIAL_TOKENS.some((t) => t.id === row),
+    manifestFields: { tokenizer: kind },
+  });
+}
 
 export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promise<Result<SyntheticManifest, MakeCheckpointError>> {
   if (!Number.isSafeInteger(options.seed) || options.seed < 0 || options.seed > 0xffffffff) {
     return err("input_invalid", "seed must be an integer from 0 to 4294967295");
   }
   const directory = path.resolve(options.directory);
+  // Derived before the directory exists, so a missing source leaves nothing behind.
+  const tokenizer = await chooseTokenizer(options.tokenizer ?? "synthetic-bpe");
+  if (!tokenizer.ok) return tokenizer;
   try {
     // Exclusive creation: an existing destination is refused, never overwritten.
     await mkdir(directory, { mode: 0o700 });
@@ -69,12 +103,11 @@ export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promis
   const checked = checkQwen2Config(Buffer.from(configText));
   if (!checked.ok) throw new Error("synthetic configuration failed its own check");
   const arch: Qwen2Architecture = checked.value;
-  const tokenizer = buildSyntheticTokenizer();
   const small: Record<string, string> = {
     "config.json": configText,
     "generation_config.json": JSON.stringify(CHECKPOINT_GENERATION_DEFAULTS, null, 2) + "\n",
-    "tokenizer.json": tokenizer.tokenizerJson,
-    "tokenizer_config.json": tokenizer.tokenizerConfigJson,
+    "tokenizer.json": tokenizer.value.tokenizerJson,
+    "tokenizer_config.json": tokenizer.value.tokenizerConfigJson,
   };
   const files: Record<string, { bytes: number; sha256: string }> = {};
   for (const [name, text] of Object.entries(small)) {
@@ -85,8 +118,7 @@ export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promis
   const specs = qwen2TensorSpecs(arch);
   const streams = new Map<number, WeightStream>();
   const offsets = new Map<number, number>();
-  const defined = (row: number): boolean => row < tokenizer.normalVocabSize || SPECIAL_TOKENS.some((t) => t.id === row);
-  const unusedRowScale = (row: number): number => (defined(row) ? 1 : 1 / 64);
+  const unusedRowScale = (row: number): number => (tokenizer.value.defined(row) ? 1 : 1 / 64);
   const handle = await open(path.join(directory, "model.safetensors"), "wx", 0o600);
   try {
     const written = await writeSafetensors(
@@ -116,6 +148,7 @@ export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promis
     seed: options.seed,
     parameters: parameterCount(arch),
     note: "Random weights. Output from this checkpoint is a pipeline check, never a model trial.",
+    ...tokenizer.value.manifestFields,
     files,
   };
   await writeFile(path.join(directory, SYNTHETIC_MANIFEST_NAME), JSON.stringify(manifest, null, 2) + "\n", { flag: "wx", mode: 0o600 });

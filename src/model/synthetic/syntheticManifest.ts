@@ -5,16 +5,36 @@ import { err, ok, type Result } from "../../lab/result.ts";
 
 export const SYNTHETIC_MANIFEST_NAME = "synthetic-manifest.json";
 export const SYNTHETIC_LABEL = "synthetic-pipeline-check";
+/** A model trained in-project on scripted transcripts (src/model/rehearsal/): it proves the
+ *  model path and says nothing about any real model's ability. Never the pinned model. */
+export const REHEARSAL_LABEL = "rehearsal";
+export const REHEARSAL_NOTE =
+  "rehearsal model: a model trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability";
+export const CHECKPOINT_LABELS = [SYNTHETIC_LABEL, REHEARSAL_LABEL] as const;
+export type CheckpointLabel = (typeof CHECKPOINT_LABELS)[number];
 export const SYNTHETIC_FORMAT_VERSION = 1;
 
 export const SYNTHETIC_SIZES = ["tiny", "full"] as const;
 export type SyntheticSize = (typeof SYNTHETIC_SIZES)[number];
+/** "rehearsal" is the trained rehearsal model's own shape (src/model/rehearsal/). */
+export type CheckpointSize = SyntheticSize | "rehearsal";
+
+/** Which tokenizer a synthetic checkpoint carries: the project's small synthetic BPE, or the
+ *  Qwen2.5 stand-in derived from installed packages (src/model/tokenizer/standInTokenizer.ts). */
+export const CHECKPOINT_TOKENIZERS = ["synthetic-bpe", "qwen2.5-stand-in"] as const;
+export type CheckpointTokenizer = (typeof CHECKPOINT_TOKENIZERS)[number];
 
 export interface SyntheticManifest {
   readonly synthetic: true;
-  readonly label: typeof SYNTHETIC_LABEL;
+  readonly label: CheckpointLabel;
   readonly format_version: number;
-  readonly size: SyntheticSize;
+  readonly size: CheckpointSize;
+  /** Absent in manifests written before the stand-in existed: read as "synthetic-bpe". */
+  readonly tokenizer?: CheckpointTokenizer;
+  readonly tokenizer_note?: string;
+  readonly tokenizer_provenance?: Readonly<Record<string, string>>;
+  /** Rehearsal checkpoints: the committed weights' SHA256 and training record. */
+  readonly rehearsal?: Readonly<Record<string, unknown>>;
   readonly seed: number;
   readonly parameters: number;
   readonly note: string;
@@ -30,11 +50,19 @@ export function parseSyntheticManifest(bytes: Buffer): Result<SyntheticManifest,
   }
   if (typeof value !== "object" || value === null) return err("checkpoint_invalid", "synthetic manifest is not an object");
   const m = value as Record<string, unknown>;
-  if (m.synthetic !== true || m.label !== SYNTHETIC_LABEL || m.format_version !== SYNTHETIC_FORMAT_VERSION) {
+  if (m.synthetic !== true || !CHECKPOINT_LABELS.includes(m.label as CheckpointLabel) || m.format_version !== SYNTHETIC_FORMAT_VERSION) {
     return err("checkpoint_invalid", "synthetic manifest has the wrong marker or version");
   }
-  if (!SYNTHETIC_SIZES.includes(m.size as SyntheticSize) || !Number.isSafeInteger(m.seed) || !Number.isSafeInteger(m.parameters)) {
+  // A rehearsal label and the rehearsal size go together; a random-weight checkpoint is tiny or full.
+  const sizeFits = m.label === REHEARSAL_LABEL ? m.size === "rehearsal" : SYNTHETIC_SIZES.includes(m.size as SyntheticSize);
+  if (!sizeFits || !Number.isSafeInteger(m.seed) || !Number.isSafeInteger(m.parameters)) {
     return err("checkpoint_invalid", "synthetic manifest fields are malformed");
+  }
+  if (m.tokenizer !== undefined && !CHECKPOINT_TOKENIZERS.includes(m.tokenizer as CheckpointTokenizer)) {
+    return err("checkpoint_invalid", "synthetic manifest names an unknown tokenizer");
+  }
+  if (m.label === REHEARSAL_LABEL && m.tokenizer !== "qwen2.5-stand-in") {
+    return err("checkpoint_invalid", "a rehearsal checkpoint must carry the stand-in tokenizer");
   }
   const files = m.files;
   if (typeof files !== "object" || files === null) return err("checkpoint_invalid", "synthetic manifest lists no files");
@@ -45,4 +73,9 @@ export function parseSyntheticManifest(bytes: Buffer): Result<SyntheticManifest,
     }
   }
   return ok(value as SyntheticManifest);
+}
+
+/** The tokenizer a manifest declares (older manifests: the synthetic BPE). */
+export function checkpointTokenizer(manifest: SyntheticManifest): CheckpointTokenizer {
+  return manifest.tokenizer ?? "synthetic-bpe";
 }
