@@ -1,8 +1,10 @@
 // The QuixBugs data set on disk (the Python half): which programs exist, which support files
 // each program's tests need, and the bytes of each. Read-only: nothing here writes.
-// The data set is never copied into this repository; the default location is
-// ../shared/quixbugs relative to the repository root, and users pass --dataset.
+// The data set is never copied into this repository. The default location is the copy that
+// `tca bench quixbugs fetch-dataset` verified into the user's cache, else ../shared/quixbugs
+// beside the checkout (development and CI); users can always pass --dataset.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { err, ok, type Result } from "../lab/result.ts";
@@ -30,10 +32,40 @@ export interface TaskFile {
 /** Program names become file names; anything outside this pattern is refused. */
 const PROGRAM_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-export function defaultDatasetDir(): string {
+/** The pinned upstream commit (jkoppel/QuixBugs, MIT) that fetch-dataset downloads. */
+export const QUIXBUGS_COMMIT = "4257f44b0ff1181dedaedee6a447e133219fcebf";
+
+/** Only the variables the cache location depends on. */
+export interface CacheEnvironment {
+  readonly XDG_CACHE_HOME?: string | undefined;
+  readonly HOME?: string | undefined;
+}
+
+/** `$XDG_CACHE_HOME/tiny-coding-agent` (XDG base directories), else `~/.cache/tiny-coding-agent`. */
+export function projectCacheDir(env: CacheEnvironment = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
+  if (xdg !== undefined && xdg !== "" && xdg.startsWith("/")) return join(xdg, "tiny-coding-agent");
+  const home = env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
+  return join(home, ".cache", "tiny-coding-agent");
+}
+
+/** Where fetch-dataset puts the verified data set; the folder exists only once it is complete. */
+export function fetchedDatasetDir(env: CacheEnvironment = process.env): string {
+  return join(projectCacheDir(env), `quixbugs-${QUIXBUGS_COMMIT}`);
+}
+
+/** ../shared/quixbugs beside the repository root (development and CI). */
+export function besideCheckoutDatasetDir(): string {
   // src/bench/dataset.ts -> repository root -> ../shared/quixbugs
   const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   return resolve(repoRoot, "..", "shared", "quixbugs");
+}
+
+/** The benchmark's default --dataset: the fetched copy when there is one, else ../shared/quixbugs. */
+export function defaultDatasetDir(env: CacheEnvironment = process.env): string {
+  const fetched = fetchedDatasetDir(env);
+  return existsSync(fetched) ? fetched : besideCheckoutDatasetDir();
 }
 
 export function targetPath(program: string): string {
@@ -47,11 +79,11 @@ export function testFilePath(program: string): string {
 export function loadDataset(root: string): Result<QuixDataset, BenchErrorCode> {
   const abs = resolve(root);
   if (!existsSync(abs) || !statSync(abs).isDirectory()) {
-    return err("dataset_missing", "the data set folder does not exist");
+    return err("dataset_missing", `the data set folder ${abs} does not exist (tca bench quixbugs fetch-dataset downloads it; --dataset chooses another)`);
   }
   for (const required of ["conftest.py", "python_programs", "correct_python_programs", "python_testcases", "json_testcases"]) {
     if (!existsSync(join(abs, required))) {
-      return err("dataset_invalid", `the data set has no ${required}`);
+      return err("dataset_invalid", `the data set ${abs} has no ${required}`);
     }
   }
   const programs: QuixProgram[] = [];

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchSetup, referenceFix } from "./benchFixtures.ts";
+import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
@@ -34,7 +34,7 @@ test("tca bench quixbugs run: scripted model, conditions A and D, writes a compl
   });
   const out = mkdtempSync(join(tmpdir(), "tca-cli-run-"));
   try {
-    const r = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A,D", "--programs", "gcd", "--out", join(out, "run"), "--json", "--jobs", "2"]);
+    const r = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A,D", "--programs", "gcd", "--out", join(out, "run"), "--json", "--jobs", "2", "--dataset", MINI_DATASET_DIR]);
     assert.equal(r.code, 0, r.err);
     const summary = JSON.parse(r.out) as { ok: boolean; summary: { condition: string; fixed: number; falseFixed: number }[] };
     assert.deepEqual(summary.summary.map((s) => [s.condition, s.fixed, s.falseFixed]), [["A", 1, 0], ["D", 1, 0]]);
@@ -67,7 +67,7 @@ test("tca bench quixbugs run refuses bad options with stable codes and runs noth
       assert.equal(r.code, 1);
       assert.equal((JSON.parse(r.out) as { error: string }).error, code);
     }
-    const down = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--json", "--programs", "gcd"]);
+    const down = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--json", "--programs", "gcd", "--dataset", MINI_DATASET_DIR]);
     assert.equal(down.code, 1);
     assert.equal((JSON.parse(down.out) as { error: string }).error, "endpoint_unreachable");
     assert.equal(existsSync(out), false);

@@ -1,11 +1,16 @@
-// Shared setup for the benchmark tests: the real data set at ../shared/quixbugs, the real
-// Python interpreter and the real bubblewrap sandbox (tests never run anything unsandboxed).
+// Shared setup for the benchmark tests: the project's own small data set in QuixBugs layout
+// (test/fixtures/quixbugs-mini, present on every clone), the real Python interpreter and the
+// real bubblewrap sandbox (tests never run anything unsandboxed). Tests of the real 40-program
+// data set use realQuixBugs() from test/support/optionalResources.ts and skip when it is absent.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { defaultDatasetDir, loadDataset, type QuixDataset, type QuixProgram } from "../../src/bench/dataset.ts";
+import { loadDataset, type QuixDataset, type QuixProgram } from "../../src/bench/dataset.ts";
 import { resolvePythonRuntime } from "../../src/bench/pythonRuntime.ts";
 import { createSandboxConfig, type SandboxConfig } from "../../src/bench/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../src/bench/sandboxLimits.ts";
+import { MINI_DATASET_DIR } from "../support/optionalResources.ts";
+
+export { MINI_DATASET_DIR };
 
 let cached: { sandbox: SandboxConfig; dataset: QuixDataset } | undefined;
 
@@ -15,7 +20,7 @@ export function benchSetup(limits: Partial<SandboxLimits> = {}): { sandbox: Sand
     if (!py.ok) throw new Error(`test setup: ${py.message}`);
     const sb = createSandboxConfig(py.value, DEFAULT_SANDBOX_LIMITS);
     if (!sb.ok) throw new Error(`test setup: ${sb.message}`);
-    const ds = loadDataset(defaultDatasetDir());
+    const ds = loadDataset(MINI_DATASET_DIR);
     if (!ds.ok) throw new Error(`test setup: ${ds.message}`);
     cached = { sandbox: sb.value, dataset: ds.value };
   }

@@ -26,7 +26,7 @@ import { LocalEngineChat } from "../../src/sources/localEngineChat.ts";
 import type { ChatTurnMessage } from "../../src/sources/openaiCompatibleChat.ts";
 import { parseToolCallText, renderToolCallBlock, textProtocolMessages } from "../../src/sources/textToolCalls.ts";
 import { makeTinyCheckpoint, type TinyCheckpoint } from "../engine/tinyCheckpoint.ts";
-import { benchSetup } from "./benchFixtures.ts";
+import { benchSetup, MINI_DATASET_DIR } from "./benchFixtures.ts";
 import { toolTemplateConfig } from "./toolTemplateFixture.ts";
 
 // --- the text tool-call parser -------------------------------------------------------------
@@ -313,11 +313,11 @@ test("tca bench quixbugs run --backend local: option errors, then a one-shot run
   assert.equal(mixed.code, 1);
   assert.equal((JSON.parse(mixed.out) as { error: string }).error, "invalid_option");
   const empty = mkdtempSync(join(scratch, "empty-"));
-  const notCheckpoint = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", empty, "--programs", "gcd", "--out", out, "--json"]);
+  const notCheckpoint = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", empty, "--programs", "gcd", "--out", out, "--json", "--dataset", MINI_DATASET_DIR]);
   assert.equal(notCheckpoint.code, 1);
   assert.equal((JSON.parse(notCheckpoint.out) as { error: string }).error, "model_not_verified");
   assert.equal(existsSync(out), false);
-  const run = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint.directory, "--conditions", "A", "--programs", "gcd", "--out", out, "--json"]);
+  const run = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint.directory, "--conditions", "A", "--programs", "gcd", "--out", out, "--json", "--dataset", MINI_DATASET_DIR]);
   assert.equal(run.code, 0, run.err);
   const summary = JSON.parse(run.out) as { ok: boolean; summary: { tasks: number }[] };
   assert.equal(summary.ok, true);

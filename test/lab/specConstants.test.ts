@@ -1,21 +1,27 @@
 // The constants module against the normative spec text itself (../shared/spec, beside the
-// checkout in development and in CI): byte strings, fixtures, proposals, limits and generation
-// settings are extracted from the spec and compared, so a changed word fails here.
-import { test } from "node:test";
+// checkout in development and in CI, or $TCA_SHARED_DIR/spec): byte strings, fixtures,
+// proposals, limits and generation settings are extracted from the spec and compared, so a
+// changed word fails here. Without the spec (a fresh clone) every test here is reported as
+// skipped with the reason; CI sets TCA_REQUIRE_SHARED=1 so that there they always run.
+import { before, test as nodeTest, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { PACKAGE_ROOT } from "../../src/evidence/runtimeIdentity.ts";
+import { specText } from "../support/optionalResources.ts";
 import {
   BASELINE_PROPOSALS, CONTROLLER_LIMITS, EXPR_LIMITS, GENERATION_CONFIG, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PREDICTION_QUESTIONS,
   PROPOSAL_LIMITS, PUBLIC_FIXTURES, REPAIR_EXPRESSIONS, STOP_REASONS, SYSTEM_INSTRUCTION, TASK_TXT, type Fixture,
 } from "../../src/lab/constants.ts";
 
-const SPEC_PATH = join(PACKAGE_ROOT, "..", "shared", "spec", "lab-16-build-a-tiny-coding-agent.txt");
+const SPEC = specText();
 
 function specLines(): string[] {
-  assert.ok(existsSync(SPEC_PATH), `the spec must be at ${SPEC_PATH} (shared/ beside the checkout)`);
-  return readFileSync(SPEC_PATH, "utf8").split("\n");
+  assert.ok(existsSync(SPEC.path), `the spec must be at ${SPEC.path} (shared/ beside the checkout, or TCA_SHARED_DIR)`);
+  return readFileSync(SPEC.path, "utf8").split("\n");
+}
+
+/** Every test of this file: skipped with the reason when the spec is absent. */
+function test(name: string, fn: (t: TestContext) => void): void {
+  nodeTest(name, { skip: SPEC.skip }, fn);
 }
 
 /** The lines after `marker` and one blank line, up to (not including) the first line matching `end`. */
@@ -28,7 +34,12 @@ function blockAfter(lines: readonly string[], marker: string, end: (line: string
   return block;
 }
 
-const lines = specLines();
+// Read before the tests, not at load time, so that a missing spec skips them instead of
+// failing the file's load.
+let lines: string[] = [];
+before(() => {
+  if (SPEC.skip === false) lines = specLines();
+});
 
 test("TASK.txt and toy_math.py are the spec's bytes with a final newline", () => {
   assert.equal(TASK_TXT, `${blockAfter(lines, "Create TASK.txt with exactly this text", (l) => l === "").join("\n")}\n`);
