@@ -3,8 +3,10 @@
 // concatenated into the format. Each append is written and fsynced before append() returns, so a
 // write-ahead intent is durable before the workspace renames anything. Synchronous on purpose:
 // appends are small, and synchronous writes keep event order equal to call order.
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
-import { err, ok, type Result } from "../lab/result.ts";
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, writeSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { err, ok, type Result } from "../core/result.ts";
+import { decodeUtf8Strict, readFileUnder } from "../core/safeRead.ts";
 
 export const AUDIT_SCHEMA = "tca.audit/1";
 
@@ -37,15 +39,26 @@ export interface AuditRecord {
 const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = constants;
 const FILE_MODE = 0o600;
 
+/** The audit file's identity, kept from the descriptor the recorder writes through. */
+export interface AuditFileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
 export class AuditRecorder {
   readonly #fd: number;
+  readonly #path: string;
+  readonly #identity: AuditFileIdentity;
   readonly #options: AuditRecorderOptions;
   #nextEventId = 1;
   #lastTime = Number.NEGATIVE_INFINITY;
   #closed = false;
 
-  private constructor(fd: number, options: AuditRecorderOptions) {
+  private constructor(fd: number, path: string, options: AuditRecorderOptions) {
     this.#fd = fd;
+    this.#path = path;
+    const stats = fstatSync(fd);
+    this.#identity = { dev: stats.dev, ino: stats.ino };
     this.#options = options;
   }
 
@@ -58,7 +71,30 @@ export class AuditRecorder {
       closeSync(fd);
       throw error;
     }
-    return new AuditRecorder(fd, options);
+    return new AuditRecorder(fd, path, options);
+  }
+
+  get identity(): AuditFileIdentity {
+    return this.#identity;
+  }
+
+  /**
+   * Null when audit.jsonl at its path is still the file this recorder writes (same device and
+   * inode, a regular file with one link, owner-only mode); otherwise what is wrong. A file
+   * renamed away and replaced would otherwise receive nothing while the replacement is read.
+   */
+  identityProblem(): string | null {
+    let stats;
+    try {
+      stats = lstatSync(this.#path);
+    } catch {
+      return "audit.jsonl is missing";
+    }
+    if (!stats.isFile()) return "audit.jsonl is not a regular file";
+    if (stats.dev !== this.#identity.dev || stats.ino !== this.#identity.ino) return "audit.jsonl was replaced by another file";
+    if (stats.nlink !== 1) return "audit.jsonl has more than one hard link";
+    if ((stats.mode & 0o777) !== FILE_MODE) return `audit.jsonl mode is ${(stats.mode & 0o777).toString(8)}, not owner-only ${FILE_MODE.toString(8)}`;
+    return null;
   }
 
   /** Appends one record and fsyncs it; returns its event id. Throws if closed or the write fails. */
@@ -111,15 +147,24 @@ function isAuditRecord(value: unknown): value is AuditRecord {
   );
 }
 
-/** Reads and validates an audit file: envelope shape, event ids 1..n in order, non-decreasing time. */
+/** Audit files larger than this are not read into memory (a real run writes well under 10 MiB). */
+export const AUDIT_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Reads and validates an audit file: never through a symlink, never blocking on a FIFO, strict
+ * UTF-8, envelope shape, event ids 1..n in order, non-decreasing time.
+ */
 export function readAuditRecords(path: string): Result<AuditFile, AuditReadErrorCode> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return err("audit_unreadable", "the audit file cannot be read");
-  }
-  const lines = text.split("\n");
+  const bytes = readFileUnder(dirname(path), basename(path), AUDIT_MAX_BYTES);
+  if (!bytes.ok) return err("audit_unreadable", `the audit file cannot be read (${bytes.error})`);
+  return parseAuditBytes(bytes.value);
+}
+
+/** The strict reader over bytes already read (the verdict reads them once, for the digest too). */
+export function parseAuditBytes(bytes: Uint8Array): Result<AuditFile, AuditReadErrorCode> {
+  const text = decodeUtf8Strict(bytes, "audit.jsonl");
+  if (!text.ok) return err("audit_malformed", "the audit file is not valid UTF-8");
+  const lines = text.value.split("\n");
   const last = lines.pop();
   const tornTail = last !== undefined && last !== "";
   const records: AuditRecord[] = [];

@@ -1,12 +1,2 @@
-// Results, not exceptions, across trust boundaries: a denial is data the recorder keeps.
-export type Ok<T> = { readonly ok: true; readonly value: T };
-export type Err<C extends string> = { readonly ok: false; readonly error: C; readonly message: string };
-export type Result<T, C extends string> = Ok<T> | Err<C>;
-
-export function ok<T>(value: T): Ok<T> {
-  return { ok: true, value };
-}
-
-export function err<C extends string>(error: C, message: string): Err<C> {
-  return { ok: false, error, message };
-}
+// The one Result lives in src/core (the ground floor every room may import); kept here for the existing imports.
+export { err, ok, type Err, type Ok, type Result } from "../core/result.ts";

@@ -3,7 +3,6 @@
 // results.json is the source of the tables (it is what results.md shows); when it is missing
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
-import { join } from "node:path";
 import { summarize } from "../bench/resultsSummary.ts";
 import { parseTaskResult, RUN_FILES } from "../bench/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/taskOutcome.ts";
@@ -13,22 +12,26 @@ import type { BenchReportData, BenchTaskView, KindLabel, Verdict } from "./repor
 /** A trace larger than this is not embedded (the page says so and names the file). */
 export const BENCH_TRACE_MAX_BYTES = 8 * 1024 * 1024;
 
-/** A path recorded in results must stay inside the run directory: relative, no "..", no odd characters. */
-function insideRunPath(runDirectory: string, recorded: unknown, fallback: string): string | null {
+/**
+ * A path recorded in results must stay inside the run directory: relative, no "..", no odd
+ * characters. It is then read only through src/core/safeRead, which follows no symlink in any
+ * component (`diffs -> /etc` with `diffs/passwd` is refused) and never blocks on a FIFO.
+ */
+function insideRunPath(recorded: unknown, fallback: string): string | null {
   const path = typeof recorded === "string" ? recorded : fallback;
-  if (!/^[A-Za-z0-9._/-]+$/.test(path) || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "")) return null;
-  return join(runDirectory, path);
+  if (!/^[A-Za-z0-9._/-]+$/.test(path) || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "" || part === ".")) return null;
+  return path;
 }
 
 function taskView(runDirectory: string, task: JsonObject): BenchTaskView {
   const id = stringField(task, "taskId") ?? "unknown";
   const safeId = /^[A-Za-z0-9._-]+$/.test(id) ? id : "invalid-task-id";
-  const tracePath = insideRunPath(runDirectory, task.tracePath, `${RUN_FILES.traces}/${safeId}.ndjson`);
+  const tracePath = insideRunPath(task.tracePath, `${RUN_FILES.traces}/${safeId}.ndjson`);
   let trace: JsonObject[] | null = null;
   let traceNote: string | null = null;
   if (tracePath === null) traceNote = "the recorded trace path leaves the run directory; not read";
   else {
-    const read = readNdjson(tracePath, BENCH_TRACE_MAX_BYTES);
+    const read = readNdjson(runDirectory, tracePath, BENCH_TRACE_MAX_BYTES);
     if (read.ok) {
       trace = read.value.records;
       if (read.value.badLines.length > 0) traceNote = `${read.value.badLines.length} trace line(s) are not JSON objects`;
@@ -36,9 +39,12 @@ function taskView(runDirectory: string, task: JsonObject): BenchTaskView {
   }
   let diff: string | null = null;
   if (typeof task.diffPath === "string") {
-    const diffPath = insideRunPath(runDirectory, task.diffPath, "");
-    const read = diffPath === null ? null : readBoundedText(diffPath, READ_LIMITS.sourceFileBytes);
+    const diffPath = insideRunPath(task.diffPath, "");
+    const read = diffPath === null ? null : readBoundedText(runDirectory, diffPath, READ_LIMITS.sourceFileBytes);
     diff = read !== null && read.ok ? read.value : null;
+    if (read !== null && !read.ok && read.error !== "evidence_unreadable") traceNote = traceNote ?? `diff: ${read.message}`;
+    else if (read !== null && !read.ok) traceNote = traceNote ?? `diff ${baseName(diffPath ?? "")}: not read (${read.message})`;
+    else if (diffPath === null) traceNote = traceNote ?? "the recorded diff path leaves the run directory; not read";
   }
   return {
     taskId: id,
@@ -82,11 +88,11 @@ function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null,
 
 export function readBenchReport(runDirectory: string): BenchReportData {
   const problems: string[] = [];
-  const manifestRead = readJsonObject(join(runDirectory, RUN_FILES.manifest));
+  const manifestRead = readJsonObject(runDirectory, RUN_FILES.manifest);
   const manifest = manifestRead.ok ? manifestRead.value : null;
   if (!manifestRead.ok) problems.push(`${RUN_FILES.manifest}: ${manifestRead.error} (${manifestRead.message})`);
   else if (manifest?.kind !== "quixbugs-run") problems.push(`${RUN_FILES.manifest}: not a quixbugs-run manifest`);
-  const resultsRead = readJsonObject(join(runDirectory, RUN_FILES.resultsJson));
+  const resultsRead = readJsonObject(runDirectory, RUN_FILES.resultsJson);
   const results = resultsRead.ok ? resultsRead.value : null;
   let rawTasks: JsonObject[];
   let summary: JsonObject[];
@@ -95,7 +101,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     summary = results.summary.filter(isJsonObject);
   } else {
     problems.push(`${RUN_FILES.resultsJson}: ${resultsRead.ok ? "has no tasks/summary" : `${resultsRead.error} (${resultsRead.message})`}; tables computed from ${RUN_FILES.tasks}`);
-    const lines = readNdjson(join(runDirectory, RUN_FILES.tasks));
+    const lines = readNdjson(runDirectory, RUN_FILES.tasks);
     const parsed = lines.ok ? lines.value.records.map(parseTaskResult).filter((task) => task !== undefined) : [];
     if (lines.ok && lines.value.badLines.length > 0) problems.push(`${RUN_FILES.tasks}: ${lines.value.badLines.length} unreadable line(s)`);
     rawTasks = parsed.map((task) => ({ ...task }) as JsonObject);

@@ -2,8 +2,7 @@
 // from and to; the bytes themselves are found among backups/*.py, the final workspace file and
 // the initial file constant, matched by hash, so a diff is shown only for bytes that provably
 // are the ones the audit names.
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { listDirectoryUnder } from "../core/safeRead.ts";
 import { diffLines } from "../bench/unifiedDiff.ts";
 import { INITIAL_TOY_MATH_PY } from "../lab/constants.ts";
 import { numberField, objectField, READ_LIMITS, readBoundedText, stringField, type JsonObject } from "./evidenceFiles.ts";
@@ -23,17 +22,13 @@ export function collectSourceVersions(runDirectory: string): Map<string, KnownCo
     const hash = sha256Hex(text);
     if (!known.has(hash)) known.set(hash, { text, file });
   };
-  let backups: string[];
-  try {
-    backups = readdirSync(join(runDirectory, "backups")).filter((name) => /^toy_math\.v\d+\.py$/.test(name)).sort();
-  } catch {
-    backups = [];
-  }
+  const listed = listDirectoryUnder(runDirectory, "backups");
+  const backups = listed.ok ? listed.value.filter((name) => /^toy_math\.v\d+\.py$/.test(name)) : [];
   for (const name of backups) {
-    const text = readBoundedText(join(runDirectory, "backups", name), READ_LIMITS.sourceFileBytes);
+    const text = readBoundedText(runDirectory, `backups/${name}`, READ_LIMITS.sourceFileBytes);
     if (text.ok) add(text.value, `backups/${name}`);
   }
-  const current = readBoundedText(join(runDirectory, "workspace", "toy_math.py"), READ_LIMITS.sourceFileBytes);
+  const current = readBoundedText(runDirectory, "workspace/toy_math.py", READ_LIMITS.sourceFileBytes);
   if (current.ok) add(current.value, "workspace/toy_math.py");
   add(INITIAL_TOY_MATH_PY, "initial toy_math.py (spec constant)");
   return known;

@@ -10,6 +10,7 @@ export const REPORT_ERROR_CODES = [
   "output_exists",
   "output_unwritable",
   "server_failed",
+  "evidence_invalid",
 ] as const;
 
 export type ReportErrorCode = (typeof REPORT_ERROR_CODES)[number];

@@ -1,8 +1,11 @@
-// Bounded, read-only access to evidence files. The report never trusts a file's size or shape:
-// every read has a byte cap, JSON goes through JSON.parse (data, never code), and a file that is
-// missing, oversized or malformed becomes a typed error the report shows instead of a crash.
-import { closeSync, fstatSync, lstatSync, openSync, readSync, constants } from "node:fs";
-import { err, ok, type Result } from "../lab/result.ts";
+// Bounded, read-only access to evidence files under a run folder. The report never trusts a
+// file's size, shape or type: every read goes through src/core/safeRead (no symlink followed in
+// any component, FIFOs and devices refused without blocking, a byte cap), JSON goes through
+// JSON.parse (data, never code), and a file that is missing, oversized, not UTF-8 or malformed
+// becomes a typed error the report shows instead of a crash.
+import { lstatSync } from "node:fs";
+import { err, ok, type Result } from "../core/result.ts";
+import { kindUnder, readTextUnder, type SafeReadErrorCode } from "../core/safeRead.ts";
 import type { ReportErrorCode } from "./errorCodes.ts";
 
 /** Caps on what a report reads; generous for real runs, bounded against hostile directories. */
@@ -18,13 +21,16 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** True when the path exists as a regular file (symlinks are not followed, so not counted). */
-export function isRegularFile(path: string): boolean {
-  try {
-    return lstatSync(path).isFile();
-  } catch {
-    return false;
-  }
+/** True when `relativePath` under the run folder is a regular file (no component followed). */
+export function isRegularFileUnder(runDirectory: string, relativePath: string): boolean {
+  const kind = kindUnder(runDirectory, relativePath);
+  return kind.ok && kind.value === "file";
+}
+
+/** True when `relativePath` under the run folder is a real directory (no component followed). */
+export function isDirectoryUnder(runDirectory: string, relativePath: string): boolean {
+  const kind = kindUnder(runDirectory, relativePath);
+  return kind.ok && kind.value === "directory";
 }
 
 /** True when anything (file, directory, symlink, even a dangling one) is at the path. */
@@ -37,50 +43,27 @@ export function existsAtAll(path: string): boolean {
   }
 }
 
-export function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+function reportCode(code: SafeReadErrorCode): ReportErrorCode {
+  if (code === "too_large") return "evidence_too_large";
+  if (code === "invalid_utf8") return "evidence_malformed";
+  return "evidence_unreadable";
 }
 
-/** Reads a regular file (never through a symlink) up to maxBytes as UTF-8. */
-export function readBoundedText(path: string, maxBytes: number): Result<string, ReportErrorCode> {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return err("evidence_unreadable", `cannot open ${baseName(path)}`);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return err("evidence_unreadable", `${baseName(path)} is not a regular file`);
-    if (stat.size > maxBytes) return err("evidence_too_large", `${baseName(path)} is ${stat.size} bytes (limit ${maxBytes})`);
-    const buffer = Buffer.alloc(stat.size);
-    let offset = 0;
-    while (offset < buffer.length) {
-      const read = readSync(fd, buffer, offset, buffer.length - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    return ok(buffer.subarray(0, offset).toString("utf8"));
-  } catch {
-    return err("evidence_unreadable", `cannot read ${baseName(path)}`);
-  } finally {
-    closeSync(fd);
-  }
+/** Reads a regular file under the run folder (never through a symlink, never blocking) as strict UTF-8. */
+export function readBoundedText(runDirectory: string, relativePath: string, maxBytes: number): Result<string, ReportErrorCode> {
+  const read = readTextUnder(runDirectory, relativePath, maxBytes);
+  return read.ok ? read : err(reportCode(read.error), `${read.error}: ${read.message}`);
 }
 
-export function readJsonObject(path: string, maxBytes: number = READ_LIMITS.jsonFileBytes): Result<JsonObject, ReportErrorCode> {
-  const text = readBoundedText(path, maxBytes);
+export function readJsonObject(runDirectory: string, relativePath: string, maxBytes: number = READ_LIMITS.jsonFileBytes): Result<JsonObject, ReportErrorCode> {
+  const text = readBoundedText(runDirectory, relativePath, maxBytes);
   if (!text.ok) return text;
   try {
     const value: unknown = JSON.parse(text.value);
-    if (!isJsonObject(value)) return err("evidence_malformed", `${baseName(path)} is not a JSON object`);
+    if (!isJsonObject(value)) return err("evidence_malformed", `${relativePath} is not a JSON object`);
     return ok(value);
   } catch {
-    return err("evidence_malformed", `${baseName(path)} is not valid JSON`);
+    return err("evidence_malformed", `${relativePath} is not valid JSON`);
   }
 }
 
@@ -90,8 +73,8 @@ export interface NdjsonLines {
   readonly badLines: number[];
 }
 
-export function readNdjson(path: string, maxBytes: number = READ_LIMITS.ndjsonFileBytes): Result<NdjsonLines, ReportErrorCode> {
-  const text = readBoundedText(path, maxBytes);
+export function readNdjson(runDirectory: string, relativePath: string, maxBytes: number = READ_LIMITS.ndjsonFileBytes): Result<NdjsonLines, ReportErrorCode> {
+  const text = readBoundedText(runDirectory, relativePath, maxBytes);
   if (!text.ok) return text;
   const records: JsonObject[] = [];
   const badLines: number[] = [];

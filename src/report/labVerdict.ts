@@ -1,50 +1,55 @@
-// The honest verdict of a Lab run (Part 9): termination and final correctness are reported
-// separately, and "success" appears only when final.json says verified_success is true.
-// Pure functions of the parsed evidence, so the rules are unit-tested rather than eyeballed.
-import { isJsonObject, numberField, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
+// The headline of a Lab run's report (Part 9). The verdict itself is the evidence room's
+// deriveRunVerdict: recomputed from the audit and cross-checked against final.json, manifest.json
+// and the final source; this module only words it. Termination and final correctness are shown
+// separately; "success" appears only when the audit proves it and every summary file agrees, and
+// any disagreement is EVIDENCE INVALID, never a softer headline.
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../lab/constants.ts";
+import type { RunVerdict } from "../evidence/runVerdict.ts";
+import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";
 
 export const VERIFIED_SUCCESS_HEADLINE = "VERIFIED SUCCESS";
 export const NOT_VERIFIED_HEADLINE = "NOT VERIFIED";
 export const INCOMPLETE_HEADLINE = "INCOMPLETE RUN";
+export const EVIDENCE_INVALID_HEADLINE = "EVIDENCE INVALID";
 
-function counts(passed: number | null, total: number | null): string {
-  return `${passed ?? "?"}/${total ?? "?"}`;
+function counts(passed: number | null, total: number): string {
+  return `${passed ?? "?"}/${total}`;
 }
 
-/** stopReasonFromAudit: the last `stop` record's reason, used when final.json is missing. */
-export function labVerdict(final: JsonObject | null, stopReasonFromAudit: string | null): Verdict {
-  if (final === null) {
+/** The words of a verdict: every fact comes from the audit, never from final.json alone. */
+export function labVerdict(verdict: RunVerdict): Verdict {
+  const facts = verdict.facts;
+  if (verdict.kind === "evidence_invalid") {
+    return {
+      headline: EVIDENCE_INVALID_HEADLINE,
+      tone: "invalid",
+      details: ["The evidence files are damaged or disagree with the audit: nothing in this report is verified.", ...verdict.problems],
+    };
+  }
+  if (verdict.kind === "incomplete") {
     return {
       headline: INCOMPLETE_HEADLINE,
       tone: "incomplete",
       details: [
-        "final.json is missing or unreadable: the run did not finish, so nothing was verified.",
-        `stop reason in the audit: ${stopReasonFromAudit ?? "none recorded"}`,
+        "final.json is missing: the run did not finish, so nothing was verified.",
+        `stop reason in the audit: ${facts.stopReason ?? "none recorded"}`,
       ],
     };
   }
-  const stopReason = stringField(final, "stop_reason") ?? "not recorded";
-  const evaluation = objectField(final, "final_evaluation");
-  const status = stringField(evaluation, "status") ?? "not recorded";
-  const publicCounts = counts(numberField(evaluation, "public_passed"), numberField(evaluation, "public_total"));
-  const heldOutCounts = counts(numberField(evaluation, "held_out_passed"), numberField(evaluation, "held_out_total"));
-  const version = numberField(evaluation, "version");
-  const finish = objectField(final, "finish");
+  const evaluation = facts.evaluation;
+  const snapshot = evaluation?.snapshot ?? null;
   const details = [
-    `stop reason: ${stopReason}`,
-    `final evaluation: ${status}${version === null ? "" : ` at version ${version}`}; public ${publicCounts}, held-out ${heldOutCounts}`,
-    finish === null ? "no finish was accepted" : `finish accepted at version ${numberField(finish, "version") ?? "?"}`,
-    `proposals used: ${numberField(final, "proposals_used") ?? "?"}; invalid proposals: ${numberField(final, "invalid_proposals") ?? "?"}`,
+    `stop reason: ${facts.stopReason ?? "not recorded"}`,
+    `final evaluation: ${evaluation?.status ?? "not recorded"}${snapshot === null ? "" : ` at version ${snapshot.version}`}; public ${counts(evaluation?.publicPassed ?? null, PUBLIC_FIXTURES.length)}, held-out ${counts(evaluation?.heldOutPassed ?? null, HELD_OUT_FIXTURES.length)}`,
+    facts.finish === null ? "no finish was accepted" : `finish accepted at version ${facts.finish.version}`,
+    "derived from the audit and cross-checked against final.json, manifest.json and the final source",
   ];
-  // Strictly the boolean true: a string "true" or a missing field is not a verification.
-  if (final.verified_success === true) {
-    return { headline: VERIFIED_SUCCESS_HEADLINE, tone: "success", details };
-  }
+  if (verdict.kind === "verified_success") return { headline: VERIFIED_SUCCESS_HEADLINE, tone: "success", details };
   const why =
-    finish === null
+    facts.finish === null
       ? "not verified: the run stopped without an accepted finish"
-      : status !== "completed"
+      : evaluation?.status !== "completed"
         ? "not verified: a finish was accepted but final evaluation did not complete"
         : "not verified: a finish was accepted but final evaluation did not pass every case";
   return { headline: NOT_VERIFIED_HEADLINE, tone: "failure", details: [why, ...details] };

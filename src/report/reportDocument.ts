@@ -7,11 +7,14 @@ import type { JsonObject } from "./evidenceFiles.ts";
 
 export const REPORT_DOCUMENT_SCHEMA = "tca.report/1";
 
-/** neutral: results to read (a benchmark), neither a pass nor a failure of the run itself. */
-export type VerdictTone = "success" | "failure" | "incomplete" | "neutral";
+/**
+ * neutral: results to read (a benchmark), neither a pass nor a failure of the run itself.
+ * invalid: the evidence is damaged or disagrees with the audit (headline EVIDENCE INVALID).
+ */
+export type VerdictTone = "success" | "failure" | "incomplete" | "neutral" | "invalid";
 
 export interface Verdict {
-  /** "VERIFIED SUCCESS" only when final.json says verified_success is true. */
+  /** "VERIFIED SUCCESS" only when the audit proves it and every summary file agrees. */
   readonly headline: string;
   readonly tone: VerdictTone;
   readonly details: readonly string[];

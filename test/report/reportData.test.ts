@@ -9,6 +9,7 @@ import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
 import { buildReportDocument, defaultReportPath, writeReport } from "../../src/report/reportBuilder.ts";
 import { detectRunKind } from "../../src/report/runKind.ts";
 import { labKindLabel, labVerdict } from "../../src/report/labVerdict.ts";
+import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
 import type { ChecksReportData, LabReportData } from "../../src/report/reportDocument.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
 
@@ -97,19 +98,21 @@ test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () 
   assert.ok(report.proposals.every((p) => typeof p.outputTokens === "number" && p.outputTokens > 0));
 });
 
-test("the verdict says success only for the boolean true in final.json", () => {
+test("the verdict comes from the audit: a final.json that claims more than the audit is EVIDENCE INVALID", () => {
+  assert.equal(labVerdict(deriveRunVerdict(baseline)).headline, "VERIFIED SUCCESS");
   const final = JSON.parse(readFileSync(join(baseline, "final.json"), "utf8")) as Record<string, unknown>;
-  assert.equal(labVerdict(final, null).headline, "VERIFIED SUCCESS");
-  for (const fake of ["true", 1, null, undefined]) {
-    assert.equal(labVerdict({ ...final, verified_success: fake }, null).headline, "NOT VERIFIED", String(fake));
+  for (const [name, fake] of [["string", "true"], ["number", 1], ["null", null], ["false", false]] as const) {
+    const forged = join(root, `forged-${name}`);
+    cpSync(baseline, forged, { recursive: true });
+    unlinkSync(join(forged, "final.json"));
+    writeFileSync(join(forged, "final.json"), JSON.stringify({ ...final, verified_success: fake }));
+    const verdict = labVerdict(deriveRunVerdict(forged));
+    assert.equal(verdict.headline, "EVIDENCE INVALID", name);
+    assert.ok(verdict.details.some((line) => line.includes("verified_success")), name);
   }
-  const heldOutFailed = { ...final, verified_success: false, final_evaluation: { ...(final.final_evaluation as object), held_out_passed: 6 } };
-  const verdict = labVerdict(heldOutFailed, null);
-  assert.match(verdict.details[0] ?? "", /did not pass every case/);
-  assert.ok(verdict.details.some((line) => line.includes("held-out 6/8")));
-  const incomplete = labVerdict(null, "cancelled");
-  assert.equal(incomplete.headline, "INCOMPLETE RUN");
-  assert.ok(incomplete.details.some((line) => line.includes("cancelled")));
+  const notVerified = labVerdict(deriveRunVerdict(hostile));
+  assert.equal(notVerified.headline, "NOT VERIFIED");
+  assert.match(notVerified.details[0] ?? "", /without an accepted finish/);
 });
 
 test("any synthetic mark wins over other labels", () => {
@@ -126,10 +129,10 @@ test("damaged evidence is reported, never papered over", () => {
   appendFileSync(join(damaged, "audit.jsonl"), "not json\n[1,2]\n");
   rmSync(join(damaged, "backups"), { recursive: true });
   const report = lab(damaged);
-  assert.equal(report.verdict.headline, "INCOMPLETE RUN");
-  assert.ok(report.verdict.details.some((line) => line.includes("finish_accepted")), "the audit's stop reason is still shown");
-  assert.ok(report.problems.some((p) => p.startsWith("final.json: evidence_unreadable")));
-  assert.ok(report.problems.some((p) => p.includes("2 line(s) are not JSON objects")));
+  assert.equal(report.verdict.headline, "EVIDENCE INVALID", "a non-JSON audit line is never a softer headline");
+  assert.ok(report.problems.some((p) => p.startsWith("audit.jsonl: audit_malformed")));
+  assert.ok(report.problems.some((p) => p.includes("2 line(s) are not JSON objects")), "the readable lines are still shown");
+  assert.ok(report.proposals.length === 6, "the timeline still shows what can be read");
   // Without backups the first edit's before/after bytes: v0 is the spec constant, v1 is lost.
   assert.equal(report.edits[0]?.diff, null);
   assert.match(report.edits[0]?.diffNote ?? "", /not preserved/);
@@ -144,8 +147,16 @@ test("a gap in event ids or records from another run are flagged", () => {
   lines[4] = lines[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
   writeFileSync(join(spliced, "audit.jsonl"), `${lines.join("\n")}\n`);
   const report = lab(spliced);
-  assert.ok(report.problems.some((p) => p.includes("event ids are not consecutive")));
-  assert.ok(report.problems.some((p) => p.includes("different run ids")));
+  assert.equal(report.verdict.headline, "EVIDENCE INVALID");
+  assert.ok(report.problems.some((p) => p.includes("out of order")), "the strict reader names the gap");
+  const otherRun = join(root, "other-run");
+  cpSync(baseline, otherRun, { recursive: true });
+  const original = readFileSync(join(otherRun, "audit.jsonl"), "utf8").split("\n");
+  original[4] = original[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
+  writeFileSync(join(otherRun, "audit.jsonl"), original.join("\n"));
+  const mixed = lab(otherRun);
+  assert.equal(mixed.verdict.headline, "EVIDENCE INVALID");
+  assert.ok(mixed.problems.some((p) => p.includes("more than one run id")));
 });
 
 test("run kinds are detected from the directory contents; unknown and ambiguous directories are refused", async () => {
@@ -166,10 +177,10 @@ test("run kinds are detected from the directory contents; unknown and ambiguous 
   assert.equal(missing.ok ? "" : missing.error, "run_directory_not_found");
   const file = detectRunKind(join(baseline, "final.json"));
   assert.equal(file.ok ? "" : file.error, "not_a_directory");
-  // detectRunKind itself does not follow a symlink; buildReportDocument resolves the named path first.
+  // The named run folder may be a link (the user chose it); nothing inside it is followed.
   symlinkSync(baseline, join(root, "link-to-run"));
   const link = detectRunKind(join(root, "link-to-run"));
-  assert.equal(link.ok ? "" : link.error, "run_directory_not_found");
+  assert.deepEqual(link, { ok: true, value: "lab" });
   const viaLink = buildReportDocument(join(root, "link-to-run"));
   assert.ok(viaLink.ok && viaLink.value.kind === "lab" && viaLink.value.lab.directoryName === "baseline");
 });

@@ -2,35 +2,23 @@
 // whole toy_math.py. Each prints exactly one JSON object and exits 0 (ok) or 1 (error).
 // Missing options are reported as JSON too (arguments_invalid), not as commander's usage text.
 // Logic lives in src/expr/commandRequests.ts; this file only reads and prints.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { Command } from "commander";
 import { EXPR_LIMITS } from "../../lab/constants.ts";
 import { err, ok, type Result } from "../../lab/result.ts";
+import { readRegularFile } from "../../core/safeRead.ts";
 import { runCheckRequest, runEvalRequest } from "../../expr/commandRequests.ts";
 import type { ExprErrorCode } from "../../expr/index.ts";
 import type { SetExitCode } from "./index.ts";
 
-/** Reads at most one byte past the source limit, so a huge file is never loaded whole. */
+/**
+ * Reads at most one byte past the source limit, so a huge file is never loaded whole. The open
+ * never blocks (a FIFO or device is refused at once, before any read) through src/core/safeRead.
+ */
 export function readBoundedFile(path: string): Result<Uint8Array, ExprErrorCode> {
-  let fd: number | null = null;
-  try {
-    fd = openSync(path, "r");
-    if (!fstatSync(fd).isFile()) return err("file_unreadable", "not a regular file");
-    const buffer = Buffer.alloc(EXPR_LIMITS.sourceMaxBytes + 1);
-    let length = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-      if (length === buffer.length) break;
-    }
-    return ok(new Uint8Array(buffer.subarray(0, length)));
-  } catch {
-    // No host path or system error text in the answer.
-    return err("file_unreadable", "the file cannot be read");
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
+  const read = readRegularFile(path, EXPR_LIMITS.sourceMaxBytes + 1, { prefixOnly: true });
+  if (read.ok) return ok(new Uint8Array(read.value));
+  // No host path or system error text in the answer.
+  return err("file_unreadable", read.error === "not_regular_file" ? "not a regular file" : "the file cannot be read");
 }
 
 function print<T>(result: Result<T, ExprErrorCode>, render: (value: T) => object, setExitCode: SetExitCode): void {

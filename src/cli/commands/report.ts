@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
 import { serveReport } from "../../report/reportServer.ts";
+import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
 
 interface ReportFlags {
   out?: string;
@@ -26,6 +27,7 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
         const built = buildReport(runDirectory);
         if (!built.ok) return fail(setExitCode, built.error, built.message);
         process.stdout.write(`${JSON.stringify(built.value.document, null, 2)}\n`);
+        failIfInvalid(setExitCode, built.value.document);
         return;
       }
       if (flags.open) {
@@ -51,9 +53,21 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       const written = writeReport(runDirectory, { out: flags.out ?? defaultReportPath(runDirectory), force: flags.force === true });
       if (!written.ok) return fail(setExitCode, written.error, written.message);
       const document = written.value.report.document;
-      const verdict = document.kind === "lab" ? document.lab.verdict : document.kind === "checks" ? document.checks.verdict : document.bench.verdict;
-      process.stdout.write(`${document.kind} run: ${verdict.headline}\nreport: ${written.value.path}\n`);
+      process.stdout.write(`${document.kind} run: ${verdictOf(document).headline}\nreport: ${written.value.path}\n`);
+      failIfInvalid(setExitCode, document);
     });
+}
+
+function verdictOf(document: ReportDocument): Verdict {
+  return document.kind === "lab" ? document.lab.verdict : document.kind === "checks" ? document.checks.verdict : document.bench.verdict;
+}
+
+/** EVIDENCE INVALID is never a successful command: the report is written, the exit status says no. */
+function failIfInvalid(setExitCode: SetExitCode, document: ReportDocument): void {
+  const verdict = verdictOf(document);
+  if (verdict.tone !== "invalid") return;
+  process.stderr.write(`tca report: evidence_invalid: ${verdict.details[1] ?? verdict.details[0] ?? "the evidence disagrees with its audit"}\n`);
+  setExitCode(1);
 }
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {

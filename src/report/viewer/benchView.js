@@ -125,9 +125,9 @@ tca.benchView = function benchView(bench) {
   apply();
   const manifest = bench.manifest;
   return [
+    tca.verdictBox(bench.verdict),
     tca.el("h1", null, "QuixBugs benchmark run ", bench.directoryName),
     tca.kindLabel(bench.label),
-    tca.verdictBox(bench.verdict),
     tca.problemsBox(bench.problems),
     tca.el("h2", null, "Results per condition"),
     summaryTables(bench),

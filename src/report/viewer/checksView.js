@@ -31,8 +31,8 @@ tca.checksView = function checksView(checks) {
     for (const row of rows) row.hidden = onlyFailed.checked && row.classList.contains("passed");
   });
   return [
-    tca.el("h1", null, "Negative checks ", checks.directoryName),
     tca.verdictBox(checks.verdict),
+    tca.el("h1", null, "Negative checks ", checks.directoryName),
     tca.problemsBox(checks.problems),
     tca.el("p", null, String(checks.passed), " passed, ", String(checks.failed), " failed, ", String(checks.total), " in all."),
     tca.el("div", { class: "controls" }, tca.el("label", null, onlyFailed, " show only failed checks")),

@@ -166,10 +166,11 @@ function manifestSection(manifest) {
 
 tca.labView = function labView(lab) {
   const allRecords = lab.runRecords.concat(...lab.proposals.map((p) => p.records)).sort((a, b) => (a.event_id || 0) - (b.event_id || 0));
+  // The verdict comes first, above the title: EVIDENCE INVALID must be the first thing a person sees.
   return [
+    tca.verdictBox(lab.verdict),
     tca.el("h1", null, "Lab run ", lab.directoryName),
     tca.kindLabel(lab.label),
-    tca.verdictBox(lab.verdict),
     tca.problemsBox(lab.problems),
     tca.el("h2", null, "Summary"),
     summaryTable(lab),

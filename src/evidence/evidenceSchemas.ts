@@ -1,0 +1,34 @@
+// The versioned JSON Schemas of the three Lab evidence files (schemas/*.json), compiled once and
+// used by the verdict to validate every audit record, final.json and manifest.json. Ajv is a
+// well-kept validator; the schemas it compiles are this repository's own files, never model or
+// program output, so its generated validation code is derived only from trusted text.
+import { readFileSync } from "node:fs";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+
+export type EvidenceSchemaName = "audit-record" | "final" | "manifest";
+
+const SCHEMA_DIRECTORY = new URL("../../schemas/", import.meta.url);
+
+let compiled: Readonly<Record<EvidenceSchemaName, ValidateFunction>> | null = null;
+
+function validators(): Readonly<Record<EvidenceSchemaName, ValidateFunction>> {
+  if (compiled !== null) return compiled;
+  const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: false });
+  const load = (name: EvidenceSchemaName): ValidateFunction =>
+    ajv.compile(JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIRECTORY), "utf8")) as object);
+  compiled = { "audit-record": load("audit-record"), final: load("final"), manifest: load("manifest") };
+  return compiled;
+}
+
+function describe(errors: readonly ErrorObject[] | null | undefined): string {
+  const first = errors?.[0];
+  if (first === undefined) return "does not match its schema";
+  // Instance paths and schema keywords only: no values from the file are echoed.
+  return `${first.instancePath === "" ? "(top level)" : first.instancePath} ${first.message ?? "is invalid"}`.slice(0, 200);
+}
+
+/** Null when the value matches the schema, else a short description of the first mismatch. */
+export function schemaProblem(name: EvidenceSchemaName, value: unknown): string | null {
+  const validate = validators()[name];
+  return validate(value) ? null : describe(validate.errors);
+}
