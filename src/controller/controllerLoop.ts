@@ -113,9 +113,12 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
       return stop("script_exhausted", null, { at: "before_request", proposals_scripted: proposalNumber - 1 });
     }
 
+    // A check's synthetic record enters the log as given (a source-read shape stays a source
+    // read), marked synthetic; it changes no controller state, only what the next request shows.
     for (const injected of run.hooks?.injectedObservations?.(proposalNumber) ?? []) {
       const eventId = evidence.append("synthetic_observation_injected", { observation: injected }, proposalNumber);
-      log.push({ eventId, proposalNumber, kind: "error", observation: { ok: false, ...injected }, synthetic: true });
+      const observation = { ...injected, ok: injected["ok"] === true };
+      log.push({ eventId, proposalNumber, kind: classifyObservation(observation), observation, synthetic: true });
     }
 
     const current = workspace.state();

@@ -7,7 +7,7 @@ import { ManualClock } from "../controller/clock.ts";
 import { parseToyMathSource } from "../expr/index.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
 import { INITIAL_TOY_MATH_PY } from "./constants.ts";
-import { listBackups, readSourceBytes, type TamperTarget } from "./externalTamper.ts";
+import { listBackups, overwriteSource, readSourceBytes, type TamperTarget } from "./externalTamper.ts";
 import { runLab, type LabRunResult } from "./labRun.ts";
 import { NEGATIVE_CHECKS, type CheckPlan, type NegativeCheck, type Observed } from "./negativeChecks.ts";
 import { POSITIVE_CHECKS } from "./positiveChecks.ts";
@@ -23,6 +23,8 @@ export interface CheckRow {
   readonly passed: boolean;
   readonly problems: readonly string[];
   readonly runDirectory: string | null;
+  /** The check run's own stop reason (final.json), or null where no run directory was created. */
+  readonly stopReason: string | null;
 }
 
 interface StateCapture {
@@ -86,7 +88,7 @@ export async function runNegativeCheck(check: NegativeCheck, root: string): Prom
     },
   });
   if (!result.ok) {
-    return { id: check.id, description: check.description, expected: check.expected, observed: result.error, unchanged: "n/a", passed: false, problems: [result.message], runDirectory: null };
+    return { id: check.id, description: check.description, expected: check.expected, observed: result.error, unchanged: "n/a", passed: false, problems: [result.message], runDirectory: null, stopReason: null };
   }
   const observed = observe(plan.observe, result.value, check.deniedProposal);
   const problems = [...(plan.verify?.(result.value) ?? [])];
@@ -104,6 +106,7 @@ export async function runNegativeCheck(check: NegativeCheck, root: string): Prom
     passed: observed === check.expected && unchanged && problems.length === 0,
     problems,
     runDirectory: result.value.runDirectory,
+    stopReason: result.value.final.stop_reason,
   };
 }
 
@@ -139,20 +142,61 @@ function observe(kind: Observed, run: LabRunResult, deniedProposal: number): str
   }
 }
 
-/** Source-validator checks: whole files the wrapper validator must refuse (no workspace needed). */
+/**
+ * Source-validator checks: whole files the wrapper validator must refuse. Each runs in its own
+ * fresh, disposable run (Part 7): an outside actor writes the file into the workspace, the
+ * controller's integrity check refuses the read (workspace_conflict), and the validator is run on
+ * the bytes actually on disk, which it must refuse with the listed code. The controller's
+ * recorded source digest and version must stay the initial ones.
+ */
 export const SOURCE_VALIDATOR_CHECKS: readonly { id: string; description: string; source: string; expected: string }[] = [
   { id: "altered_signature", description: "altered function signature", source: INITIAL_TOY_MATH_PY.replace("def clamp(x, lo, hi)", "def clamp(x, hi, lo)"), expected: "signature_mismatch" },
   { id: "extra_statement", description: "extra statement in a function body", source: INITIAL_TOY_MATH_PY.replace("    return x\n", "    y = 1\n    return x\n"), expected: "statement_not_allowed" },
   { id: "unexpected_source_content", description: "unexpected module-level content", source: `${INITIAL_TOY_MATH_PY}print(1)\n`, expected: "module_expression_not_allowed" },
 ];
 
+export async function runSourceValidatorCheck(check: (typeof SOURCE_VALIDATOR_CHECKS)[number], root: string): Promise<CheckRow> {
+  const description = `${check.description} (source validator, in a fresh workspace)`;
+  const seen: { onDisk: Buffer | null } = { onDisk: null };
+  const result = await runLab({
+    runDirectory: join(root, check.id),
+    source: new ScriptedSource(['{"action":"read","file":"toy_math.py"}']),
+    kind: "negative_check",
+    clock: new ManualClock(0),
+    afterCreate: (workspace) => overwriteSource({ workspaceDirectory: workspace.paths.workspace, runDirectory: workspace.paths.run }, check.source),
+    beforeFinalEvaluation: (workspace) => {
+      seen.onDisk = readSourceBytes({ workspaceDirectory: workspace.paths.workspace, runDirectory: workspace.paths.run });
+    },
+  });
+  if (!result.ok) {
+    return { id: check.id, description, expected: check.expected, observed: result.error, unchanged: "n/a", passed: false, problems: [result.message], runDirectory: null, stopReason: null };
+  }
+  const bytes = seen.onDisk;
+  const verdict = bytes === null ? null : parseToyMathSource(bytes);
+  const observed = verdict === null ? null : verdict.ok ? "accepted" : verdict.error;
+  const state = result.value.workspace.state();
+  const unchanged = state.version === 0 && state.sourceSha256 === sha256Hex(INITIAL_TOY_MATH_PY);
+  const problems: string[] = [];
+  if (bytes === null || bytes.toString("utf8") !== check.source) problems.push("the workspace file does not hold the written source");
+  const lastError = result.value.loop.log.at(-1)?.observation["error"];
+  if (lastError !== "workspace_conflict") problems.push(`the read of the changed file was not refused as workspace_conflict (${String(lastError)})`);
+  if (result.value.final.verified_success) problems.push("verified_success must be false");
+  return {
+    id: check.id,
+    description,
+    expected: check.expected,
+    observed,
+    unchanged: unchanged ? "yes" : "no",
+    passed: observed === check.expected && unchanged && problems.length === 0,
+    problems,
+    runDirectory: result.value.runDirectory,
+    stopReason: result.value.final.stop_reason,
+  };
+}
+
 export async function runAllChecks(root: string): Promise<CheckRow[]> {
   const rows: CheckRow[] = [];
-  for (const check of SOURCE_VALIDATOR_CHECKS) {
-    const verdict = parseToyMathSource(check.source);
-    const observed = verdict.ok ? null : verdict.error;
-    rows.push({ id: check.id, description: `${check.description} (source validator)`, expected: check.expected, observed, unchanged: "n/a", passed: observed === check.expected, problems: [], runDirectory: null });
-  }
+  for (const check of SOURCE_VALIDATOR_CHECKS) rows.push(await runSourceValidatorCheck(check, root));
   for (const check of NEGATIVE_CHECKS) rows.push(await runNegativeCheck(check, root));
   for (const check of POSITIVE_CHECKS) rows.push(await check.run(root));
   return rows;

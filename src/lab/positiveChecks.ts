@@ -60,7 +60,7 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
       if (result.value.final.stop_reason !== "finish_accepted") problems.push(`finish after no_change was not accepted (${result.value.final.stop_reason})`);
       if (!result.value.final.verified_success) problems.push("verified_success must be true");
       const unchanged = before !== "" && before === afterNoChange;
-      return { id: this.id, description, expected: "no_change", observed, unchanged: unchanged ? "yes" : "no", passed: observed === "no_change" && unchanged && problems.length === 0, problems, runDirectory: result.value.runDirectory };
+      return { id: this.id, description, expected: "no_change", observed, unchanged: unchanged ? "yes" : "no", passed: observed === "no_change" && unchanged && problems.length === 0, problems, runDirectory: result.value.runDirectory, stopReason: result.value.final.stop_reason };
     },
   },
   {
@@ -78,7 +78,7 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
       const problems: string[] = [];
       if (result.value.final.proposals_used !== 6) problems.push("all six proposals must be consumed");
       if (result.value.workspace.state().version !== 0) problems.push("version must stay 0");
-      return { id: this.id, description, expected: "proposal_limit", observed, unchanged: result.value.workspace.state().version === 0 ? "yes" : "no", passed: observed === "proposal_limit" && problems.length === 0, problems, runDirectory: result.value.runDirectory };
+      return { id: this.id, description, expected: "proposal_limit", observed, unchanged: result.value.workspace.state().version === 0 ? "yes" : "no", passed: observed === "proposal_limit" && problems.length === 0, problems, runDirectory: result.value.runDirectory, stopReason: result.value.final.stop_reason };
     },
   },
   {
@@ -91,11 +91,11 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
       const result = await runLab({ runDirectory: destination, kind: "negative_check", source: new ScriptedSource([READ_SOURCE]) });
       const observed = result.ok ? "created" : result.error;
       const untouched = readdirSync(destination).join(",") === "keep.txt" && readFileSync(join(destination, "keep.txt"), "utf8") === "pre-existing\n";
-      return { id: this.id, description, expected: "run_destination_exists", observed, unchanged: untouched ? "yes" : "no", passed: observed === "run_destination_exists" && untouched, problems: [], runDirectory: null };
+      return { id: this.id, description, expected: "run_destination_exists", observed, unchanged: untouched ? "yes" : "no", passed: observed === "run_destination_exists" && untouched, problems: [], runDirectory: null, stopReason: null };
     },
   },
 ];
 
 function failedRow(id: string, description: string, expected: string, observed: string): CheckRow {
-  return { id, description, expected, observed, unchanged: "no", passed: false, problems: ["the run could not be created"], runDirectory: null };
+  return { id, description, expected, observed, unchanged: "no", passed: false, problems: ["the run could not be created"], runDirectory: null, stopReason: null };
 }

@@ -208,8 +208,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
 }
 
 function formatChecksTable(rows: readonly CheckRow[], reportPath: string): string {
-  const header = ["case", "expected code", "observed code", "source/version unchanged", "result"];
-  const body = rows.map((row) => [row.id, row.expected, row.observed ?? "(none)", row.unchanged, row.passed ? "ok" : "FAIL"]);
+  const header = ["case", "expected code", "observed code", "source/version unchanged", "run stop reason", "result"];
+  const body = rows.map((row) => [row.id, row.expected, row.observed ?? "(none)", row.unchanged, row.stopReason ?? "(no run)", row.passed ? "ok" : "FAIL"]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => (cells[i] ?? "").length)));
   const line = (cells: readonly string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
   const failed = rows.filter((row) => !row.passed);
