@@ -2,8 +2,8 @@
 // evidence, --json, and --open serving the page on 127.0.0.1 until Ctrl-C (SIGINT).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { baselineRun, freshRoot } from "./reportFixtures.ts";
 
@@ -18,9 +18,14 @@ interface Finished {
   readonly stderr: string;
 }
 
-function tca(args: readonly string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Finished> {
+function tca(
+  args: readonly string[],
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ENTRY, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    onStart?.(child);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -70,4 +75,49 @@ test("tca report --open serves the page on 127.0.0.1 until SIGINT and writes no 
   assert.match(body, /^<!doctype html>/);
   assert.match(finished.stdout, /stopped\n$/);
   assert.deepEqual(readdirSync(root).sort(), before, "no file written without --out");
+});
+
+/** Kills the child after `ms`: a hang shows as a null exit code and a failed assertion, never a stuck suite. */
+async function tcaWithin(ms: number, args: readonly string[]): Promise<Finished & { readonly elapsedMs: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await tca(args, undefined, (child) => {
+    timer = setTimeout(() => child.kill("SIGKILL"), ms);
+  });
+  clearTimeout(timer);
+  return { ...finished, elapsedMs: Date.now() - started };
+}
+
+test("a planted final.json claiming success: the CLI prints EVIDENCE INVALID and exits 1", async () => {
+  const planted = join(root, "planted");
+  cpSync(run, planted, { recursive: true });
+  const lines = readFileSync(join(planted, "audit.jsonl"), "utf8").split("\n");
+  // The audit's only stop becomes model_error; final.json still says success.
+  writeFileSync(join(planted, "audit.jsonl"), lines.map((line) => line.replace('"stop_reason":"finish_accepted"', '"stop_reason":"model_error"')).join("\n"));
+  const result = await tca(["report", planted]);
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout.split("\n")[0], "lab run: EVIDENCE INVALID");
+  assert.match(result.stderr, /^tca report: evidence_invalid: /);
+  assert.ok(!result.stderr.includes(" at "), "no stack trace");
+  const json = await tca(["report", planted, "--json"]);
+  assert.equal(json.code, 1);
+  assert.equal((JSON.parse(json.stdout) as { lab: { verdict: { headline: string } } }).lab.verdict.headline, "EVIDENCE INVALID");
+});
+
+test("a FIFO audit.jsonl: tca report refuses it and exits instead of blocking", async () => {
+  const fifoRun = join(root, "fifo-run");
+  cpSync(run, fifoRun, { recursive: true });
+  rmSync(join(fifoRun, "audit.jsonl"));
+  execFileSync("mkfifo", [join(fifoRun, "audit.jsonl")]);
+  // Nothing ever writes to the FIFO, so a blocking open never returns; the bound only turns such a hang into a failure.
+  const result = await tcaWithin(30_000, ["report", fifoRun, "--json"]);
+  assert.notEqual(result.code, null, "tca report blocked on the FIFO");
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /^tca report: evidence_invalid: audit\.jsonl: not_regular_file/);
+  const alone = join(root, "fifo-alone");
+  mkdirSync(alone);
+  execFileSync("mkfifo", [join(alone, "audit.jsonl")]);
+  const refused = await tcaWithin(30_000, ["report", alone, "--json"]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^tca report: evidence_unreadable: audit\.jsonl is not a regular file/);
 });
