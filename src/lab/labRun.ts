@@ -14,7 +14,7 @@ import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEva
 import type { ProposalSource } from "../controller/proposalSource.ts";
 import { ACTION_CONTRACT_TEXT, fullLogAssembler, type RequestAssembler } from "../controller/requestAssembler.ts";
 import { AuditRecorder } from "../evidence/auditRecorder.ts";
-import { writeJsonExclusive } from "../evidence/evidenceFile.ts";
+import { evidenceFileProblem, isAlreadyPresent, writeJsonExclusive, type EvidenceFileIdentity } from "../evidence/evidenceFile.ts";
 import { harnessHashes, runtimeIdentity } from "../evidence/runtimeIdentity.ts";
 import { sha256Hex } from "./digest.ts";
 import { auditEditJournal } from "../workspace/editJournal.ts";
@@ -58,6 +58,8 @@ export interface LabRunOptions {
   readonly acquisitionMs?: number | null;
   /** Extra manifest entries (model identity, acquisition ledger, runtime lock). */
   readonly manifestExtras?: Readonly<Record<string, unknown>>;
+  /** A process watch started before the run (scripted runs): its report becomes a process_watch audit event. */
+  readonly processWatch?: { report(): Readonly<Record<string, unknown>> };
 }
 
 export interface LabRunResult {
@@ -104,10 +106,22 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   // The journal needs the recorder, which needs the run directory: bind it late.
   let recorder: AuditRecorder | null = null;
   let latestProposal: number | null = null;
+  // Fail closed on the audit itself: before every append the recorder checks that audit.jsonl at
+  // its path is still the file it writes (device, inode, mode). A swap or chmod is recorded once
+  // (in the file the recorder holds) and ends the run as harness_error; later appends go on into
+  // that same file so the stop and the final evaluation are kept.
+  let auditProblem: string | null = null;
   const evidence: EvidenceSink = {
     append(type, payload, proposalNumber = null) {
       if (recorder === null) throw new Error("evidence appended before the audit exists");
       if (proposalNumber !== null) latestProposal = proposalNumber;
+      if (auditProblem === null) {
+        auditProblem = recorder.identityProblem();
+        if (auditProblem !== null) {
+          recorder.append("harness_error", { at: "audit_identity", error: "audit_replaced", message: auditProblem }, latestProposal);
+          throw new EvidenceIntegrityError(auditProblem);
+        }
+      }
       return recorder.append(type, payload, proposalNumber);
     },
   };
@@ -119,7 +133,12 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   if (!created.ok) return err(created.error, created.message);
   const workspace = created.value;
   const runDirectory = workspace.paths.run;
-  recorder = AuditRecorder.create(join(runDirectory, "audit.jsonl"), { runId, sourceLabel: options.source.label, clock });
+  try {
+    recorder = AuditRecorder.create(join(runDirectory, "audit.jsonl"), { runId, sourceLabel: options.source.label, clock });
+  } catch (error) {
+    // Nothing can be recorded without the audit: a short refusal, no stack trace, nothing overwritten.
+    return err("run_create_failed", isAlreadyPresent(error) ? "audit.jsonl appeared in the new run directory before the recorder created it" : "audit.jsonl could not be created");
+  }
   options.beforeLoad?.(runDirectory);
 
   // Load the source (if it needs loading) inside the run's own deadline.
@@ -137,7 +156,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     source = options.source;
   }
 
-  writeJsonExclusive(join(runDirectory, "manifest.json"), {
+  const manifestWrite = writeEvidence(runDirectory, "manifest.json", {
     schema: "tca.manifest/1",
     run_id: runId,
     created_at: new Date().toISOString(),
@@ -169,17 +188,23 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     },
     ...options.manifestExtras,
   });
-  evidence.append("run_started", { run_kind: options.kind, labels, initial_state: workspace.state(), overall_deadline_ms: overallDeadlineMs });
-
-  await options.afterCreate?.(workspace);
 
   let loop: LoopOutcome;
   let diagnostic: Record<string, unknown> | undefined;
   try {
-    if (source === null) {
+    evidence.append("run_started", { run_kind: options.kind, labels, initial_state: workspace.state(), overall_deadline_ms: overallDeadlineMs });
+    if (!manifestWrite.ok) {
+      // A manifest.json already present was not written by this run: record it and stop, never run on it.
+      diagnostic = { error_name: "EvidenceFileExists", error_message: manifestWrite.message };
+      evidence.append("harness_error", { at: "manifest", error: manifestWrite.error, message: manifestWrite.message });
+      evidence.append("stop", { stop_reason: "harness_error", at: "manifest" });
+      loop = emptyLoop("harness_error");
+    } else if (source === null) {
       evidence.append("stop", { stop_reason: loadFailure?.error ?? "model_error", at: "source_load" });
       loop = emptyLoop(loadFailure?.error ?? "model_error");
-    } else loop = await runControllerLoop({
+    } else {
+      await options.afterCreate?.(workspace);
+      loop = await runControllerLoop({
       workspace,
       evidence,
       source,
@@ -189,11 +214,12 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       overallDeadlineMs,
       limits: options.limits,
       hooks: options.controllerHooks,
-    });
+      });
+    }
   } catch (error) {
     // An unexpected exception is a harness fault: keep bounded trusted diagnostics, never success.
     diagnostic = boundedDiagnostic(error);
-    evidence.append("harness_error", diagnostic, latestProposal);
+    if (!(error instanceof EvidenceIntegrityError)) evidence.append("harness_error", diagnostic, latestProposal);
     evidence.append("stop", { stop_reason: "harness_error" }, latestProposal);
     loop = { ...emptyLoop("harness_error"), proposalsUsed: latestProposal ?? 0 };
   } finally {
@@ -229,11 +255,20 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     verified_success: finalEvaluation.verifiedSuccess,
   });
 
+  // Evidence that can fail: how many processes/threads were started while this run was watched.
+  if (options.processWatch) evidence.append("process_watch", options.processWatch.report());
+  // Before final.json: the audit and the manifest must still be this run's own files.
+  const lateProblem = auditProblem ?? recorder.identityProblem() ?? (manifestWrite.ok ? evidenceFileProblem(join(runDirectory, "manifest.json"), "manifest.json", manifestWrite.value) : null);
+  if (lateProblem !== null && auditProblem === null && diagnostic?.evidence_problem === undefined) {
+    diagnostic = { ...(diagnostic ?? {}), evidence_problem: lateProblem };
+    evidence.append("harness_error", { at: "before_final", error: "evidence_replaced", message: lateProblem });
+  }
+  const failedClosed = lateProblem !== null;
   const final: FinalReport = {
     schema: "tca.final/1",
     run_id: runId,
     labels,
-    stop_reason: loop.stopReason,
+    stop_reason: failedClosed ? "harness_error" : loop.stopReason,
     proposals_used: loop.proposalsUsed,
     invalid_proposals: loop.invalidProposals,
     finish: loop.acceptedFinish,
@@ -247,7 +282,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       held_out_total: finalEvaluation.heldOutTotal,
       cases: finalEvaluation.cases,
     },
-    verified_success: finalEvaluation.verifiedSuccess,
+    verified_success: finalEvaluation.verifiedSuccess && !failedClosed,
     elapsed_ms: {
       acquisition: options.acquisitionMs ?? null,
       load: loadMs,
@@ -260,13 +295,47 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     },
     ...(diagnostic ? { diagnostic } : {}),
   };
+  let finalReport = final;
   try {
-    writeJsonExclusive(join(runDirectory, "final.json"), final);
-    evidence.append("run_finished", { stop_reason: final.stop_reason, verified_success: final.verified_success });
+    const finalWrite = writeEvidence(runDirectory, "final.json", final);
+    if (!finalWrite.ok) {
+      // Someone else's final.json stays where it is, as evidence; the audit says it is not ours,
+      // and this run ends as harness_error (the verdict then reads EVIDENCE INVALID).
+      evidence.append("harness_error", { at: "final", error: finalWrite.error, message: finalWrite.message });
+      finalReport = { ...final, stop_reason: "harness_error", verified_success: false, diagnostic: { ...(final.diagnostic ?? {}), evidence_problem: finalWrite.message } };
+    }
+    appendQuietly(evidence, "run_finished", { stop_reason: finalReport.stop_reason, verified_success: finalReport.verified_success });
   } finally {
     recorder.close();
   }
-  return ok({ runId, runDirectory, loop, finalEvaluation, final, workspace });
+  return ok({ runId, runDirectory, loop, finalEvaluation, final: finalReport, workspace });
+}
+
+/** The audit file was swapped or its mode changed under the recorder; ends the run as harness_error. */
+class EvidenceIntegrityError extends Error {
+  override readonly name = "EvidenceIntegrityError";
+}
+
+type EvidenceWrite = { readonly ok: true; readonly value: EvidenceFileIdentity } | { readonly ok: false; readonly error: "evidence_file_exists" | "evidence_unwritable"; readonly message: string };
+
+/** An exclusive evidence write that reports, never throws: a file already there is a recorded fault. */
+function writeEvidence(runDirectory: string, name: string, value: unknown): EvidenceWrite {
+  try {
+    return { ok: true, value: writeJsonExclusive(join(runDirectory, name), value) };
+  } catch (error) {
+    return isAlreadyPresent(error)
+      ? { ok: false, error: "evidence_file_exists", message: `${name} already existed: it was not written by this run and was left untouched` }
+      : { ok: false, error: "evidence_unwritable", message: `${name} could not be written` };
+  }
+}
+
+/** The last append of a run: an audit fault found here is already recorded, so it ends nothing more. */
+function appendQuietly(evidence: EvidenceSink, type: string, payload: Readonly<Record<string, unknown>>): void {
+  try {
+    evidence.append(type, payload);
+  } catch (error) {
+    if (!(error instanceof EvidenceIntegrityError)) throw error;
+  }
 }
 
 function harnessFailedEvaluation(): FinalEvaluation {

@@ -8,6 +8,7 @@ import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 import { runAllChecks } from "../../src/lab/checkRunner.ts";
+import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { writeJsonExclusive } from "../../src/evidence/evidenceFile.ts";
 import { mkdirSync } from "node:fs";
 import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";
@@ -15,7 +16,7 @@ import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";
 const root = freshRoot("submission");
 
 async function baselineRun(): Promise<string> {
-  const result = await runLab({ runDirectory: join(root, "baseline"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  const result = await runScriptedBaseline(join(root, "baseline"));
   assert.ok(result.ok);
   return result.value.runDirectory;
 }
@@ -53,6 +54,11 @@ test("baseline + pipeline-check run: every cited event exists, nothing is called
     assert.ok(audits[run].some((event) => event.event_id === id), `${run} audit has no event #${id}`);
   }
   assert.match(markdown, /Model stage: \*\*model stage not run — only a PIPELINE CHECK/);
+  // The no-model statement cites the baseline's process watch, an event that exists and says 0.
+  const watch = audits.baseline.find((event) => event.type === "process_watch");
+  assert.ok(watch);
+  assert.ok(markdown.includes(`While the baseline ran, 0 processes and 0 threads were started, so no model worker (the only place a model is loaded) existed and no model was invoked [baseline audit #${watch.event_id}]`));
+  assert.ok(!markdown.includes("records came from any other source"));
   assert.match(markdown, /The model run stopped with `invalid_proposal_limit`/);
   assert.match(markdown, /verified_success is false: this run is not a verified success/);
   assert.match(markdown, /The first failure was format following: proposal 1, `code_fence`/);
@@ -70,6 +76,21 @@ test("without a model run the document says the model stage was not run, or why 
   const blocked = buildSubmission({ baselineDirectory: baseline, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: "the model files could not be downloaded" });
   assert.ok(blocked.ok);
   assert.match(blocked.value, /Model stage: \*\*blocked: the model files could not be downloaded\*\*/);
+});
+
+test("a baseline without a process watch, or one that started a process, is never called model-free", async () => {
+  const unwatched = await runLab({ runDirectory: join(root, "unwatched"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  assert.ok(unwatched.ok);
+  const built = buildSubmission({ baselineDirectory: unwatched.value.runDirectory, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.ok(built.ok);
+  assert.match(built.value, /The baseline's audit has no process watch, so it does not show that no process or model was started \[baseline audit\.jsonl\]/);
+  assert.ok(!built.value.includes("no model was invoked"));
+  const watch = { report: () => ({ watched: [], processes_started: 2, threads_started: 0, calls: ["spawn python3"] }) };
+  const spawned = await runLab({ runDirectory: join(root, "spawned"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline", processWatch: watch });
+  assert.ok(spawned.ok);
+  const flagged = buildSubmission({ baselineDirectory: spawned.value.runDirectory, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.ok(flagged.ok);
+  assert.match(flagged.value, /2 process\(es\) and 0 thread\(s\) were started; the evidence does NOT show that no model was involved/);
 });
 
 test("a baseline directory that is not a baseline run is refused", async () => {

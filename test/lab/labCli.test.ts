@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { freshRoot, readJson } from "./labRunTestSupport.ts";
+import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
 
 const BIN = new URL("../../bin/tca.js", import.meta.url).pathname;
 const tca = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
@@ -41,4 +41,22 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.equal(report["failed"], 0);
   assert.ok((report["total"] as number) >= 40);
   assert.ok(existsSync(join(root, "stale_version", "audit.jsonl")));
+  // Each row names its run's stop reason; no check run stops as model_error; no process was started.
+  assert.match(result.stdout, /run stop reason/);
+  const rows = report["checks"] as Record<string, unknown>[];
+  assert.ok(rows.every((row) => row["stopReason"] !== "model_error"));
+  assert.ok(rows.filter((row) => row["runDirectory"] !== null).every((row) => typeof row["stopReason"] === "string"));
+  assert.deepEqual((report["process_watch"] as Record<string, unknown>)["processes_started"], 0);
+  assert.match(result.stdout, /^processes or threads started during the checks: 0$/m);
+});
+
+test("tca lab baseline records in its own audit that no process was started", () => {
+  const root = freshRoot("cli-watch");
+  const run = join(root, "run");
+  assert.equal(tca("lab", "baseline", "--run", run).status, 0);
+  const audit = readAudit(run);
+  const watch = audit.filter((r) => r.type === "process_watch");
+  assert.equal(watch.length, 1);
+  assert.equal(watch[0]?.data["processes_started"], 0);
+  assert.equal(watch[0]?.data["threads_started"], 0);
 });

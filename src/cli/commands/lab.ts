@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
-import { BASELINE_PROPOSALS } from "../../lab/constants.ts";
-import { runLab } from "../../lab/labRun.ts";
-import { ScriptedSource } from "../../sources/scriptedSource.ts";
+import { printCommandError } from "../commandError.ts";
+import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
+import { watchProcesses } from "../../lab/processWatch.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
@@ -33,9 +33,9 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       const onSigint = (): void => cancel.abort();
       process.once("SIGINT", onSigint);
       try {
-        const result = await runLab({ runDirectory, source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline", cancellation: cancel.signal });
+        const result = await runScriptedBaseline(runDirectory, cancel.signal);
         if (!result.ok) {
-          process.stderr.write(`tca lab baseline: ${result.error}: ${result.message}\n`);
+          printCommandError(result.error, result.message);
           setExitCode(2);
           return;
         }
@@ -56,16 +56,24 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       try {
         mkdirSync(root, { mode: 0o700 });
       } catch {
-        process.stderr.write("tca lab checks: the --root directory must not exist yet\n");
+        printCommandError(existsSync(root) ? "output_exists" : "usage_error", `--root ${root} could not be created: it must not exist yet, and its parent must be a folder`);
         setExitCode(2);
         return;
       }
-      const rows = await runAllChecks(root);
+      // No check may start a process (no model is ever invoked by a check); the count is recorded.
+      const watch = watchProcesses();
+      let rows: CheckRow[];
+      try {
+        rows = await runAllChecks(root);
+      } finally {
+        watch.stop();
+      }
       const failed = rows.filter((row) => !row.passed);
-      const report = { schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed.length, failed: failed.length, checks: rows };
+      const report = { schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed.length, failed: failed.length, process_watch: watch.report(), checks: rows };
       writeJsonExclusive(join(root, "checks.json"), report);
-      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatChecksTable(rows, join(root, "checks.json")));
-      setExitCode(failed.length === 0 ? 0 : 1);
+      const started = report.process_watch.processes_started + report.process_watch.threads_started;
+      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes or threads started during the checks: ${started}\n`);
+      setExitCode(failed.length === 0 && started === 0 ? 0 : 1);
     });
 }
 
@@ -104,7 +112,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       try {
         const trial = await runModelTrial({ runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal });
         if (!trial.ok) {
-          process.stderr.write(`tca lab model: ${trial.error}: ${trial.message}\n`);
+          printCommandError(trial.error, trial.message);
           setExitCode(2);
           return;
         }
@@ -124,7 +132,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .action(async (options: { modelDirectory?: string; predictions?: string; answers?: string }) => {
       const path = options.predictions ? resolve(options.predictions) : options.modelDirectory ? predictionsPath(resolve(options.modelDirectory)) : null;
       if (path === null) {
-        process.stderr.write("tca lab predict: give --model-directory or --predictions\n");
+        printCommandError("usage_error", "give --model-directory DIR or --predictions FILE");
         setExitCode(2);
         return;
       }
@@ -133,7 +141,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       if (options.answers) {
         const parsed = parseAnswers(readFileSync(resolve(options.answers), "utf8"));
         if (!parsed.ok) {
-          process.stderr.write(`tca lab predict: ${parsed.error}: ${parsed.message}\n`);
+          printCommandError(parsed.error, parsed.message);
           setExitCode(2);
           return;
         }
@@ -152,7 +160,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
               process.stdout.write(`${i + 1}. ${question}\n> `);
               const next = await lines.next();
               if (next.done === true) {
-                process.stderr.write("\ntca lab predict: input ended before all five answers were given; nothing was recorded\n");
+                process.stderr.write("\n");
+                printCommandError("input_incomplete", "input ended before all five answers were given; nothing was recorded");
                 setExitCode(2);
                 return;
               }
@@ -167,7 +176,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       }
       const recorded = recordPredictions(path, answers, form);
       if (!recorded.ok) {
-        process.stderr.write(`tca lab predict: ${recorded.error}: ${recorded.message}\n`);
+        printCommandError(recorded.error, recorded.message);
         setExitCode(2);
         return;
       }
@@ -186,7 +195,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .action((options: { baseline: string; model?: string; blocked?: string; checks?: string; predictions?: string; out: string }) => {
       const out = resolve(options.out);
       if (existsSync(out)) {
-        process.stderr.write(`tca lab submission: ${options.out} exists; it is never overwritten\n`);
+        printCommandError("output_exists", `${options.out} exists; it is never overwritten (choose another path with --out FILE)`);
         setExitCode(2);
         return;
       }
@@ -198,7 +207,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         blockedReason: options.blocked ?? null,
       });
       if (!built.ok) {
-        process.stderr.write(`tca lab submission: ${built.error}: ${built.message}\n`);
+        printCommandError(built.error, built.message);
         setExitCode(2);
         return;
       }

@@ -125,7 +125,6 @@ function harnessSection(input: SubmissionInput): string[] {
   const firstTest = observations.find((x) => x.o["action"] === "test");
   const commits = eventsOf(b, "edit_committed").map((e) => e.event_id);
   const finish = observations.find((x) => x.o["status"] === "finish_accepted");
-  const modelCalls = b.audit.filter((e) => e.source !== "scripted").length;
   out.push(
     firstTest
       ? `- The initial public test failed ${Number(firstTest.o["total"]) - Number(firstTest.o["passed"])} of ${String(firstTest.o["total"])} cases ${cite(b.name, [firstTest.id])}.`
@@ -133,7 +132,7 @@ function harnessSection(input: SubmissionInput): string[] {
     `- ${commits.length} edits were committed, each after a write-ahead intent ${cite(b.name, commits)}.`,
     `- finish was accepted only after a passing test on the same version and digest ${cite(b.name, [finish?.id ?? null])}.`,
     `- ${verdictSentence(b)}`,
-    `- Every baseline record is labelled \`scripted\`; ${modelCalls} records came from any other source [${b.name} audit.jsonl].`,
+    `- ${noModelSentence(b)}`,
   );
   if (input.checks) {
     const r = input.checks.report;
@@ -145,6 +144,22 @@ function harnessSection(input: SubmissionInput): string[] {
   }
   out.push("", LEARNER, "");
   return out;
+}
+
+/**
+ * The evidence that no model was involved in the baseline: the process watch of its own audit
+ * (a model only ever runs in a spawned worker process). It says what was observed, including a
+ * count above zero or a missing watch; it is never inferred from the run's label.
+ */
+function noModelSentence(b: RunEvidence): string {
+  const watch = eventsOf(b, "process_watch")[0];
+  if (watch === undefined) return `The baseline's audit has no process watch, so it does not show that no process or model was started [${b.name} audit.jsonl].`;
+  const processes = Number(watch.data["processes_started"]);
+  const threads = Number(watch.data["threads_started"]);
+  if (processes === 0 && threads === 0) {
+    return `While the baseline ran, 0 processes and 0 threads were started, so no model worker (the only place a model is loaded) existed and no model was invoked ${cite(b.name, [watch.event_id])}.`;
+  }
+  return `While the baseline ran, ${processes} process(es) and ${threads} thread(s) were started; the evidence does NOT show that no model was involved ${cite(b.name, [watch.event_id])}.`;
 }
 
 function generatedSection(model: RunEvidence | null, stories: readonly ProposalStory[], realModel: boolean): string[] {
