@@ -77,16 +77,16 @@ test("tca model acquire refusals: no consent, CI with the real hub, existing des
     tca(["model", "acquire", "--yes"]),
   ]);
   assert.equal(noConsent.code, 1);
-  assert.match(noConsent.stderr, /error: consent_required: /);
+  assert.match(noConsent.stderr, /^tca model acquire: consent_required: /m);
   assert.match(noConsent.stdout, /999,597,691/); // the plan was shown first
   assert.equal(ciDefault.code, 1);
-  assert.match(ciDefault.stderr, /error: ci_refuses_real_hub: /);
+  assert.match(ciDefault.stderr, /^tca model acquire: ci_refuses_real_hub: /m);
   assert.equal(ciVariable.code, 1);
-  assert.match(ciVariable.stderr, /error: ci_refuses_real_hub: /);
+  assert.match(ciVariable.stderr, /^tca model acquire: ci_refuses_real_hub: /m);
   assert.equal(existing.code, 1);
-  assert.match(existing.stderr, /error: destination_exists: /);
+  assert.match(existing.stderr, /^tca model acquire: destination_exists: /m);
   assert.equal(credentials.code, 1);
-  assert.match(credentials.stderr, /error: endpoint_invalid: /);
+  assert.match(credentials.stderr, /^tca model acquire: endpoint_invalid: /m);
   assert.equal(noDirectory.code, 2);
 
   assert.deepEqual(await readdir(parent), ["existing"]);

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
+import { printCommandError } from "../commandError.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { parseShard, runBenchmark } from "../../bench/benchmarkRun.ts";
 import { defaultJobs } from "../../bench/concurrency.ts";
@@ -28,7 +29,7 @@ function positiveInt(text: string | undefined, fallback: number): number | undef
 
 function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  else process.stderr.write(`error (${code}): ${message}\n`);
+  else printCommandError(code, message);
   setExitCode(1);
 }
 

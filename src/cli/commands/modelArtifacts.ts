@@ -12,13 +12,14 @@ import { buildPlan, formatPlan } from "../../model/artifacts/plan.ts";
 import { lineProgress, terminalProgress } from "../../model/artifacts/progress.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
+import { printCommandError } from "../commandError.ts";
 
 function endpointFromEnvironment(flag: string | undefined): ReturnType<typeof resolveEndpoint> {
   return resolveEndpoint(flag, { HF_ENDPOINT: process.env.HF_ENDPOINT, CI: process.env.CI });
 }
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {
-  process.stderr.write(`error: ${code}: ${message}\n`);
+  printCommandError(code, message);
   setExitCode(1);
 }
 

@@ -9,9 +9,10 @@ import { tokenizeWithCheckpoint, type TokenizeInput } from "../../model/tokenize
 import { generateOnce, readInputIdsFile } from "../../model/worker/generateOnce.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
+import { printCommandError } from "../commandError.ts";
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {
-  process.stderr.write(`error: ${code}: ${message}\n`);
+  printCommandError(code, message);
   setExitCode(1);
 }
 

@@ -2,6 +2,7 @@
 // bench run, or serves it on 127.0.0.1 with --open. Thin: parsing and printing only.
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
+import { printCommandError } from "../commandError.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
 import { serveReport } from "../../report/reportServer.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
@@ -66,11 +67,11 @@ function verdictOf(document: ReportDocument): Verdict {
 function failIfInvalid(setExitCode: SetExitCode, document: ReportDocument): void {
   const verdict = verdictOf(document);
   if (verdict.tone !== "invalid") return;
-  process.stderr.write(`tca report: evidence_invalid: ${verdict.details[1] ?? verdict.details[0] ?? "the evidence disagrees with its audit"}\n`);
+  printCommandError("evidence_invalid", verdict.details[1] ?? verdict.details[0] ?? "the evidence disagrees with its audit");
   setExitCode(1);
 }
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {
-  process.stderr.write(`tca report: ${code}: ${message}\n`);
+  printCommandError(code, message);
   setExitCode(2);
 }
