@@ -14,8 +14,10 @@ import { checkSpecialCasing } from "./specialCasing.ts";
 import { classifyOutcome, taskId, type TaskResult, type TaskStopReason } from "./taskOutcome.ts";
 import type { TraceSink } from "./taskTrace.ts";
 import { runProgramTests } from "./testRunner.ts";
+import { TaskDeadline } from "./taskDeadline.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
-import { unifiedDiff } from "./unifiedDiff.ts";
+import { sameModuloTrailingWhitespace, unifiedDiff } from "./unifiedDiff.ts";
+import { parseToolCallText } from "../sources/textToolCalls.ts";
 
 export interface AgentTaskContext {
   readonly dataset: QuixDataset;
@@ -29,7 +31,25 @@ export interface AgentTaskContext {
   readonly clock: () => number;
   readonly testTimeoutMs: number;
   readonly includeSlow: boolean;
+  /** Cancellation (Ctrl-C). A cancelled task is never graded and never recorded as a result. */
   readonly signal?: AbortSignal;
+  /** Sampling seed sent with every request of this task (--repeats gives each repeat its own). */
+  readonly seed?: number;
+  readonly attempt?: number;
+  readonly repeat?: number;
+}
+
+/** A task stopped by cancellation: not a result. The run does not record it, so --resume redoes it. */
+export interface TaskInterruption {
+  readonly interrupted: true;
+  readonly taskId: string;
+  /** Where the cancellation caught the task. */
+  readonly stage: "agent" | "grading";
+  readonly seconds: number;
+}
+
+export function isInterruption(x: TaskResult | TaskInterruption): x is TaskInterruption {
+  return "interrupted" in x;
 }
 
 export function initialMessages(condition: Condition, program: string, source: string): ChatTurnMessage[] {
@@ -64,9 +84,18 @@ interface LoopState {
   usageReported: boolean;
   servedModel: string | null;
   claimed: boolean;
+  modelRetries: number;
+  protocolFindings: number;
 }
 
-export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
+/** Tool calls written into the content as text (<tool_call>{…}</tool_call>): what a server without tool parsing returns. */
+function textToolCallsIn(content: string): number {
+  if (!content.includes("<tool_call>")) return 0;
+  const parsed = parseToolCallText(content);
+  return parsed.toolCalls.length + parsed.malformed.length;
+}
+
+export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | TaskInterruption> {
   const { condition, program, budget, trace, clock } = ctx;
   const startedAt = clock();
   const deadline = startedAt + budget.taskTimeoutMs;
@@ -78,84 +107,119 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
   );
   const schemas = toolSchemasFor(condition);
   const messages = initialMessages(condition, program.name, original);
-  const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false };
-  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), tools: schemas.map((s) => s.function.name) });
-
+  const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false, modelRetries: 0, protocolFindings: 0 };
+  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), tools: schemas.map((s) => s.function.name), attempt: ctx.attempt ?? 1, repeat: ctx.repeat ?? 1, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+  const interrupted = (stage: TaskInterruption["stage"]): TaskInterruption => {
+    const seconds = Math.round((clock() - startedAt) / 10) / 100;
+    trace.write("task_interrupted", t(), { stage, seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });
+    return { interrupted: true, taskId: taskId(condition.id, program.name), stage, seconds };
+  };
+  // One deadline timer for the whole task, held here until the task ends (see taskDeadline.ts).
+  const taskDeadline = new TaskDeadline(budget.taskTimeoutMs, ctx.signal);
   let stopReason: TaskStopReason | undefined;
-  while (stopReason === undefined) {
-    if (ctx.signal?.aborted) {
-      stopReason = "cancelled";
-      break;
-    }
-    if (state.turns >= budget.maxTurns) {
-      stopReason = "turn_budget";
-      break;
-    }
-    const remaining = deadline - clock();
-    if (remaining <= 0) {
-      stopReason = "time_budget";
-      break;
-    }
-    const turn = state.turns + 1;
-    const signal = ctx.signal ? AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.ceil(remaining))]) : AbortSignal.timeout(Math.ceil(remaining));
-    trace.write("model_request", t(), { turn, messages: messages.length });
-    const reply: ChatTurnResult = await ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal });
-    state.turns = turn;
-    if (!reply.ok) {
-      trace.write("model_error", t(), { turn, error: reply.error, message: reply.message, exchange: reply.exchange });
-      stopReason = reply.error === "model_timeout" ? "time_budget" : reply.error === "model_context_limit" ? "context_limit" : "model_error";
-      break;
-    }
-    // Counted by the server or by the local engine itself: real token counts either way.
-    if (reply.usage.source !== "none") state.usageReported = true;
-    state.promptTokens += reply.usage.promptTokens ?? 0;
-    state.completionTokens += reply.usage.completionTokens ?? 0;
-    state.servedModel = reply.servedModel ?? state.servedModel;
-    trace.write("model_response", t(), { turn, content: reply.content, toolCalls: reply.toolCalls, finishReason: reply.finishReason, usage: reply.usage, servedModel: reply.servedModel, exchange: reply.exchange });
-    messages.push({ role: "assistant", content: reply.content, toolCalls: condition.tools.length === 0 ? [] : reply.toolCalls });
+  try {
+    while (stopReason === undefined) {
+      if (ctx.signal?.aborted) {
+        stopReason = "cancelled";
+        break;
+      }
+      if (state.turns >= budget.maxTurns) {
+        stopReason = "turn_budget";
+        break;
+      }
+      const remaining = deadline - clock();
+      if (remaining <= 0) {
+        stopReason = "time_budget";
+        break;
+      }
+      const turn = state.turns + 1;
+      trace.write("model_request", t(), { turn, messages: messages.length });
+      const reply: ChatTurnResult = await ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal: taskDeadline.signal, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+      state.turns = turn;
+      state.modelRetries += reply.exchange.retries?.length ?? 0;
+      if (!reply.ok) {
+        trace.write("model_error", t(), { turn, error: reply.error, message: reply.message, exchange: reply.exchange, retries: reply.exchange.retries?.length ?? 0 });
+        if (ctx.signal?.aborted) {
+          stopReason = "cancelled";
+          break;
+        }
+        // Past the deadline, whatever the transport reported (a reset, Node's own HTTP timeout),
+        // the task ran out of time: out of budget, not a model error.
+        const pastDeadline = taskDeadline.ended === "expired" || clock() >= deadline;
+        stopReason = reply.error === "model_timeout" || pastDeadline ? "time_budget" : reply.error === "model_context_limit" ? "context_limit" : "model_error";
+        break;
+      }
+      // Counted by the server or by the local engine itself: real token counts either way.
+      if (reply.usage.source !== "none") state.usageReported = true;
+      state.promptTokens += reply.usage.promptTokens ?? 0;
+      state.completionTokens += reply.usage.completionTokens ?? 0;
+      state.servedModel = reply.servedModel ?? state.servedModel;
+      trace.write("model_response", t(), { turn, content: reply.content, toolCalls: reply.toolCalls, finishReason: reply.finishReason, usage: reply.usage, servedModel: reply.servedModel, exchange: reply.exchange });
+      messages.push({ role: "assistant", content: reply.content, toolCalls: condition.tools.length === 0 ? [] : reply.toolCalls });
 
-    if (condition.tools.length === 0) {
-      // A: one turn, the answer is the file.
-      const code = extractCodeBlock(reply.content);
-      if (code !== undefined) {
-        tools.target = code;
-        state.claimed = true;
-        stopReason = "agent_done";
-      } else {
-        stopReason = reply.finishReason === "length" ? "truncated" : "no_answer";
+      if (condition.tools.length === 0) {
+        // A: one turn, the answer is the file. A reply cut off at the token limit is never a
+        // claim, even when a complete code block came before the cut: the answer was not
+        // delivered whole, so the file stays as it was and the task is out of budget.
+        const code = extractCodeBlock(reply.content);
+        if (reply.finishReason === "length") {
+          stopReason = "truncated";
+        } else if (code !== undefined) {
+          tools.target = code;
+          state.claimed = true;
+          stopReason = "agent_done";
+        } else {
+          stopReason = "no_answer";
+        }
+        trace.write("stop_attempt", t(), { turn, accepted: stopReason === "agent_done", codeBlock: code !== undefined, truncated: reply.finishReason === "length" });
+        break;
       }
-      trace.write("stop_attempt", t(), { turn, accepted: true, codeBlock: code !== undefined });
-      break;
-    }
-    if (reply.toolCalls.length > 0) {
-      for (const call of reply.toolCalls) {
-        const content = await tools.execute(call, turn);
-        messages.push({ role: "tool", toolCallId: call.id, name: call.name, content });
+      if (reply.toolCalls.length === 0) {
+        // Tools were offered and none came back as tool calls, but the content holds them as
+        // text: the endpoint is not parsing tool calls. That is never a claim; the task ends as
+        // an endpoint failure (a model error), counted as a protocol finding.
+        const asText = textToolCallsIn(reply.content);
+        if (asText > 0) {
+          state.protocolFindings++;
+          trace.write("protocol_finding", t(), { turn, kind: "tool_calls_as_text", blocks: asText });
+          stopReason = "tool_calls_as_text";
+          break;
+        }
       }
-      continue;
-    }
-    // A reply cut off at the per-turn token limit is not a statement that the work is done:
-    // it ends the task as out of budget (truncated), never as a claimed fix.
-    if (reply.finishReason === "length") {
-      trace.write("stop_attempt", t(), { turn, accepted: false, truncated: true });
-      stopReason = "truncated";
-      break;
-    }
-    // No tool call: the model says it is done.
-    if (condition.verifiedCompletion) {
-      const current = sha256Hex(tools.target);
-      if (tools.lastPassedHash !== current) {
-        const text = tools.lastRunHash === current ? PROMPT_TEMPLATES.harness_refusal_D_fail : PROMPT_TEMPLATES.harness_refusal_D_not_run;
-        tools.guardrails.refusedStopAttempts++;
-        trace.write("stop_attempt", t(), { turn, accepted: false, refusal: text });
-        messages.push({ role: "user", content: text });
+      if (reply.toolCalls.length > 0) {
+        for (const call of reply.toolCalls) {
+          const content = await tools.execute(call, turn);
+          messages.push({ role: "tool", toolCallId: call.id, name: call.name, content });
+        }
+        if (ctx.signal?.aborted) stopReason = "cancelled";
         continue;
       }
+      // A reply cut off at the per-turn token limit is not a statement that the work is done:
+      // it ends the task as out of budget (truncated), never as a claimed fix.
+      if (reply.finishReason === "length") {
+        trace.write("stop_attempt", t(), { turn, accepted: false, truncated: true });
+        stopReason = "truncated";
+        break;
+      }
+      // No tool call: the model says it is done.
+      if (condition.verifiedCompletion) {
+        const current = sha256Hex(tools.target);
+        if (tools.lastPassedHash !== current) {
+          const text = tools.lastRunHash === current ? PROMPT_TEMPLATES.harness_refusal_D_fail : PROMPT_TEMPLATES.harness_refusal_D_not_run;
+          tools.guardrails.refusedStopAttempts++;
+          trace.write("stop_attempt", t(), { turn, accepted: false, refusal: text });
+          messages.push({ role: "user", content: text });
+          continue;
+        }
+      }
+      trace.write("stop_attempt", t(), { turn, accepted: true });
+      state.claimed = true;
+      stopReason = "agent_done";
     }
-    trace.write("stop_attempt", t(), { turn, accepted: true });
-    state.claimed = true;
-    stopReason = "agent_done";
+  } finally {
+    taskDeadline.dispose();
   }
+  if (stopReason === "cancelled" || ctx.signal?.aborted) return interrupted("agent");
   if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "context_limit") {
     trace.write("budget_exhausted", t(), { reason: stopReason, turns: state.turns });
   }
@@ -165,9 +229,11 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
   // Grading gets the full test timeout, not what is left of the task's budget; only a
   // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
   const grade = await runProgramTests(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
+  if (ctx.signal?.aborted) return interrupted("grading");
   const gradeRecord = { outcome: grade.outcome, counts: grade.counts, seconds: Math.round(grade.seconds * 1000) / 1000, summary: grade.summary };
   trace.write("grade", t(), { ...gradeRecord, output: grade.output });
-  const changed = final !== original;
+  const changed = !sameModuloTrailingWhitespace(original, final);
   const diff = unifiedDiff(targetPath(program.name), original, final);
   if (changed) trace.write("diff", t(), { diff });
   const outcome = classifyOutcome(grade.outcome, stopReason, changed);
@@ -192,6 +258,10 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult> {
     finalSha256: sha256Hex(final),
     specialCasing: outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
     servedModel: state.servedModel,
+    modelRetries: state.modelRetries,
+    protocolFindings: state.protocolFindings,
+    attempt: ctx.attempt ?? 1,
+    repeat: ctx.repeat ?? 1,
   };
   trace.write("task_end", t(), { result, diff });
   return result;

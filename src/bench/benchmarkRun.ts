@@ -6,17 +6,17 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { ChatBackend } from "../sources/openaiCompatibleChat.ts";
-import { runAgentTask } from "./agentLoop.ts";
+import { isInterruption, runAgentTask } from "./agentLoop.ts";
 import { mapWithConcurrency } from "./concurrency.ts";
 import { AGENT_BUDGET, CONDITIONS, type AgentBudget, type ConditionId } from "./conditions.ts";
 import type { QuixDataset } from "./dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./prompts.ts";
-import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
+import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
 import type { SandboxConfig } from "./sandbox.ts";
 import { taskId, type TaskResult } from "./taskOutcome.ts";
-import { FileTrace } from "./taskTrace.ts";
+import { FileTrace, nextAttemptTrace } from "./taskTrace.ts";
 
 export interface Shard {
   readonly index: number;
@@ -27,6 +27,10 @@ export interface PlannedTask {
   readonly taskId: string;
   readonly program: string;
   readonly condition: ConditionId;
+  /** 1..repeats; a run without --repeats has only repeat 1. */
+  readonly repeat: number;
+  /** taskId, plus `.r<k>` for repeats after the first: the key in tasks.ndjson and the trace name. */
+  readonly key: string;
 }
 
 export interface BenchmarkOptions {
@@ -42,6 +46,10 @@ export interface BenchmarkOptions {
   readonly jobs: number;
   readonly resume: boolean;
   readonly shard?: Shard;
+  /** --repeats k: every task k times, repeat r with sampling seed r - 1 (default 1). */
+  readonly repeats?: number;
+  /** Sampling temperature sent by the backend; recorded in the fingerprint when not 0. */
+  readonly temperature?: number;
   readonly budget?: AgentBudget;
   readonly testTimeoutMs: number;
   readonly includeSlow: boolean;
@@ -60,15 +68,24 @@ export function parseShard(text: string): Shard | undefined {
   return count >= 1 && index >= 1 && index <= count ? { index, count } : undefined;
 }
 
-/** All tasks in a fixed order (by task id), then the shard's slice: every count-th task. */
-export function planTasks(programs: readonly string[], conditions: readonly ConditionId[], shard?: Shard): PlannedTask[] {
-  const all = programs.flatMap((p) => conditions.map((c) => ({ taskId: taskId(c, p), program: p, condition: c })));
-  all.sort((a, b) => a.taskId.localeCompare(b.taskId));
+/** All tasks in a fixed order (by task id, then repeat), then the shard's slice: every count-th task. */
+export function planTasks(programs: readonly string[], conditions: readonly ConditionId[], shard?: Shard, repeats = 1): PlannedTask[] {
+  const all = programs.flatMap((p) => conditions.flatMap((c) => Array.from({ length: repeats }, (_, i) => {
+    const id = taskId(c, p);
+    return { taskId: id, program: p, condition: c, repeat: i + 1, key: resultKey({ taskId: id, repeat: i + 1 }) };
+  })));
+  all.sort((a, b) => a.taskId.localeCompare(b.taskId) || a.repeat - b.repeat);
   return shard ? all.filter((_, i) => i % shard.count === shard.index - 1) : all;
 }
 
-export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow">): Record<string, unknown> {
+/** Union of two lists, in first-seen order (programs and conditions across resumes). */
+function union<T>(a: readonly T[], b: readonly T[]): T[] {
+  return [...new Set([...a, ...b])];
+}
+
+export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature">): Record<string, unknown> {
   return {
+    ...(o.temperature ? { temperature: o.temperature } : {}),
     model: o.modelName,
     promptSetVersion: PROMPT_SET_VERSION,
     promptHashes: promptHashes(),
@@ -83,9 +100,10 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
   for (const p of programs) {
     if (!o.dataset.programs.some((q) => q.name === p)) return err("unknown_program", `no program named ${JSON.stringify(p)}`);
   }
-  const planned = planTasks(programs, o.conditions, o.shard);
+  const repeats = o.repeats ?? 1;
   const fingerprint = runFingerprint(o);
   let previous: TaskResult[] = [];
+  let prior: RunManifest | undefined;
   if (existsSync(join(o.outDir, RUN_FILES.manifest))) {
     if (!o.resume) return err("run_dir_invalid", `${o.outDir} already holds a run; pass --resume to continue it or choose another --out`);
     const m = readManifest(o.outDir);
@@ -93,39 +111,57 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     if (!sameFingerprint(m.value.fingerprint, fingerprint)) {
       return err("run_dir_invalid", "the existing run used a different model, prompts, budget or grading; it cannot be resumed with these options");
     }
+    const shardOf = (x: Shard | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
+    if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);
+    prior = m.value;
     dropTornTail(o.outDir);
     const prev = readTaskResults(o.outDir);
     if (!prev.ok) return prev;
     previous = prev.value;
   }
   prepareRunDir(o.outDir);
+  // A resume with a smaller (or other) selection adds to the run; it never narrows what the
+  // run directory reports, so run.json and results.* always agree with tasks.ndjson.
+  const allPrograms = union(prior?.programs ?? [], programs);
+  const allConditions = union(prior?.conditions ?? [], o.conditions) as ConditionId[];
+  const allRepeats = Math.max(prior?.repeats ?? 1, repeats);
   const manifest: RunManifest = {
     schema: RUN_SCHEMA_VERSION,
     kind: "quixbugs-run",
-    createdAt: new Date().toISOString(),
+    createdAt: prior?.createdAt ?? new Date().toISOString(),
+    ...(prior ? { resumedAt: [...(prior.resumedAt ?? []), new Date().toISOString()] } : {}),
     fingerprint,
     model: o.modelDescription,
-    conditions: [...o.conditions],
-    programs: [...programs],
+    conditions: allConditions,
+    programs: allPrograms,
     shard: o.shard ?? null,
+    repeats: allRepeats,
     environment: o.environment,
   };
   writeManifest(o.outDir, manifest);
-  const plannedIds = new Set(planned.map((t) => t.taskId));
-  // A task that ended in a model error (endpoint down, HTTP error) is redone on --resume; its
-  // earlier record stays in tasks.ndjson as evidence and the newer record wins.
-  const results = new Map(previous.filter((r) => plannedIds.has(r.taskId) && r.outcome !== "model_error").map((r) => [r.taskId, r]));
-  const todo = planned.filter((t) => !results.has(t.taskId));
+  const expected = planTasks(allPrograms, allConditions, o.shard, allRepeats).length;
+  const planned = planTasks(programs, o.conditions, o.shard, repeats);
+  // Every task's latest record stays in the tables, planned now or not. A planned task whose
+  // latest record is a model error (endpoint down, HTTP error) is redone; the earlier record
+  // stays in tasks.ndjson and its trace under its own attempt number.
+  const results = new Map(previous.map((r) => [resultKey(r), r]));
+  const todo = planned.filter((t) => {
+    const r = results.get(t.key);
+    return r === undefined || r.outcome === "model_error";
+  });
   const progress = o.progress ?? silentProgress;
-  progress.start(planned.length, [...results.values()]);
+  progress.start(planned.length, planned.flatMap((t) => {
+    const r = results.get(t.key);
+    return r && r.outcome !== "model_error" ? [r] : [];
+  }));
   const clock = o.clock ?? (() => performance.now());
   await mapWithConcurrency(todo, o.jobs, async (task) => {
     if (o.signal?.aborted) return;
     const program = o.dataset.programs.find((p) => p.name === task.program);
     if (!program) return;
-    const tracePath = `${RUN_FILES.traces}/${task.taskId}.ndjson`;
+    const { attempt, path: tracePath } = nextAttemptTrace(o.outDir, RUN_FILES.traces, task.key);
     const trace = new FileTrace(join(o.outDir, tracePath));
-    let result = await runAgentTask({
+    const ended = await runAgentTask({
       dataset: o.dataset,
       program,
       condition: CONDITIONS[task.condition],
@@ -136,22 +172,46 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
       clock,
       testTimeoutMs: o.testTimeoutMs,
       includeSlow: o.includeSlow,
+      attempt,
+      repeat: task.repeat,
+      ...(repeats > 1 || task.repeat > 1 ? { seed: task.repeat - 1 } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
     });
-    if (o.signal?.aborted && result.stopReason === "cancelled") return; // not recorded: redone on --resume
-    result = { ...result, tracePath };
+    // Interrupted (Ctrl-C): not graded, not recorded; its trace stays, and --resume redoes it.
+    if (isInterruption(ended)) return;
+    let result: TaskResult = { ...ended, tracePath };
     if (result.changed) {
-      const diffPath = `${RUN_FILES.diffs}/${task.taskId}.diff`;
+      const diffPath = `${RUN_FILES.diffs}/${task.key}${attempt === 1 ? "" : `.attempt-${attempt}`}.diff`;
       writeFileSync(join(o.outDir, diffPath), trace.lastDiff ?? "");
       result = { ...result, diffPath };
     }
     appendTaskResult(o.outDir, result);
-    results.set(result.taskId, result);
-    writeResults(o.outDir, manifest, [...results.values()], planned.length);
+    results.set(resultKey(result), result);
+    writeResults(o.outDir, manifest, [...results.values()], expected);
     progress.taskDone(result);
   });
   progress.stop();
   const all = [...results.values()];
-  writeResults(o.outDir, manifest, all, planned.length);
+  writeResults(o.outDir, manifest, all, expected);
   return ok({ manifest, results: all });
+}
+
+/**
+ * The shard to run: --shard i/n, or --shard-count n with the 0-based index from
+ * JOB_COMPLETION_INDEX (what a Kubernetes Indexed Job sets in each pod), so every pod of the
+ * Job runs the same command line. Both at once, or an index outside 0..n-1, is an error.
+ */
+export function resolveShard(flags: { readonly shard?: string; readonly shardCount?: string }, env: Readonly<Record<string, string | undefined>>): Result<Shard | undefined, BenchErrorCode> {
+  if (flags.shard !== undefined && flags.shardCount !== undefined) return err("invalid_option", "--shard and --shard-count exclude each other");
+  if (flags.shard !== undefined) {
+    const s = parseShard(flags.shard);
+    return s ? ok(s) : err("invalid_option", "--shard takes i/n with 1 <= i <= n");
+  }
+  if (flags.shardCount === undefined) return ok(undefined);
+  if (!/^[1-9]\d{0,4}$/.test(flags.shardCount)) return err("invalid_option", "--shard-count takes a positive integer");
+  const count = Number(flags.shardCount);
+  const raw = env.JOB_COMPLETION_INDEX;
+  if (raw === undefined || !/^\d{1,5}$/.test(raw)) return err("invalid_option", "--shard-count needs JOB_COMPLETION_INDEX (0-based, set by a Kubernetes Indexed Job) in the environment");
+  const index = Number(raw) + 1;
+  return index <= count ? ok({ index, count }) : err("invalid_option", `JOB_COMPLETION_INDEX ${raw} is outside 0..${count - 1}`);
 }

@@ -9,8 +9,16 @@ export const BENCH_ERROR_CODES = [
   "sandbox_self_test_failed",
   "sandbox_start_failed",
   "dataset_check_failed",
+  "grading_cases_unavailable",
   "invalid_option",
   "endpoint_unreachable",
+  // The preflight (issue 13): the endpoint answered but refused (HTTP status, server message,
+  // likely fix), does not list the --model name, or returns tool calls as text.
+  "endpoint_rejected",
+  "model_not_served",
+  "tool_calls_not_parsed",
+  // A run in which every task ended in a model error: no result, non-zero exit.
+  "model_errors_only",
   "run_dir_invalid",
   "results_invalid",
 ] as const;

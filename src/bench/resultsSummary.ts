@@ -2,21 +2,29 @@
 // broken file, out of budget, turns mean, tokens mean, time median; the guardrail table; the
 // false-fixed count; and a 95% Wilson interval for the fixed rate.
 import { CONDITIONS, CONDITION_IDS, type ConditionId } from "./conditions.ts";
+import { renderRepeatsSection } from "./repeatStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export interface ConditionSummary {
   readonly condition: ConditionId;
   readonly label: string;
   readonly tasks: number;
+  /** Tasks with a verdict: all tasks minus model errors (an endpoint failure is not a result). */
+  readonly graded: number;
   readonly fixed: number;
+  /** fixed / graded: model errors are never in the denominator. */
   readonly fixedRate: number;
-  /** 95% Wilson score interval for the fixed rate. */
+  /** 95% Wilson score interval for the fixed rate (over graded tasks). */
   readonly fixedRateCi95: readonly [number, number];
   readonly wrongFix: number;
   readonly noChange: number;
   readonly brokenFile: number;
   readonly outOfBudget: number;
   readonly modelError: number;
+  /** Tasks that ended because the endpoint returned tool calls as text (also counted in modelError). */
+  readonly protocolFindings: number;
+  /** Requests retried after a transient endpoint failure. */
+  readonly modelRetries: number;
   readonly claimedFixed: number;
   readonly falseFixed: number;
   readonly turnsMean: number;
@@ -58,18 +66,22 @@ export function summarizeCondition(condition: ConditionId, results: readonly Tas
   const count = (f: (r: TaskResult) => boolean): number => rs.filter(f).length;
   const sum = (f: (r: TaskResult) => number): number => rs.reduce((a, r) => a + f(r), 0);
   const fixed = count((r) => r.outcome === "fixed");
+  const graded = count((r) => r.outcome !== "model_error");
   return {
     condition,
     label: CONDITIONS[condition].label,
     tasks: rs.length,
+    graded,
     fixed,
-    fixedRate: rs.length === 0 ? 0 : fixed / rs.length,
-    fixedRateCi95: wilsonInterval(fixed, rs.length),
+    fixedRate: graded === 0 ? 0 : fixed / graded,
+    fixedRateCi95: wilsonInterval(fixed, graded),
     wrongFix: count((r) => r.outcome === "wrong_fix"),
     noChange: count((r) => r.outcome === "no_change"),
     brokenFile: count((r) => r.outcome === "broken_file"),
     outOfBudget: count((r) => r.outcome === "out_of_budget"),
     modelError: count((r) => r.outcome === "model_error"),
+    protocolFindings: sum((r) => r.protocolFindings ?? 0),
+    modelRetries: sum((r) => r.modelRetries ?? 0),
     claimedFixed: count((r) => r.claimedFixed),
     falseFixed: count((r) => r.falseFixed),
     turnsMean: mean(rs.map((r) => r.turns)),
@@ -101,24 +113,46 @@ function int(x: number): string {
 export interface ResultsHeader {
   readonly title: string;
   readonly lines: readonly string[];
+  /** Shown first, as a warning block (endpoint not parsing tool calls, model errors). */
+  readonly warnings?: readonly string[];
+}
+
+/** Warnings a reader must see before the tables: endpoint problems that decided tasks. */
+export function endpointWarnings(results: readonly TaskResult[], serverProps: unknown): string[] {
+  const out: string[] = [];
+  const asText = results.filter((r) => (r.protocolFindings ?? 0) > 0).length;
+  if (asText > 0) {
+    const caps = typeof serverProps === "object" && serverProps !== null ? (serverProps as Record<string, unknown>).chat_template_caps : undefined;
+    const capsNote = typeof caps === "object" && caps !== null ? ` The server's /props chat_template_caps: ${JSON.stringify(caps)}.` : "";
+    out.push(
+      `The endpoint is not parsing tool calls: in ${asText} task(s) it returned them as text in the reply (<tool_call>…). ` +
+        `Those tasks are model errors, not results. Fix the server: llama-server needs --jinja (and a chat template with tool support); ` +
+        `vLLM needs --enable-auto-tool-choice --tool-call-parser hermes (or the parser for your model); Ollama and LM Studio need a model whose template supports tools.${capsNote}`,
+    );
+  }
+  const errors = results.filter((r) => r.outcome === "model_error").length;
+  if (errors > 0) out.push(`${errors} of ${results.length} task(s) ended in a model error (see the traces' model_error events); they are outside every fixed rate and are redone by --resume.`);
+  return out;
 }
 
 /** results.md: the spec's tables, then the intervals, false fixed, special-casing and per-task rows. */
 export function renderResultsMarkdown(header: ResultsHeader, results: readonly TaskResult[]): string {
   const s = summarize(results);
-  const out: string[] = [`# ${header.title}`, "", ...header.lines.map((l) => `- ${l}`), ""];
+  const out: string[] = [`# ${header.title}`, "", ...(header.warnings ?? []).map((w) => `> **Warning:** ${w}\n`), ...header.lines.map((l) => `- ${l}`), ""];
   out.push("## Outcomes", "");
-  out.push("| | Fixed | Wrong fix | No change | Broken file | Out of budget | Turns (mean) | Tokens (mean) | Time (median, s) |");
-  out.push("|---|---|---|---|---|---|---|---|---|");
+  out.push("Fixed % is over graded tasks: model errors (endpoint failures) have their own column and are never in the denominator.", "");
+  out.push("| | Fixed | Wrong fix | No change | Broken file | Out of budget | Model error | Turns (mean) | Tokens (mean) | Time (median, s) |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
-    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.turnsMean.toFixed(1)} | ${int(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
+    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${int(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
   }
   out.push("", "## Fixed rate with 95% interval (Wilson), and false \"fixed\"", "");
-  out.push("| | Tasks | Fixed | Fixed rate | 95% interval | Claimed fixed | False fixed (claimed, failing) | Model errors |");
-  out.push("|---|---|---|---|---|---|---|---|");
+  out.push("| | Tasks | Graded | Fixed | Fixed rate | 95% interval | Claimed fixed | False fixed (claimed, failing) | Model errors | Tool calls as text | Retried requests |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
-    out.push(`| ${c.label} | ${c.tasks} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${c.modelError} |`);
+    out.push(`| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`);
   }
+  out.push(...renderRepeatsSection(results));
   out.push("", `False fixed in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`, "");
   out.push("## Guardrails", "");
   out.push("| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |");
@@ -132,8 +166,8 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
     ? "No passing fix added a distinctive literal from the tests (inputs or expected values)."
     : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`);
   out.push("", "## Tasks", "", "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |", "|---|---|---|---|---|---|---|---|---|");
-  for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId))) {
-    out.push(`| ${r.taskId} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
+  for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1))) {
+    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
   }
   return out.join("\n") + "\n";
 }

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
 import { CONDITION_IDS } from "./conditions.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
-import { renderResultsMarkdown, summarize } from "./resultsSummary.ts";
+import { endpointWarnings, renderResultsMarkdown, summarize } from "./resultsSummary.ts";
+import { summarizeRepeats } from "./repeatStatistics.ts";
 import { OUTCOME_CLASSES, type TaskResult } from "./taskOutcome.ts";
 
 export const RUN_SCHEMA_VERSION = 1;
@@ -21,8 +22,17 @@ export interface RunManifest {
   readonly conditions: readonly string[];
   readonly programs: readonly string[];
   readonly shard: { readonly index: number; readonly count: number } | null;
+  /** --repeats k (absent in runs that never used it: 1). */
+  readonly repeats?: number;
   readonly environment: Readonly<Record<string, unknown>>;
   readonly mergedFrom?: readonly string[];
+  /** When --resume continued this run (createdAt stays the first start). */
+  readonly resumedAt?: readonly string[];
+}
+
+/** A task result's key in tasks.ndjson: the task id, plus `.r<k>` for repeats after the first. */
+export function resultKey(r: { readonly taskId: string; readonly repeat?: number }): string {
+  return r.repeat === undefined || r.repeat <= 1 ? r.taskId : `${r.taskId}.r${r.repeat}`;
 }
 
 export const RUN_FILES = {
@@ -46,6 +56,7 @@ export function parseTaskResult(v: unknown): TaskResult | undefined {
   for (const k of ["turns", "tokens", "seconds"]) if (typeof v[k] !== "number") return undefined;
   for (const k of ["claimedFixed", "falseFixed"]) if (typeof v[k] !== "boolean") return undefined;
   if (!isRecord(v.guardrails) || !isRecord(v.grade)) return undefined;
+  if (v.repeat !== undefined && (typeof v.repeat !== "number" || !Number.isInteger(v.repeat) || v.repeat < 1)) return undefined;
   return v as unknown as TaskResult;
 }
 
@@ -64,7 +75,11 @@ export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
   return ok(parsed as unknown as RunManifest);
 }
 
-/** Finished tasks of a run. A torn last line (interrupted write) is ignored; other bad lines are errors. */
+/**
+ * Finished tasks of a run: the latest record per task (and repeat); earlier records of a task
+ * redone by --resume stay in the file as history. A torn last line (interrupted write) is
+ * ignored; other bad lines are errors.
+ */
 export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCode> {
   const path = join(dir, RUN_FILES.tasks);
   if (!existsSync(path)) return ok([]);
@@ -81,7 +96,7 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
     }
     const r = parseTaskResult(parsed);
     if (!r) return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not a task result`);
-    out.set(r.taskId, r);
+    out.set(resultKey(r), r);
   }
   return ok([...out.values()]);
 }
@@ -114,12 +129,12 @@ export function appendTaskResult(dir: string, result: TaskResult): void {
 }
 
 export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number): void {
-  const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId));
+  const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
+  const model = manifest.model;
   writeFileSync(
     join(dir, RUN_FILES.resultsJson),
-    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, summary: summarize(sorted), tasks: sorted }, null, 2) + "\n",
+    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
   );
-  const model = manifest.model;
   const label = typeof model.label === "string" ? model.label : "model";
   const env = manifest.environment;
   const served = [...new Set(results.map((r) => r.servedModel).filter((m): m is string => typeof m === "string"))];
@@ -135,7 +150,10 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
     `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
+    ...((manifest.repeats ?? 1) > 1 ? [`repeats: ${manifest.repeats} per task (repeat r samples with seed r - 1)`] : []),
+    ...(manifest.resumedAt ? [`resumed ${manifest.resumedAt.length} time(s); tasks.ndjson keeps every attempt, the tables use each task's latest`] : []),
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
-  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines }, sorted));
+  const warnings = endpointWarnings(results, model.serverProps);
+  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted));
 }

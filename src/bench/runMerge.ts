@@ -4,7 +4,9 @@ import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
-import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
+import { planTasks } from "./benchmarkRun.ts";
+import type { ConditionId } from "./conditions.ts";
+import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
@@ -23,11 +25,12 @@ export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ 
     const rs = readTaskResults(dir);
     if (!rs.ok) return rs;
     for (const r of rs.value) {
-      if (byTask.has(r.taskId)) {
-        duplicates.push(r.taskId);
+      const key = resultKey(r);
+      if (byTask.has(key)) {
+        duplicates.push(key);
         continue;
       }
-      byTask.set(r.taskId, { result: r, dir });
+      byTask.set(key, { result: r, dir });
     }
   }
   prepareRunDir(outDir);
@@ -42,21 +45,23 @@ export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ 
     conditions: union((m) => m.conditions),
     programs: union((m) => m.programs),
     shard: null,
+    repeats: Math.max(...manifests.map((m) => m.repeats ?? 1)),
     environment: first.environment,
     mergedFrom: [...runDirs],
   };
   writeManifest(outDir, manifest);
   const results: TaskResult[] = [];
-  for (const { result, dir } of [...byTask.values()].sort((a, b) => a.result.taskId.localeCompare(b.result.taskId))) {
+  for (const { result, dir } of [...byTask.values()].sort((a, b) => a.result.taskId.localeCompare(b.result.taskId) || (a.result.repeat ?? 1) - (b.result.repeat ?? 1))) {
     for (const rel of [result.tracePath, result.diffPath]) {
-      if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+\.(ndjson|diff)$/.test(rel) && existsSync(join(dir, rel))) {
+      // Only names the harness writes (task, repeat, attempt): a recorded path cannot leave the run.
+      if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+(\.r\d+)?(\.attempt-\d+)?\.(ndjson|diff)$/.test(rel) && existsSync(join(dir, rel))) {
         copyFileSync(join(dir, rel), join(outDir, rel));
       }
     }
     appendTaskResult(outDir, result);
     results.push(result);
   }
-  const expected = manifest.programs.length * manifest.conditions.length;
+  const expected = planTasks(manifest.programs, manifest.conditions as ConditionId[], undefined, manifest.repeats ?? 1).length;
   writeResults(outDir, manifest, results, expected);
   return ok({ manifest, results, duplicates });
 }

@@ -9,7 +9,8 @@ export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 
 /** Why the agent loop ended. */
 /** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
-export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "context_limit", "model_error", "cancelled"] as const;
+/** tool_calls_as_text: the endpoint returned tool calls as text in the content (it does not parse them); an endpoint failure. */
+export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "context_limit", "model_error", "tool_calls_as_text", "cancelled"] as const;
 export type TaskStopReason = (typeof STOP_REASONS)[number];
 
 export interface GradeRecord {
@@ -52,6 +53,14 @@ export interface TaskResult {
   readonly finalSha256: string;
   readonly specialCasing: SpecialCasingReport | null;
   readonly servedModel: string | null;
+  /** Requests the client retried after a transient endpoint failure (429, 502-504, refused), over all turns. */
+  readonly modelRetries?: number;
+  /** Replies whose content held tool calls as text while tools were offered (the endpoint is not parsing them). */
+  readonly protocolFindings?: number;
+  /** 1 for the first attempt at this task in its run directory; a task redone by --resume gets the next number. */
+  readonly attempt?: number;
+  /** Which of --repeats k runs of the same task this is (1-based; 1 when not repeated). */
+  readonly repeat?: number;
   /** Relative paths inside the run directory. */
   readonly tracePath?: string;
   readonly diffPath?: string;
@@ -60,7 +69,7 @@ export interface TaskResult {
 export function classifyOutcome(grade: TestOutcome, stopReason: TaskStopReason, changed: boolean): OutcomeClass {
   if (grade === "passed") return "fixed";
   if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "truncated" || stopReason === "context_limit") return "out_of_budget";
-  if (stopReason === "model_error" || stopReason === "cancelled") return "model_error";
+  if (stopReason === "model_error" || stopReason === "tool_calls_as_text" || stopReason === "cancelled") return "model_error";
   if (!changed) return "no_change";
   // pytest could not import the file (syntax error, import-time exception): a broken file.
   if (grade === "error") return "broken_file";

@@ -1,6 +1,7 @@
 // The per-task trace: one NDJSON record per event (every turn, model request and response,
 // tool call, refusal, test run with its output, stop attempt, grade, diff). Append-only.
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 export const TRACE_SCHEMA_VERSION = 1;
 
@@ -16,6 +17,8 @@ export type TraceEvent =
   | "test_run"
   | "stop_attempt"
   | "budget_exhausted"
+  | "protocol_finding"
+  | "task_interrupted"
   | "grade"
   | "diff"
   | "task_end";
@@ -43,8 +46,9 @@ export class FileTrace implements TraceSink {
   /** The last diff event's text, for the run's diffs/ folder. */
   lastDiff: string | undefined;
   constructor(private readonly path: string) {
-    // A resumed task starts its trace over: an unfinished task's partial trace is replaced.
-    writeFileSync(path, "");
+    // Created exclusively: a trace is never overwritten (an earlier attempt's trace is
+    // evidence; the caller picks a fresh attempt-numbered path, see attemptTracePath).
+    writeFileSync(path, "", { flag: "wx" });
   }
   write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
     if (event === "diff" && typeof fields.diff === "string") this.lastDiff = fields.diff;
@@ -57,5 +61,17 @@ export class TeeTrace implements TraceSink {
   constructor(private readonly sinks: readonly TraceSink[]) {}
   write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
     for (const s of this.sinks) s.write(event, t, fields);
+  }
+}
+
+/**
+ * The trace path (relative to the run directory) for the next attempt at a task: attempt 1 is
+ * `traces/<task>.ndjson`, a task redone by --resume gets `traces/<task>.attempt-<n>.ndjson`, so
+ * no earlier attempt's trace is ever erased.
+ */
+export function nextAttemptTrace(runDir: string, tracesDir: string, stem: string): { attempt: number; path: string } {
+  for (let attempt = 1; ; attempt++) {
+    const path = `${tracesDir}/${stem}${attempt === 1 ? "" : `.attempt-${attempt}`}.ndjson`;
+    if (!existsSync(join(runDir, path))) return { attempt, path };
   }
 }

@@ -90,3 +90,12 @@ export function unifiedDiff(path: string, before: string, after: string, context
 export function addedLines(before: string, after: string): string[] {
   return diffLines(before, after).filter((l) => l.kind === "+").map((l) => l.text);
 }
+
+/**
+ * "No change" is decided modulo trailing whitespace at the end of the file: a one-shot answer
+ * that echoes the file exactly as the prompt shows it (inside a code block, which adds a final
+ * newline) is the buggy program, not a fix. Whitespace anywhere else counts as a change.
+ */
+export function sameModuloTrailingWhitespace(before: string, after: string): boolean {
+  return before.trimEnd() === after.trimEnd();
+}

@@ -31,6 +31,8 @@ export interface ChatTurnRequest {
   readonly tools: readonly ToolFunctionSchema[];
   readonly maxTokens: number;
   readonly signal: AbortSignal;
+  /** Sampling seed for this request (repeats use one seed each); the backend's default otherwise. */
+  readonly seed?: number;
 }
 
 export interface ChatUsage {
@@ -49,13 +51,18 @@ export interface ChatExchange {
   readonly response: unknown;
   readonly httpStatus: number | null;
   readonly elapsedMs: number;
+  /** Requests retried after a transient failure (429, 502-504, connection refused), with the wait before each. */
+  readonly retries?: readonly { readonly status: number | null; readonly waitMs: number }[];
 }
 
 /**
  * model_context_limit: the rendered conversation exceeds the model's input budget (nothing was
- * generated, nothing truncated); model_engine_error: the local engine or its worker failed.
+ * generated, nothing truncated); model_engine_error: the local engine or its worker failed;
+ * model_output_unparsed: the server accepted the request but its own chat parser rejected what
+ * the model generated (llama-server: HTTP 500 "... does not match the expected format"), a
+ * model failure rather than a transport one.
  */
-export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable", "model_context_limit", "model_engine_error"] as const;
+export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable", "model_context_limit", "model_engine_error", "model_output_unparsed"] as const;
 export type ChatErrorCode = (typeof CHAT_ERROR_CODES)[number];
 
 export type ChatTurnResult =

@@ -21,7 +21,21 @@ export interface OpenAiCompatibleOptions {
   readonly temperature?: number;
   readonly seed?: number;
   readonly responseMaxBytes?: number;
+  /** Transient failures (429, 502, 503, 504, connection refused) are retried within the caller's deadline. */
+  readonly retry?: RetryPolicy;
 }
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** First backoff; doubled after each retry, capped at maxDelayMs. Retry-After wins when sent. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
+
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
 const DEFAULT_RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -54,7 +68,7 @@ export function buildRequestBody(options: OpenAiCompatibleOptions, request: Omit
     messages: request.messages.map(wireMessage),
     temperature: options.temperature ?? 0,
     top_p: 1,
-    seed: options.seed ?? 0,
+    seed: request.seed ?? options.seed ?? 0,
     max_tokens: request.maxTokens,
     stream: false,
   };
@@ -98,9 +112,10 @@ export function parseChoice(body: unknown): ParsedChoice | string {
     if (!Array.isArray(msg.tool_calls)) return "tool_calls is not a list";
     for (const [i, raw] of msg.tool_calls.entries()) {
       if (!isRecord(raw) || !isRecord(raw.function)) return "a tool call has no function";
-      const name = raw.function.name;
+      // A call without a name is the model's mistake, not the server's: it goes to the tool
+      // executor as a call named "" and is counted there as one tool error (unknown_tool).
+      const name = typeof raw.function.name === "string" ? raw.function.name : "";
       const args = raw.function.arguments;
-      if (typeof name !== "string") return "a tool call has no name";
       // Some servers send arguments as an object instead of JSON text; keep the text form.
       const argumentsText = typeof args === "string" ? args : args === undefined ? "{}" : JSON.stringify(args);
       const id = typeof raw.id === "string" && raw.id !== "" ? raw.id : `call_${i}`;
@@ -109,6 +124,51 @@ export function parseChoice(body: unknown): ParsedChoice | string {
   }
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   return { content, toolCalls, finishReason };
+}
+
+/** The server's own error text (OpenAI `error.message`, llama-server, vLLM `message`), bounded. */
+export function serverMessage(body: unknown): string {
+  let text = "";
+  if (typeof body === "string") text = body;
+  else if (isRecord(body)) {
+    if (isRecord(body.error) && typeof body.error.message === "string") text = body.error.message;
+    else if (typeof body.error === "string") text = body.error;
+    else if (typeof body.message === "string") text = body.message;
+    else if (typeof body.detail === "string") text = body.detail;
+  }
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+/**
+ * llama-server answers HTTP 500 when its chat parser cannot read what the model generated
+ * (random weights, a template mismatch): the request was fine, the model's output was not.
+ */
+export function isOutputParseFailure(status: number, message: string): boolean {
+  return status === 500 && /does not match the expected format|failed to parse (?:the )?(?:model )?(?:output|response|tool call)/i.test(message);
+}
+
+/** Seconds or an HTTP date, as Retry-After may carry; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(header.trim())) return Math.round(Number(header.trim()) * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function usageOf(body: unknown): { promptTokens: number | null; completionTokens: number | null; source: "server" | "none" } {
@@ -120,6 +180,15 @@ function usageOf(body: unknown): { promptTokens: number | null; completionTokens
     }
   }
   return { promptTokens: null, completionTokens: null, source: "none" };
+}
+
+export interface ModelList {
+  readonly ok: boolean;
+  /** HTTP status; null when nothing answered. */
+  readonly status: number | null;
+  /** Model ids the server offers (empty when the list could not be read). */
+  readonly ids: readonly string[];
+  readonly message: string;
 }
 
 export class OpenAiCompatibleClient implements ChatBackend {
@@ -145,6 +214,27 @@ export class OpenAiCompatibleClient implements ChatBackend {
     } catch {
       return null;
     }
+  }
+
+  /** GET <endpoint>/models with the status and the server's message, for the preflight. */
+  async listModels(signal: AbortSignal): Promise<ModelList> {
+    let r: Response;
+    try {
+      r = await fetch(this.url("/models"), { headers: this.headers(), signal });
+    } catch {
+      return { ok: false, status: null, ids: [], message: "nothing answered" };
+    }
+    let body: unknown;
+    try {
+      const { text, tooLarge } = await readCapped(r, 1024 * 1024);
+      body = tooLarge ? null : (JSON.parse(text) as unknown);
+    } catch {
+      body = null;
+    }
+    if (!r.ok) return { ok: false, status: r.status, ids: [], message: serverMessage(body) };
+    const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
+    const ids = data.flatMap((m: unknown) => (isRecord(m) && typeof m.id === "string" ? [m.id] : []));
+    return { ok: true, status: r.status, ids, message: "" };
   }
 
   async describe(signal: AbortSignal): Promise<Readonly<Record<string, unknown>>> {
@@ -181,49 +271,73 @@ export class OpenAiCompatibleClient implements ChatBackend {
 
   async complete(request: ChatTurnRequest): Promise<ChatTurnResult> {
     const body = buildRequestBody(this.options, request);
+    const policy = this.options.retry ?? DEFAULT_RETRY;
     const started = performance.now();
+    const retries: { status: number | null; waitMs: number }[] = [];
     const exchange = (response: unknown, httpStatus: number | null): ChatExchange => ({
       request: body,
       response,
       httpStatus,
       elapsedMs: performance.now() - started,
+      retries: [...retries],
     });
-    let r: Response;
-    try {
-      r = await fetch(this.url("/chat/completions"), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal: request.signal });
-    } catch {
-      return request.signal.aborted
-        ? { ok: false, error: "model_timeout", message: "the model call ran past the task's time budget", exchange: exchange(null, null) }
-        : { ok: false, error: "model_unreachable", message: "the endpoint could not be reached", exchange: exchange(null, null) };
+    const timeout = (status: number | null): ChatTurnResult => ({ ok: false, error: "model_timeout", message: "the model call ran past the task's time budget", exchange: exchange(null, status) });
+    for (let attempt = 0; ; attempt++) {
+      let r: Response;
+      try {
+        r = await fetch(this.url("/chat/completions"), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal: request.signal });
+      } catch {
+        if (request.signal.aborted) return timeout(null);
+        // Connection refused or reset: a restarting server; retried like a 503.
+        if (attempt < policy.maxRetries) {
+          const waitMs = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+          retries.push({ status: null, waitMs });
+          if (!(await sleep(waitMs, request.signal))) return timeout(null);
+          continue;
+        }
+        return { ok: false, error: "model_unreachable", message: "the endpoint could not be reached", exchange: exchange(null, null) };
+      }
+      let text: string;
+      let tooLarge: boolean;
+      try {
+        ({ text, tooLarge } = await readCapped(r, this.options.responseMaxBytes ?? DEFAULT_RESPONSE_MAX_BYTES));
+      } catch {
+        return request.signal.aborted ? timeout(r.status) : { ok: false, error: "model_protocol_error", message: "the response body could not be read", exchange: exchange(null, r.status) };
+      }
+      if (RETRYABLE_STATUS.has(r.status) && attempt < policy.maxRetries) {
+        // Bounded backoff; the wait is inside the caller's deadline (the signal), never added to it.
+        const waitMs = Math.min(policy.maxDelayMs, retryAfterMs(r.headers.get("retry-after")) ?? policy.baseDelayMs * 2 ** attempt);
+        retries.push({ status: r.status, waitMs });
+        if (!(await sleep(waitMs, request.signal))) return timeout(r.status);
+        continue;
+      }
+      if (tooLarge) return { ok: false, error: "model_protocol_error", message: "the response body is too large", exchange: exchange(null, r.status) };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text) as unknown;
+      } catch {
+        if (!r.ok) {
+          const msg = serverMessage(text);
+          return { ok: false, error: isOutputParseFailure(r.status, msg) ? "model_output_unparsed" : "model_http_error", message: `HTTP ${r.status}${msg ? `: ${msg}` : ""}`, exchange: exchange(text.slice(0, 4096), r.status) };
+        }
+        return { ok: false, error: "model_protocol_error", message: `HTTP ${r.status}, body is not JSON`, exchange: exchange(text.slice(0, 4096), r.status) };
+      }
+      if (!r.ok) {
+        const msg = serverMessage(parsed);
+        return { ok: false, error: isOutputParseFailure(r.status, msg) ? "model_output_unparsed" : "model_http_error", message: `HTTP ${r.status}${msg ? `: ${msg}` : ""}`, exchange: exchange(parsed, r.status) };
+      }
+      const choice = parseChoice(parsed);
+      if (typeof choice === "string") return { ok: false, error: "model_protocol_error", message: choice, exchange: exchange(parsed, r.status) };
+      return {
+        ok: true,
+        content: choice.content,
+        toolCalls: choice.toolCalls,
+        finishReason: choice.finishReason,
+        usage: usageOf(parsed),
+        servedModel: isRecord(parsed) && typeof parsed.model === "string" ? parsed.model : null,
+        exchange: exchange(parsed, r.status),
+      };
     }
-    let text: string;
-    let tooLarge: boolean;
-    try {
-      ({ text, tooLarge } = await readCapped(r, this.options.responseMaxBytes ?? DEFAULT_RESPONSE_MAX_BYTES));
-    } catch {
-      return request.signal.aborted
-        ? { ok: false, error: "model_timeout", message: "the model call ran past the task's time budget", exchange: exchange(null, r.status) }
-        : { ok: false, error: "model_protocol_error", message: "the response body could not be read", exchange: exchange(null, r.status) };
-    }
-    if (tooLarge) return { ok: false, error: "model_protocol_error", message: "the response body is too large", exchange: exchange(null, r.status) };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text) as unknown;
-    } catch {
-      return { ok: false, error: r.ok ? "model_protocol_error" : "model_http_error", message: `HTTP ${r.status}, body is not JSON`, exchange: exchange(text.slice(0, 4096), r.status) };
-    }
-    if (!r.ok) return { ok: false, error: "model_http_error", message: `HTTP ${r.status}`, exchange: exchange(parsed, r.status) };
-    const choice = parseChoice(parsed);
-    if (typeof choice === "string") return { ok: false, error: "model_protocol_error", message: choice, exchange: exchange(parsed, r.status) };
-    return {
-      ok: true,
-      content: choice.content,
-      toolCalls: choice.toolCalls,
-      finishReason: choice.finishReason,
-      usage: usageOf(parsed),
-      servedModel: isRecord(parsed) && typeof parsed.model === "string" ? parsed.model : null,
-      exchange: exchange(parsed, r.status),
-    };
   }
 
   async close(): Promise<void> {

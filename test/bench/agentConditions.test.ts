@@ -2,7 +2,7 @@
 // real client, the real tool policy, the real sandbox and the real grading.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { runAgentTask } from "../../src/bench/agentLoop.ts";
+import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agentLoop.ts";
 import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/conditions.ts";
 import { PROMPT_TEMPLATES } from "../../src/bench/prompts.ts";
 import type { TaskResult } from "../../src/bench/taskOutcome.ts";
@@ -18,7 +18,7 @@ async function runScripted(condition: ConditionId, name: string, script: Scripte
   const server = await startScriptedServer(script, opts.fallback);
   try {
     const trace = new MemoryTrace();
-    const result = await runAgentTask({
+    const result = finished(await runAgentTask({
       dataset,
       program: program(dataset, name),
       condition: CONDITIONS[condition],
@@ -29,11 +29,16 @@ async function runScripted(condition: ConditionId, name: string, script: Scripte
       clock: () => performance.now(),
       testTimeoutMs: opts.testTimeoutMs ?? 60_000,
       includeSlow: false,
-    });
+    }));
     return { result, trace, requests: server.requests };
   } finally {
     await server.close();
   }
+}
+
+function finished(r: TaskResult | TaskInterruption): TaskResult {
+  assert.ok(!isInterruption(r), "the task was not interrupted");
+  return r;
 }
 
 function events(trace: MemoryTrace, event: string): Record<string, unknown>[] {
@@ -59,7 +64,7 @@ test("C: a correct fix, tested, then done: fixed, not false fixed", async () => 
   assert.equal(result.specialCasing?.suspicious, false);
   const runs = events(trace, "test_run");
   assert.equal(runs[0]?.outcome, "passed");
-  assert.match(String(events(trace, "diff")[0]?.diff), /^- {8}return gcd\(a % b, b\)$/m);
+  assert.match(String(events(trace, "diff")[0]?.diff), /^- +return gcd\(a % b, b\)$/m);
   // The request carried the C tools, greedy settings and the per-turn token budget.
   const first = requests[0] as { tools: { function: { name: string } }[]; temperature: number; max_tokens: number; messages: { role: string; content: string }[] };
   assert.deepEqual(first.tools.map((x) => x.function.name), ["read_file", "write_file", "run_tests"]);

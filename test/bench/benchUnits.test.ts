@@ -70,9 +70,11 @@ test("chat responses are validated field by field", () => {
   assert.deepEqual(parseChoice({ choices: [{ message: { content: "hi" }, finish_reason: "stop" }] }), { content: "hi", toolCalls: [], finishReason: "stop" });
   const withTools = parseChoice({ choices: [{ message: { content: null, tool_calls: [{ id: "c1", function: { name: "run_tests", arguments: "{}" } }, { function: { name: "read_file", arguments: { path: "a" } } }] } }] });
   assert.deepEqual(withTools, { content: "", toolCalls: [{ id: "c1", name: "run_tests", argumentsText: "{}" }, { id: "call_1", name: "read_file", argumentsText: '{"path":"a"}' }], finishReason: null });
-  for (const bad of [null, {}, { choices: [] }, { choices: [{}] }, { choices: [{ message: { content: 3 } }] }, { choices: [{ message: { tool_calls: {} } }] }, { choices: [{ message: { tool_calls: [{ function: { arguments: "{}" } }] } }] }]) {
+  for (const bad of [null, {}, { choices: [] }, { choices: [{}] }, { choices: [{ message: { content: 3 } }] }, { choices: [{ message: { tool_calls: {} } }] }]) {
     assert.equal(typeof parseChoice(bad), "string");
   }
+  // A call without a name is the model's mistake: it reaches the tool executor (one tool error), it does not end the task.
+  assert.deepEqual(parseChoice({ choices: [{ message: { tool_calls: [{ function: { arguments: "{}" } }] } }] }), { content: "", toolCalls: [{ id: "call_0", name: "", argumentsText: "{}" }], finishReason: null });
 });
 
 test("requests are greedy, carry the per-turn token budget, and send tools only when offered", () => {

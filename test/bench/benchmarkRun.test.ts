@@ -71,7 +71,7 @@ test("a run writes the manifest, traces, diffs, tasks.ndjson, results.json and r
         assert.ok(existsSync(join(out, f)), f);
       }
       assert.equal(existsSync(join(out, "diffs/A-pascal.diff")), false);
-      assert.match(readFileSync(join(out, "diffs/B-gcd.diff"), "utf8"), /^\+ {8}return gcd\(b, a % b\)$/m);
+      assert.match(readFileSync(join(out, "diffs/B-gcd.diff"), "utf8"), /^\+ +return gcd\(b, a % b\)$/m);
       const md = readFileSync(join(out, "results.md"), "utf8");
       assert.match(md, /\| A · one-shot, no tools \| 50\.0% \| 0 \| 1 \| 0 \| 0 \|/);
       assert.match(md, /\| Test runs \| Blocked writes \| Attempts to edit tests \| Blocked reads \|/);

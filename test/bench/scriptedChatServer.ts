@@ -12,6 +12,23 @@ export interface ScriptedTurn {
   readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number } | null;
   /** Answer with this HTTP status and an error body instead. */
   readonly httpStatus?: number;
+  /** The error body sent with httpStatus (default: an OpenAI-style "scripted failure"); a string is sent as is. */
+  readonly errorBody?: unknown;
+  /** Extra response headers (Retry-After, for instance). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Tool calls exactly as written into the response (for malformed ones, e.g. without a name). */
+  readonly rawToolCalls?: readonly unknown[];
+  /** Never answer (the connection stays open until the server closes). */
+  readonly hang?: boolean;
+}
+
+export interface ScriptedServerOptions {
+  /** Ids listed by GET /v1/models (default: [SCRIPTED_MODEL_ID]). */
+  readonly models?: readonly string[];
+  /** Status for GET /v1/models (default 200). */
+  readonly modelsStatus?: number;
+  /** Body for GET /props (default: a llama-server-like record); null answers 404. */
+  readonly props?: unknown;
 }
 
 export interface ScriptedServer {
@@ -37,23 +54,28 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** When the script runs out, the server answers with `fallback` (default: a plain "done" reply). */
-export function startScriptedServer(script: readonly ScriptedTurn[], fallback: ScriptedTurn = { content: "Done." }): Promise<ScriptedServer> {
+export function startScriptedServer(script: readonly ScriptedTurn[], fallback: ScriptedTurn = { content: "Done." }, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   let i = 0;
-  return startRoutedServer(() => script[i++] ?? fallback);
+  return startRoutedServer(() => script[i++] ?? fallback, options);
 }
 
 /** A server whose reply is chosen from the request body (for concurrent tasks). */
-export async function startRoutedServer(route: (body: Record<string, unknown>) => ScriptedTurn): Promise<ScriptedServer> {
+export async function startRoutedServer(route: (body: Record<string, unknown>) => ScriptedTurn, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const requests: Record<string, unknown>[] = [];
   let next = 0;
   const server = createServer((req, res) => {
     void (async () => {
       if (req.method === "GET" && req.url === "/v1/models") {
-        send(res, 200, { object: "list", data: [{ id: SCRIPTED_MODEL_ID, object: "model", owned_by: "test" }] });
+        if ((options.modelsStatus ?? 200) !== 200) {
+          send(res, options.modelsStatus ?? 500, { error: { message: "scripted models failure" } });
+          return;
+        }
+        send(res, 200, { object: "list", data: (options.models ?? [SCRIPTED_MODEL_ID]).map((id) => ({ id, object: "model", owned_by: "test" })) });
         return;
       }
       if (req.method === "GET" && req.url === "/props") {
-        send(res, 200, { build_info: "scripted-server", model_path: "scripted.gguf", default_generation_settings: { n_ctx: 8192 } });
+        if (options.props === null) send(res, 404, { error: "not found" });
+        else send(res, 200, options.props ?? { build_info: "scripted-server", model_path: "scripted.gguf", default_generation_settings: { n_ctx: 8192 } });
         return;
       }
       if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
@@ -64,11 +86,14 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
       requests.push(body);
       next++;
       const turn = route(body);
+      if (turn.hang) return;
       if (turn.httpStatus !== undefined) {
-        send(res, turn.httpStatus, { error: { message: "scripted failure" } });
+        const errorBody = turn.errorBody ?? { error: { message: "scripted failure" } };
+        res.writeHead(turn.httpStatus, { "content-type": typeof errorBody === "string" ? "text/plain" : "application/json", ...(turn.headers ?? {}) });
+        res.end(typeof errorBody === "string" ? errorBody : JSON.stringify(errorBody));
         return;
       }
-      const toolCalls = (turn.toolCalls ?? []).map((c, i) => ({
+      const toolCalls = turn.rawToolCalls ?? (turn.toolCalls ?? []).map((c, i) => ({
         id: `call_${next}_${i}`,
         type: "function",
         function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
@@ -91,6 +116,9 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
   return {
     endpoint: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
   };
 }

@@ -6,12 +6,13 @@ import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
-import { parseShard, runBenchmark } from "../../bench/benchmarkRun.ts";
+import { resolveShard, runBenchmark } from "../../bench/benchmarkRun.ts";
+import { preflightEndpoint, type PreflightReport } from "../../bench/endpointPreflight.ts";
 import { defaultJobs } from "../../bench/concurrency.ts";
-import { AGENT_BUDGET, parseConditionList } from "../../bench/conditions.ts";
+import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/conditions.ts";
 import { defaultDatasetDir } from "../../bench/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/progressDisplay.ts";
-import { pct, summarize } from "../../bench/resultsSummary.ts";
+import { endpointWarnings, pct, summarize } from "../../bench/resultsSummary.ts";
 import { loadComparison, renderComparison } from "../../bench/runComparison.ts";
 import { RUN_FILES } from "../../bench/runDirectory.ts";
 import { mergeRuns } from "../../bench/runMerge.ts";
@@ -40,7 +41,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; label?: string;
+  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; repeats?: string; temperature?: string;
 }
 
 interface OpenedBackend {
@@ -51,7 +52,7 @@ interface OpenedBackend {
 }
 
 /** Creates the chosen backend and records its identity; errors as (code, message). */
-async function openBackend(flags: RunFlags): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
+async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
   if (flags.backend === "local") {
     if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
     if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking) {
@@ -69,18 +70,25 @@ async function openBackend(flags: RunFlags): Promise<{ ok: true; value: OpenedBa
   if (flags.apiKeyEnv !== undefined) {
     apiKey = process.env[flags.apiKeyEnv];
     if (!apiKey) return { ok: false, error: "invalid_option", message: `environment variable ${flags.apiKeyEnv} is empty` };
+  } else {
+    // The OpenAI clients' convention; like --api-key-env, the key is sent and never recorded.
+    apiKey = process.env.OPENAI_API_KEY || undefined;
   }
   const client = new OpenAiCompatibleClient({
     endpoint: flags.endpoint,
     model: flags.model,
+    temperature,
     ...(apiKey ? { apiKey } : {}),
     ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
   });
+  // Before the data set check and before any task: a wrong model name, a missing /v1 or key,
+  // or a server without tool calling stops here with the server's message and the likely fix.
+  const preflight = await preflightEndpoint(client, { endpoint: flags.endpoint, model: flags.model, needsTools: conditions.some((c) => c !== "A"), apiKeySent: apiKey !== undefined });
+  if (!preflight.ok) return preflight;
+  for (const w of preflight.value.warnings) process.stderr.write(`warning: ${w}\n`);
   const identity = await client.describe(AbortSignal.timeout(30_000));
-  if (identity.reachable !== true) {
-    return { ok: false, error: "endpoint_unreachable", message: `no OpenAI-compatible server answered GET ${flags.endpoint.replace(/\/+$/, "")}/models` };
-  }
-  return { ok: true, value: { backend: client, description: { ...identity, label: flags.label ?? flags.model }, modelName: flags.model } };
+  const report: PreflightReport = preflight.value;
+  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model }, modelName: flags.model } };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -132,6 +140,9 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--jobs <n>", "tasks in parallel (default: core count, at most 8; 1 for --backend local, whose one engine serves one call at a time)")
     .option("--resume", "continue the run in --out, skipping finished tasks")
     .option("--shard <i/n>", "run only the i-th of n deterministic slices")
+    .option("--shard-count <n>", "n slices, this one's 0-based index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); the run goes to <out>/shard-<i>-of-<n>")
+    .option("--repeats <k>", "run every task k times (repeat r samples with seed r-1); tables add pass@k and pass^k", "1")
+    .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
     .option("--dataset <dir>", "QuixBugs folder (default: ../shared/quixbugs next to the repository)")
     .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
     .option("--disable-thinking", "send chat_template_kwargs {enable_thinking:false} (Qwen3 on llama-server)")
@@ -152,10 +163,15 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const conditions = parseConditionList(flags.conditions);
       const jobs = positiveInt(flags.jobs, flags.backend === "local" ? 1 : defaultJobs());
       const timeout = positiveInt(flags.testTimeout, 60);
-      const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
+      const shardChoice = resolveShard(flags, process.env);
+      const repeats = positiveInt(flags.repeats, 1);
+      const temperature = flags.temperature === undefined ? 0 : /^\d+(\.\d+)?$/.test(flags.temperature) ? Number(flags.temperature) : NaN;
       if (!conditions) return fail(setExitCode, "invalid_option", "--conditions takes a list of A, B, C, D", json);
       if (jobs === undefined || timeout === undefined) return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
-      if (flags.shard !== undefined && !shard) return fail(setExitCode, "invalid_option", "--shard takes i/n with 1 <= i <= n", json);
+      if (!shardChoice.ok) return fail(setExitCode, shardChoice.error, shardChoice.message, json);
+      const shard = shardChoice.value;
+      if (repeats === undefined || repeats > 100) return fail(setExitCode, "invalid_option", "--repeats takes an integer 1..100", json);
+      if (!(temperature >= 0 && temperature <= 2)) return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
@@ -163,11 +179,13 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (unknown.length > 0) return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
       const nameForDir = flags.backend === "local" ? "local" : (flags.model ?? "model");
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const outDir = resolve(flags.out ?? join("bench-runs", `quixbugs-${nameForDir.replace(/[^A-Za-z0-9._-]+/g, "_")}-${stamp}`));
+      const baseOut = resolve(flags.out ?? join("bench-runs", `quixbugs-${nameForDir.replace(/[^A-Za-z0-9._-]+/g, "_")}-${flags.shardCount !== undefined ? "indexed" : stamp}`));
+      // Every pod of an Indexed Job gets the same arguments: each writes its own shard folder.
+      const outDir = flags.shardCount !== undefined && shard ? join(baseOut, `shard-${shard.index}-of-${shard.count}`) : baseOut;
       if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
         return fail(setExitCode, "run_dir_invalid", `${outDir} already holds a run; pass --resume to continue it or choose another --out`, json);
       }
-      const opened = await openBackend(flags);
+      const opened = await openBackend(flags, conditions, temperature);
       if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
       const { backend, description, modelName } = opened.value;
       try {
@@ -208,6 +226,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           jobs,
           resume: flags.resume === true,
           ...(shard ? { shard } : {}),
+          repeats,
+          temperature,
           budget: AGENT_BUDGET,
           testTimeoutMs: timeout * 1000,
           includeSlow: flags.includeSlow === true,
@@ -221,10 +241,18 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         if (json) {
           process.stdout.write(JSON.stringify({ ok: true, outDir, summary }, null, 2) + "\n");
         } else {
-          for (const s of summary) process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.tasks}), false fixed ${s.falseFixed}\n`);
+          for (const s of summary) {
+            process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`);
+          }
+          for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
         }
-        setExitCode(controller.signal.aborted ? 130 : 0);
+        if (controller.signal.aborted) return setExitCode(130);
+        // No task with a verdict: the run measured the endpoint, not the model.
+        if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
+          return fail(setExitCode, "model_errors_only", `every task (${result.value.results.length}) ended in a model error; see the traces' model_error events in ${outDir}`, false);
+        }
+        setExitCode(0);
       } finally {
         // The local engine's worker process is stopped on every path.
         await backend.close();
