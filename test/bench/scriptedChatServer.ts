@@ -29,6 +29,10 @@ export interface ScriptedServerOptions {
   readonly modelsStatus?: number;
   /** Body for GET /props (default: a llama-server-like record); null answers 404. */
   readonly props?: unknown;
+  /** Answer 401 to every request without `Authorization: Bearer <this>`. */
+  readonly apiKey?: string;
+  /** Answer chat requests that carry tools with this status (a server without tool support). */
+  readonly toolsStatus?: number;
 }
 
 export interface ScriptedServer {
@@ -65,6 +69,10 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
   let next = 0;
   const server = createServer((req, res) => {
     void (async () => {
+      if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+        send(res, 401, { error: { message: "Invalid API Key", type: "authentication_error" } });
+        return;
+      }
       if (req.method === "GET" && req.url === "/v1/models") {
         if ((options.modelsStatus ?? 200) !== 200) {
           send(res, options.modelsStatus ?? 500, { error: { message: "scripted models failure" } });
@@ -85,6 +93,10 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
       const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
       requests.push(body);
       next++;
+      if (options.toolsStatus !== undefined && Array.isArray(body.tools)) {
+        send(res, options.toolsStatus, { error: { code: options.toolsStatus, message: "tools param requires --jinja flag", type: "invalid_request_error" } });
+        return;
+      }
       const turn = route(body);
       if (turn.hang) return;
       if (turn.httpStatus !== undefined) {
