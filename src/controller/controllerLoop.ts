@@ -185,7 +185,8 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
       observation = rejection(verdict.attemptedAction, verdict.error, verdict.message, workspace.state().version);
     } else {
       const integrity = await workspace.integrityCheck();
-      evidence.append("integrity_check", { ok: integrity.ok, at: "before_dispatch" }, proposalNumber);
+      // The reason (logical names only, never shown to the model) is kept as evidence.
+      evidence.append("integrity_check", integrity.ok ? { ok: true, at: "before_dispatch" } : { ok: false, at: "before_dispatch", message: integrity.message }, proposalNumber);
       if (!integrity.ok) {
         observation = rejection(verdict.action.action, "workspace_conflict", "a managed file changed outside the controller", workspace.state().version);
         recordObservation(evidence, log, proposalNumber, observation);

@@ -22,7 +22,8 @@ import { createRun, type RunWorkspace } from "../workspace/index.ts";
 import type { WorkspaceHooks } from "../workspace/hooks.ts";
 import type { WorkspaceErrorCode } from "../workspace/errorCodes.ts";
 
-export type RunKind = "scripted_baseline" | "negative_check" | "model_trial" | "synthetic_pipeline_check";
+/** "extension": a model trial after the first one recorded in the model directory's ledger (Part 10). */
+export type RunKind = "scripted_baseline" | "negative_check" | "model_trial" | "extension" | "synthetic_pipeline_check";
 
 /**
  * A source that must be loaded first (the local model). Loading happens inside the run, after
@@ -90,7 +91,7 @@ export function runLabels(kind: RunKind): { kind: RunKind; scripted: boolean; sy
     kind,
     scripted: kind === "scripted_baseline" || kind === "negative_check",
     synthetic_pipeline_check: kind === "synthetic_pipeline_check",
-    model_invoked_expected: kind === "model_trial" || kind === "synthetic_pipeline_check",
+    model_invoked_expected: kind === "model_trial" || kind === "extension" || kind === "synthetic_pipeline_check",
   };
 }
 
@@ -151,7 +152,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     loadMs = clock.now() - loadStarted;
     if (loaded.ok) source = loaded.value;
     else loadFailure = { error: loaded.error, message: loaded.message };
-    evidence.append("source_load", { ok: loaded.ok, error: loadFailure?.error ?? null, message: loadFailure?.message ?? null, elapsed_ms: loadMs });
+    appendQuietly(evidence, "source_load", { ok: loaded.ok, error: loadFailure?.error ?? null, message: loadFailure?.message ?? null, elapsed_ms: loadMs });
   } else {
     source = options.source;
   }
@@ -193,18 +194,19 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   let diagnostic: Record<string, unknown> | undefined;
   try {
     evidence.append("run_started", { run_kind: options.kind, labels, initial_state: workspace.state(), overall_deadline_ms: overallDeadlineMs });
+    if (auditProblem !== null) throw new EvidenceIntegrityError(auditProblem);
     if (!manifestWrite.ok) {
       // A manifest.json already present was not written by this run: record it and stop, never run on it.
       diagnostic = { error_name: "EvidenceFileExists", error_message: manifestWrite.message };
       evidence.append("harness_error", { at: "manifest", error: manifestWrite.error, message: manifestWrite.message });
       evidence.append("stop", { stop_reason: "harness_error", at: "manifest" });
       loop = emptyLoop("harness_error");
-    } else if (source === null) {
-      evidence.append("stop", { stop_reason: loadFailure?.error ?? "model_error", at: "source_load" });
-      loop = emptyLoop(loadFailure?.error ?? "model_error");
     } else {
       await options.afterCreate?.(workspace);
-      loop = await runControllerLoop({
+      if (source === null) {
+        evidence.append("stop", { stop_reason: loadFailure?.error ?? "model_error", at: "source_load" });
+        loop = emptyLoop(loadFailure?.error ?? "model_error");
+      } else loop = await runControllerLoop({
       workspace,
       evidence,
       source,
@@ -219,15 +221,15 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   } catch (error) {
     // An unexpected exception is a harness fault: keep bounded trusted diagnostics, never success.
     diagnostic = boundedDiagnostic(error);
-    if (!(error instanceof EvidenceIntegrityError)) evidence.append("harness_error", diagnostic, latestProposal);
-    evidence.append("stop", { stop_reason: "harness_error" }, latestProposal);
+    if (!(error instanceof EvidenceIntegrityError)) appendQuietly(evidence, "harness_error", diagnostic, latestProposal);
+    appendQuietly(evidence, "stop", { stop_reason: "harness_error" }, latestProposal);
     loop = { ...emptyLoop("harness_error"), proposalsUsed: latestProposal ?? 0 };
   } finally {
     try {
       await source?.close();
     } catch (error) {
       // A source that cannot close (a worker that will not die) is recorded; it changes no result.
-      evidence.append("source_close_failed", boundedDiagnostic(error), latestProposal);
+      appendQuietly(evidence, "source_close_failed", boundedDiagnostic(error), latestProposal);
     }
   }
 
@@ -244,10 +246,10 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   } catch (error) {
     // A fault during final evaluation: keep the loop's stop reason, never claim success.
     diagnostic = { ...(diagnostic ?? {}), final_evaluation_error: boundedDiagnostic(error) };
-    evidence.append("harness_error", { at: "final_evaluation", ...boundedDiagnostic(error) });
+    appendQuietly(evidence, "harness_error", { at: "final_evaluation", ...boundedDiagnostic(error) });
     finalEvaluation = harnessFailedEvaluation();
   }
-  evidence.append("final_evaluation", {
+  appendQuietly(evidence, "final_evaluation", {
     status: finalEvaluation.status,
     snapshot: finalEvaluation.snapshot,
     public_passed: finalEvaluation.publicPassed,
@@ -256,12 +258,13 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   });
 
   // Evidence that can fail: how many processes/threads were started while this run was watched.
-  if (options.processWatch) evidence.append("process_watch", options.processWatch.report());
+  if (options.processWatch) appendQuietly(evidence, "process_watch", options.processWatch.report());
   // Before final.json: the audit and the manifest must still be this run's own files.
   const lateProblem = auditProblem ?? recorder.identityProblem() ?? (manifestWrite.ok ? evidenceFileProblem(join(runDirectory, "manifest.json"), "manifest.json", manifestWrite.value) : null);
-  if (lateProblem !== null && auditProblem === null && diagnostic?.evidence_problem === undefined) {
+  if (lateProblem !== null) {
     diagnostic = { ...(diagnostic ?? {}), evidence_problem: lateProblem };
-    evidence.append("harness_error", { at: "before_final", error: "evidence_replaced", message: lateProblem });
+    // When the audit itself is the problem, this append records it (audit_replaced) instead.
+    if (auditProblem === null) appendQuietly(evidence, "harness_error", { at: "before_final", error: "evidence_replaced", message: lateProblem });
   }
   const failedClosed = lateProblem !== null;
   const final: FinalReport = {
@@ -301,7 +304,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     if (!finalWrite.ok) {
       // Someone else's final.json stays where it is, as evidence; the audit says it is not ours,
       // and this run ends as harness_error (the verdict then reads EVIDENCE INVALID).
-      evidence.append("harness_error", { at: "final", error: finalWrite.error, message: finalWrite.message });
+      appendQuietly(evidence, "harness_error", { at: "final", error: finalWrite.error, message: finalWrite.message });
       finalReport = { ...final, stop_reason: "harness_error", verified_success: false, diagnostic: { ...(final.diagnostic ?? {}), evidence_problem: finalWrite.message } };
     }
     appendQuietly(evidence, "run_finished", { stop_reason: finalReport.stop_reason, verified_success: finalReport.verified_success });
@@ -330,9 +333,9 @@ function writeEvidence(runDirectory: string, name: string, value: unknown): Evid
 }
 
 /** The last append of a run: an audit fault found here is already recorded, so it ends nothing more. */
-function appendQuietly(evidence: EvidenceSink, type: string, payload: Readonly<Record<string, unknown>>): void {
+function appendQuietly(evidence: EvidenceSink, type: string, payload: Readonly<Record<string, unknown>>, proposalNumber: number | null = null): void {
   try {
-    evidence.append(type, payload);
+    evidence.append(type, payload, proposalNumber);
   } catch (error) {
     if (!(error instanceof EvidenceIntegrityError)) throw error;
   }

@@ -2,11 +2,14 @@
 // the rename, and for the final snapshot: the workspace directory is the one we created (same
 // dev+ino, not a symlink), both managed files are regular, unlinked-elsewhere (nlink 1), opened
 // without following symlinks, and their SHA256 equals the controller's record. Anything else is
-// workspace_conflict. Messages name logical files only.
+// workspace_conflict. The run folder and the workspace must stay owner-only (0700) and the
+// managed files 0600 (the spec's owner-only access): a chmod by anyone mid-run is a conflict.
+// Messages name logical files only.
+import { promises as fsp } from "node:fs";
 import type { ManagedFileName } from "../lab/constants.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { ManagedPaths } from "./runDirectory.ts";
-import { directoryIdentity, readManagedFile, sameIdentity, type FileIdentity, type ManagedFileProblem } from "./secureFs.ts";
+import { DIRECTORY_MODE, directoryIdentity, FILE_MODE, readManagedFile, sameIdentity, type FileIdentity, type ManagedFileProblem } from "./secureFs.ts";
 
 export interface ManagedBytes {
   readonly bytes: Buffer;
@@ -62,8 +65,24 @@ async function readManagedFilesUnguarded(target: IntegrityTarget): Promise<Resul
     read.push({ bytes: outcome.bytes, sha256: outcome.sha256 });
   }
   if (!(await checkDirectory())) return conflict("the workspace directory was replaced during the check");
+  const modeProblem = await ownerOnlyProblem(target.paths, files);
+  if (modeProblem !== null) return conflict(modeProblem);
   const [task, source] = read as [ManagedBytes, ManagedBytes];
   return ok({ task, source });
+}
+
+/** Null when the run folder and workspace are 0700 and both managed files 0600; else what is not. */
+async function ownerOnlyProblem(paths: ManagedPaths, files: ReadonlyArray<[ManagedFileName, string]>): Promise<string | null> {
+  const expected: Array<[string, string, number]> = [
+    ["the run folder", paths.run, DIRECTORY_MODE],
+    ["the workspace directory", paths.workspace, DIRECTORY_MODE],
+    ...files.map(([name, filePath]): [string, string, number] => [name, filePath, FILE_MODE]),
+  ];
+  for (const [name, path, mode] of expected) {
+    const actual = (await fsp.lstat(path)).mode & 0o777;
+    if (actual !== mode) return `${name} is not owner-only (mode ${actual.toString(8).padStart(3, "0")}, expected ${mode.toString(8)})`;
+  }
+  return null;
 }
 
 /** The full integrity check: policy plus both digests equal to the recorded ones. */

@@ -106,7 +106,7 @@ export async function checksRun(root: string, count: number, withFailure: boolea
   const checksRoot = join(root, "checks");
   mkdirSync(checksRoot);
   const rows: CheckRow[] = SOURCE_VALIDATOR_CHECKS.slice(0, 1).map((check) => ({
-    id: check.id, description: `${check.description} (source validator)`, expected: check.expected, observed: check.expected, unchanged: "n/a", passed: true, problems: [], runDirectory: null,
+    id: check.id, description: `${check.description} (source validator)`, expected: check.expected, observed: check.expected, unchanged: "n/a", passed: true, problems: [], runDirectory: null, stopReason: null,
   }));
   for (const check of NEGATIVE_CHECKS.slice(0, count)) rows.push(await runNegativeCheck(check, checksRoot));
   if (withFailure) {
