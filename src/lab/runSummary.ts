@@ -1,5 +1,6 @@
 // The short human summary of a run: the honest verdict first, then where the evidence is.
 import type { FinalReport } from "./labRun.ts";
+import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../evidence/runVerdict.ts";
 
 export function formatRunSummary(final: FinalReport, runDirectory: string): string {
   const evaluation = final.final_evaluation;
@@ -8,7 +9,12 @@ export function formatRunSummary(final: FinalReport, runDirectory: string): stri
     labels["kind"] === "scripted_baseline" ? "scripted baseline (harness check; no model was invoked)"
     : labels["synthetic_pipeline_check"] === true ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
     : String(labels["kind"]);
+  // The verdict is derived from the audit and cross-checked (src/evidence/runVerdict.ts); the
+  // final.json figures below are shown for reading, never as the verdict.
+  const verdict = deriveRunVerdict(runDirectory);
   return [
+    `verdict:           ${RUN_VERDICT_HEADLINES[verdict.kind]}`,
+    ...verdict.problems.map((problem) => `  evidence problem: ${problem}`),
     `run:               ${label}`,
     `stop reason:       ${final.stop_reason}`,
     `proposals used:    ${final.proposals_used} (invalid or denied: ${final.invalid_proposals})`,

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { resolveShard, runBenchmark } from "../../bench/benchmarkRun.ts";
 import { preflightEndpoint, type PreflightReport } from "../../bench/endpointPreflight.ts";
@@ -95,9 +96,11 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
   const bench = program.command("bench").description("benchmarks");
   const quix = bench.command("quixbugs").description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
 
+  registerFetchDatasetCommand(quix, setExitCode);
+
   quix.command("verify-dataset")
     .description("in the sandbox: every buggy program must fail its tests and every reference fix must pass")
-    .option("--dataset <dir>", "QuixBugs folder (default: ../shared/quixbugs next to the repository)")
+    .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
     .option("--json", "print one JSON document")
     .option("--jobs <n>", "tests run in parallel (default: core count, at most 8)")
     .option("--include-slow", "also run knapsack's --runslow case (over 9 minutes)")
@@ -143,7 +146,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--shard-count <n>", "n slices, this one's 0-based index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); the run goes to <out>/shard-<i>-of-<n>")
     .option("--repeats <k>", "run every task k times (repeat r samples with seed r-1); tables add pass@k and pass^k", "1")
     .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
-    .option("--dataset <dir>", "QuixBugs folder (default: ../shared/quixbugs next to the repository)")
+    .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
     .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
     .option("--disable-thinking", "send chat_template_kwargs {enable_thinking:false} (Qwen3 on llama-server)")
     .option("--label <text>", "label for tables (default: the model name)")

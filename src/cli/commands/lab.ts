@@ -10,6 +10,7 @@ import { watchProcesses } from "../../lab/processWatch.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
+import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../lab/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../lab/constants.ts";
@@ -40,7 +41,8 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
           return;
         }
         process.stdout.write(options.json ? `${JSON.stringify(result.value.final, null, 2)}\n` : formatRunSummary(result.value.final, result.value.runDirectory));
-        setExitCode(result.value.final.verified_success ? 0 : 1);
+        // The exit status follows the verdict derived from the audit, never final.json alone.
+        setExitCode(deriveRunVerdict(result.value.runDirectory).kind === "verified_success" ? 0 : 1);
       } finally {
         process.removeListener("SIGINT", onSigint);
       }
@@ -117,7 +119,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           return;
         }
         process.stdout.write(formatRunSummary(trial.value.run.final, trial.value.run.runDirectory));
-        setExitCode(trial.value.run.final.stop_reason === "harness_error" ? 1 : 0);
+        setExitCode(trial.value.run.final.stop_reason === "harness_error" || deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid" ? 1 : 0);
       } finally {
         process.removeListener("SIGINT", onSigint);
       }

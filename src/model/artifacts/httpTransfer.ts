@@ -20,6 +20,12 @@ export interface ByteAllowance {
 export interface TransferRequest {
   readonly url: string;
   readonly expectedBytes: number;
+  /**
+   * When true, expectedBytes is a ceiling, not the exact size: a shorter body that ends cleanly
+   * is complete (for archives generated on request, whose exact size cannot be pinned; their
+   * contents are verified file by file afterwards). Longer bodies are refused as always.
+   */
+  readonly sizeIsCeiling?: boolean;
   /** Pinned values the hub's metadata headers must agree with when it sends them. */
   readonly revision: string;
   readonly expectedSha256: string | undefined;
@@ -109,7 +115,8 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
     return failWith({ code: "metadata_mismatch", message: `the server sent a ${encoding}-encoded body`, retryable: false });
   }
   const lengthHeader = response.headers["content-length"];
-  if (lengthHeader !== undefined && lengthHeader !== String(request.expectedBytes)) {
+  const lengthRefused = request.sizeIsCeiling === true ? !(Number(lengthHeader) <= request.expectedBytes) : lengthHeader !== String(request.expectedBytes);
+  if (lengthHeader !== undefined && lengthRefused) {
     response.destroy();
     return failWith({
       code: "content_length_mismatch",
@@ -166,7 +173,7 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
       throw new TransferError({ code: "transfer_interrupted", message: `the connection ended after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: true });
     }
     if (request.deadline.aborted) throw new TransferError(deadlineFailure());
-    if (payloadBytes < request.expectedBytes) {
+    if (payloadBytes < request.expectedBytes && request.sizeIsCeiling !== true) {
       // The server ended the body cleanly (an interruption raises an error above): a wrong size, not a retry case.
       throw new TransferError({ code: "size_mismatch", message: `the body ended cleanly after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: false });
     }
