@@ -1,0 +1,159 @@
+// Runs past one machine: --shard-count with JOB_COMPLETION_INDEX (a Kubernetes Indexed Job),
+// shards as separate processes joined by merge, --repeats with pass@k / pass^k, and the example
+// Job manifest checked with a YAML parser against the CLI's own options.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command } from "commander";
+import { parseAllDocuments } from "yaml";
+import { planTasks, resolveShard } from "../../src/bench/benchmarkRun.ts";
+import { summarizeRepeats } from "../../src/bench/repeatStatistics.ts";
+import { readTaskResults, resultKey } from "../../src/bench/runDirectory.ts";
+import type { OutcomeClass, TaskResult } from "../../src/bench/taskOutcome.ts";
+import { registerBenchCommands } from "../../src/cli/commands/bench.ts";
+import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
+import { SCRIPTED_MODEL_ID, startRoutedServer } from "./scriptedChatServer.ts";
+
+const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
+const MANIFEST = fileURLToPath(new URL("../../examples/kubernetes/quixbugs-indexed-job.yaml", import.meta.url));
+
+function tca(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "JOB_COMPLETION_INDEX"));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024, env: { ...base, ...env } }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
+    });
+  });
+}
+
+test("--shard-count takes the shard from JOB_COMPLETION_INDEX (0-based); bad combinations are invalid_option", () => {
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "0" }), { ok: true, value: { index: 1, count: 4 } });
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "3" }), { ok: true, value: { index: 4, count: 4 } });
+  assert.deepEqual(resolveShard({ shard: "2/3" }, {}), { ok: true, value: { index: 2, count: 3 } });
+  assert.deepEqual(resolveShard({}, { JOB_COMPLETION_INDEX: "1" }), { ok: true, value: undefined });
+  for (const [flags, env] of [
+    [{ shardCount: "4" }, { JOB_COMPLETION_INDEX: "4" }],
+    [{ shardCount: "4" }, {}],
+    [{ shardCount: "4" }, { JOB_COMPLETION_INDEX: "-1" }],
+    [{ shardCount: "0" }, { JOB_COMPLETION_INDEX: "0" }],
+    [{ shardCount: "x" }, { JOB_COMPLETION_INDEX: "0" }],
+    [{ shard: "1/2", shardCount: "2" }, { JOB_COMPLETION_INDEX: "0" }],
+    [{ shard: "3/2" }, {}],
+  ] as const) {
+    const r = resolveShard(flags, env);
+    assert.equal(r.ok ? "ok" : r.error, "invalid_option", JSON.stringify([flags, env]));
+  }
+});
+
+test("planTasks with repeats: keys name the repeat, and shards partition every (task, repeat)", () => {
+  const all = planTasks(["gcd", "pascal"], ["A"], undefined, 3);
+  assert.deepEqual(all.map((t) => t.key), ["A-gcd", "A-gcd.r2", "A-gcd.r3", "A-pascal", "A-pascal.r2", "A-pascal.r3"]);
+  const shards = [1, 2, 3, 4].map((index) => planTasks(["gcd", "pascal"], ["A"], { index, count: 4 }, 3).map((t) => t.key));
+  assert.deepEqual(shards.flat().sort(), all.map((t) => t.key).sort());
+  assert.equal(new Set(shards.flat()).size, all.length);
+  assert.equal(resultKey({ taskId: "A-gcd" }), "A-gcd");
+  assert.equal(resultKey({ taskId: "A-gcd", repeat: 1 }), "A-gcd");
+  assert.equal(resultKey({ taskId: "A-gcd", repeat: 2 }), "A-gcd.r2");
+});
+
+function fake(program: string, repeat: number, outcome: OutcomeClass): TaskResult {
+  return {
+    taskId: `A-${program}`, program, condition: "A", outcome, stopReason: "agent_done", claimedFixed: true, falseFixed: outcome !== "fixed",
+    turns: 1, promptTokens: 0, completionTokens: 0, tokens: 0, usageReported: false, seconds: 1,
+    guardrails: { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
+    grade: { outcome: outcome === "fixed" ? "passed" : "failed", counts: { passed: 0, failed: 0, errors: 0, skipped: 0 }, seconds: 0, summary: "" },
+    changed: true, finalSha256: "", specialCasing: null, servedModel: null, repeat,
+  };
+}
+
+test("pass@k and pass^k per condition, over programs with k graded repeats, with Wilson intervals", () => {
+  const results = [
+    fake("p1", 1, "fixed"), fake("p1", 2, "fixed"),
+    fake("p2", 1, "fixed"), fake("p2", 2, "wrong_fix"),
+    fake("p3", 1, "no_change"), fake("p3", 2, "wrong_fix"),
+    // A model error leaves p4 without a second verdict: not in pass@k / pass^k.
+    fake("p4", 1, "wrong_fix"), fake("p4", 2, "model_error"),
+  ];
+  const [a] = summarizeRepeats(results);
+  assert.ok(a);
+  assert.equal(a.k, 2);
+  assert.equal(a.programs, 3);
+  assert.equal(a.passAtK, 2 / 3);
+  assert.equal(a.passHatK, 1 / 3);
+  // Wilson 95% for 2 of 3 and 1 of 3, computed by hand: centre (p + z²/2n)/(1 + z²/n), half-width z·sqrt(p(1-p)/n + z²/4n²)/(1 + z²/n).
+  assert.deepEqual(a.passAtKCi95.map((x) => x.toFixed(3)), ["0.208", "0.939"]);
+  assert.deepEqual(a.passHatKCi95.map((x) => x.toFixed(3)), ["0.061", "0.792"]);
+  assert.deepEqual(a.perRepeatFixedRate, [2 / 4, 1 / 3]);
+  assert.deepEqual(summarizeRepeats(results.filter((r) => r.repeat === 1)), []);
+});
+
+test("shards as separate processes (JOB_COMPLETION_INDEX 0 and 1) merge into the same results as one run; --repeats samples one seed per repeat", async () => {
+  const { dataset } = benchSetup();
+  const fix = referenceFix(dataset, "gcd");
+  const server = await startRoutedServer((body) => (JSON.stringify(body.messages).includes("python_programs/gcd.py") ? { content: "```python\n" + fix + "```" } : { content: "I cannot fix this." }));
+  const base = mkdtempSync(join(tmpdir(), "tca-scale-"));
+  try {
+    const common = ["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", SCRIPTED_MODEL_ID, "--conditions", "A", "--programs", "gcd,pascal", "--dataset", MINI_DATASET_DIR, "--jobs", "1", "--repeats", "2", "--temperature", "0.7"];
+    const [s0, s1] = await Promise.all([0, 1].map((i) => tca([...common, "--shard-count", "2", "--out", join(base, "indexed")], { JOB_COMPLETION_INDEX: String(i) })));
+    assert.equal(s0?.code, 0, s0?.err);
+    assert.equal(s1?.code, 0, s1?.err);
+    const single = await tca([...common, "--out", join(base, "single")]);
+    assert.equal(single.code, 0, single.err);
+    const merged = await tca(["bench", "quixbugs", "merge", "--out", join(base, "merged"), join(base, "indexed", "shard-1-of-2"), join(base, "indexed", "shard-2-of-2")]);
+    assert.equal(merged.code, 0, merged.err);
+    const outcomes = (dir: string): string[] => {
+      const r = readTaskResults(dir);
+      return r.ok ? r.value.map((x) => `${resultKey(x)}:${x.outcome}`).sort() : ["unreadable"];
+    };
+    assert.deepEqual(outcomes(join(base, "merged")), ["A-gcd.r2:fixed", "A-gcd:fixed", "A-pascal.r2:no_change", "A-pascal:no_change"]);
+    assert.deepEqual(outcomes(join(base, "merged")), outcomes(join(base, "single")));
+    const shardTasks = [1, 2].map((i) => outcomes(join(base, "indexed", `shard-${i}-of-2`)).length);
+    assert.deepEqual(shardTasks, [2, 2]);
+    // Repeat r was sampled with seed r - 1 at the requested temperature (the preflight request is the one without a seed choice).
+    const taskRequests = server.requests.filter((b) => !JSON.stringify(b.messages).includes("connection check"));
+    assert.deepEqual([...new Set(taskRequests.map((b) => `${String(b.seed)}@${String(b.temperature)}`))].sort(), ["0@0.7", "1@0.7"]);
+    const md = readFileSync(join(base, "merged", "results.md"), "utf8");
+    assert.match(md, /## Repeats: pass@2 and pass\^2/);
+    assert.match(md, /\| A · one-shot, no tools \| 2 \| 50\.0% \|/);
+    assert.match(readFileSync(join(base, "merged", "results.md"), "utf8"), /tasks: 4 of 4/);
+  } finally {
+    await server.close();
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("the example Kubernetes Indexed Job parses as YAML and its arguments are the CLI's own options", () => {
+  const docs = parseAllDocuments(readFileSync(MANIFEST, "utf8"));
+  assert.equal(docs.length, 1);
+  const doc = docs[0]!;
+  assert.deepEqual(doc.errors, []);
+  const job = doc.toJS() as {
+    apiVersion: string; kind: string;
+    spec: { completionMode: string; completions: number; parallelism: number; template: { spec: { restartPolicy: string; containers: { command: string[]; args: string[] }[] } } };
+  };
+  assert.equal(job.apiVersion, "batch/v1");
+  assert.equal(job.kind, "Job");
+  assert.equal(job.spec.completionMode, "Indexed");
+  assert.ok(["Never", "OnFailure"].includes(job.spec.template.spec.restartPolicy));
+  const container = job.spec.template.spec.containers[0]!;
+  assert.deepEqual(container.command, ["node", "bin/tca.js"]);
+  const args = container.args;
+  assert.deepEqual(args.slice(0, 3), ["bench", "quixbugs", "run"]);
+  assert.ok(args.every((a) => typeof a === "string"), "every argument is a string (numbers quoted)");
+  // --shard-count matches completions, so every index 0..completions-1 is a valid shard.
+  assert.equal(Number(args[args.indexOf("--shard-count") + 1]), job.spec.completions);
+  assert.ok(job.spec.parallelism <= job.spec.completions);
+  assert.equal(args.includes("--shard"), false);
+  // Every --option is one the run command defines.
+  const program = new Command();
+  registerBenchCommands(program, () => {});
+  const run = program.commands.find((c) => c.name() === "bench")?.commands.find((c) => c.name() === "quixbugs")?.commands.find((c) => c.name() === "run");
+  assert.ok(run);
+  const known = new Set(run.options.map((o) => o.long));
+  for (const a of args.filter((x) => x.startsWith("--"))) assert.ok(known.has(a), `${a} is a run option`);
+});
