@@ -152,6 +152,8 @@ export function isOutputParseFailure(status: number, message: string): boolean {
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
   if (header === null || header.trim() === "") return undefined;
   if (/^\d+(\.\d+)?$/.test(header.trim())) return Math.round(Number(header.trim()) * 1000);
+  // An HTTP date starts with the day's name ("Tue, 01 Dec 2026 …"); anything else is unreadable.
+  if (!/^[A-Za-z]{3},/.test(header.trim())) return undefined;
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

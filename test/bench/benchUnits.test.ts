@@ -14,7 +14,9 @@ import { classifyOutcome } from "../../src/bench/taskOutcome.ts";
 import { classifyExit, parseSummary } from "../../src/bench/testRunner.ts";
 import { authorizeToolCall, normalizeToolPath, parseToolCall, WRITE_MAX_BYTES } from "../../src/bench/toolPolicy.ts";
 import { unifiedDiff } from "../../src/bench/unifiedDiff.ts";
-import { buildRequestBody, parseChoice } from "../../src/sources/openaiCompatibleClient.ts";
+import { buildRequestBody, isOutputParseFailure, parseChoice, retryAfterMs, serverMessage } from "../../src/sources/openaiCompatibleClient.ts";
+import { mentionsReferenceFix } from "../../src/bench/toolPolicy.ts";
+import { sameModuloTrailingWhitespace } from "../../src/bench/unifiedDiff.ts";
 
 const TESTS = ["conftest.py", "python_testcases/test_gcd.py", "python_testcases/load_testdata.py", "json_testcases/gcd.json"];
 const code = (d: ReturnType<typeof authorizeToolCall>): string => (d.allow ? "allow" : d.error);
@@ -165,4 +167,46 @@ test("task records read back from tasks.ndjson are shape-checked", () => {
   assert.ok(parseTaskResult(good));
   assert.equal(parseTaskResult({ ...good, condition: "E" }), undefined);
   assert.equal(parseTaskResult({ ...good, outcome: "great" }), undefined);
+});
+
+test("Retry-After as seconds or an HTTP date; absent or unreadable is undefined", () => {
+  assert.equal(retryAfterMs("0"), 0);
+  assert.equal(retryAfterMs("2"), 2000);
+  assert.equal(retryAfterMs("1.5"), 1500);
+  const now = Date.parse("Tue, 01 Dec 2026 00:00:00 GMT");
+  assert.equal(retryAfterMs("Tue, 01 Dec 2026 00:00:07 GMT", now), 7000);
+  assert.equal(retryAfterMs("Mon, 30 Nov 2026 23:59:00 GMT", now), 0);
+  for (const bad of [null, "", "soon", "-3"]) assert.equal(retryAfterMs(bad, now), undefined, String(bad));
+});
+
+test("the server's error message is read from the usual shapes, bounded and on one line", () => {
+  assert.equal(serverMessage({ error: { message: "model not found" } }), "model not found");
+  assert.equal(serverMessage({ error: "bad\nrequest" }), "bad request");
+  assert.equal(serverMessage({ message: "vLLM says no", object: "error" }), "vLLM says no");
+  assert.equal(serverMessage({ detail: "Not Found" }), "Not Found");
+  assert.equal(serverMessage("plain text body"), "plain text body");
+  assert.equal(serverMessage({ error: { code: 3 } }), "");
+  assert.equal(serverMessage({ error: { message: "x".repeat(1000) } }).length, 301);
+});
+
+test("llama-server's chat-parser failure (HTTP 500) is its own class; other 500s are not", () => {
+  assert.equal(isOutputParseFailure(500, "The model output does not match the expected format"), true);
+  assert.equal(isOutputParseFailure(500, "Failed to parse tool call arguments"), true);
+  assert.equal(isOutputParseFailure(500, "CUDA out of memory"), false);
+  assert.equal(isOutputParseFailure(400, "does not match the expected format"), false);
+});
+
+test("reference-fix paths are recognized in every spelling; ordinary paths are not", () => {
+  for (const p of ["correct_python_programs/gcd.py", "../correct_python_programs/gcd.py", "/abs/path/correct_python_programs/gcd.py", "correct_python_programs\\gcd.py", "./Correct_Python_Programs/gcd.py", "correct_gcd.py"]) {
+    assert.equal(mentionsReferenceFix(p), true, p);
+  }
+  for (const p of ["python_programs/gcd.py", "python_testcases/test_gcd.py", "incorrect/gcd.py", "python_programs/correctness.py"]) assert.equal(mentionsReferenceFix(p), false, p);
+});
+
+test("no change is decided modulo trailing whitespace at the end of the file only", () => {
+  assert.equal(sameModuloTrailingWhitespace("a\nb\n", "a\nb\n\n"), true);
+  assert.equal(sameModuloTrailingWhitespace("a\nb\n", "a\nb"), true);
+  assert.equal(sameModuloTrailingWhitespace("a\nb\n", "a\nb  \n\t\n"), true);
+  assert.equal(sameModuloTrailingWhitespace("a\nb\n", "a\n\nb\n"), false);
+  assert.equal(sameModuloTrailingWhitespace("a\nb\n", " a\nb\n"), false);
 });
