@@ -33,6 +33,14 @@ const MAX_LISTED_PROBLEMS = 40;
 
 export type RunVerdictKind = "verified_success" | "not_verified" | "incomplete" | "evidence_invalid";
 
+/** The one wording of each verdict, shared by the report, the CLI summaries and submission.md. */
+export const RUN_VERDICT_HEADLINES: Readonly<Record<RunVerdictKind, string>> = {
+  verified_success: "VERIFIED SUCCESS",
+  not_verified: "NOT VERIFIED",
+  incomplete: "INCOMPLETE RUN",
+  evidence_invalid: "EVIDENCE INVALID",
+};
+
 type Json = Readonly<Record<string, unknown>>;
 
 export interface Snapshot {

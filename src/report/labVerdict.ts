@@ -4,14 +4,14 @@
 // separately; "success" appears only when the audit proves it and every summary file agrees, and
 // any disagreement is EVIDENCE INVALID, never a softer headline.
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../lab/constants.ts";
-import type { RunVerdict } from "../evidence/runVerdict.ts";
+import { RUN_VERDICT_HEADLINES, type RunVerdict } from "../evidence/runVerdict.ts";
 import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";
 
-export const VERIFIED_SUCCESS_HEADLINE = "VERIFIED SUCCESS";
-export const NOT_VERIFIED_HEADLINE = "NOT VERIFIED";
-export const INCOMPLETE_HEADLINE = "INCOMPLETE RUN";
-export const EVIDENCE_INVALID_HEADLINE = "EVIDENCE INVALID";
+export const VERIFIED_SUCCESS_HEADLINE = RUN_VERDICT_HEADLINES.verified_success;
+export const NOT_VERIFIED_HEADLINE = RUN_VERDICT_HEADLINES.not_verified;
+export const INCOMPLETE_HEADLINE = RUN_VERDICT_HEADLINES.incomplete;
+export const EVIDENCE_INVALID_HEADLINE = RUN_VERDICT_HEADLINES.evidence_invalid;
 
 function counts(passed: number | null, total: number): string {
   return `${passed ?? "?"}/${total}`;

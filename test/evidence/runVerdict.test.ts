@@ -12,6 +12,7 @@ import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { deriveRunVerdict, type RunVerdict } from "../../src/evidence/runVerdict.ts";
 import { err } from "../../src/core/result.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
+import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 
 const root = freshRoot("verdict");
 
@@ -172,4 +173,17 @@ test("a FIFO in place of audit.jsonl is refused at once, never waited on", () =>
   execFileSync("mkfifo", [join(fifo, "audit.jsonl")]);
   // No writer ever opens the FIFO: a blocking open would hang this test until the runner's timeout.
   assertInvalid(deriveRunVerdict(fifo), /audit\.jsonl: not_regular_file/);
+});
+
+test("tca lab submission refuses a run whose evidence is invalid, naming the problem", () => {
+  const planted = copyOf(modelError, "submission-planted");
+  unlinkSync(join(planted, "final.json"));
+  cpSync(join(baseline, "final.json"), join(planted, "final.json"));
+  const built = buildSubmission({ baselineDirectory: planted, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: "test" });
+  assert.equal(built.ok ? "written" : built.error, "run_evidence_invalid");
+  assert.match(built.ok ? "" : built.message, /^baseline run: EVIDENCE INVALID: /);
+  const missing = copyOf(baseline, "submission-missing");
+  rmSync(join(missing, "audit.jsonl"));
+  const refused = buildSubmission({ baselineDirectory: missing, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: "test" });
+  assert.equal(refused.ok ? "written" : refused.error, "run_evidence_missing");
 });

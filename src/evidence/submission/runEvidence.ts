@@ -1,9 +1,10 @@
-// Reads a finished run directory back for reporting (submission.md). Evidence is trusted harness
-// output, but it is still parsed defensively: a missing or malformed file is a clear error.
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// Reads a finished run directory back for reporting (submission.md). The run's verdict comes
+// first (src/evidence/runVerdict.ts: derived from the audit, cross-checked against final.json,
+// manifest.json and the final source, read without following links or blocking on FIFOs);
+// evidence that is invalid or incomplete is refused, so submission.md never cites it.
 import { err, ok, type Result } from "../../lab/result.ts";
-import { readAuditRecords, type AuditRecord } from "../auditRecorder.ts";
+import type { AuditRecord } from "../auditRecorder.ts";
+import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../runVerdict.ts";
 
 export type AuditEvent = AuditRecord;
 
@@ -14,25 +15,22 @@ export interface RunEvidence {
   readonly manifest: Readonly<Record<string, unknown>>;
   readonly final: Readonly<Record<string, unknown>>;
   readonly audit: readonly AuditEvent[];
+  /** The one verdict of the run (never evidence_invalid or incomplete here). */
+  readonly verdict: RunVerdict;
 }
 
 export type EvidenceErrorCode = "run_evidence_missing" | "run_evidence_invalid";
 
 export function readRunEvidence(name: string, directory: string): Result<RunEvidence, EvidenceErrorCode> {
-  for (const file of ["manifest.json", "final.json", "audit.jsonl"]) {
-    if (!existsSync(join(directory, file))) return err("run_evidence_missing", `${name} run: ${file} is missing`);
+  const verdict = deriveRunVerdict(directory);
+  if (verdict.kind === "evidence_invalid") {
+    const missing = verdict.problems.find((problem) => /^(audit\.jsonl|manifest\.json|final\.json): (not_found|missing)/.test(problem));
+    if (missing !== undefined) return err("run_evidence_missing", `${name} run: ${missing}`);
+    return err("run_evidence_invalid", `${name} run: ${RUN_VERDICT_HEADLINES.evidence_invalid}: ${verdict.problems.slice(0, 3).join("; ")}`);
   }
-  try {
-    const manifest = JSON.parse(readFileSync(join(directory, "manifest.json"), "utf8")) as Record<string, unknown>;
-    const final = JSON.parse(readFileSync(join(directory, "final.json"), "utf8")) as Record<string, unknown>;
-    const auditFile = readAuditRecords(join(directory, "audit.jsonl"));
-    if (!auditFile.ok) return err("run_evidence_invalid", `${name} run: ${auditFile.message}`);
-    const audit = auditFile.value.records;
-    if (manifest["schema"] !== "tca.manifest/1" || final["schema"] !== "tca.final/1") return err("run_evidence_invalid", `${name} run: unknown evidence schema`);
-    return ok({ name, directory, manifest, final, audit });
-  } catch {
-    return err("run_evidence_invalid", `${name} run: evidence files are not valid JSON`);
-  }
+  if (verdict.manifest === null) return err("run_evidence_missing", `${name} run: manifest.json is missing`);
+  if (verdict.final === null) return err("run_evidence_missing", `${name} run: final.json is missing (${RUN_VERDICT_HEADLINES.incomplete})`);
+  return ok({ name, directory, manifest: verdict.manifest, final: verdict.final, audit: verdict.records, verdict });
 }
 
 export function eventsOf(run: RunEvidence, type: string, proposal?: number): AuditEvent[] {
