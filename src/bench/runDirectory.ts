@@ -4,6 +4,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
+import { readTextUnder } from "../core/safeRead.ts";
 import { CONDITION_IDS } from "./conditions.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { endpointWarnings, renderResultsMarkdown, summarize } from "./resultsSummary.ts";
@@ -60,12 +61,17 @@ export function parseTaskResult(v: unknown): TaskResult | undefined {
   return v as unknown as TaskResult;
 }
 
+/** Read caps for a run's own files (a 160-task run's tasks.ndjson is well under 1 MiB). */
+export const RUN_READ_LIMITS = { manifestBytes: 16 * 1024 * 1024, tasksBytes: 256 * 1024 * 1024, copiedFileBytes: 256 * 1024 * 1024 } as const;
+
 export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
-  const path = join(dir, RUN_FILES.manifest);
-  if (!existsSync(path)) return err("run_dir_invalid", `${dir} has no ${RUN_FILES.manifest}`);
+  // Through src/core/safeRead: no symlink followed, a FIFO refused at once, strict UTF-8.
+  const text = readTextUnder(dir, RUN_FILES.manifest, RUN_READ_LIMITS.manifestBytes);
+  if (!text.ok && text.error === "not_found") return err("run_dir_invalid", `${dir} has no ${RUN_FILES.manifest}`);
+  if (!text.ok) return err("run_dir_invalid", `${RUN_FILES.manifest}: ${text.error}: ${text.message}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    parsed = JSON.parse(text.value) as unknown;
   } catch {
     return err("run_dir_invalid", `${RUN_FILES.manifest} is not JSON`);
   }
@@ -81,9 +87,10 @@ export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
  * ignored; other bad lines are errors.
  */
 export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCode> {
-  const path = join(dir, RUN_FILES.tasks);
-  if (!existsSync(path)) return ok([]);
-  const lines = readFileSync(path, "utf8").split("\n");
+  const text = readTextUnder(dir, RUN_FILES.tasks, RUN_READ_LIMITS.tasksBytes);
+  if (!text.ok && text.error === "not_found") return ok([]);
+  if (!text.ok) return err("results_invalid", `${RUN_FILES.tasks}: ${text.error}: ${text.message}`);
+  const lines = text.value.split("\n");
   const out = new Map<string, TaskResult>();
   for (const [i, line] of lines.entries()) {
     if (line.trim() === "") continue;

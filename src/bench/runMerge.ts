@@ -1,12 +1,13 @@
 // merge: joins the shards of one benchmark (same fingerprint) into one run directory, with
 // their traces and diffs, and rewrites results.json and results.md over the union.
-import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileUnder } from "../core/safeRead.ts";
 import { join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { planTasks } from "./benchmarkRun.ts";
 import type { ConditionId } from "./conditions.ts";
-import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
+import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_READ_LIMITS, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
@@ -54,8 +55,10 @@ export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ 
   for (const { result, dir } of [...byTask.values()].sort((a, b) => a.result.taskId.localeCompare(b.result.taskId) || (a.result.repeat ?? 1) - (b.result.repeat ?? 1))) {
     for (const rel of [result.tracePath, result.diffPath]) {
       // Only names the harness writes (task, repeat, attempt): a recorded path cannot leave the run.
-      if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+(\.r\d+)?(\.attempt-\d+)?\.(ndjson|diff)$/.test(rel) && existsSync(join(dir, rel))) {
-        copyFileSync(join(dir, rel), join(outDir, rel));
+      if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+(\.r\d+)?(\.attempt-\d+)?\.(ndjson|diff)$/.test(rel)) {
+        // Read through src/core/safeRead (a `diffs -> /etc` link or a FIFO is refused, never copied), written afresh.
+        const bytes = readFileUnder(dir, rel, RUN_READ_LIMITS.copiedFileBytes);
+        if (bytes.ok) writeFileSync(join(outDir, rel), bytes.value);
       }
     }
     appendTaskResult(outDir, result);
