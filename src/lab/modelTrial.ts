@@ -10,7 +10,10 @@ import { compactingAssembler, type TokenCounter } from "../controller/compacting
 import { buildRuntimeLock } from "../evidence/runtimeLock.ts";
 import { PACKAGE_ROOT } from "../evidence/runtimeIdentity.ts";
 import { sha256Hex } from "./digest.ts";
-import { openTrialWindow, readLedger } from "../model/artifacts/ledger.ts";
+import { openTrialWindow, readLedger, type LedgerWindow } from "../model/artifacts/ledger.ts";
+import { checkRunDestination } from "../workspace/index.ts";
+import { verifyHarnessEvidence } from "./harnessVerification.ts";
+import { decideTrialRole, type TrialRole, type TrialRoleErrorCode } from "./trialSequence.ts";
 import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
@@ -27,7 +30,8 @@ export type ModelTrialErrorCode =
   | "runtime_lock_mismatch"
   | "model_directory_rejected"
   | "trial_window_closed"
-  | "run_directory_rejected";
+  | "run_directory_rejected"
+  | TrialRoleErrorCode;
 
 export interface ModelTrialOptions {
   readonly runDirectory: string;
@@ -39,11 +43,18 @@ export interface ModelTrialOptions {
   readonly clock?: MonotonicClock;
   /** Tests point this at a fake lockfile tree; the CLI uses the checkout itself. */
   readonly packageRoot?: string;
+  /** The declared change of an extension (a trial after the first in the ledger); null or absent for the trial. */
+  readonly extension?: string | null;
+  /** The baseline run and checks root that verified this harness (recorded before loading). */
+  readonly baselineDirectory?: string | null;
+  readonly checksDirectory?: string | null;
 }
 
 export interface ModelTrialResult {
   readonly run: LabRunResult;
   readonly synthetic: boolean;
+  /** The trial or an extension (null for a synthetic pipeline check, which is never a trial). */
+  readonly role: TrialRole | null;
 }
 
 export async function runModelTrial(options: ModelTrialOptions): Promise<Result<ModelTrialResult, ModelTrialErrorCode>> {
@@ -68,14 +79,32 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
   let budgetMs: number = CONTROLLER_LIMITS.overallDeadlineMs;
   let windowId: string | null = null;
   let acquisitionMs: number | null = null;
+  let role: TrialRole | null = null;
+  let consent: LedgerWindow["consent"] = null;
+  const extension = options.extension ?? null;
+  if (synthetic && extension !== null) {
+    return err("extension_not_applicable", "a synthetic checkpoint gives a pipeline check, never a trial, so it has no extensions");
+  }
   if (!synthetic) {
+    // The trial or an extension, decided from the ledger before this run claims its window.
+    const before = await readLedger(checkpoint.value.directory);
+    if (!before.ok) return err("trial_window_closed", `${before.error}: ${before.message}`);
+    const decided = decideTrialRole(before.value, extension);
+    if (!decided.ok) return decided;
+    role = decided.value;
+    // A window claimed for a run that cannot be created would be a trial without evidence.
+    const destination = await checkRunDestination(options.runDirectory);
+    if (!destination.ok) return err("run_directory_rejected", `${destination.error}: ${destination.message}`);
     const window = await openTrialWindow(checkpoint.value.directory);
     if (!window.ok) return err("trial_window_closed", `${window.error}: ${window.message}`);
     budgetMs = Math.min(budgetMs, window.value.remainingMs);
     windowId = window.value.windowId;
     const ledger = await readLedger(checkpoint.value.directory);
-    acquisitionMs = ledger.ok ? (ledger.value.windows.at(-1)?.acquisition.elapsed_ms ?? null) : null;
+    const claimed = ledger.ok ? ledger.value.windows.find((w) => w.window_id === windowId) : undefined;
+    acquisitionMs = claimed?.acquisition.elapsed_ms ?? null;
+    consent = claimed?.consent ?? null;
   }
+  const harness = verifyHarnessEvidence(options.baselineDirectory ?? null, options.checksDirectory ?? null);
 
   // Input tokens are counted in this process with the same verified tokenizer and template the
   // worker uses, so compaction happens before the worker is ever asked.
@@ -98,7 +127,7 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
 
   const run = await runLab({
     runDirectory: options.runDirectory,
-    kind: synthetic ? "synthetic_pipeline_check" : "model_trial",
+    kind: synthetic ? "synthetic_pipeline_check" : role?.role === "extension" ? "extension" : "model_trial",
     source: loader,
     clock,
     cancellation: options.cancellation,
@@ -129,6 +158,12 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
       },
     },
   });
+        trial_role: role?.role ?? null,
+        trial_ordinal: role?.ordinal ?? null,
+        declared_change: role?.declaredChange ?? null,
+        earlier_trial_windows: role?.earlierTrialWindows ?? [],
+        acquisition_consent: consent,
+        harness_verification: harness,
   if (!run.ok) return err("run_directory_rejected", `${run.error}: ${run.message}`);
-  return ok({ run: run.value, synthetic });
+  return ok({ run: run.value, synthetic, role });
 }

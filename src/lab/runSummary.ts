@@ -8,6 +8,8 @@ export function formatRunSummary(final: FinalReport, runDirectory: string): stri
   const label =
     labels["kind"] === "scripted_baseline" ? "scripted baseline (harness check; no model was invoked)"
     : labels["synthetic_pipeline_check"] === true ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
+    : labels["kind"] === "extension" ? "EXTENSION trial (a further trial after the first; its declared change is in manifest.json)"
+    : labels["kind"] === "model_trial" ? "model trial (the first trial of this model directory)"
     : String(labels["kind"]);
   // The verdict is derived from the audit and cross-checked (src/evidence/runVerdict.ts); the
   // final.json figures below are shown for reading, never as the verdict.

@@ -63,6 +63,20 @@ test("baseline + pipeline-check run: every cited event exists, nothing is called
   assert.match(markdown, /verified_success is false: this run is not a verified success/);
   assert.match(markdown, /The first failure was format following: proposal 1, `code_fence`/);
   assert.match(markdown, /Repeated the previous failed proposal verbatim at proposal\(s\) 4/);
+  // Every row of the predictions table and of section 6 carries the label, not only the header.
+  const section = (title: string): string => markdown.slice(markdown.indexOf(title), markdown.indexOf("\n## ", markdown.indexOf(title) + 1));
+  const rowsOf = (text: string): string[] => text.split("\n").filter((line) => /^\| \S/.test(line) && !/^\| (#|resource) \|/.test(line));
+  const predictionRows = rowsOf(section("## Predictions and outcomes"));
+  assert.equal(predictionRows.length, 5);
+  for (const row of predictionRows) assert.ok(row.includes("**[PIPELINE CHECK, not a model result]**"), row);
+  const resourceRows = rowsOf(section("## 6. Measured resources"));
+  assert.ok(resourceRows.length >= 7);
+  for (const row of resourceRows) assert.ok(row.includes("**[PIPELINE CHECK, not a model result]**"), row);
+  assert.match(markdown, /\| verified model manifest \| none \(no verified model directory was used\) \|/);
+  assert.match(markdown, /\| acquisition consent \| none: a synthetic checkpoint is generated locally, never acquired \|/);
+  // Question 4 comes from the evidence: the stand-in failed 3 of 4 proposals, so it is not tested.
+  assert.match(markdown, /Not tested by this run: the model did not fail every proposal \(1 of 4 did not fail\)/);
+  assert.match(markdown, /\| check \| expected \| observed \| source\/version unchanged \| run stop reason \| result \|/);
   // Model text is quoted inside a fence, never loose in the document.
   assert.ok(markdown.includes("```text\nSure! <script>alert(1)</script>\n```"));
   assert.ok(!/verified_success is true[^\n]*\[model/.test(markdown));
@@ -91,6 +105,15 @@ test("a baseline without a process watch, or one that started a process, is neve
   const flagged = buildSubmission({ baselineDirectory: spawned.value.runDirectory, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
   assert.ok(flagged.ok);
   assert.match(flagged.value, /2 process\(es\) and 0 thread\(s\) were started; the evidence does NOT show that no model was involved/);
+});
+
+test("question 4 says 'yes, observed' only when the model failed every proposal and the baseline passed", async () => {
+  const baseline = join(root, "baseline");
+  const allFailed = await runLab({ runDirectory: join(root, "all-failed"), kind: "synthetic_pipeline_check", source: new ScriptedSource(["nope", "still nope"]) });
+  assert.ok(allFailed.ok);
+  const built = buildSubmission({ baselineDirectory: baseline, modelDirectory: allFailed.value.runDirectory, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.ok(built.ok);
+  assert.match(built.value, /Yes, observed: the model failed all 2 of its proposals \[model audit #\d+, #\d+\], and the scripted baseline passed with verified_success true \[baseline final\.json\]/);
 });
 
 test("a baseline directory that is not a baseline run is refused", async () => {

@@ -10,6 +10,7 @@ import { predictionsPath, recordPredictions, readPredictions } from "../../src/l
 import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 import { runLab } from "../../src/lab/labRun.ts";
+import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit, readJson, schemaProblems } from "./labRunTestSupport.ts";
 
@@ -25,11 +26,16 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
   const predictions = readPredictions(predictionsFile);
   assert.ok(predictions.ok);
 
+  // A verified baseline of this harness exists before loading; no checks run was supplied.
+  const verifiedBaseline = await runScriptedBaseline(join(root, "baseline-before"));
+  assert.ok(verifiedBaseline.ok);
   const trial = await runModelTrial({
     runDirectory: join(root, "run"),
     modelDirectory,
     runConsent: "yes_flag",
     predictions: { record: predictions.value, path: predictionsFile },
+    baselineDirectory: verifiedBaseline.value.runDirectory,
+    checksDirectory: null,
   });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   assert.equal(trial.value.synthetic, true);
@@ -42,6 +48,11 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
   assert.equal(trialInfo["synthetic"], true);
   assert.equal(trialInfo["run_consent"], "yes_flag");
   assert.deepEqual((trialInfo["predictions"] as { predictions: unknown[] }).predictions.length, 5);
+  const harness = trialInfo["harness_verification"] as Record<string, Record<string, unknown>>;
+  assert.equal(harness["baseline"]?.["status"], "verified");
+  assert.equal(harness["checks"]?.["status"], "not_supplied");
+  assert.equal(trialInfo["trial_role"], null, "a pipeline check is never the trial");
+  assert.equal((harness as Record<string, unknown>)["verified_before_loading"], false);
 
   assert.deepEqual(schemaProblems(dir), []);
   const lock = readJson(join(dir, "runtime-lock.json"));
@@ -80,6 +91,7 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
   assert.ok(submission.ok);
   assert.match(submission.value, /only a PIPELINE CHECK on a synthetic random-weight checkpoint/);
   assert.match(submission.value, /answer 3 \(recorded /);
+  assert.match(submission.value, /\| verified model manifest \| synthetic checkpoint manifest \(a random-weight checkpoint generated here, NOT a verified download of the pinned model\): /);
   for (const match of submission.value.matchAll(/\[model audit ((?:#\d+(?:, )?)+)\]/g)) {
     for (const id of (match[1] ?? "").matchAll(/#(\d+)/g)) assert.ok(audit.some((r) => r.event_id === Number(id[1])));
   }
@@ -93,6 +105,8 @@ test("the trial refuses to start without predictions, without opt-in, or on an u
   assert.equal(noConsent.ok ? null : noConsent.error, "run_not_authorized");
   const notAModel = await runModelTrial({ ...base, runDirectory: join(root, "r3"), modelDirectory: join(root, "baseline") });
   assert.equal(notAModel.ok ? null : notAModel.error, "model_directory_rejected");
-  for (const name of ["r1", "r2", "r3"]) assert.ok(!existsSync(join(root, name)), `${name} was not created`);
+  const extension = await runModelTrial({ ...base, runDirectory: join(root, "r4"), extension: "a declared change" });
+  assert.equal(extension.ok ? null : extension.error, "extension_not_applicable");
+  for (const name of ["r1", "r2", "r3", "r4"]) assert.ok(!existsSync(join(root, name)), `${name} was not created`);
   assert.ok(readFileSync(join(modelDirectory, "synthetic-manifest.json")).length > 0);
 });

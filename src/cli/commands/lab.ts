@@ -7,6 +7,7 @@ import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
+import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
@@ -71,7 +72,10 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
         watch.stop();
       }
       const failed = rows.filter((row) => !row.passed);
-      const report = { schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed.length, failed: failed.length, process_watch: watch.report(), checks: rows };
+      const report = {
+        schema: "tca.checks/1", root, harness_sha256: harnessHashes().aggregate_sha256,
+        total: rows.length, passed: rows.length - failed.length, failed: failed.length, process_watch: watch.report(), checks: rows,
+      };
       writeJsonExclusive(join(root, "checks.json"), report);
       const started = report.process_watch.processes_started + report.process_watch.threads_started;
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes or threads started during the checks: ${started}\n`);
@@ -88,7 +92,10 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--yes", "authorize the run without the interactive confirmation")
     .option("--predictions <file>", "predictions file (default: predictions.json in the model directory)")
     .option("--without-predictions", "run without recorded predictions (recorded as such)")
-    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean }) => {
+    .option("--extension <change>", "a further trial after the first one in the ledger: the declared change (required for every later trial)")
+    .option("--baseline <dir>", "the `tca lab baseline` run that verified this harness (recorded before loading)")
+    .option("--checks <dir>", "the `tca lab checks` root that verified this harness (recorded before loading)")
+    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string }) => {
       const runDirectory = resolve(options.run);
       const modelDirectory = resolve(options.modelDirectory);
       const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
@@ -101,8 +108,9 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       let runConsent: "interactive_confirmation" | "yes_flag" | null = options.yes ? "yes_flag" : null;
       if (runConsent === null && predictions !== null && process.stdin.isTTY) {
         const prompt = createInterface({ input: process.stdin, output: process.stdout });
+        const what = options.extension ? `one EXTENSION trial (declared change: ${options.extension})` : "one model trial";
         const answer = await prompt.question(
-          `Run one model trial in the new run directory ${runDirectory}?\n` +
+          `Run ${what} in the new run directory ${runDirectory}?\n` +
             "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell. [y/N] ",
         );
         prompt.close();
@@ -112,7 +120,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       const onSigint = (): void => cancel.abort();
       process.once("SIGINT", onSigint);
       try {
-        const trial = await runModelTrial({ runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal });
+        const trial = await runModelTrial({
+          runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal,
+          extension: options.extension ?? null,
+          baselineDirectory: options.baseline ? resolve(options.baseline) : null,
+          checksDirectory: options.checks ? resolve(options.checks) : null,
+        });
         if (!trial.ok) {
           printCommandError(trial.error, trial.message);
           setExitCode(2);
@@ -189,12 +202,13 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .command("submission")
     .description("write submission.md from the evidence of a baseline run and a model run")
     .requiredOption("--baseline <dir>", "the `tca lab baseline` run directory")
-    .option("--model <dir>", "the `tca lab model` run directory (omit if the model stage was not run)")
+    .option("--model <dir>", "the `tca lab model` run directory of the trial (omit if the model stage was not run)")
+    .option("--extension <dir>", "a `tca lab model --extension` run (repeat for each; every trial of the ledger must be given)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option("--blocked <reason>", "say why the model stage could not run")
     .option("--checks <dir>", "the `tca lab checks` root (holds checks.json)")
     .option("--predictions <file>", "predictions file, if not recorded in the model run")
     .option("--out <file>", "where to write submission.md (must not exist)", "submission.md")
-    .action((options: { baseline: string; model?: string; blocked?: string; checks?: string; predictions?: string; out: string }) => {
+    .action((options: { baseline: string; model?: string; extension: string[]; blocked?: string; checks?: string; predictions?: string; out: string }) => {
       const out = resolve(options.out);
       if (existsSync(out)) {
         printCommandError("output_exists", `${options.out} exists; it is never overwritten (choose another path with --out FILE)`);
@@ -207,6 +221,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         checksDirectory: options.checks ? resolve(options.checks) : null,
         predictionsPath: options.predictions ? resolve(options.predictions) : null,
         blockedReason: options.blocked ?? null,
+        extensionDirectories: options.extension.map((directory) => resolve(directory)),
       });
       if (!built.ok) {
         printCommandError(built.error, built.message);

@@ -7,6 +7,8 @@ import type { PredictionsRecord } from "../../lab/predictions.ts";
 import { cite, fenced, table } from "./markdownText.ts";
 import { proposalStories, recoveryPattern, type ProposalStory } from "./proposalStory.ts";
 import { eventsOf, record, runKind, type RunEvidence } from "./runEvidence.ts";
+import type { AcquisitionConsent, DiskUse, TrialEntry } from "./modelEvidence.ts";
+import { harnessVerificationCell, labelled, manifestKindCell, pipelineLabel, trialsSection } from "./trialSections.ts";
 
 export interface ChecksEvidence {
   readonly directory: string;
@@ -21,6 +23,12 @@ export interface SubmissionInput {
   readonly checks: ChecksEvidence | null;
   readonly predictions: PredictionsRecord | null;
   readonly implementationVersion: string;
+  /** Every trial of the model run's ledger in order (empty for a pipeline check or no model run). */
+  readonly trials: readonly TrialEntry[];
+  /** The acquisition consent of the download manifest (null: none recorded, or never acquired). */
+  readonly consent: AcquisitionConsent | null;
+  /** Disk used by the model folder and its derived GGUF cache, measured when the document is written. */
+  readonly diskUse: DiskUse | null;
 }
 
 const LEARNER = "> **Learner's analysis:** _write your own interpretation here._";
@@ -29,7 +37,14 @@ export function renderSubmission(input: SubmissionInput): string {
   const { baseline, model } = input;
   const modelKind = model ? runKind(model) : null;
   const realModel = modelKind === "model_trial";
-  const stage = model === null ? (input.blockedReason ? `blocked: ${input.blockedReason}` : "model stage not run") : realModel ? "run (a real model was called)" : "model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run; its output is not a model result";
+  const modelLabels = model ? record(model.manifest["labels"]) : {};
+  const rehearsal = modelLabels["rehearsal"] === true;
+  const standIn = modelLabels["stand_in_tokenizer"] === true ? " (stand-in tokenizer: Qwen2.5's behaviour, not the pinned files)" : "";
+  const stage =
+    model === null ? (input.blockedReason ? `blocked: ${input.blockedReason}` : "model stage not run")
+    : realModel ? "run (a real model was called)"
+    : rehearsal ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
+    : `model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run${standIn}; its output is not a model result`;
   const stories = model ? proposalStories(model) : [];
   const parts: string[] = [
     "# Lab 16 submission: Build a Tiny Coding Agent",
@@ -37,13 +52,14 @@ export function renderSubmission(input: SubmissionInput): string {
     `Model stage: **${stage}**.`,
     "",
     ...artifactsSection(input),
+    ...trialsSection(input.trials),
     ...predictionsSection(input, stories),
     ...harnessSection(input),
     ...generatedSection(model, stories, realModel),
     ...originsSection(model, stories),
     ...evaluationSection(baseline, model),
     ...recoverySection(model, stories),
-    ...resourcesSection(model),
+    ...resourcesSection(model, input.diskUse),
     ...questionsSection(input, stories),
   ];
   return `${parts.join("\n")}\n`;
@@ -68,11 +84,12 @@ function verdictSentence(run: RunEvidence): string {
 }
 
 function artifactsSection(input: SubmissionInput): string[] {
-  const modelTrial = input.model ? record(input.model.manifest["model_trial"]) : {};
   const rows: string[][] = [
     ["implementation", `tiny-coding-agent ${input.implementationVersion}, harness sha256 ${String(record(input.baseline.manifest["harness"])["aggregate_sha256"])}`],
     ["runtime lock", input.model ? `${input.model.directory}/runtime-lock.json` : "not written (no model trial)"],
-    ["verified model manifest", typeof modelTrial["model_manifest"] === "string" ? modelTrial["model_manifest"] : "none (no verified model directory was used)"],
+    ["verified model manifest", input.model ? manifestKindCell(input.model) : "none (no verified model directory was used)"],
+    ["acquisition consent", consentCell(input)],
+    ["harness verified before loading", input.model ? harnessVerificationCell(input.model) : "no model was loaded"],
     ["scripted baseline run", input.baseline.directory],
     ["model run", input.model ? `${input.model.directory} (${runKind(input.model)})` : "none"],
     ["harness checks", input.checks ? `${input.checks.directory}/checks.json` : "not supplied"],
@@ -91,15 +108,37 @@ function predictionsSection(input: SubmissionInput, stories: readonly ProposalSt
     first && model ? `First proposal ${first.failure?.origin === "schema" ? "was not valid" : "passed JSON and contract validation"} (${first.outcome}) ${cite(model.name, [first.outcomeEvent])}.` : "No model proposal exists.",
     model ? `${finalOf(model).verified ? "Both functions were repaired and verified" : "The functions were not verifiably repaired"} ${cite(model.name, [])}.` : "No model run.",
     model ? firstFailureSentence(model, stories) : "No model run.",
-    `${finalOf(input.baseline).verified ? "Yes: the scripted baseline passed with verified_success true" : "The scripted baseline did not pass"} ${cite(input.baseline.name, [])}.`,
+    baselineDespiteModelSentence(input.baseline, model, stories),
     input.checks ? importPathSentence(input.checks) : "The harness checks were not supplied.",
   ];
+  // In a pipeline check every row carries the label, not only the header: a row read alone must not pass for a model result.
+  const label = model ? pipelineLabel(model) : null;
   const rows = PREDICTION_QUESTIONS.map((question, i) => {
     const prediction = input.predictions?.predictions[i];
-    return [String(i + 1), question, prediction ? `${prediction.answer} (recorded ${prediction.answered_at})` : "(none recorded)", outcomes[i] ?? ""];
+    return [String(i + 1), question, prediction ? `${prediction.answer} (recorded ${prediction.answered_at})` : "(none recorded)", labelled(label, outcomes[i] ?? "")];
   });
   out.push(table(["#", "question", "prediction", "observed outcome"], rows), "", LEARNER, "");
   return out;
+}
+
+/** Prediction 4 from the evidence: did the model fail every proposal, and did the baseline pass anyway? */
+function baselineDespiteModelSentence(baseline: RunEvidence, model: RunEvidence | null, stories: readonly ProposalStory[]): string {
+  const passed = finalOf(baseline).verified;
+  const baselineClause = passed ? "the scripted baseline passed with verified_success true" : "the scripted baseline did NOT pass";
+  if (model === null || stories.length === 0) return `Not observed: no model proposal exists; ${baselineClause} ${cite(baseline.name, [])}.`;
+  const failed = stories.filter((s) => s.failure !== null);
+  const events = stories.map((s) => s.outcomeEvent ?? s.generationEvent);
+  if (failed.length === stories.length) {
+    return `${passed ? "Yes, observed" : "Not shown"}: the model failed all ${stories.length} of its proposals ${cite(model.name, events)}, and ${baselineClause} ${cite(baseline.name, [])}.`;
+  }
+  return `Not tested by this run: the model did not fail every proposal (${stories.length - failed.length} of ${stories.length} did not fail) ${cite(model.name, events)}; ${baselineClause} ${cite(baseline.name, [])}.`;
+}
+
+function consentCell(input: SubmissionInput): string {
+  if (input.model === null) return "none (no model stage)";
+  if (runKind(input.model) === "synthetic_pipeline_check") return "none: a synthetic checkpoint is generated locally, never acquired";
+  if (input.consent === null) return "not recorded in the download manifest";
+  return `${input.consent.form} at ${input.consent.givenAt} [download-manifest.json]`;
 }
 
 function firstFailureSentence(model: RunEvidence, stories: readonly ProposalStory[]): string {
@@ -137,8 +176,8 @@ function harnessSection(input: SubmissionInput): string[] {
   if (input.checks) {
     const r = input.checks.report;
     out.push(`- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed [checks.json].`, "");
-    const rows = r.checks.map((c) => [String(c["id"]), String(c["expected"]), String(c["observed"]), String(c["unchanged"]), c["passed"] === true ? "ok" : "FAIL"]);
-    out.push(table(["check", "expected", "observed", "source/version unchanged", "result"], rows));
+    const rows = r.checks.map((c) => [String(c["id"]), String(c["expected"]), String(c["observed"]), String(c["unchanged"]), String(c["stopReason"] ?? "(no run)"), c["passed"] === true ? "ok" : "FAIL"]);
+    out.push(table(["check", "expected", "observed", "source/version unchanged", "run stop reason", "result"], rows));
   } else {
     out.push("- Harness checks: not supplied (run `tca lab checks`).");
   }
@@ -165,7 +204,8 @@ function noModelSentence(b: RunEvidence): string {
 function generatedSection(model: RunEvidence | null, stories: readonly ProposalStory[], realModel: boolean): string[] {
   const out = ["## 2. What the model actually generated", ""];
   if (model === null) return [...out, "Nothing: the model stage was not run.", ""];
-  if (!realModel) out.push("These texts come from a synthetic random-weight checkpoint (pipeline check). They say nothing about the pinned model's ability.", "");
+  if (!realModel && record(model?.manifest["labels"])["rehearsal"] === true) out.push("These texts come from a REHEARSAL model trained in-project on scripted transcripts (stand-in tokenizer). They say nothing about any real model's ability.", "");
+  else if (!realModel) out.push("These texts come from a synthetic random-weight checkpoint (pipeline check). They say nothing about the pinned model's ability.", "");
   const first = stories.find((s) => s.failure !== null);
   if (first) {
     out.push(`The first failure is proposal ${first.proposal} (\`${first.failure?.code ?? ""}\`) ${cite(model.name, [first.generationEvent, first.outcomeEvent])}:`, "", fenced(first.rawText ?? "(no text was generated)"), "");
@@ -221,7 +261,7 @@ function recoverySection(model: RunEvidence | null, stories: readonly ProposalSt
   return out;
 }
 
-function resourcesSection(model: RunEvidence | null): string[] {
+function resourcesSection(model: RunEvidence | null, diskUse: DiskUse | null): string[] {
   const out = ["## 6. Measured resources against the plan's estimates", ""];
   if (model === null) return [...out, "No model run, so nothing was measured.", ""];
   const elapsed = record(model.final["elapsed_ms"]);
@@ -238,9 +278,20 @@ function resourcesSection(model: RunEvidence | null): string[] {
     ["model load", "within the 10-minute trial budget", `${ms(elapsed["load"])} [${model.name} final.json]`],
     ["generation", "—", `${ms(elapsed["generation"])} over the run [${model.name} final.json]`],
     ["total trial", "≤ 10 minutes", `${ms(elapsed["total"])} [${model.name} final.json]`],
+    ["disk", "≥ 3 GB free beyond the Python environment (estimate)", diskCell(diskUse)],
   ];
-  out.push(table(["resource", "plan", "measured"], rows), "", LEARNER.replace("write your own interpretation here.", "which estimate was most inaccurate on your machine, and why?"), "");
+  const label = pipelineLabel(model);
+  const labelledRows = rows.map(([resource, plan, measured]) => [resource ?? "", plan ?? "", labelled(label, measured ?? "")]);
+  out.push(table(["resource", "plan", "measured"], labelledRows), "", LEARNER.replace("write your own interpretation here.", "which estimate was most inaccurate on your machine, and why?"), "");
   return out;
+}
+
+function diskCell(diskUse: DiskUse | null): string {
+  if (diskUse === null) return "not measured (the model folder could not be read)";
+  const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(2)} GB`;
+  const cache = diskUse.cacheBytes === null ? "no derived GGUF cache" : `derived GGUF cache ${gb(diskUse.cacheBytes)}`;
+  const total = diskUse.modelFolderBytes + (diskUse.cacheBytes ?? 0);
+  return `model folder ${gb(diskUse.modelFolderBytes)} + ${cache} = ${gb(total)} on disk, measured when this document was written`;
 }
 
 function questionsSection(input: SubmissionInput, stories: readonly ProposalStory[]): string[] {

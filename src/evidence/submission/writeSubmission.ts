@@ -5,7 +5,8 @@ import { err, ok, type Result } from "../../lab/result.ts";
 import { readPredictions, type PredictionsRecord } from "../../lab/predictions.ts";
 import { PACKAGE_ROOT } from "../runtimeIdentity.ts";
 import { renderSubmission, type ChecksEvidence } from "./submissionDocument.ts";
-import { readRunEvidence, record } from "./runEvidence.ts";
+import { readRunEvidence, record, runKind, type RunEvidence } from "./runEvidence.ts";
+import { acquisitionConsent, listLedgerTrials, measureDiskUse, modelDirectoryOf, type TrialEntry, type TrialListErrorCode } from "./modelEvidence.ts";
 
 export interface SubmissionRequest {
   readonly baselineDirectory: string;
@@ -13,9 +14,11 @@ export interface SubmissionRequest {
   readonly checksDirectory: string | null;
   readonly predictionsPath: string | null;
   readonly blockedReason: string | null;
+  /** Later trials of the same ledger (`tca lab model --extension`), any order; listed in ledger order. */
+  readonly extensionDirectories?: readonly string[];
 }
 
-export type SubmissionErrorCode = "run_evidence_missing" | "run_evidence_invalid" | "checks_invalid" | "predictions_invalid" | "wrong_run_kind";
+export type SubmissionErrorCode = "run_evidence_missing" | "run_evidence_invalid" | "checks_invalid" | "predictions_invalid" | TrialListErrorCode;
 
 export function buildSubmission(request: SubmissionRequest): Result<string, SubmissionErrorCode> {
   const baseline = readRunEvidence("baseline", request.baselineDirectory);
@@ -26,9 +29,29 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     const read = readRunEvidence("model", request.modelDirectory);
     if (!read.ok) return read;
     const kind = record(read.value.manifest["labels"])["kind"];
+    if (kind === "extension") return err("wrong_run_kind", "--model must be the ledger's first trial; an extension goes in --extension");
     if (kind !== "model_trial" && kind !== "synthetic_pipeline_check") return err("wrong_run_kind", "--model must be a `tca lab model` run");
     model = read.value;
   }
+  const extensions: RunEvidence[] = [];
+  for (const [i, directory] of (request.extensionDirectories ?? []).entries()) {
+    const read = readRunEvidence(`extension${i + 1}`, directory);
+    if (!read.ok) return read;
+    if (record(read.value.manifest["labels"])["kind"] !== "extension") return err("wrong_run_kind", "--extension must be a `tca lab model --extension` run");
+    extensions.push(read.value);
+  }
+  // A real trial is reported with every other trial of its ledger, in order (Part 10).
+  let trials: TrialEntry[] = [];
+  if (model !== null && runKind(model) === "model_trial") {
+    const listed = listLedgerTrials(model, extensions);
+    if (!listed.ok) return listed;
+    trials = listed.value;
+  } else if (extensions.length > 0) {
+    return err("wrong_run_kind", "extensions belong to a real model trial given with --model");
+  }
+  const modelDirectory = model ? modelDirectoryOf(model) : null;
+  const consent = model && runKind(model) !== "synthetic_pipeline_check" && modelDirectory ? acquisitionConsent(modelDirectory) : null;
+  const diskUse = modelDirectory ? measureDiskUse(modelDirectory) : null;
   let checks: ChecksEvidence | null = null;
   if (request.checksDirectory !== null) {
     const path = join(request.checksDirectory, "checks.json");
@@ -51,5 +74,5 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     predictions = embedded as PredictionsRecord;
   }
   const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
-  return ok(renderSubmission({ baseline: baseline.value, model, checks, predictions, blockedReason: request.blockedReason, implementationVersion: version }));
+  return ok(renderSubmission({ baseline: baseline.value, model, checks, predictions, blockedReason: request.blockedReason, implementationVersion: version, trials, consent, diskUse }));
 }

@@ -1,0 +1,74 @@
+// Part 7: "Verify the harness before loading a model". Before the model trial loads anything it
+// records whether a verified scripted baseline and a fully passing checks run exist for THIS
+// harness version (the aggregate hash of src/, bin/ and the package files), read from their
+// evidence. It records; it does not decide for the learner (submission.md cites the record).
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { harnessHashes } from "../evidence/runtimeIdentity.ts";
+
+export interface EvidenceCheck {
+  readonly directory: string | null;
+  /** "verified": exists, passed, same harness; otherwise the first reason it is not. */
+  readonly status: "verified" | "not_supplied" | "unreadable" | "not_passing" | "other_harness_version" | "wrong_kind";
+  readonly harness_sha256: string | null;
+}
+
+export interface HarnessVerification {
+  readonly checked_at: string;
+  readonly current_harness_sha256: string;
+  readonly baseline: EvidenceCheck;
+  readonly checks: EvidenceCheck;
+  /** True only when both are "verified". */
+  readonly verified_before_loading: boolean;
+}
+
+function readObject(path: string): Record<string, unknown> | null {
+  try {
+    if (!existsSync(path)) return null;
+    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+export function checkBaselineEvidence(directory: string | null, current: string): EvidenceCheck {
+  if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
+  const manifest = readObject(join(directory, "manifest.json"));
+  const final = readObject(join(directory, "final.json"));
+  if (manifest === null || final === null) return { directory, status: "unreadable", harness_sha256: null };
+  const harness = field(manifest["harness"], "aggregate_sha256");
+  const sha = typeof harness === "string" ? harness : null;
+  if (field(manifest["labels"], "kind") !== "scripted_baseline") return { directory, status: "wrong_kind", harness_sha256: sha };
+  if (final["verified_success"] !== true) return { directory, status: "not_passing", harness_sha256: sha };
+  return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
+}
+
+export function checkChecksEvidence(directory: string | null, current: string): EvidenceCheck {
+  if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
+  const report = readObject(join(directory, "checks.json"));
+  if (report === null || report["schema"] !== "tca.checks/1") return { directory, status: "unreadable", harness_sha256: null };
+  const sha = typeof report["harness_sha256"] === "string" ? report["harness_sha256"] : null;
+  const processes = Number(field(report["process_watch"], "processes_started") ?? 0) + Number(field(report["process_watch"], "threads_started") ?? 0);
+  if (report["failed"] !== 0 || typeof report["total"] !== "number" || report["total"] === 0 || processes !== 0) {
+    return { directory, status: "not_passing", harness_sha256: sha };
+  }
+  return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
+}
+
+export function verifyHarnessEvidence(baselineDirectory: string | null, checksDirectory: string | null, now: Date = new Date()): HarnessVerification {
+  const current = harnessHashes().aggregate_sha256;
+  const baseline = checkBaselineEvidence(baselineDirectory, current);
+  const checks = checkChecksEvidence(checksDirectory, current);
+  return {
+    checked_at: now.toISOString(),
+    current_harness_sha256: current,
+    baseline,
+    checks,
+    verified_before_loading: baseline.status === "verified" && checks.status === "verified",
+  };
+}

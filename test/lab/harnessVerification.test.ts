@@ -1,0 +1,57 @@
+// "Verify the harness before loading a model": what the trial records about the baseline and
+// the checks it was given, for this harness version (never assumed from their presence).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { checkBaselineEvidence, checkChecksEvidence, verifyHarnessEvidence } from "../../src/lab/harnessVerification.ts";
+import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
+import { runLab } from "../../src/lab/labRun.ts";
+import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
+import { harnessHashes } from "../../src/evidence/runtimeIdentity.ts";
+import { freshRoot } from "./labRunTestSupport.ts";
+
+const root = freshRoot("harness-verification");
+const current = harnessHashes().aggregate_sha256;
+
+function checksDir(name: string, report: Record<string, unknown>): string {
+  const directory = join(root, name);
+  mkdirSync(directory);
+  writeFileSync(join(directory, "checks.json"), JSON.stringify({ schema: "tca.checks/1", ...report }));
+  return directory;
+}
+
+test("a verified baseline and passing checks of this harness version: verified before loading", async () => {
+  const baseline = await runScriptedBaseline(join(root, "baseline"));
+  assert.ok(baseline.ok);
+  const checks = checksDir("checks-ok", { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0 }, checks: [] });
+  const verification = verifyHarnessEvidence(baseline.value.runDirectory, checks);
+  assert.equal(verification.current_harness_sha256, current);
+  assert.equal(verification.baseline.status, "verified");
+  assert.equal(verification.checks.status, "verified");
+  assert.equal(verification.verified_before_loading, true);
+});
+
+test("missing, failing, other-version, wrong-kind or process-starting evidence is never verified", async () => {
+  assert.equal(checkBaselineEvidence(null, current).status, "not_supplied");
+  assert.equal(checkBaselineEvidence(join(root, "nowhere"), current).status, "unreadable");
+  const failing = await runLab({ runDirectory: join(root, "failing"), source: new ScriptedSource(["nope", "nope"]), kind: "scripted_baseline" });
+  assert.ok(failing.ok);
+  assert.equal(checkBaselineEvidence(failing.value.runDirectory, current).status, "not_passing");
+  const check = await runLab({ runDirectory: join(root, "a-check"), source: new ScriptedSource(["nope"]), kind: "negative_check" });
+  assert.ok(check.ok);
+  assert.equal(checkBaselineEvidence(check.value.runDirectory, current).status, "wrong_kind");
+  const good = await runScriptedBaseline(join(root, "good"));
+  assert.ok(good.ok);
+  assert.equal(checkBaselineEvidence(good.value.runDirectory, "f".repeat(64)).status, "other_harness_version");
+
+  const base = { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0 }, checks: [] };
+  assert.equal(checkChecksEvidence(null, current).status, "not_supplied");
+  assert.equal(checkChecksEvidence(checksDir("c-failed", { ...base, passed: 39, failed: 1 }), current).status, "not_passing");
+  assert.equal(checkChecksEvidence(checksDir("c-empty", { ...base, total: 0, passed: 0 }), current).status, "not_passing");
+  assert.equal(checkChecksEvidence(checksDir("c-process", { ...base, process_watch: { processes_started: 1, threads_started: 0 } }), current).status, "not_passing");
+  assert.equal(checkChecksEvidence(checksDir("c-old", { ...base, harness_sha256: "0".repeat(64) }), current).status, "other_harness_version");
+  assert.equal(checkChecksEvidence(checksDir("c-unversioned", { ...base, harness_sha256: undefined }), current).status, "other_harness_version");
+  const partial = verifyHarnessEvidence(good.value.runDirectory, null);
+  assert.equal(partial.verified_before_loading, false);
+});
