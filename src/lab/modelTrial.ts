@@ -155,15 +155,15 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
         trial_budget_ms: budgetMs,
         runtime_lock_file: "runtime-lock.json",
         token_counting: "input tokens counted after the verified chat template, in the controller process",
-      },
-    },
-  });
         trial_role: role?.role ?? null,
         trial_ordinal: role?.ordinal ?? null,
         declared_change: role?.declaredChange ?? null,
         earlier_trial_windows: role?.earlierTrialWindows ?? [],
         acquisition_consent: consent,
         harness_verification: harness,
+      },
+    },
+  });
   if (!run.ok) return err("run_directory_rejected", `${run.error}: ${run.message}`);
   return ok({ run: run.value, synthetic, role });
 }
