@@ -58,6 +58,9 @@ const CASES: readonly (readonly [FunctionName, string, Verdict])[] = [
   ["clamp", "x if x < 0 else 1000000 * 2", "value_out_of_range"],
   ["clamp", "1000000 * 2 if x < 0 else x", "value_out_of_range"],
   ["clamp", "x if x < 1000000 * 2 else 1", "value_out_of_range"],
+  // The deliberate choice (docs/expression-language.md, "Why refuse at validation"): refused even
+  // though inputs with x < 0 never select the overflowing branch.
+  ["clamp", "x if x < 0 else 1000000 + 1", "value_out_of_range"],
   ["clamp", "x if x < 0 else (1 if 1 < 2 else 1000000 * 2)", "accepted"],
   ["clamp", "x if x < 0 else (1000000 * 2 if 1 < 2 else 1)", "value_out_of_range"],
   ["clamp", "lo if x < lo else hi if x > hi else 1000 * 1000", "accepted"],
