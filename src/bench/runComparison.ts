@@ -1,5 +1,5 @@
 // compare: several runs (models, conditions, repeats) side by side: fixed rate per condition
-// with its 95% interval, and false "fixed" counts.
+// over graded tasks with its 95% interval (model errors named beside it), and false "fixed" counts.
 import { err, ok, type Result } from "../lab/result.ts";
 import { CONDITION_IDS, type ConditionId } from "./conditions.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
@@ -38,7 +38,8 @@ export function renderComparison(runs: readonly ComparedRun[]): string {
   for (const r of runs) {
     const cells = conds.map((c) => {
       const s = r.byCondition[c];
-      return s ? `${pct(s.fixedRate)} (${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])}, n=${s.tasks})` : "–";
+      // n counts graded tasks: model errors (endpoint failures) are named, never in the rate.
+      return s ? `${pct(s.fixedRate)} (${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])}, n=${s.graded}${s.modelError > 0 ? `; ${s.modelError} model errors` : ""})` : "–";
     });
     const ff = conds.map((c) => {
       const s = r.byCondition[c];

@@ -3,7 +3,7 @@
 import { CONTROLLER_LIMITS, type StopReason } from "../lab/constants.ts";
 import { parseProposal } from "../proposal/index.ts";
 import { authorize, type AuthorizationState } from "./authorize.ts";
-import type { MonotonicClock } from "./clock.ts";
+import type { MonotonicClock } from "../core/clock.ts";
 import type { ControllerWorkspace, Observation } from "./controllerWorkspace.ts";
 import { dispatchAction, type DispatchEffect } from "./dispatch.ts";
 import { generateWithDeadline } from "./generateWithDeadline.ts";

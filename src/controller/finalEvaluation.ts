@@ -3,7 +3,7 @@
 // healthy and the deadline permits; recheck the digest afterwards before any success claim.
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES, type Fixture, type StopReason } from "../lab/constants.ts";
 import { evaluateFixtures } from "../expr/index.ts";
-import type { MonotonicClock } from "./clock.ts";
+import type { MonotonicClock } from "../core/clock.ts";
 import type { ControllerWorkspace } from "./controllerWorkspace.ts";
 
 export const FINAL_EVALUATION_STATUSES = [

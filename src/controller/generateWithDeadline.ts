@@ -1,7 +1,7 @@
 // Waits for one proposal from a source, but never past the earlier of the per-call deadline
 // and the overall deadline, and never past cancellation. Whatever arrives afterwards is late:
 // it is handed to `onLate` for the audit and never validated or dispatched.
-import type { MonotonicClock } from "./clock.ts";
+import type { MonotonicClock } from "../core/clock.ts";
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "./proposalSource.ts";
 
 export interface GenerationWait {

@@ -3,7 +3,7 @@
 // whether the controller's source, version and backups were left as they were.
 import { readAuditRecords } from "../evidence/auditRecorder.ts";
 import { join } from "node:path";
-import { ManualClock } from "../controller/clock.ts";
+import { ManualClock } from "../core/clock.ts";
 import { parseToyMathSource } from "../expr/index.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
 import { INITIAL_TOY_MATH_PY } from "./constants.ts";

@@ -8,7 +8,7 @@ import {
   type StopReason,
 } from "../lab/constants.ts";
 import { err, ok, type Result } from "../lab/result.ts";
-import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { runControllerLoop, type ControllerHooks, type ControllerLimits, type EvidenceSink, type LoopOutcome } from "../controller/controllerLoop.ts";
 import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEvaluation.ts";
 import type { ProposalSource } from "../controller/proposalSource.ts";

@@ -5,7 +5,7 @@
 // acquisition ledger's trial window. No retry, fallback model, format repair or hidden call.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { compactingAssembler, type TokenCounter } from "../controller/compactingAssembler.ts";
 import { buildRuntimeLock } from "../evidence/runtimeLock.ts";
 import { PACKAGE_ROOT } from "../evidence/runtimeIdentity.ts";

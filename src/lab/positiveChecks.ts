@@ -3,7 +3,7 @@
 // resetting the invalid counter; an existing output destination is refused and left intact.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ManualClock } from "../controller/clock.ts";
+import { ManualClock } from "../core/clock.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
 import { REPAIR_EXPRESSIONS } from "./constants.ts";
 import { listBackups, readSourceBytes } from "./externalTamper.ts";

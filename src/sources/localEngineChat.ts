@@ -6,7 +6,7 @@
 // bench profile. The worker generates greedily and decodes; tool calls are parsed here from
 // <tool_call> blocks. Usage is counted exactly (input ids, output tokens). It never
 // substitutes text: every failure comes back as an error code.
-import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import { GENERATION_PROFILES } from "../model/engine/generationSettings.ts";
 import { openCheckpointDirectory, type CheckpointDirectory } from "../model/loader/checkpointDirectory.ts";

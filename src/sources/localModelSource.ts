@@ -4,7 +4,7 @@
 // model_error, time_limit, cancelled or context_limit. Labelled "synthetic-pipeline-check"
 // for synthetic checkpoints, "model" otherwise.
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../controller/proposalSource.ts";
-import { systemClock, type MonotonicClock } from "../controller/clock.ts";
+import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../model/worker/supervisor.ts";
 

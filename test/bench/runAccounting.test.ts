@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agentLoop.ts";
 import { runBenchmark, type BenchmarkOptions } from "../../src/bench/benchmarkRun.ts";
 import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/conditions.ts";
+import { loadComparison, renderComparison } from "../../src/bench/runComparison.ts";
 import { readTaskResults } from "../../src/bench/runDirectory.ts";
 import type { TaskResult } from "../../src/bench/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/taskTrace.ts";
@@ -226,6 +227,8 @@ test("case 6: model errors have their own column and are never in the fixed rate
       const error = trace.find((e) => e.event === "model_error");
       assert.equal(error?.error, "model_http_error");
       assert.equal(error?.message, "HTTP 404: model 'x' not found");
+      const cmp = loadComparison([out]);
+      assert.match(renderComparison(cmp.ok ? cmp.value : []), /\| 100\.0% \(20\.7%–100\.0%, n=1; 1 model errors\) \|/);
     });
   } finally {
     await server.close();

@@ -2,7 +2,7 @@
 // cannot easily produce (oversized observations, context and model errors, harness faults).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ManualClock } from "../../src/controller/clock.ts";
+import { ManualClock } from "../../src/core/clock.ts";
 import { runControllerLoop, type EvidenceSink } from "../../src/controller/controllerLoop.ts";
 import type { ControllerWorkspace, Observation } from "../../src/controller/controllerWorkspace.ts";
 import type { ProposalOutcome, ProposalSource } from "../../src/controller/proposalSource.ts";

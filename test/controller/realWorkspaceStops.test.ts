@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ManualClock } from "../../src/controller/clock.ts";
+import { ManualClock } from "../../src/core/clock.ts";
 import { runControllerLoop, type EvidenceSink } from "../../src/controller/controllerLoop.ts";
 import type { ControllerWorkspace } from "../../src/controller/controllerWorkspace.ts";
 import { fullLogAssembler } from "../../src/controller/requestAssembler.ts";

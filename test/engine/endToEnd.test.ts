@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { systemClock } from "../../src/controller/clock.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/lab/constants.ts";
 import { LocalModelSource } from "../../src/sources/localModelSource.ts";
 import { generateOnce, readInputIdsFile } from "../../src/model/worker/generateOnce.ts";

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ManualClock } from "../../src/controller/clock.ts";
+import { ManualClock } from "../../src/core/clock.ts";
 import { ModelSupervisor, type SupervisorEvent } from "../../src/model/worker/supervisor.ts";
 
 const fakeWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), "fakeWorker.ts");

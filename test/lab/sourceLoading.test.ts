@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ManualClock } from "../../src/controller/clock.ts";
+import { ManualClock } from "../../src/core/clock.ts";
 import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
 import { runLab, type ProposalSourceLoader } from "../../src/lab/labRun.ts";
 import { err, ok } from "../../src/lab/result.ts";

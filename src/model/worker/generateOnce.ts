@@ -1,7 +1,7 @@
 // One supervised generation for `tca model generate` and reproducibility checks: load under
 // the supervisor, generate once with the Lab's settings, and return one JSON-ready record.
 import { readFile, stat } from "node:fs/promises";
-import { systemClock, type MonotonicClock } from "../../controller/clock.ts";
+import { systemClock, type MonotonicClock } from "../../core/clock.ts";
 import { CONTROLLER_LIMITS } from "../../lab/constants.ts";
 import { err, ok, type Result } from "../../lab/result.ts";
 import { ModelSupervisor, type SupervisorOptions } from "./supervisor.ts";

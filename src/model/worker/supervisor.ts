@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CONTROLLER_LIMITS } from "../../lab/constants.ts";
 import { err, ok, type Result } from "../../lab/result.ts";
 import type { GenerationProfileName } from "../engine/generationSettings.ts";
-import { systemClock, type MonotonicClock } from "../../controller/clock.ts";
+import { systemClock, type MonotonicClock } from "../../core/clock.ts";
 import {
   LineSplitter,
   MAX_REQUEST_BYTES,
