@@ -75,6 +75,8 @@ test("happy path: every file verified, manifest recorded field by field, loader 
     acquisition_deadline_ms: TIME_LIMITS.acquisitionMs,
     max_retries_per_file: TRANSFER_RULES.maxRetriesPerFile,
     max_redirects: TRANSFER_RULES.maxRedirects,
+    header_timeout_ms: 30_000,
+    body_idle_timeout_ms: 30_000,
   });
   assert.equal(manifest.started_at, "2026-01-02T03:04:05.000Z");
   assert.equal(manifest.finished_at, "2026-01-02T03:04:05.000Z");

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { acquireModel, type AcquireOptions, type AcquireResult } from "../../src/model/artifacts/acquire.ts";
-import type { MonotonicClock } from "../../src/model/artifacts/clock.ts";
+import { ManualClock } from "../../src/core/clock.ts";
 import { resolveEndpoint, type ResolvedEndpoint } from "../../src/model/artifacts/endpoint.ts";
 import { createHash } from "node:crypto";
 import { gitBlobSha1 } from "../../src/model/artifacts/fileIdentity.ts";
@@ -129,27 +129,10 @@ async function listen(server: Server, requests: RecordedRequest[]): Promise<Loca
   };
 }
 
-/** Manual monotonic time: advance() moves it and fires due timers in order. */
-export class FakeClock implements MonotonicClock {
-  private current = 1_000;
-  private timers: { due: number; fn: () => void; live: boolean }[] = [];
-  now(): number {
-    return this.current;
-  }
-  setTimer(ms: number, fn: () => void): () => void {
-    const timer = { due: this.current + ms, fn, live: true };
-    this.timers.push(timer);
-    return () => {
-      timer.live = false;
-    };
-  }
-  advance(ms: number): void {
-    this.current += ms;
-    const due = this.timers.filter((timer) => timer.live && timer.due <= this.current).sort((a, b) => a.due - b.due);
-    for (const timer of due) {
-      timer.live = false;
-      timer.fn();
-    }
+/** The project's one fake clock, starting at 1,000 ms as these tests always have. */
+export class FakeClock extends ManualClock {
+  constructor() {
+    super(1_000);
   }
 }
 

@@ -8,13 +8,13 @@ import { chmod, link, lstat, mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { err, ok, type Result } from "../../lab/result.ts";
 import { PINNED_FILES, TIME_LIMITS, TRANSFER_RULES, type PinSet, type PinnedFile } from "../pins.ts";
-import { systemMonotonicClock, systemWallClock, type MonotonicClock, type WallClock } from "./clock.ts";
+import { after, systemClock, systemWallClock, type MonotonicClock, type WallClock } from "../../core/clock.ts";
 import { checkLoaderConfig, isLoaderConfigName } from "./configCheck.ts";
 import { consentPrompt, type ConsentDecider } from "./consent.ts";
 import { inspectModelDirectory } from "./directoryInspection.ts";
 import { fileUrl, type ResolvedEndpoint } from "./endpoint.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
-import { transferOnce, type ByteAllowance } from "./httpTransfer.ts";
+import { DEFAULT_IDLE_TIMEOUTS, transferOnce, type ByteAllowance, type IdleTimeouts } from "./httpTransfer.ts";
 import { writeJsonAtomic } from "./jsonFile.ts";
 import { appendWindow, newWindow, updateLatestWindow, type AcquisitionLedger } from "./ledger.ts";
 import {
@@ -41,6 +41,8 @@ export interface AcquireOptions {
   readonly clock?: MonotonicClock;
   readonly wallClock?: WallClock;
   readonly deadlineMs?: number;
+  /** Header and body idle timeouts of each transfer attempt (default 30 s each); recorded in the manifest. */
+  readonly idleTimeouts?: IdleTimeouts;
   readonly progress?: AcquisitionProgress;
 }
 
@@ -56,7 +58,7 @@ export type AcquireResult = Result<AcquireSuccess, ArtifactErrorCode> & { readon
 
 export async function acquireModel(options: AcquireOptions): Promise<AcquireResult> {
   const pins = options.pins ?? PINNED_FILES;
-  const clock = options.clock ?? systemMonotonicClock;
+  const clock = options.clock ?? systemClock;
   const wallClock = options.wallClock ?? systemWallClock;
   const { directory } = options;
 
@@ -151,6 +153,8 @@ async function runAcquisition(
       acquisition_deadline_ms: deadlineMs,
       max_retries_per_file: TRANSFER_RULES.maxRetriesPerFile,
       max_redirects: TRANSFER_RULES.maxRedirects,
+      header_timeout_ms: (options.idleTimeouts ?? DEFAULT_IDLE_TIMEOUTS).headerMs,
+      body_idle_timeout_ms: (options.idleTimeouts ?? DEFAULT_IDLE_TIMEOUTS).bodyIdleMs,
     },
     started_at: startedAt,
     finished_at: null,
@@ -164,7 +168,7 @@ async function runAcquisition(
   const ledger = await appendWindow(directory, pins, newWindow(wallClock(), { form: consentForm, prompt }, "in_progress"));
 
   const controller = new AbortController();
-  const cancelTimer = clock.setTimer(deadlineMs, () => controller.abort());
+  const cancelTimer = after(clock, deadlineMs, () => controller.abort());
   const progress = options.progress ?? silentProgress;
   const run: Run = { options, manifest, ledger, allowance: { limit: pins.aggregateCeilingBytes, used: 0 }, deadline: controller.signal, deadlineAt: startedMs + deadlineMs, progress };
   progress.start(manifest.totals.expected_bytes);
@@ -256,6 +260,8 @@ async function acquireFile(run: Run, pinned: PinnedFile): Promise<RecordedError 
       maxRedirects: TRANSFER_RULES.maxRedirects,
       deadline: run.deadline,
       onPayloadBytes: (count) => run.progress.payloadBytes(count),
+      clock,
+      idleTimeouts: run.options.idleTimeouts ?? DEFAULT_IDLE_TIMEOUTS,
     });
     entry.payload_bytes_received += outcome.payloadBytes;
     entry.redirects += outcome.redirects;

@@ -19,6 +19,8 @@ export const ARTIFACT_ERROR_CODES = [
   "metadata_mismatch",
   "oversized_transfer",
   "transfer_interrupted",
+  "header_timeout",
+  "body_idle_timeout",
   "allowance_exceeded",
   "deadline_exceeded",
   // identity and directory contents (acquisition and verification)

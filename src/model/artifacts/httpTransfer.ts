@@ -3,13 +3,27 @@
 // redirects are followed by hand, a Content-Length that disagrees with the plan aborts
 // before the body is read, each chunk is charged to the shared allowance before it is
 // written, and no attempt may exceed the file's expected size. No token is ever sent: the
-// request headers are built here, from nothing but constants.
+// request headers are built here, from nothing but constants. Two idle timeouts, on the one
+// injected monotonic clock, keep a stalled server from eating the acquisition window: no
+// response headers within headerTimeoutMs, or no body byte for bodyIdleTimeoutMs, ends the
+// attempt with its own code (retryable once, like any interruption).
 import { type IncomingMessage } from "node:http";
 import * as http from "node:http";
 import * as https from "node:https";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { StreamingIdentity, type ObservedIdentity } from "./fileIdentity.ts";
+import { after, systemClock, type MonotonicClock } from "../../core/clock.ts";
+
+/** Defaults for the two idle timeouts (configurable per acquisition, recorded in its manifest). */
+export const DEFAULT_IDLE_TIMEOUTS: IdleTimeouts = { headerMs: 30_000, bodyIdleMs: 30_000 };
+
+export interface IdleTimeouts {
+  /** From sending the request to the response headers (each redirect hop starts it anew). */
+  readonly headerMs: number;
+  /** The longest gap between two body chunks (and before the first). */
+  readonly bodyIdleMs: number;
+}
 
 /** The aggregate payload allowance, shared by every attempt of every file in one acquisition. */
 export interface ByteAllowance {
@@ -35,6 +49,10 @@ export interface TransferRequest {
   /** Fires at the acquisition deadline; the transfer then ends as deadline_exceeded. */
   readonly deadline: AbortSignal;
   readonly onPayloadBytes: (count: number) => void;
+  /** The clock the idle timeouts run on (default: the system clock). */
+  readonly clock?: MonotonicClock;
+  /** Default: DEFAULT_IDLE_TIMEOUTS. */
+  readonly idleTimeouts?: IdleTimeouts;
 }
 
 export interface TransferFailure {
@@ -67,7 +85,8 @@ class TransferError extends Error {
   }
 }
 
-export async function transferOnce(request: TransferRequest): Promise<TransferOutcome> {
+export async function transferOnce(given: TransferRequest): Promise<TransferOutcome> {
+  const request = { ...given, clock: given.clock ?? systemClock, idleTimeouts: given.idleTimeouts ?? DEFAULT_IDLE_TIMEOUTS };
   let payloadBytes = 0;
   let redirects = 0;
   let servedBy: string | null = null;
@@ -79,9 +98,12 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
   let response: IncomingMessage;
   for (;;) {
     try {
-      response = await openResponse(url, request.deadline);
-    } catch {
+      response = await openResponse(url, request.deadline, request.clock, request.idleTimeouts.headerMs);
+    } catch (error) {
       if (request.deadline.aborted) return failWith(deadlineFailure());
+      if (error instanceof HeaderTimeout) {
+        return failWith({ code: "header_timeout", message: `no response headers from ${url.origin} within ${request.idleTimeouts.headerMs} ms`, retryable: true });
+      }
       return failWith({ code: "transfer_interrupted", message: `connection to ${url.origin} failed`, retryable: true });
     }
     const metadata = checkMetadataHeaders(response, request);
@@ -138,9 +160,21 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
     response.destroy(new Error("deadline"));
   };
   request.deadline.addEventListener("abort", onDeadline, { once: true });
+  // The body idle timer: armed now, re-armed by every chunk; firing ends the body read.
+  let idleFired = false;
+  let cancelIdle = (): void => undefined;
+  const armIdle = (): void => {
+    cancelIdle();
+    cancelIdle = after(request.clock, request.idleTimeouts.bodyIdleMs, () => {
+      idleFired = true;
+      response.destroy(new Error("body idle timeout"));
+    });
+  };
+  armIdle();
   try {
     try {
       for await (const chunk of response as AsyncIterable<Buffer>) {
+        armIdle();
         // Charge first: bytes that arrived count against the allowance whatever happens next.
         payloadBytes += chunk.length;
         request.allowance.used += chunk.length;
@@ -170,6 +204,9 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
       if (unread > 0) request.onPayloadBytes(unread);
       if (error instanceof TransferError) throw error;
       if (request.deadline.aborted) throw new TransferError(deadlineFailure());
+      if (idleFired) {
+        throw new TransferError({ code: "body_idle_timeout", message: `no body bytes for ${request.idleTimeouts.bodyIdleMs} ms after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: true });
+      }
       throw new TransferError({ code: "transfer_interrupted", message: `the connection ended after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: true });
     }
     if (request.deadline.aborted) throw new TransferError(deadlineFailure());
@@ -186,6 +223,7 @@ export async function transferOnce(request: TransferRequest): Promise<TransferOu
     if (error instanceof TransferError) return failWith(error.failure);
     return failWith({ code: "io_error", message: "writing the temporary file failed", retryable: false });
   } finally {
+    cancelIdle();
     request.deadline.removeEventListener("abort", onDeadline);
   }
 }
@@ -194,12 +232,24 @@ function deadlineFailure(): TransferFailure {
   return { code: "deadline_exceeded", message: "the acquisition deadline passed", retryable: false };
 }
 
-function openResponse(url: URL, signal: AbortSignal): Promise<IncomingMessage> {
+class HeaderTimeout extends Error {}
+
+function openResponse(url: URL, signal: AbortSignal, clock: MonotonicClock, headerTimeoutMs: number): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === "https:" ? https : http;
     // agent:false: one connection per request, nothing pooled between attempts.
-    const request = client.request(url, { method: "GET", headers: REQUEST_HEADERS, agent: false, signal }, resolve);
-    request.on("error", reject);
+    const request = client.request(url, { method: "GET", headers: REQUEST_HEADERS, agent: false, signal }, (response) => {
+      cancel();
+      resolve(response);
+    });
+    const cancel = after(clock, headerTimeoutMs, () => {
+      request.destroy();
+      reject(new HeaderTimeout());
+    });
+    request.on("error", (error) => {
+      cancel();
+      reject(error);
+    });
     request.end();
   });
 }

@@ -64,6 +64,9 @@ export interface DownloadManifest {
     acquisition_deadline_ms: number;
     max_retries_per_file: number;
     max_redirects: number;
+    /** Idle timeouts of each transfer attempt (issue 14); absent in manifests written before them. */
+    header_timeout_ms?: number;
+    body_idle_timeout_ms?: number;
   };
   started_at: string;
   finished_at: string | null;
