@@ -111,7 +111,9 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         const what = options.extension ? `one EXTENSION trial (declared change: ${options.extension})` : "one model trial";
         const answer = await prompt.question(
           `Run ${what} in the new run directory ${runDirectory}?\n` +
-            "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell. [y/N] ",
+            "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell.\n" +
+            "Resources (estimates, the same for the trial and every extension): at most 10 minutes (less if the 30-minute window has less left), " +
+            "several GB of memory for the F32 model, CPU only with 2 threads. [y/N] ",
         );
         prompt.close();
         if (/^(y|yes)$/i.test(answer.trim())) runConsent = "interactive_confirmation";
