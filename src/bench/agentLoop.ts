@@ -13,7 +13,8 @@ import type { SandboxConfig } from "./sandbox.ts";
 import { checkSpecialCasing } from "./specialCasing.ts";
 import { classifyOutcome, taskId, type TaskResult, type TaskStopReason } from "./taskOutcome.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { runProgramTests } from "./testRunner.ts";
+import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
+import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
 import { TaskDeadline } from "./taskDeadline.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
 import { sameModuloTrailingWhitespace, unifiedDiff } from "./unifiedDiff.ts";
@@ -37,6 +38,8 @@ export interface AgentTaskContext {
   readonly seed?: number;
   readonly attempt?: number;
   readonly repeat?: number;
+  /** Seed of the held-out grading inputs (default: one per process, recorded in every grade). */
+  readonly heldOutSeed?: number;
 }
 
 /** A task stopped by cancellation: not a result. The run does not record it, so --resume redoes it. */
@@ -228,10 +231,13 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | 
   const final = tools.target;
   // Grading gets the full test timeout, not what is left of the task's budget; only a
   // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
-  const grade = await runProgramTests(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  // The grade is the trusted grader's (grading/): public and held-out cases, compared outside
+  // the sandbox; the model's run_tests (pytest) above is feedback only.
+  const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, ctx.heldOutSeed ?? processHeldOutSeed());
+  const grade = await gradeProgram(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, heldOut, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
   if (ctx.signal?.aborted) return interrupted("grading");
-  const gradeRecord = { outcome: grade.outcome, counts: grade.counts, seconds: Math.round(grade.seconds * 1000) / 1000, summary: grade.summary };
+  const gradeRecord = gradeRecordOf(grade);
   trace.write("grade", t(), { ...gradeRecord, output: grade.output });
   const changed = !sameModuloTrailingWhitespace(original, final);
   const diff = unifiedDiff(targetPath(program.name), original, final);

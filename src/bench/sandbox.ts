@@ -2,24 +2,32 @@
 // on purpose: it is the one place that decides what untrusted Python can see and do.
 //
 // Inside: read-only binds of the system (/usr and the /bin,/lib,... links) and of the real
-// Python prefix, a fresh writable task folder at /task, a private /tmp, no network and no
-// other namespaces shared (--unshare-all), every capability dropped (as root without it,
-// code inside could remount the read-only binds writable), a clean environment,
+// Python prefix, the task folder READ-ONLY at /task (tests, data, runner and the file under
+// test alike: nothing a program writes can change what is graded), size-capped tmpfs at /tmp
+// and /dev/shm (the only writable places), no network and no other namespaces shared
+// (--unshare-all), every capability dropped (as root without it, code inside could remount the
+// read-only binds writable), a seccomp filter refusing ptrace, a clean environment,
 // --die-with-parent, and prlimit limits. Outside: the run is its own process group (and
-// session), killed as a whole on timeout; optionally a pids cgroup caps the process count.
+// session), killed as a whole on timeout, inside its own memory + pids cgroup (sandboxCgroups.ts)
+// so that the memory and process caps hold for the whole run.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { err, ok, type Result } from "../lab/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import type { PythonRuntime } from "./pythonRuntime.ts";
 import type { SandboxLimits } from "./sandboxLimits.ts";
+import { cleanupStaleCgroups, createRunCgroups, detectCgroupSupport, drainAndRemoveCgroups, readCgroupReport, type CgroupSupport, type RunCgroups } from "./sandboxCgroups.ts";
+import { seccompFilterBytes } from "./seccompFilter.ts";
 
 /** Where the task folder appears inside the sandbox. */
 export const SANDBOX_TASK_DIR = "/task";
+/** The file descriptor on which bwrap reads the seccomp filter. */
+const SECCOMP_FD = 3;
 
-export type ProcessLimitMechanism = "cgroup-v1-pids" | "rlimit-only";
+/** How the whole-run caps are applied: per-run cgroups, or (fallback) per-process rlimits only. */
+export type ProcessLimitMechanism = "cgroup-v1" | "cgroup-v2" | "rlimit-only";
 
 export interface SandboxConfig {
   readonly bwrapPath: string;
@@ -27,11 +35,16 @@ export interface SandboxConfig {
   readonly python: PythonRuntime;
   readonly limits: SandboxLimits;
   readonly processLimit: ProcessLimitMechanism;
+  readonly cgroups: CgroupSupport;
+  /** The compiled seccomp filter (undefined on a machine without a known syscall table). */
+  readonly seccomp: Buffer | undefined;
 }
 
 export interface SandboxRunRequest {
-  /** Host path of the task folder; bound writable at /task. */
+  /** Host path of the task folder; bound read-only at /task. */
   readonly taskDir: string;
+  /** Bytes of stdout kept (the head, for result channels); default limits.outputMaxBytes (the tail). */
+  readonly stdoutHeadBytes?: number;
   /** Program and arguments inside the sandbox; argv[0] "python" means the resolved interpreter. */
   readonly argv: readonly string[];
   /** Overrides limits.timeoutMs (tests inject short timeouts; the agent's remaining time may be shorter). */
@@ -51,6 +64,11 @@ export interface SandboxRunResult {
   readonly processGroupId: number;
   /** Random id set as SANDBOX_RUN_ID inside, so tests can prove no process survived. */
   readonly runId: string;
+  /** stdout went past what is kept (stdoutHeadBytes mode: the rest was dropped). */
+  readonly stdoutTruncated: boolean;
+  /** Whole-run caps that were reached (from the run's cgroups), and the run's memory peak. */
+  readonly limitsHit: readonly ("memory" | "pids")[];
+  readonly peakMemoryBytes: number | null;
 }
 
 function findOnPath(name: string): string | undefined {
@@ -62,21 +80,10 @@ function findOnPath(name: string): string | undefined {
   return undefined;
 }
 
-const CGROUP_V1_PIDS = "/sys/fs/cgroup/pids";
-
-function cgroupV1PidsUsable(): boolean {
-  const probe = join(CGROUP_V1_PIDS, `tca-probe-${randomBytes(6).toString("hex")}`);
-  try {
-    mkdirSync(probe);
-    writeFileSync(join(probe, "pids.max"), "8");
-    rmdirSync(probe);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Finds bwrap and prlimit and decides the process-limit mechanism. Does not run anything. */
+/**
+ * Finds bwrap and prlimit, decides the cap mechanism (and removes the groups that SIGKILLed
+ * earlier runs left behind). Does not run anything; the self-test decides whether it may run.
+ */
 export function createSandboxConfig(python: PythonRuntime, limits: SandboxLimits): Result<SandboxConfig, BenchErrorCode> {
   const bwrapPath = findOnPath("bwrap");
   if (!bwrapPath) {
@@ -89,7 +96,10 @@ export function createSandboxConfig(python: PythonRuntime, limits: SandboxLimits
   if (!python.executable.startsWith(python.prefix + "/") && !python.executable.startsWith("/usr/")) {
     return err("sandbox_unavailable", "the Python interpreter does not live under its prefix or /usr");
   }
-  return ok({ bwrapPath, prlimitPath, python, limits, processLimit: cgroupV1PidsUsable() ? "cgroup-v1-pids" : "rlimit-only" });
+  const cgroups = detectCgroupSupport();
+  if (cgroups.mechanism !== "none") cleanupStaleCgroups(cgroups);
+  const processLimit: ProcessLimitMechanism = cgroups.mechanism === "none" ? "rlimit-only" : cgroups.mechanism;
+  return ok({ bwrapPath, prlimitPath, python, limits, processLimit, cgroups, seccomp: seccompFilterBytes() });
 }
 
 /** Read-only binds of the system directories, mirroring how this host lays them out. */
@@ -134,7 +144,13 @@ export function bwrapArguments(config: SandboxConfig, taskDir: string, argv: rea
   if (!config.python.prefix.startsWith("/usr/") && config.python.prefix !== "/usr") {
     args.push("--ro-bind", config.python.prefix, config.python.prefix);
   }
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", taskDir, SANDBOX_TASK_DIR, "--chdir", SANDBOX_TASK_DIR);
+  args.push(
+    "--proc", "/proc", "--dev", "/dev",
+    "--size", String(config.limits.shmBytes), "--tmpfs", "/dev/shm",
+    "--size", String(config.limits.tmpBytes), "--tmpfs", "/tmp",
+    "--ro-bind", taskDir, SANDBOX_TASK_DIR, "--chdir", SANDBOX_TASK_DIR,
+  );
+  if (config.seccomp) args.push("--seccomp", String(SECCOMP_FD));
   for (const [key, value] of Object.entries(sandboxEnvironment(config, runId))) {
     args.push("--setenv", key, value);
   }
@@ -155,14 +171,35 @@ export function bwrapArguments(config: SandboxConfig, taskDir: string, argv: rea
   return args;
 }
 
+/** Keeps the first `max` bytes of a stream (a result channel: a cut tail is detected). */
+class HeadBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    const room = this.max - this.size;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(kept);
+    this.size += kept.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
 /** Keeps the last `max` bytes of a stream. */
 class TailBuffer {
+  truncated = false;
   private chunks: Buffer[] = [];
   private size = 0;
   constructor(private readonly max: number) {}
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.size += chunk.length;
+    if (this.size > this.max) this.truncated = true;
     while (this.size > this.max && this.chunks.length > 1) {
       const first = this.chunks.shift();
       if (first) this.size -= first.length;
@@ -174,52 +211,13 @@ class TailBuffer {
   }
 }
 
-function createPidsCgroup(config: SandboxConfig, runId: string): string | undefined {
-  if (config.processLimit !== "cgroup-v1-pids") return undefined;
-  const dir = join(CGROUP_V1_PIDS, `tca-${runId}`);
-  try {
-    mkdirSync(dir);
-    writeFileSync(join(dir, "pids.max"), String(config.limits.maxProcesses));
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Empties and removes a run's cgroup. When bwrap exits, the PID namespace is torn down
- * asynchronously, so members can linger for a moment: kill whatever is left, wait until the
- * cgroup is empty (bounded), then remove it. Resolving only afterwards also means no process of
- * the run outlives runInSandbox.
+ * A tiny shell joins the run's groups first and then becomes bwrap, so every process of the run
+ * is counted from the start (the group's memory includes the tmpfs pages the run writes).
  */
-async function drainAndRemoveCgroup(dir: string | undefined): Promise<void> {
-  if (!dir) return;
-  for (let attempt = 0; attempt < 500; attempt++) {
-    let members: number[];
-    try {
-      members = readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter((l) => l !== "").map(Number);
-    } catch {
-      return;
-    }
-    if (members.length === 0) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        // Still busy: try again below.
-        await new Promise((r) => setTimeout(r, 10));
-        continue;
-      }
-      return;
-    }
-    for (const pid of members) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function cgroupJoiningCommand(groups: RunCgroups, bwrapPath: string, bwrapArgs: readonly string[]): [string, string[]] {
+  const joins = groups.dirs.map((_, i) => `echo $$ > "$${i + 1}/cgroup.procs"`).join(" && ");
+  return ["/bin/sh", ["-c", `${joins} && shift ${groups.dirs.length} && exec "$@"`, "sh", ...groups.dirs, bwrapPath, ...bwrapArgs]];
 }
 
 /** Runs argv inside a fresh sandbox bound to taskDir. Never runs anything unsandboxed. */
@@ -230,20 +228,25 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
     throw new Error("task folder missing");
   }
   const bwrapArgs = bwrapArguments(config, request.taskDir, request.argv, runId);
-  const cgroup = createPidsCgroup(config, runId);
-  // With a cgroup, a tiny shell joins it first and then becomes bwrap, so every process of
-  // the run is counted from the start.
-  const [command, args] = cgroup
-    ? ["/bin/sh", ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, config.bwrapPath, ...bwrapArgs]]
-    : [config.bwrapPath, bwrapArgs];
+  const cgroups = config.cgroups.mechanism === "none" ? undefined : createRunCgroups(config.cgroups, runId, { memoryBytes: config.limits.memoryBytes, maxProcesses: config.limits.maxProcesses });
+  if (config.cgroups.mechanism !== "none" && !cgroups) {
+    // The caps were promised by the self-test; a run without them never starts.
+    throw new Error("the run's cgroup could not be created");
+  }
+  const [command, args] = cgroups ? cgroupJoiningCommand(cgroups, config.bwrapPath, bwrapArgs) : [config.bwrapPath, bwrapArgs];
   const started = performance.now();
   return new Promise((resolvePromise) => {
-    const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe"], env: {} });
+    const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe", config.seccomp ? "pipe" : "ignore"], env: {} });
+    const seccompPipe = child.stdio[SECCOMP_FD];
+    if (config.seccomp && seccompPipe && "end" in seccompPipe) {
+      seccompPipe.on("error", () => undefined); // bwrap failed before reading it: reported below
+      seccompPipe.end(config.seccomp);
+    }
     const pgid = child.pid ?? -1;
-    const stdout = new TailBuffer(config.limits.outputMaxBytes);
+    const stdout = request.stdoutHeadBytes !== undefined ? new HeadBuffer(request.stdoutHeadBytes) : new TailBuffer(config.limits.outputMaxBytes);
     const stderr = new TailBuffer(config.limits.outputMaxBytes);
-    child.stdout.on("data", (c: Buffer) => stdout.push(c));
-    child.stderr.on("data", (c: Buffer) => stderr.push(c));
+    child.stdout?.on("data", (c: Buffer) => stdout.push(c));
+    child.stderr?.on("data", (c: Buffer) => stderr.push(c));
     let timedOut = false;
     let aborted = false;
     const killGroup = (): void => {
@@ -272,7 +275,8 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
       request.signal?.removeEventListener("abort", onAbort);
       // Whatever is left of the group (nothing, normally: the pid namespace dies with bwrap).
       killGroup();
-      void drainAndRemoveCgroup(cgroup).then(() => resolvePromise({
+      const report = cgroups ? readCgroupReport(cgroups) : { limitsHit: [], peakMemoryBytes: null };
+      void drainAndRemoveCgroups(cgroups).then(() => resolvePromise({
         exitCode: code,
         signal: signal ?? null,
         timedOut,
@@ -282,6 +286,9 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
         elapsedMs: performance.now() - started,
         processGroupId: pgid,
         runId,
+        stdoutTruncated: stdout.truncated,
+        limitsHit: report.limitsHit,
+        peakMemoryBytes: report.peakMemoryBytes,
       }));
     });
   });

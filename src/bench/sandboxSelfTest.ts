@@ -1,7 +1,10 @@
 // Before any benchmark work, prove the sandbox holds: a probe program inside it tries to open
-// a network connection, write outside its task folder, read a file placed next to the task
-// folder on the host, and reports its capabilities and environment. Every attempt must fail.
-// If bwrap is missing or any check fails, the benchmark stops with a clear error.
+// a network connection, write outside its task folder or into it (read-only), read a file
+// placed next to the task folder on the host, ptrace the sandbox's init, and reports its
+// capabilities, environment and the sizes of its writable tmpfs. Every attempt must fail and
+// every cap must be in place (the whole-run memory and process caps need a per-run cgroup; the
+// rlimit-only fallback must be chosen explicitly with TCA_SANDBOX_ALLOW_RLIMIT_ONLY=1). If
+// bwrap is missing or any check fails, the benchmark stops with a clear error naming the check.
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +35,18 @@ def read_host_file():
     open(sys.argv[1]).read()
 def read_host_home():
     open(sys.argv[2]).read()
+def write_task():
+    open("/task/tca-escape-probe", "w").write("x")
+def ptrace_init():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.ptrace(16, 1, 0, 0) == 0:  # PTRACE_ATTACH to the sandbox's init
+        return
+    raise PermissionError("errno %d" % ctypes.get_errno())
+def tmpfs_size(path, limit):
+    st = os.statvfs(path)
+    if st.f_blocks * st.f_frsize <= limit:
+        raise PermissionError("capped")
 def cap_check():
     caps = [l for l in open("/proc/self/status") if l.startswith("CapEff:")][0].split()[1]
     if int(caps, 16) != 0:
@@ -45,6 +60,10 @@ attempt("write_host_path", write_host_path)
 attempt("read_host_file", read_host_file)
 attempt("read_host_home", read_host_home)
 attempt("capabilities", cap_check)
+attempt("write_task", write_task)
+attempt("ptrace_init", ptrace_init)
+attempt("tmp_size", lambda: tmpfs_size("/tmp", int(sys.argv[4])))
+attempt("shm_size", lambda: tmpfs_size("/dev/shm", int(sys.argv[5])))
 print("env=" + ",".join(sorted(os.environ)))
 `;
 
@@ -87,7 +106,7 @@ export async function runEscapeProbe(config: SandboxConfig, targets: ProbeTarget
     writeFileSync(join(taskDir, "probe.py"), ESCAPE_PROBE_PY);
     const result = await runInSandbox(config, {
       taskDir,
-      argv: ["python", "probe.py", targets.hostFile, targets.homeFile, String(targets.hostPort)],
+      argv: ["python", "probe.py", targets.hostFile, targets.homeFile, String(targets.hostPort), String(config.limits.tmpBytes), String(config.limits.shmBytes)],
       timeoutMs: 30_000,
     });
     return { ...parseProbeOutput(result.stdout), exitCode: result.exitCode, stderr: result.stderr };
@@ -96,10 +115,27 @@ export async function runEscapeProbe(config: SandboxConfig, targets: ProbeTarget
   }
 }
 
-const EXPECTED_CHECKS = ["net_tcp", "net_host_loopback", "write_usr", "write_python_prefix", "write_host_path", "read_host_file", "read_host_home", "capabilities"];
+export const EXPECTED_CHECKS = ["net_tcp", "net_host_loopback", "write_usr", "write_python_prefix", "write_host_path", "read_host_file", "read_host_home", "capabilities", "write_task", "ptrace_init", "tmp_size", "shm_size"];
+
+/** The explicit opt-in to run without whole-run caps (documented fallback; recorded as rlimit-only). */
+export const ALLOW_RLIMIT_ONLY_ENV = "TCA_SANDBOX_ALLOW_RLIMIT_ONLY";
+
+/** Caps that cannot be applied on this machine, named (empty when all can). */
+export function missingCaps(config: SandboxConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  const missing: string[] = [];
+  if (config.processLimit === "rlimit-only" && env[ALLOW_RLIMIT_ONLY_ENV] !== "1") {
+    missing.push(`whole-run memory and process caps (${config.cgroups.reason ?? "no usable cgroup"}; set ${ALLOW_RLIMIT_ONLY_ENV}=1 to run with per-process rlimits only)`);
+  }
+  if (!config.seccomp) missing.push(`the ptrace filter (no seccomp syscall table for ${process.arch})`);
+  return missing;
+}
 
 /** The self-test run before verify-dataset and every benchmark. */
 export async function sandboxSelfTest(config: SandboxConfig): Promise<Result<ProbeReport, BenchErrorCode>> {
+  const missing = missingCaps(config);
+  if (missing.length > 0) {
+    return err("sandbox_self_test_failed", `a sandbox cap cannot be applied here: ${missing.join("; ")}`);
+  }
   if (!bwrapStarts(config)) {
     return err("sandbox_self_test_failed", "bubblewrap is installed but cannot create a sandbox here (user namespaces disabled, or not allowed in this container)");
   }

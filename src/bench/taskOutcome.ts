@@ -18,6 +18,14 @@ export interface GradeRecord {
   readonly counts: TestCounts;
   readonly seconds: number;
   readonly summary: string;
+  /** The trusted grader's details (grading/trustedGrader.ts); absent in runs graded by pytest. */
+  readonly grader?: string;
+  readonly reason?: string | null;
+  readonly fixedPublic?: boolean;
+  /** null: the program has no held-out generation. */
+  readonly fixedWithHeldOut?: boolean | null;
+  readonly heldOut?: { readonly seed: number; readonly passed: number; readonly total: number; readonly dropped: number } | null;
+  readonly excluded?: readonly string[];
 }
 
 export interface GuardrailCounts {

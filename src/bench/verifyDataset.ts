@@ -1,33 +1,50 @@
-// verify-dataset: before any agent runs, every buggy program must fail its tests and every
-// reference fix must pass, both in the sandbox. The fix is tested by placing the reference
-// program at the path the test imports (python_programs/<p>.py) in its own fresh task folder,
-// which is exactly how the agent's file is graded; the data set's --correct switch is not used,
-// so the correct_python_programs folder never enters a sandbox.
+// verify-dataset: before any agent runs, every buggy program must fail and every reference fix
+// must pass, through the same trusted grader that grades the agent's file (grading/), public
+// cases and held-out cases alike: the reference must pass its own held-out cases (which also
+// proves it deterministic, since their expected values come from an earlier run of it), and a
+// buggy program must fail public or held-out cases. The fix is graded by placing the reference
+// program at python_programs/<p>.py in its own fresh task folder, exactly how the agent's file is
+// graded; the correct_python_programs folder never enters a sandbox that grades.
 import type { QuixDataset } from "./dataset.ts";
 import { buggySource, referenceFixSource } from "./dataset.ts";
 import { mapWithConcurrency } from "./concurrency.ts";
 import type { SandboxConfig } from "./sandbox.ts";
-import { runProgramTests, type TestCounts, type TestOutcome } from "./testRunner.ts";
+import type { TestCounts, TestOutcome } from "./testRunner.ts";
+import { heldOutCases, newHeldOutSeed } from "./grading/heldOutCases.ts";
+import { GRADER_ID, gradeProgram, type TrustedGrade } from "./grading/trustedGrader.ts";
 
 export interface VerifySide {
   readonly outcome: TestOutcome;
+  /** Public cases: passed, failed (incl. no result), errors, skipped (excluded by the tests). */
   readonly counts: TestCounts;
   readonly seconds: number;
   readonly summary: string;
+  readonly fixedPublic: boolean;
+  /** Held-out cases passed / asked (null: no held-out generation for this program). */
+  readonly heldOut: { readonly passed: number; readonly total: number } | null;
+  readonly reason: string | null;
 }
 
 export interface VerifyRecord {
   readonly program: string;
+  /** The full public case count the grade requires (the data set's cases minus `excluded`). */
+  readonly publicCases: number;
+  readonly excluded: readonly string[];
+  readonly heldOutCases: number;
   readonly buggy: VerifySide;
   readonly fixed: VerifySide;
-  /** buggy failed or timed out, and the fix passed. */
+  /** buggy not passed (failed, timed out or broken), and the fix passed. */
   readonly ok: boolean;
 }
 
 export interface VerifyReport {
   readonly dataset: string;
+  readonly grader: typeof GRADER_ID;
   readonly includeSlow: boolean;
-  /** Said explicitly: without --include-slow, knapsack's --runslow case is skipped by its test. */
+  readonly heldOutSeed: number;
+  /** Programs graded with held-out cases too. */
+  readonly heldOutPrograms: number;
+  /** Said explicitly: every case a test skips (knapsack's slow case without --include-slow, ...). */
   readonly excluded: readonly string[];
   readonly programs: number;
   readonly buggyFailing: number;
@@ -43,38 +60,56 @@ export interface VerifyOptions {
   readonly includeSlow?: boolean;
   readonly timeoutMs?: number;
   readonly programs?: readonly string[];
+  /** Seed of the held-out inputs (default: a fresh one, recorded in the report). */
+  readonly heldOutSeed?: number;
   readonly onRecord?: (record: VerifyRecord, done: number, total: number) => void;
 }
 
-function side(r: { outcome: TestOutcome; counts: TestCounts; seconds: number; summary: string }): VerifySide {
-  return { outcome: r.outcome, counts: r.counts, seconds: Math.round(r.seconds * 1000) / 1000, summary: r.summary };
+function side(g: TrustedGrade): VerifySide {
+  return {
+    outcome: g.outcome,
+    counts: g.counts,
+    seconds: Math.round(g.seconds * 1000) / 1000,
+    summary: g.summary,
+    fixedPublic: g.fixedPublic,
+    heldOut: g.heldOut ? { passed: g.heldOut.passed, total: g.heldOut.total } : null,
+    reason: g.reason,
+  };
 }
 
 export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset, options: VerifyOptions): Promise<VerifyReport> {
   const programs = dataset.programs.filter((p) => !options.programs || options.programs.includes(p.name));
   const includeSlow = options.includeSlow ?? false;
-  const runOptions = { includeSlow, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-  // Buggy and fixed runs are separate jobs so that the three non-terminating buggy programs
-  // overlap with everything else instead of serializing behind their timeouts.
+  const seed = options.heldOutSeed ?? newHeldOutSeed();
+  // Buggy and fixed runs are separate jobs so that the non-terminating buggy programs overlap
+  // with everything else instead of serializing behind their timeouts.
   const jobs = programs.flatMap((p) => [
     { program: p, which: "buggy" as const },
     { program: p, which: "fixed" as const },
   ]);
-  const bySide = new Map<string, VerifySide>();
+  const bySide = new Map<string, TrustedGrade>();
   let done = 0;
   const records: VerifyRecord[] = [];
   await mapWithConcurrency(jobs, options.jobs, async (job) => {
+    const heldOut = await heldOutCases(config, dataset, job.program, seed);
     const source = job.which === "buggy" ? buggySource(dataset, job.program.name) : referenceFixSource(dataset, job.program.name);
-    const result = await runProgramTests(config, dataset, job.program, source, runOptions);
-    bySide.set(`${job.program.name}/${job.which}`, side(result));
+    const grade = await gradeProgram(config, dataset, job.program, source, {
+      includeSlow,
+      heldOut,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    bySide.set(`${job.program.name}/${job.which}`, grade);
     const buggy = bySide.get(`${job.program.name}/buggy`);
     const fixed = bySide.get(`${job.program.name}/fixed`);
     if (buggy && fixed) {
-      const record = {
+      const record: VerifyRecord = {
         program: job.program.name,
-        buggy,
-        fixed,
-        ok: (buggy.outcome === "failed" || buggy.outcome === "timeout") && fixed.outcome === "passed",
+        publicCases: fixed.public.total,
+        excluded: fixed.excluded,
+        heldOutCases: fixed.heldOut?.total ?? 0,
+        buggy: side(buggy),
+        fixed: side(fixed),
+        ok: buggy.outcome !== "passed" && fixed.outcome === "passed",
       };
       records.push(record);
       done += 1;
@@ -82,12 +117,16 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
     }
   });
   records.sort((a, b) => a.program.localeCompare(b.program));
-  const buggyFailing = records.filter((r) => r.buggy.outcome === "failed" || r.buggy.outcome === "timeout").length;
+  const buggyFailing = records.filter((r) => r.buggy.outcome !== "passed").length;
   const fixesPassing = records.filter((r) => r.fixed.outcome === "passed").length;
+  const excluded = records.flatMap((r) => r.excluded.map((e) => (r.program === "knapsack" && /slow case/.test(e) ? SLOW_CASE_NOTE : `${r.program}: ${e}`)));
   return {
     dataset: dataset.root,
+    grader: GRADER_ID,
     includeSlow,
-    excluded: includeSlow || !programs.some((p) => p.name === "knapsack") ? [] : [SLOW_CASE_NOTE],
+    heldOutSeed: seed,
+    heldOutPrograms: records.filter((r) => r.heldOutCases > 0).length,
+    excluded,
     programs: records.length,
     buggyFailing,
     fixesPassing,
@@ -97,15 +136,16 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
 }
 
 export function formatVerifyTable(report: VerifyReport): string {
-  const rows = [["program", "buggy", "tests", "s", "fixed", "tests", "s", "ok"]];
+  const rows = [["program", "cases", "held-out", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
   const counts = (c: TestCounts): string => `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
+  const held = (h: VerifySide["heldOut"]): string => (h ? `${h.passed}/${h.total}` : "-");
   for (const r of report.records) {
-    rows.push([r.program, r.buggy.outcome, counts(r.buggy.counts), r.buggy.seconds.toFixed(2), r.fixed.outcome, counts(r.fixed.counts), r.fixed.seconds.toFixed(2), r.ok ? "yes" : "NO"]);
+    rows.push([r.program, String(r.publicCases), String(r.heldOutCases), r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(2), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(2), r.ok ? "yes" : "NO"]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
   const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
   lines.push("");
-  lines.push(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass${report.ok ? "" : " — DATA SET CHECK FAILED"}`);
+  lines.push(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed})${report.ok ? "" : " — DATA SET CHECK FAILED"}`);
   for (const note of report.excluded) lines.push(`excluded: ${note}`);
   return lines.join("\n");
 }

@@ -5,6 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MINI_DATASET_DIR, realQuixBugs } from "../support/optionalResources.ts";
 
@@ -20,19 +22,39 @@ function tca(args: string[]): Promise<{ code: number; out: string }> {
   });
 }
 
+interface Side {
+  outcome: string;
+  counts: { passed: number; failed: number; errors: number; skipped: number };
+  fixedPublic: boolean;
+  heldOut: { passed: number; total: number } | null;
+}
+
 interface Report {
   ok: boolean;
+  grader: string;
+  heldOutSeed: number;
+  heldOutPrograms: number;
   programs: number;
   buggyFailing: number;
   fixesPassing: number;
   excluded: string[];
-  records: { program: string; buggy: { outcome: string }; fixed: { outcome: string; counts: { passed: number; skipped: number } } }[];
+  records: { program: string; publicCases: number; excluded: string[]; heldOutCases: number; buggy: Side; fixed: Side }[];
+}
+
+/**
+ * How many cases a program's tests define, counted from the data set's files (not by the code
+ * under test): lines of its JSON data, or test functions in a hand-written test file.
+ */
+function casesInDataset(root: string, program: string): number {
+  const data = join(root, "json_testcases", `${program}.json`);
+  if (existsSync(data)) return readFileSync(data, "utf8").split("\n").filter((l) => l.trim() !== "").length;
+  return [...readFileSync(join(root, "python_testcases", `test_${program}.py`), "utf8").matchAll(/^def test/gm)].length;
 }
 
 const REAL = realQuixBugs();
 
 test("verify-dataset --json: 40 buggy programs fail, 40 reference fixes pass, the slow case is excluded and said so", { skip: REAL.skip }, async () => {
-  const { code, out } = await tca(["bench", "quixbugs", "verify-dataset", "--json", "--jobs", "8", "--dataset", REAL.path]);
+  const { code, out } = await tca(["bench", "quixbugs", "verify-dataset", "--json", "--jobs", "2", "--dataset", REAL.path]);
   const report = JSON.parse(out) as Report;
   const notOk = report.records.filter((r) => r.buggy.outcome === "passed" || r.fixed.outcome !== "passed").map((r) => `${r.program}: buggy ${r.buggy.outcome}, fixed ${r.fixed.outcome}`);
   assert.deepEqual(notOk, []);
@@ -45,6 +67,19 @@ test("verify-dataset --json: 40 buggy programs fail, 40 reference fixes pass, th
   for (const p of ["bitcount", "find_first_in_sorted", "sqrt"]) assert.ok(timeouts.includes(p), `${p} should time out`);
   assert.match(report.excluded[0] ?? "", /^knapsack: the --runslow case/);
   assert.equal(report.records.find((r) => r.program === "knapsack")?.fixed.counts.skipped, 1);
+  assert.deepEqual(report.excluded.slice(1), ["levenshtein: case 4: skipped upstream (takes too long)"]);
+  // The trusted grader asks every case the data set defines (minus the listed exclusions), and
+  // the reference fix passes all of them.
+  assert.equal(report.grader, "trusted-runner-v1");
+  const countMismatch = report.records.filter((r) => r.publicCases + r.excluded.length !== casesInDataset(REAL.path, r.program) || r.fixed.counts.passed !== r.publicCases);
+  assert.deepEqual(countMismatch.map((r) => r.program), []);
+  // Held-out cases: every program but longest_common_subsequence, the reference passes its own.
+  assert.equal(report.heldOutPrograms, 39);
+  const noHeldOut = report.records.filter((r) => r.heldOutCases === 0).map((r) => r.program);
+  assert.deepEqual(noHeldOut, ["longest_common_subsequence"]);
+  for (const r of report.records) {
+    if (r.heldOutCases > 0) assert.deepEqual(r.fixed.heldOut, { passed: r.heldOutCases, total: r.heldOutCases }, r.program);
+  }
 });
 
 test("verify-dataset --json on the project's own data set: 5 buggy programs fail (bitcount by timeout), 5 fixes pass", async () => {
@@ -59,9 +94,9 @@ test("verify-dataset --json on the project's own data set: 5 buggy programs fail
     ["linked_list_sum", "failed", "passed"],
     ["pascal", "failed", "passed"],
   ]);
-  // Without --include-slow the slow case is skipped by the test itself, and no knapsack note is made up.
+  // Without --include-slow the slow case is excluded and said so, and no knapsack note is made up.
   assert.equal(report.records.find((r) => r.program === "is_palindrome")?.fixed.counts.skipped, 1);
-  assert.deepEqual(report.excluded, []);
+  assert.deepEqual(report.excluded, ["is_palindrome: test_long_palindrome: slow case (run with --include-slow)"]);
 });
 
 test("verify-dataset refuses an unknown program and a missing data set with stable codes", async () => {

@@ -1,0 +1,96 @@
+// Reading a run's result lines and comparing them with the expected values, in the Node process
+// (outside every sandbox). The lines come from a process the candidate shares, so they are
+// treated as untrusted data: anything malformed, duplicated, out of range or missing fails the
+// grade; a value passes only if it equals the expected canonical text (or, for the one test
+// that uses pytest.approx, is within the test's absolute tolerance).
+import type { CaseComparison } from "./publicCases.ts";
+
+export type CaseStatus = "ok" | "error" | "too_large" | "timeout";
+
+export interface CaseResult {
+  readonly status: CaseStatus;
+  /** Canonical value (status ok). */
+  readonly value?: string;
+  /** Exception type name (status error). */
+  readonly error?: string;
+}
+
+export interface RunnerOutput {
+  /** Results by case index; a missing index never ran (or its line never came). */
+  readonly results: ReadonlyMap<number, CaseResult>;
+  /** The file under test could not be imported (its exception type). */
+  readonly importError: string | undefined;
+  readonly finished: boolean;
+  /** Why the output cannot be trusted to describe the run (a forged or broken channel). */
+  readonly malformed: string | undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const MAX_NAME = 80;
+
+export function parseRunnerOutput(stdout: string, caseCount: number): RunnerOutput {
+  const results = new Map<number, CaseResult>();
+  let importError: string | undefined;
+  let finished = false;
+  let malformed: string | undefined;
+  for (const line of stdout.split("\n")) {
+    if (line === "" || malformed) continue;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      malformed = "an unreadable result line";
+      continue;
+    }
+    if (!isRecord(rec)) {
+      malformed = "a result line that is not an object";
+    } else if (rec.done === true) {
+      if (finished) malformed = "two completion markers";
+      finished = true;
+    } else if (typeof rec.import_error === "string") {
+      importError = rec.import_error.slice(0, MAX_NAME);
+    } else if (typeof rec.i === "number" && Number.isInteger(rec.i)) {
+      const i = rec.i;
+      if (i < 0 || i >= caseCount) malformed = `a result for case ${i}, which does not exist`;
+      else if (results.has(i)) malformed = `two results for case ${i}`;
+      else if (rec.s === "ok" && typeof rec.v === "string") results.set(i, { status: "ok", value: rec.v });
+      else if (rec.s === "error") results.set(i, { status: "error", error: typeof rec.e === "string" ? rec.e.slice(0, MAX_NAME) : "unknown" });
+      else if (rec.s === "too_large") results.set(i, { status: "too_large" });
+      else if (rec.s === "timeout") results.set(i, { status: "timeout" });
+      else malformed = `a malformed result for case ${i}`;
+    } else {
+      malformed = "a result line of unknown shape";
+    }
+  }
+  return { results, importError, finished, malformed };
+}
+
+function canonicalNumber(text: string): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || (parsed[0] !== "n" && parsed[0] !== "f") || typeof parsed[1] !== "string") return undefined;
+  const n = Number(parsed[1] === "inf" ? "Infinity" : parsed[1] === "-inf" ? "-Infinity" : parsed[1]);
+  return Number.isNaN(n) ? undefined : n;
+}
+
+/** Whether a returned canonical value satisfies the case. */
+export function valueMatches(actual: string, expected: string, compare: CaseComparison): boolean {
+  if (compare.kind === "equal") return actual === expected;
+  const a = canonicalNumber(actual);
+  const e = canonicalNumber(expected);
+  if (a === undefined || e === undefined) return false;
+  if (a === e) return true;
+  return Math.abs(a - e) <= compare.tolerance;
+}
+
+/** A short description of a value for the trace (never shown to a model). */
+export function shortValue(text: string): string {
+  return text.length <= 160 ? text : `${text.slice(0, 157)}...`;
+}

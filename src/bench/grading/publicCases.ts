@@ -1,0 +1,123 @@
+// The public cases of one program, as the trusted grader uses them: each case's input (what a
+// sandbox that runs a candidate may see) and its expected value (what only this Node process
+// keeps). They are read from the data set by the trusted runner in `prepare` mode, in a sandbox
+// in which no program under test exists, and cached per data set, program and slow-case setting.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { err, ok, type Result } from "../../lab/result.ts";
+import { supportFiles, testFilePath, type QuixDataset, type QuixProgram } from "../dataset.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
+import { runInSandbox, type SandboxConfig } from "../sandbox.ts";
+import { writeTaskFiles } from "../taskFolder.ts";
+import { trustedRunnerFiles, TRUSTED_RUNNER_ARGV, RESULT_CHANNEL_MAX_BYTES } from "./runnerFiles.ts";
+
+/** How a returned value is compared with the expected one (the test's own assert). */
+export type CaseComparison = { readonly kind: "equal" } | { readonly kind: "approx_abs"; readonly tolerance: number };
+
+/** A case's input as the runner reads it: tagged arguments, an adapter, optional Node graph. */
+export interface CaseInput {
+  readonly args: readonly unknown[];
+  readonly adapter: string;
+  readonly nodes?: readonly unknown[];
+}
+
+export interface GradingCase {
+  readonly label: string;
+  readonly input: CaseInput;
+  /** Canonical form of the expected value (trusted_runner.canon_text). */
+  readonly expected: string;
+  readonly compare: CaseComparison;
+}
+
+export interface PublicCases {
+  readonly cases: readonly GradingCase[];
+  /** Cases the data set's tests skip here (slow without --include-slow, or skipped upstream). */
+  readonly excluded: readonly string[];
+}
+
+const cache = new Map<string, Promise<Result<PublicCases, BenchErrorCode>>>();
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function parseComparison(v: unknown): CaseComparison | undefined {
+  if (!isRecord(v)) return undefined;
+  if (v.kind === "equal") return { kind: "equal" };
+  if (v.kind === "approx_abs" && typeof v.tolerance === "string" && Number.isFinite(Number(v.tolerance))) return { kind: "approx_abs", tolerance: Number(v.tolerance) };
+  return undefined;
+}
+
+function parseCase(v: unknown): GradingCase | undefined {
+  if (!isRecord(v) || typeof v.label !== "string" || typeof v.expected !== "string" || !isRecord(v.input)) return undefined;
+  const { args, adapter, nodes } = v.input;
+  const compare = parseComparison(v.compare);
+  if (!Array.isArray(args) || typeof adapter !== "string" || (nodes !== undefined && !Array.isArray(nodes)) || !compare) return undefined;
+  return { label: v.label, input: { args, adapter, ...(nodes ? { nodes } : {}) }, expected: v.expected, compare };
+}
+
+/** Parses the prepare run's output: cases, exclusions, and the completion marker. */
+export function parsePrepareOutput(stdout: string): Result<PublicCases, BenchErrorCode> {
+  const cases: GradingCase[] = [];
+  const excluded: string[] = [];
+  let done = false;
+  for (const line of stdout.split("\n")) {
+    if (line === "") continue;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      return err("grading_cases_unavailable", "the trusted runner wrote an unreadable line while reading the test data");
+    }
+    if (!isRecord(rec)) return err("grading_cases_unavailable", "the trusted runner wrote an unexpected record");
+    if ("untranscribed" in rec) {
+      return err("grading_cases_unavailable", "this program's test file matches no transcription the trusted grader has (its cases cannot be asked outside pytest)");
+    }
+    if ("case" in rec) {
+      const c = parseCase(rec.case);
+      if (!c) return err("grading_cases_unavailable", "the trusted runner wrote a malformed case");
+      cases.push(c);
+    } else if (typeof rec.excluded === "string") {
+      excluded.push(rec.excluded);
+    } else if (rec.done === true) {
+      done = true;
+    }
+  }
+  if (!done) return err("grading_cases_unavailable", "the trusted runner did not finish reading the test data");
+  if (cases.length === 0) return err("grading_cases_unavailable", "the test data holds no case");
+  return ok({ cases, excluded });
+}
+
+async function preparePublicCases(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, includeSlow: boolean): Promise<Result<PublicCases, BenchErrorCode>> {
+  const outer = mkdtempSync(join(tmpdir(), `tca-prepare-${program.name}-`));
+  try {
+    const dir = join(outer, "task");
+    // The test file (for its fingerprint), its data and helpers; never any program.
+    const data = supportFiles(dataset, program).filter((f) => f.path === testFilePath(program.name) || f.path.startsWith("json_testcases/") || f.path.endsWith("/node.py"));
+    const job = { mode: "prepare", program: program.name, includeSlow };
+    writeTaskFiles(dir, [...trustedRunnerFiles(true), ...data, { path: "job.json", content: Buffer.from(JSON.stringify(job)) }]);
+    const run = await runInSandbox(config, { taskDir: dir, argv: TRUSTED_RUNNER_ARGV, stdoutHeadBytes: RESULT_CHANNEL_MAX_BYTES, timeoutMs: config.limits.timeoutMs });
+    if (run.timedOut || run.exitCode !== 0 || run.stdoutTruncated) {
+      return err("grading_cases_unavailable", `the trusted runner could not read the test data (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""})`);
+    }
+    return parsePrepareOutput(run.stdout);
+  } finally {
+    rmSync(outer, { recursive: true, force: true });
+  }
+}
+
+/** The program's public cases (read once per data set, program and slow-case setting). */
+export function publicCases(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, includeSlow: boolean): Promise<Result<PublicCases, BenchErrorCode>> {
+  const key = `${dataset.root}\u0000${program.name}\u0000${String(includeSlow)}`;
+  let found = cache.get(key);
+  if (!found) {
+    found = preparePublicCases(config, dataset, program, includeSlow);
+    cache.set(key, found);
+    // A failure is not cached: the next grade tries again.
+    void found.then((r) => {
+      if (!r.ok) cache.delete(key);
+    });
+  }
+  return found;
+}
