@@ -136,7 +136,9 @@ export function serverMessage(body: unknown): string {
     else if (typeof body.message === "string") text = body.message;
     else if (typeof body.detail === "string") text = body.detail;
   }
-  const flat = text.replace(/\s+/g, " ").trim();
+  // Control characters (terminal escapes included) never reach a terminal or a trace message.
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/\s+/g, " ").trim();
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 

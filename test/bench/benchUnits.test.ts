@@ -186,6 +186,7 @@ test("the server's error message is read from the usual shapes, bounded and on o
   assert.equal(serverMessage({ detail: "Not Found" }), "Not Found");
   assert.equal(serverMessage("plain text body"), "plain text body");
   assert.equal(serverMessage({ error: { code: 3 } }), "");
+  assert.equal(serverMessage({ error: { message: "red \u001b[31mALERT\u001b[0m\r\nnext\u0007" } }), "red [31mALERT [0m next");
   assert.equal(serverMessage({ error: { message: "x".repeat(1000) } }).length, 301);
 });
 

@@ -4,13 +4,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import { parseAllDocuments } from "yaml";
-import { planTasks, resolveShard } from "../../src/bench/benchmarkRun.ts";
+import { planTasks, resolveShard, runBenchmark } from "../../src/bench/benchmarkRun.ts";
+import { mergeRuns } from "../../src/bench/runMerge.ts";
+import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { summarizeRepeats } from "../../src/bench/repeatStatistics.ts";
 import { readTaskResults, resultKey } from "../../src/bench/runDirectory.ts";
 import type { OutcomeClass, TaskResult } from "../../src/bench/taskOutcome.ts";
@@ -156,4 +158,44 @@ test("the example Kubernetes Indexed Job parses as YAML and its arguments are th
   assert.ok(run);
   const known = new Set(run.options.map((o) => o.long));
   for (const a of args.filter((x) => x.startsWith("--"))) assert.ok(known.has(a), `${a} is a run option`);
+});
+
+test("merge copies only trace and diff names the harness writes; a recorded path cannot leave the run", async () => {
+  const base = mkdtempSync(join(tmpdir(), "tca-merge-attack-"));
+  try {
+    const shard = join(base, "s1");
+    mkdirSync(join(shard, "traces"), { recursive: true });
+    writeFileSync(join(base, "secret.ndjson"), "outside\n");
+    writeFileSync(join(shard, "traces", "A-gcd.attempt-2.ndjson"), "{}\n");
+    writeFileSync(join(shard, "run.json"), JSON.stringify({ schema: 1, kind: "quixbugs-run", createdAt: "x", fingerprint: { model: "m" }, model: { label: "m" }, conditions: ["A"], programs: ["gcd", "pascal"], shard: null, environment: {} }));
+    const ok = { ...fake("gcd", 1, "fixed"), attempt: 2, tracePath: "traces/A-gcd.attempt-2.ndjson" };
+    const evil = { ...fake("pascal", 1, "wrong_fix"), taskId: "A-pascal", tracePath: "traces/../../secret.ndjson", diffPath: "/etc/passwd" };
+    writeFileSync(join(shard, "tasks.ndjson"), [ok, evil].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const merged = mergeRuns([shard], join(base, "merged"));
+    assert.ok(merged.ok);
+    assert.ok(existsSync(join(base, "merged", "traces", "A-gcd.attempt-2.ndjson")));
+    assert.deepEqual(readdirSync(join(base, "merged", "traces")), ["A-gcd.attempt-2.ndjson"]);
+    assert.deepEqual(readdirSync(join(base, "merged", "diffs")), []);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("a resume with another shard than the run's is refused (run_dir_invalid), asking the model nothing", async () => {
+  const { sandbox, dataset } = benchSetup();
+  const server = await startRoutedServer(() => ({ content: "No idea." }));
+  const out = mkdtempSync(join(tmpdir(), "tca-shard-resume-"));
+  try {
+    const o = { dataset, sandbox, backend: new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "m" }), modelDescription: { label: "m" }, modelName: "m", conditions: ["A" as const], programs: ["gcd", "pascal"], outDir: out, jobs: 1, testTimeoutMs: 60_000, includeSlow: false, environment: {} };
+    assert.ok((await runBenchmark({ ...o, resume: false, shard: { index: 1, count: 2 } })).ok);
+    const before = server.requests.length;
+    const other = await runBenchmark({ ...o, resume: true, shard: { index: 2, count: 2 } });
+    assert.equal(other.ok ? "" : other.error, "run_dir_invalid");
+    const none = await runBenchmark({ ...o, resume: true });
+    assert.equal(none.ok ? "" : none.error, "run_dir_invalid");
+    assert.equal(server.requests.length, before);
+  } finally {
+    await server.close();
+    rmSync(out, { recursive: true, force: true });
+  }
 });
