@@ -1,7 +1,9 @@
-// Groups a Lab audit trail into one view per proposal and decides each proposal's status.
-// Invalid, denied and discarded proposals get a status and code just like accepted ones, so the
-// page shows them with the same weight.
-import { isJsonObject, numberField, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
+// Groups a Lab audit trail into one view per proposal. Each proposal's status is the evidence
+// room's one classification (classifyProposal), the same one submission.md renders. Invalid,
+// denied and discarded proposals get a status and code just like accepted ones, so the page
+// shows them with the same weight.
+import { classifyProposal } from "../evidence/proposalOutcome.ts";
+import { numberField, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { ProposalStatus, ProposalView } from "./reportDocument.ts";
 
 function firstOfType(records: readonly JsonObject[], type: string): JsonObject | null {
@@ -15,38 +17,10 @@ function tokenCount(value: unknown): number | null {
   return null;
 }
 
-interface StatusAndCode {
-  readonly status: ProposalStatus;
-  readonly code: string | null;
-}
-
-export function proposalStatus(records: readonly JsonObject[]): StatusAndCode {
-  const generation = firstOfType(records, "generation");
-  if (generation !== null && generation.outcome !== "text") return { status: "no_proposal", code: stringField(generation, "outcome") };
-  const discarded = firstOfType(records, "proposal_discarded");
-  if (discarded !== null) return { status: "discarded", code: stringField(discarded, "reason") };
-  const validation = firstOfType(records, "validation");
-  if (validation !== null && validation.ok !== true) return { status: "invalid", code: stringField(validation, "error") };
-  const integrity = firstOfType(records, "integrity_check");
-  if (integrity !== null && integrity.ok !== true) return { status: "integrity_failure", code: "workspace_conflict" };
-  const authorization = firstOfType(records, "authorization");
-  if (authorization !== null && authorization.allowed !== true) return { status: "denied", code: stringField(authorization, "error") };
-  const observation = objectField(firstOfType(records, "observation"), "observation");
-  if (observation !== null) {
-    if (observation.ok === true) return { status: "accepted", code: null };
-    return { status: "tool_error", code: stringField(observation, "error") };
-  }
-  return { status: "incomplete", code: null };
-}
-
-function actionName(records: readonly JsonObject[]): string | null {
-  const validation = firstOfType(records, "validation");
-  const action = objectField(validation, "action");
-  if (action !== null) return stringField(action, "action");
-  const attempted = validation?.attempted_action;
-  if (typeof attempted === "string") return attempted;
-  if (isJsonObject(attempted)) return stringField(attempted, "action");
-  return null;
+/** The report's rendering of the evidence room's one classification (src/evidence/proposalOutcome.ts). */
+export function proposalStatus(records: readonly JsonObject[]): { readonly status: ProposalStatus; readonly code: string | null } {
+  const { status, code } = classifyProposal(records);
+  return { status, code };
 }
 
 export interface TimelineOptions {
@@ -75,12 +49,12 @@ export function buildTimeline(records: readonly JsonObject[], options: TimelineO
       const generation = firstOfType(list, "generation");
       const request = firstOfType(list, "request");
       const metadata = objectField(generation, "metadata");
-      const { status, code } = proposalStatus(list);
+      const { status, code, action } = classifyProposal(list);
       return {
         number,
         status,
         code,
-        action: actionName(list),
+        action,
         rawText: stringField(generation, "raw_text"),
         inputTokens: tokenCount(metadata?.inputTokens) ?? tokenCount(request?.input_tokens),
         outputTokens: tokenCount(metadata?.outputTokens) ?? tokenCount(metadata?.rawOutputIds),

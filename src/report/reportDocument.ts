@@ -3,6 +3,7 @@
 // proposal, which file a diff came from) is made here, where it can be unit-tested; the viewer
 // only lays it out.
 import type { DiffLine } from "../bench/unifiedDiff.ts";
+import type { ProposalStatus } from "../evidence/proposalOutcome.ts";
 import type { JsonObject } from "./evidenceFiles.ts";
 
 export const REPORT_DOCUMENT_SCHEMA = "tca.report/1";
@@ -27,7 +28,7 @@ export interface KindLabel {
   readonly pipelineCheck: boolean;
 }
 
-export type ProposalStatus = "accepted" | "invalid" | "denied" | "tool_error" | "discarded" | "no_proposal" | "integrity_failure" | "incomplete";
+export type { ProposalStatus };
 
 export interface ProposalView {
   readonly number: number;
