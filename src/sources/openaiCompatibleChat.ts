@@ -59,7 +59,7 @@ export interface ChatExchange {
  * model_context_limit: the rendered conversation exceeds the model's input budget (nothing was
  * generated, nothing truncated); model_engine_error: the local engine or its worker failed;
  * model_output_unparsed: the server accepted the request but its own chat parser rejected what
- * the model generated (llama-server: HTTP 500 "... does not match the expected format"), a
+ * the model generated (llama-server: HTTP 500 "The model produced output that does not match the expected … format"), a
  * model failure rather than a transport one.
  */
 export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable", "model_context_limit", "model_engine_error", "model_output_unparsed"] as const;

@@ -147,7 +147,9 @@ export function serverMessage(body: unknown): string {
  * (random weights, a template mismatch): the request was fine, the model's output was not.
  */
 export function isOutputParseFailure(status: number, message: string): boolean {
-  return status === 500 && /does not match the expected format|failed to parse (?:the )?(?:model )?(?:output|response|tool call)/i.test(message);
+  // llama.cpp common/chat.cpp: "The model produced output that does not match the expected <format name> format",
+  // "Failed to parse tool call arguments as JSON: …".
+  return status === 500 && /does not match the expected (?:[\w .-]{0,40} )?format|failed to parse tool call/i.test(message);
 }
 
 /** Seconds or an HTTP date, as Retry-After may carry; undefined when absent or unreadable. */

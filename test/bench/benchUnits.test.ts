@@ -191,7 +191,9 @@ test("the server's error message is read from the usual shapes, bounded and on o
 });
 
 test("llama-server's chat-parser failure (HTTP 500) is its own class; other 500s are not", () => {
-  assert.equal(isOutputParseFailure(500, "The model output does not match the expected format"), true);
+  assert.equal(isOutputParseFailure(500, "The model produced output that does not match the expected Hermes 2 Pro format"), true);
+  assert.equal(isOutputParseFailure(500, "The model produced output that does not match the expected format"), true);
+  assert.equal(isOutputParseFailure(500, "Failed to parse messages: bad role"), false);
   assert.equal(isOutputParseFailure(500, "Failed to parse tool call arguments"), true);
   assert.equal(isOutputParseFailure(500, "CUDA out of memory"), false);
   assert.equal(isOutputParseFailure(400, "does not match the expected format"), false);

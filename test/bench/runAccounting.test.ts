@@ -310,12 +310,12 @@ test("case 9: reads of the reference fix by any path spelling count as reference
 });
 
 test("real servers: llama-server's HTTP 500 for output its chat parser rejects is model_output_unparsed, with the server's message", async () => {
-  const { result, trace } = await scripted("C", [{ httpStatus: 500, errorBody: { error: { code: 500, message: "The model output does not match the expected format", type: "server_error" } } }]);
+  const { result, trace } = await scripted("C", [{ httpStatus: 500, errorBody: { error: { code: 500, message: "The model produced output that does not match the expected Hermes 2 Pro format", type: "server_error" } } }]);
   assert.equal(result.outcome, "model_error");
   assert.equal(result.stopReason, "model_error");
   const error = events(trace, "model_error")[0];
   assert.equal(error?.error, "model_output_unparsed");
-  assert.equal(error?.message, "HTTP 500: The model output does not match the expected format");
+  assert.equal(error?.message, "HTTP 500: The model produced output that does not match the expected Hermes 2 Pro format");
   // A 500 is not retried (only 429, 502, 503, 504 are).
   assert.equal(result.modelRetries, 0);
 });
