@@ -126,7 +126,7 @@ export function endpointWarnings(results: readonly TaskResult[], serverProps: un
     const capsNote = typeof caps === "object" && caps !== null ? ` The server's /props chat_template_caps: ${JSON.stringify(caps)}.` : "";
     out.push(
       `The endpoint is not parsing tool calls: in ${asText} task(s) it returned them as text in the reply (<tool_call>…). ` +
-        `Those tasks are model errors, not results. Fix the server: llama-server needs --jinja (and a chat template with tool support); ` +
+        `Those tasks are model errors, not results. Fix the server: llama-server needs --jinja (the default in recent builds: drop --no-jinja) and a chat template with tool support; ` +
         `vLLM needs --enable-auto-tool-choice --tool-call-parser hermes (or the parser for your model); Ollama and LM Studio need a model whose template supports tools.${capsNote}`,
     );
   }
