@@ -91,11 +91,14 @@ interface LoopState {
   protocolFindings: number;
 }
 
-/** Tool calls written into the content as text (<tool_call>{…}</tool_call>): what a server without tool parsing returns. */
-function textToolCallsIn(content: string): number {
-  if (!content.includes("<tool_call>")) return 0;
+/**
+ * Tool-call blocks written into the content as text (<tool_call>{…}</tool_call>): well-formed
+ * ones are what a server without tool parsing returns; malformed ones are the model's own.
+ */
+function textToolCallsIn(content: string): { wellFormed: number; malformed: number } {
+  if (!content.includes("<tool_call>")) return { wellFormed: 0, malformed: 0 };
   const parsed = parseToolCallText(content);
-  return parsed.toolCalls.length + parsed.malformed.length;
+  return { wellFormed: parsed.toolCalls.length, malformed: parsed.malformed.length };
 }
 
 export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | TaskInterruption> {
@@ -179,13 +182,22 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | 
       }
       if (reply.toolCalls.length === 0) {
         // Tools were offered and none came back as tool calls, but the content holds them as
-        // text: the endpoint is not parsing tool calls. That is never a claim; the task ends as
-        // an endpoint failure (a model error), counted as a protocol finding.
+        // text. Well-formed blocks: the endpoint is not parsing tool calls; never a claim, the
+        // task ends as an endpoint failure (a model error), counted as a protocol finding.
+        // Only malformed blocks: the model's own broken call, which a parsing server also
+        // leaves in the text; never a claim either, but the model's failure, so the task ends
+        // without an answer and is graded (it stays in the fixed rate's denominator).
         const asText = textToolCallsIn(reply.content);
-        if (asText > 0) {
+        if (asText.wellFormed > 0) {
           state.protocolFindings++;
-          trace.write("protocol_finding", t(), { turn, kind: "tool_calls_as_text", blocks: asText });
+          trace.write("protocol_finding", t(), { turn, kind: "tool_calls_as_text", blocks: asText.wellFormed + asText.malformed });
           stopReason = "tool_calls_as_text";
+          break;
+        }
+        if (asText.malformed > 0) {
+          trace.write("protocol_finding", t(), { turn, kind: "malformed_tool_call_text", blocks: asText.malformed });
+          trace.write("stop_attempt", t(), { turn, accepted: false, malformedToolCall: true });
+          stopReason = "no_answer";
           break;
         }
       }

@@ -103,8 +103,9 @@ export function labKindLabel(manifest: JsonObject | null, final: JsonObject | nu
   const kind = stringField(labelsOf(manifest), "kind") ?? stringField(labelsOf(final), "kind") ?? "unlabelled";
   // A synthetic mark anywhere wins over any other kind: a pipeline check must never pass as a model result.
   if (markedSynthetic(manifest, final)) {
-    const label = KIND_LABELS.synthetic_pipeline_check!;
-    return { kind, ...label, pipelineCheck: true };
+    const label = labelFlag(manifest, final, "rehearsal") ? REHEARSAL_KIND_LABEL : KIND_LABELS.synthetic_pipeline_check!;
+    const standIn = labelFlag(manifest, final, "stand_in_tokenizer") ? STAND_IN_TOKENIZER_SENTENCE : "";
+    return { kind, ...label, explanation: label.explanation + standIn, pipelineCheck: true };
   }
   const known = KIND_LABELS[kind];
   if (known !== undefined) return { kind, ...known, pipelineCheck: false };

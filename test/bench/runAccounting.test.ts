@@ -188,6 +188,16 @@ test("case 5: tool calls that arrive as text are a protocol finding and a model 
   }
 });
 
+test("case 5: a malformed tool-call block in the text is the model's failure: no claim, graded, not a model error", async () => {
+  const { result, trace } = await scripted("C", [{ content: '<tool_call>\n{"name": "write_file", "arguments": {"path": \n</tool_call>' }]);
+  assert.equal(result.stopReason, "no_answer");
+  assert.equal(result.outcome, "no_change");
+  assert.equal(result.claimedFixed, false);
+  assert.equal(result.protocolFindings, 0);
+  assert.deepEqual(events(trace, "protocol_finding").map((e) => e.kind), ["malformed_tool_call_text"]);
+  assert.equal(events(trace, "grade").length, 1);
+});
+
 test("case 5: the run's tables count text tool calls in their own column and warn with the server fix", async () => {
   const server = await startScriptedServer([], { content: TEXT_CALL });
   try {
