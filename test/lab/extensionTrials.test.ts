@@ -9,11 +9,14 @@ import { join } from "node:path";
 import { decideTrialRole, ledgerTrialWindows } from "../../src/lab/trialSequence.ts";
 import { newWindow, ledgerPath, type AcquisitionLedger } from "../../src/model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME } from "../../src/model/artifacts/manifest.ts";
-import { runLab, type RunKind } from "../../src/lab/labRun.ts";
+import { runLab, type FinalReport, type RunKind } from "../../src/lab/labRun.ts";
+import type { JsonObject } from "../../src/report/evidenceFiles.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 import { freshRoot, readJson, schemaProblems } from "./labRunTestSupport.ts";
+import { labKindLabel } from "../../src/report/labVerdict.ts";
+import { formatRunSummary } from "../../src/lab/runSummary.ts";
 
 const root = freshRoot("extensions");
 
@@ -97,6 +100,12 @@ test("submission.md lists the trial and every extension of the ledger, in order,
   const extension = await standInRun("ext-a", "extension", directory, w2 ?? "", "the contract lists replace first");
   assert.deepEqual(schemaProblems(extension), []);
   assert.equal((readJson(join(extension, "final.json"))["labels"] as Record<string, unknown>)["kind"], "extension");
+  // The report and the printed summary say what it is.
+  const manifest = readJson(join(extension, "manifest.json"));
+  const final = readJson(join(extension, "final.json"));
+  assert.equal(labKindLabel(manifest as JsonObject, final as JsonObject).title, "EXTENSION TRIAL");
+  assert.match(formatRunSummary(final as unknown as FinalReport, extension), /EXTENSION trial/);
+  assert.match(formatRunSummary(readJson(join(trial, "final.json")) as unknown as FinalReport, trial), /model trial \(the first trial of this model directory\)/);
   const baseline = await runScriptedBaseline(join(root, "baseline-a"));
   assert.ok(baseline.ok);
 
