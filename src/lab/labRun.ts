@@ -59,6 +59,8 @@ export interface LabRunOptions {
   readonly acquisitionMs?: number | null;
   /** Extra manifest entries (model identity, acquisition ledger, runtime lock). */
   readonly manifestExtras?: Readonly<Record<string, unknown>>;
+  /** Extra run labels (a rehearsal checkpoint, a stand-in tokenizer), kept in the manifest, audit and final. */
+  readonly labelExtras?: Readonly<Record<string, unknown>>;
   /** A process watch started before the run (scripted runs): its report becomes a process_watch audit event. */
   readonly processWatch?: { report(): Readonly<Record<string, unknown>> };
 }
@@ -102,7 +104,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   const started = clock.now();
   const overallDeadlineMs = started + (options.overallBudgetMs ?? CONTROLLER_LIMITS.overallDeadlineMs);
   const runId = randomUUID();
-  const labels = runLabels(options.kind);
+  const labels = { ...runLabels(options.kind), ...(options.labelExtras ?? {}) };
 
   // The journal needs the recorder, which needs the run directory: bind it late.
   let recorder: AuditRecorder | null = null;

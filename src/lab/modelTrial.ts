@@ -17,7 +17,7 @@ import { decideTrialRole, type TrialRole, type TrialRoleErrorCode } from "./tria
 import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
-import { SYNTHETIC_LABEL } from "../model/synthetic/syntheticManifest.ts";
+import { checkpointOutputNote, checkpointRunLabels } from "../model/synthetic/syntheticManifest.ts";
 import { LocalModelSource } from "../sources/localModelSource.ts";
 import { CONTROLLER_LIMITS } from "./constants.ts";
 import { runLab, type LabRunResult, type ProposalSourceLoader } from "./labRun.ts";
@@ -115,7 +115,8 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     return chat.encode(rendered.value).length;
   };
   const clock = options.clock ?? systemClock;
-  const label = synthetic ? SYNTHETIC_LABEL : "model";
+  // A synthetic checkpoint's own label: "synthetic-pipeline-check" or "rehearsal"; never "model".
+  const label = checkpoint.value.synthetic !== null ? checkpoint.value.synthetic.label : "model";
   const loader: ProposalSourceLoader = {
     label,
     describePending: () => ({ model_directory: checkpoint.value.directory, synthetic }),
@@ -134,6 +135,7 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     overallBudgetMs: budgetMs,
     assembler: compactingAssembler(countTokens),
     acquisitionMs,
+    ...(checkpoint.value.synthetic !== null ? { labelExtras: checkpointRunLabels(checkpoint.value.synthetic) } : {}),
     beforeLoad: (runDirectory) => {
       writeFileSync(join(runDirectory, "runtime-lock.json"), `${JSON.stringify(lock, null, 2)}\n`, { flag: "wx", mode: 0o600 });
     },
@@ -143,7 +145,8 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
         model_manifest: synthetic ? join(checkpoint.value.directory, "synthetic-manifest.json") : join(checkpoint.value.directory, MANIFEST_FILE_NAME),
         model_name: checkpoint.value.modelName,
         synthetic,
-        synthetic_note: synthetic ? "random-weight synthetic checkpoint: a PIPELINE CHECK of the harness and engine, not a model result" : null,
+        synthetic_note: synthetic ? (label === "synthetic-pipeline-check" ? "random-weight synthetic checkpoint: a PIPELINE CHECK of the harness and engine, not a model result" : checkpointOutputNote(label)) : null,
+        ...(checkpoint.value.synthetic !== null ? { checkpoint_labels: checkpointRunLabels(checkpoint.value.synthetic), tokenizer_note: checkpoint.value.synthetic.tokenizer_note ?? null } : {}),
         verified_file_sha256: checkpoint.value.sha256,
         config_sha256: sha256Hex(checkpoint.value.configBytes),
         load_time_override: "float32 weights and KV cache at load time; config.json bytes unchanged",

@@ -7,6 +7,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string): stri
   const labels = final.labels;
   const label =
     labels["kind"] === "scripted_baseline" ? "scripted baseline (harness check; no model was invoked)"
+    : labels["rehearsal"] === true ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability (stand-in tokenizer)"
     : labels["synthetic_pipeline_check"] === true ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
     : labels["kind"] === "extension" ? "EXTENSION trial (a further trial after the first; its declared change is in manifest.json)"
     : labels["kind"] === "model_trial" ? "model trial (the first trial of this model directory)"

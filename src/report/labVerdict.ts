@@ -74,6 +74,18 @@ const KIND_LABELS: Readonly<Record<string, Omit<KindLabel, "kind" | "pipelineChe
   },
 };
 
+/** A rehearsal model is a pipeline check with its own banner (issue 17). */
+const REHEARSAL_KIND_LABEL = {
+  title: "REHEARSAL",
+  explanation:
+    "Rehearsal model: a model trained in-project on scripted transcripts. It proves the model path and says nothing about any real model's ability. It is NOT a model result.",
+};
+const STAND_IN_TOKENIZER_SENTENCE = " Tokenizer: a stand-in for Qwen2.5's (same behaviour, not the pinned files).";
+
+function labelFlag(manifest: JsonObject | null, final: JsonObject | null, flag: string): boolean {
+  return [labelsOf(manifest), labelsOf(final)].some((labels) => labels !== null && labels[flag] === true);
+}
+
 function labelsOf(object: JsonObject | null): JsonObject | null {
   return objectField(object, "labels");
 }

@@ -7,6 +7,7 @@ import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../contro
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { err, ok, type Result } from "../lab/result.ts";
 import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../model/worker/supervisor.ts";
+import { checkpointOutputNote } from "../model/synthetic/syntheticManifest.ts";
 
 export interface LocalModelSourceOptions {
   readonly modelDirectory: string;
@@ -41,7 +42,7 @@ export class LocalModelSource implements ProposalSource {
     return {
       proposal_source: this.label,
       synthetic: this.loaded.synthetic,
-      ...(this.loaded.synthetic ? { note: "synthetic random-weight checkpoint: a pipeline check, not a model trial" } : {}),
+      ...(this.loaded.synthetic ? { note: checkpointOutputNote(this.loaded.label) } : {}),
       ...this.loaded.identity,
       supervised_load_ms: Math.round(this.loaded.loadMs),
     };

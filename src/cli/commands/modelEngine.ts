@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { makeTestCheckpoint } from "../../model/synthetic/makeTestCheckpoint.ts";
 import { SYNTHETIC_SIZES, type SyntheticSize } from "../../model/synthetic/syntheticManifest.ts";
 import { readFile } from "node:fs/promises";
+import { makeRehearsalCheckpoint } from "../../model/rehearsal/makeRehearsalCheckpoint.ts";
 import { tokenizeWithCheckpoint, type TokenizeInput } from "../../model/tokenizer/tokenizeText.ts";
 import { generateOnce, readInputIdsFile } from "../../model/worker/generateOnce.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
@@ -73,6 +74,18 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
       const result = await generateOnce({ modelDirectory: path.resolve(options.modelDirectory), input });
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stdout.write(`${JSON.stringify(result.value)}\n`);
+    });
+
+  program
+    .command("make-rehearsal-checkpoint")
+    .description("write the rehearsal model (trained in-project on scripted transcripts; proves the model path, says nothing about any real model)")
+    .requiredOption("--directory <dir>", "a new directory to create")
+    .action(async (options: { directory: string }) => {
+      const result = await makeRehearsalCheckpoint({ directory: path.resolve(options.directory) });
+      if (!result.ok) return fail(setExitCode, result.error, result.message);
+      process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability.\n");
+      const m = result.value;
+      process.stdout.write(`${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`);
     });
 
   program

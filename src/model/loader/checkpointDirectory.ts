@@ -14,7 +14,7 @@ import { PREDICTIONS_FILE_NAME } from "../../lab/predictions.ts";
 import { PINNED_MODEL } from "../pins.ts";
 import type { Qwen2Architecture } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";
-import { SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest, type SyntheticManifest } from "../synthetic/syntheticManifest.ts";
+import { REHEARSAL_LABEL, SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest, type SyntheticManifest } from "../synthetic/syntheticManifest.ts";
 import { sha256Hex } from "../../lab/digest.ts";
 
 export type CheckpointErrorCode =
@@ -43,6 +43,15 @@ export interface CheckpointDirectory {
   readonly safetensorsPath: string;
 }
 
+
+/** The name recorded for a checkpoint: the pinned repository, or a name that says what it is
+ *  (a rehearsal or synthetic checkpoint can never be named like the pinned model). */
+function checkpointModelName(synthetic: SyntheticManifest | null): string {
+  if (synthetic === null) return PINNED_MODEL.repository;
+  if (synthetic.label === REHEARSAL_LABEL) return `rehearsal-qwen2-seed${synthetic.seed}`;
+  const standIn = synthetic.tokenizer === "qwen2.5-stand-in" ? "-stand-in-tokenizer" : "";
+  return `synthetic-qwen2-${synthetic.size}-seed${synthetic.seed}${standIn}`;
+}
 
 async function hashFile(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -144,7 +153,7 @@ export async function openCheckpointDirectory(directoryInput: string): Promise<R
   return ok({
     directory,
     synthetic,
-    modelName: synthetic === null ? PINNED_MODEL.repository : `synthetic-qwen2-${synthetic.size}-seed${synthetic.seed}`,
+    modelName: checkpointModelName(synthetic),
     arch: arch.value,
     configBytes: config.value,
     tokenizerJson: tokenizerJson.value,

@@ -75,6 +75,22 @@ export function parseSyntheticManifest(bytes: Buffer): Result<SyntheticManifest,
   return ok(value as SyntheticManifest);
 }
 
+/** What a checkpoint's output is, in one line, for every place that prints or records it. */
+export function checkpointOutputNote(label: string): string {
+  return label === REHEARSAL_LABEL ? REHEARSAL_NOTE : "synthetic random-weight checkpoint: a pipeline check, not a model trial";
+}
+
+/** Labels a run records for a synthetic checkpoint: rehearsal or not, and which tokenizer. */
+export function checkpointRunLabels(manifest: SyntheticManifest): Readonly<Record<string, unknown>> {
+  const tokenizer = checkpointTokenizer(manifest);
+  return {
+    checkpoint_label: manifest.label,
+    rehearsal: manifest.label === REHEARSAL_LABEL,
+    tokenizer,
+    stand_in_tokenizer: tokenizer === "qwen2.5-stand-in",
+  };
+}
+
 /** The tokenizer a manifest declares (older manifests: the synthetic BPE). */
 export function checkpointTokenizer(manifest: SyntheticManifest): CheckpointTokenizer {
   return manifest.tokenizer ?? "synthetic-bpe";

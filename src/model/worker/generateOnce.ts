@@ -6,6 +6,7 @@ import { CONTROLLER_LIMITS } from "../../lab/constants.ts";
 import { err, ok, type Result } from "../../lab/result.ts";
 import { ModelSupervisor, type SupervisorOptions } from "./supervisor.ts";
 import { MAX_INPUT_IDS, type GenerationInput } from "./protocol.ts";
+import { checkpointOutputNote } from "../synthetic/syntheticManifest.ts";
 
 export type GenerateOnceErrorCode = "input_invalid" | "time_limit" | "model_error" | "cancelled";
 
@@ -43,7 +44,7 @@ export async function generateOnce(options: {
     const common = {
       label: loaded.value.label,
       synthetic: loaded.value.synthetic,
-      ...(loaded.value.synthetic ? { note: "synthetic random-weight checkpoint: this output is a pipeline check, not a model trial" } : {}),
+      ...(loaded.value.synthetic ? { note: checkpointOutputNote(loaded.value.label) } : {}),
     };
     const timing = { supervised_load: Math.round(loaded.value.loadMs), call: Math.round(outcome.elapsedMs) };
     switch (outcome.kind) {

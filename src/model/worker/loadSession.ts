@@ -6,7 +6,6 @@ import { LlamaEngine } from "../engine/llamaEngine.ts";
 import { GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
 import { openCheckpointDirectory } from "../loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../pins.ts";
-import { SYNTHETIC_LABEL } from "../synthetic/syntheticManifest.ts";
 import { createChatTokenizer } from "../tokenizer/chatTokenizer.ts";
 import { ModelSession } from "./modelSession.ts";
 
@@ -34,7 +33,7 @@ export async function loadSession(
   const synthetic = c.synthetic !== null;
   const record: Record<string, unknown> = {
     model: synthetic
-      ? { synthetic: true, size: c.synthetic?.size, seed: c.synthetic?.seed, parameters: c.synthetic?.parameters, note: c.synthetic?.note }
+      ? { synthetic: true, label: c.synthetic?.label, size: c.synthetic?.size, seed: c.synthetic?.seed, parameters: c.synthetic?.parameters, note: c.synthetic?.note, tokenizer: c.synthetic?.tokenizer ?? "synthetic-bpe", ...(c.synthetic?.tokenizer_note !== undefined ? { tokenizer_note: c.synthetic.tokenizer_note } : {}), ...(c.synthetic?.rehearsal !== undefined ? { rehearsal: c.synthetic.rehearsal } : {}) }
       : { synthetic: false, repository: PINNED_MODEL.repository, revision: PINNED_MODEL.revision },
     source_sha256: c.sha256,
     config_bytes_untouched: true,
@@ -44,5 +43,5 @@ export async function loadSession(
     engine_load_ms: Math.round(engine.value.loadMs),
     total_load_ms: Math.round(now() - started),
   };
-  return ok(new ModelSession({ tokenizer: tokenizer.value, engine: engine.value, label: synthetic ? SYNTHETIC_LABEL : MODEL_LABEL, synthetic, record, profile }));
+  return ok(new ModelSession({ tokenizer: tokenizer.value, engine: engine.value, label: c.synthetic !== null ? c.synthetic.label : MODEL_LABEL, synthetic, record, profile }));
 }
