@@ -143,4 +143,17 @@ test("a trial of the ledger left out, an extension given as the trial, or a run 
   assert.equal(foreign.ok ? null : foreign.error, "trial_not_in_ledger");
   const notAnExtension = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [baseline.value.runDirectory] });
   assert.equal(notAnExtension.ok ? null : notAnExtension.error, "wrong_run_kind");
+  // The same extension twice, or a second run claiming the same window, is never silently dropped.
+  const twice = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [extension, extension] });
+  assert.equal(twice.ok ? null : twice.error, "wrong_run_kind");
+  const copy = await standInRun("copy-b", "extension", directory, w2 ?? "", "one change");
+  const claimed = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [extension, copy] });
+  assert.equal(claimed.ok ? null : claimed.error, "wrong_run_kind");
+  assert.match(claimed.ok ? "" : claimed.message, /more than one supplied run claims/);
+  // A declared change cannot break the table or inject markup.
+  const odd = await standInRun("odd-b", "extension", directory, w2 ?? "", "swap | columns <script>x</script>");
+  const escaped = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [odd] });
+  assert.ok(escaped.ok, escaped.ok ? "" : escaped.message);
+  assert.ok(escaped.value.includes("| 2 | extension | swap \\| columns &lt;script&gt;x&lt;/script&gt; |"));
+  assert.ok(!escaped.value.includes("<script>"));
 });

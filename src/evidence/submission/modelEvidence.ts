@@ -67,6 +67,11 @@ export function listLedgerTrials(trial: RunEvidence, extensions: readonly RunEvi
   const windows = ledgerTrialWindows(ledger);
   for (const run of supplied) {
     if (!windows.includes(windowOf(run))) return err("trial_not_in_ledger", `${run.directory} is not a trial recorded in the model directory's ledger`);
+    // One window, one trial: a second run claiming the same window (a copy, or the same run
+    // given twice) would otherwise be dropped from the list without a word.
+    if (supplied.filter((other) => windowOf(other) === windowOf(run)).length > 1) {
+      return err("wrong_run_kind", `more than one supplied run claims the ledger's trial window ${windowOf(run)}`);
+    }
   }
   const entries: TrialEntry[] = [];
   const missing: string[] = [];
