@@ -164,6 +164,16 @@ function removeGroupNow(dir: string): boolean {
   }
 }
 
+/** Kills a group's members and removes it, waiting (bounded, synchronously) for them to die. */
+function removeGroupPatiently(dir: string): boolean {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (removeGroupNow(dir)) return true;
+    Atomics.wait(pause, 0, 0, 10);
+  }
+  return false;
+}
+
 /** What the run's caps recorded: which limits were reached, and the memory peak. */
 export interface CgroupReport {
   readonly limitsHit: readonly ("memory" | "pids")[];
@@ -239,7 +249,7 @@ export function cleanupStaleCgroups(support: CgroupSupport): string[] {
       const dir = join(parent, entry);
       if (owned) {
         if (processStartTime(Number(owned[1])) === owned[2]) continue; // its owner is alive
-        if (removeGroupNow(dir)) removed.push(dir);
+        if (removeGroupPatiently(dir)) removed.push(dir);
       } else if (/^tca-[0-9a-f]{16}$/.test(entry) && (members(dir) ?? [1]).length === 0 && olderThan(dir, LEGACY_GROUP_AGE_MS)) {
         try {
           rmdirSync(dir);

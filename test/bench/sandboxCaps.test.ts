@@ -1,0 +1,197 @@
+// Whole-run caps, tried as an attacker would: memory spread over several children, tmpfs and
+// /dev/shm fillers, a /task filler, a fork bomb, a ptrace of the sandbox's init. Each run ends
+// within its limit, the limit reached is recorded, and no process or cgroup of the run is left.
+// Also: groups left by a SIGKILLed owner are removed at the next start, and the self-test names
+// every cap it cannot apply.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../../src/bench/sandbox.ts";
+import { cleanupStaleCgroups, processStartTime } from "../../src/bench/sandboxCgroups.ts";
+import { missingCaps, sandboxSelfTest } from "../../src/bench/sandboxSelfTest.ts";
+import { seccompFilterBytes } from "../../src/bench/seccompFilter.ts";
+import { benchSetup } from "./benchFixtures.ts";
+
+const MiB = 1024 * 1024;
+
+async function runScript(sandbox: SandboxConfig, script: string, timeoutMs = 30_000): Promise<SandboxRunResult> {
+  const outer = mkdtempSync(join(tmpdir(), "tca-caps-"));
+  try {
+    const dir = join(outer, "task");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "attack.py"), script);
+    return await runInSandbox(sandbox, { taskDir: dir, argv: ["python", "attack.py"], timeoutMs });
+  } finally {
+    rmSync(outer, { recursive: true, force: true });
+  }
+}
+
+/** Nothing of the run survives it: no process carrying its marker, no group named after it. */
+function assertNothingLeft(sandbox: SandboxConfig, r: SandboxRunResult): void {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+    } catch {
+      continue;
+    }
+    assert.ok(!environ.includes(`SANDBOX_RUN_ID=${r.runId}`), `process ${entry} of the run survived`);
+  }
+  for (const parent of [sandbox.cgroups.memoryParent, sandbox.cgroups.pidsParent]) {
+    if (parent) assert.deepEqual(readdirSync(parent).filter((e) => e.endsWith(`-${r.runId}`)), []);
+  }
+}
+
+test("this machine applies every cap (the self-test would refuse otherwise)", () => {
+  const { sandbox } = benchSetup();
+  assert.deepEqual(missingCaps(sandbox), []);
+  assert.notEqual(sandbox.processLimit, "rlimit-only");
+});
+
+test("a memory hog spread over three children is stopped by the run's memory cap, and it is recorded", async () => {
+  const { sandbox: base } = benchSetup();
+  const sandbox = { ...base, limits: { ...base.limits, memoryBytes: 256 * MiB } };
+  // Each child stays under the per-process address-space limit; together they exceed the cap.
+  const r = await runScript(sandbox, [
+    "import os, time",
+    "kids = []",
+    "for i in range(3):",
+    "    pid = os.fork()",
+    "    if pid == 0:",
+    "        b = bytearray(150 * 1024 * 1024)",
+    "        for j in range(0, len(b), 4096): b[j] = 1",
+    "        time.sleep(20); os._exit(0)",
+    "    kids.append(pid)",
+    "for pid in kids: os.waitpid(pid, 0)",
+    "print('all children ended', flush=True)",
+  ].join("\n"));
+  assert.equal(r.timedOut, false);
+  assert.ok(r.limitsHit.includes("memory"), JSON.stringify(r.limitsHit));
+  assert.ok((r.peakMemoryBytes ?? 0) <= 256 * MiB + MiB, String(r.peakMemoryBytes));
+  assertNothingLeft(sandbox, r);
+});
+
+test("/tmp and /dev/shm fillers stop at their tmpfs size; /task cannot be written at all", async () => {
+  const { sandbox: base } = benchSetup();
+  const sandbox = { ...base, limits: { ...base.limits, tmpBytes: 8 * MiB, shmBytes: 4 * MiB } };
+  const r = await runScript(sandbox, [
+    "import errno",
+    "def fill(d):",
+    "    total = 0",
+    "    try:",
+    "        for i in range(1000):",
+    "            with open('%s/f%d' % (d, i), 'wb') as f:",
+    "                for k in range(8):",
+    "                    f.write(b'x' * (1024 * 1024)); f.flush(); total += 1024 * 1024",
+    "    except OSError as e:",
+    "        return total, errno.errorcode.get(e.errno, str(e.errno))",
+    "    return total, 'none'",
+    "for d in ['/tmp', '/dev/shm', '/task']:",
+    "    total, code = fill(d)",
+    "    print(d, total, code, flush=True)",
+  ].join("\n"));
+  const lines = new Map(r.stdout.trim().split("\n").map((l) => {
+    const [d, total, code] = l.split(" ");
+    return [d ?? "", { total: Number(total), code }];
+  }));
+  assert.equal(lines.get("/tmp")?.code, "ENOSPC");
+  assert.ok((lines.get("/tmp")?.total ?? Infinity) <= 8 * MiB);
+  assert.equal(lines.get("/dev/shm")?.code, "ENOSPC");
+  assert.ok((lines.get("/dev/shm")?.total ?? Infinity) <= 4 * MiB);
+  assert.deepEqual(lines.get("/task"), { total: 0, code: "EROFS" });
+  assertNothingLeft(sandbox, r);
+});
+
+test("a fork bomb stops at the run's process cap, and it is recorded", async () => {
+  const { sandbox } = benchSetup();
+  const r = await runScript(sandbox, "import os, time\nn = 0\nfor i in range(500):\n    try:\n        if os.fork() == 0:\n            time.sleep(5); os._exit(0)\n        n += 1\n    except OSError:\n        break\nprint('forked', n, flush=True)\nos._exit(0)\n", 20_000);
+  const n = Number(/forked (\d+)/.exec(r.stdout)?.[1] ?? "-1");
+  assert.ok(n >= 0 && n < sandbox.limits.maxProcesses, `forked ${n}`);
+  assert.ok(r.limitsHit.includes("pids"));
+  assertNothingLeft(sandbox, r);
+});
+
+test("ptrace of the sandbox's init is refused at once (the run does not stall until the timeout)", async () => {
+  const { sandbox } = benchSetup();
+  const r = await runScript(sandbox, [
+    "import ctypes, os",
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    "rc = libc.ptrace(16, 1, 0, 0)",  // PTRACE_ATTACH
+    "print('attach', rc, ctypes.get_errno(), flush=True)",
+    "rc = libc.ptrace(0, 0, 0, 0)",  // PTRACE_TRACEME
+    "print('traceme', rc, ctypes.get_errno(), flush=True)",
+  ].join("\n"), 20_000);
+  assert.equal(r.timedOut, false);
+  assert.match(r.stdout, /^attach -1 1$/m); // EPERM
+  assert.match(r.stdout, /^traceme -1 1$/m);
+  assertNothingLeft(sandbox, r);
+});
+
+test("the seccomp filter is well-formed classic BPF for each supported machine, and absent elsewhere", () => {
+  for (const machine of ["x64", "arm64"]) {
+    const bytes = seccompFilterBytes(machine);
+    assert.ok(bytes);
+    assert.equal(bytes.length % 8, 0);
+    // The last two instructions return ALLOW, then ERRNO(EPERM).
+    assert.equal(bytes.readUInt16LE(bytes.length - 16), 0x06);
+    assert.equal(bytes.readUInt32LE(bytes.length - 12), 0x7fff0000);
+    assert.equal(bytes.readUInt32LE(bytes.length - 4), 0x00050001);
+  }
+  assert.equal(seccompFilterBytes("riscv64"), undefined);
+});
+
+test("the self-test refuses, naming the cap, when the run caps or the ptrace filter cannot be applied", async () => {
+  const { sandbox } = benchSetup();
+  const noCgroups: SandboxConfig = { ...sandbox, processLimit: "rlimit-only", cgroups: { mechanism: "none", memoryParent: undefined, pidsParent: undefined, reason: "no writable memory and pids cgroup" } };
+  const r1 = await sandboxSelfTest(noCgroups);
+  assert.equal(r1.ok, false);
+  assert.equal(r1.ok ? "" : r1.error, "sandbox_self_test_failed");
+  assert.match(r1.ok ? "" : r1.message, /whole-run memory and process caps/);
+  assert.deepEqual(missingCaps(noCgroups, { TCA_SANDBOX_ALLOW_RLIMIT_ONLY: "1" }), []);
+  const r2 = await sandboxSelfTest({ ...sandbox, seccomp: undefined });
+  assert.equal(r2.ok, false);
+  assert.match(r2.ok ? "" : r2.message, /ptrace filter/);
+});
+
+test("groups left behind by an owner that was SIGKILLed are removed (their processes killed) at the next start", async (t) => {
+  const { sandbox } = benchSetup();
+  const parent = sandbox.cgroups.pidsParent;
+  if (!parent || !sandbox.cgroups.memoryParent) {
+    t.skip("no cgroups on this machine");
+    return;
+  }
+  // An owner that is surely gone: a process that has already exited.
+  const owner = spawn("/bin/true");
+  const ownerPid = owner.pid ?? 0;
+  const ownerStart = processStartTime(ownerPid) ?? "1";
+  await new Promise((r) => owner.on("exit", r));
+  const stale = join(parent, `tca-${ownerPid}-${ownerStart}-deadbeefdeadbeef`);
+  mkdirSync(stale);
+  const sleeper = spawn("/bin/sleep", ["60"], { stdio: "ignore" });
+  const exited = new Promise((r) => sleeper.on("exit", r));
+  writeFileSync(join(stale, "cgroup.procs"), String(sleeper.pid));
+  // A live owner's group (this process) is left alone.
+  const live = join(parent, `tca-${process.pid}-${processStartTime(process.pid) ?? "0"}-livelivelivelive`);
+  mkdirSync(live);
+  try {
+    const removed = cleanupStaleCgroups(sandbox.cgroups);
+    assert.ok(removed.includes(stale));
+    assert.equal(existsSync(stale), false);
+    await exited;
+    assert.equal(sleeper.killed || sleeper.exitCode !== null || sleeper.signalCode !== null, true);
+    assert.equal(existsSync(live), true);
+  } finally {
+    sleeper.kill("SIGKILL");
+    for (const dir of [live, stale]) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Already removed.
+      }
+    }
+  }
+});
