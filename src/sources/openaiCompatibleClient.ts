@@ -9,6 +9,8 @@ import type {
   ChatTurnResult,
   ProposedToolCall,
 } from "./openaiCompatibleChat.ts";
+import { DEFAULT_RETRY, RETRYABLE_STATUS, retryAfterMs, sleepUnlessAborted, type RetryPolicy } from "./httpRetry.ts";
+import { isOutputParseFailure, serverMessage } from "./serverErrorMessage.ts";
 
 export interface OpenAiCompatibleOptions {
   /** Base URL including the API prefix, e.g. http://127.0.0.1:8080/v1 */
@@ -24,18 +26,6 @@ export interface OpenAiCompatibleOptions {
   /** Transient failures (429, 502, 503, 504, connection refused) are retried within the caller's deadline. */
   readonly retry?: RetryPolicy;
 }
-
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  readonly maxRetries: number;
-  /** First backoff; doubled after each retry, capped at maxDelayMs. Retry-After wins when sent. */
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
-
-const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
 const DEFAULT_RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -124,57 +114,6 @@ export function parseChoice(body: unknown): ParsedChoice | string {
   }
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   return { content, toolCalls, finishReason };
-}
-
-/** The server's own error text (OpenAI `error.message`, llama-server, vLLM `message`), bounded. */
-export function serverMessage(body: unknown): string {
-  let text = "";
-  if (typeof body === "string") text = body;
-  else if (isRecord(body)) {
-    if (isRecord(body.error) && typeof body.error.message === "string") text = body.error.message;
-    else if (typeof body.error === "string") text = body.error;
-    else if (typeof body.message === "string") text = body.message;
-    else if (typeof body.detail === "string") text = body.detail;
-  }
-  // Control characters (terminal escapes included) never reach a terminal or a trace message.
-  // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/\s+/g, " ").trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
-}
-
-/**
- * llama-server answers HTTP 500 when its chat parser cannot read what the model generated
- * (random weights, a template mismatch): the request was fine, the model's output was not.
- */
-export function isOutputParseFailure(status: number, message: string): boolean {
-  // llama.cpp common/chat.cpp: "The model produced output that does not match the expected <format name> format",
-  // "Failed to parse tool call arguments as JSON: …".
-  return status === 500 && /does not match the expected (?:[\w .-]{0,40} )?format|failed to parse tool call/i.test(message);
-}
-
-/** Seconds or an HTTP date, as Retry-After may carry; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === "") return undefined;
-  if (/^\d+(\.\d+)?$/.test(header.trim())) return Math.round(Number(header.trim()) * 1000);
-  // An HTTP date starts with the day's name ("Tue, 01 Dec 2026 …"); anything else is unreadable.
-  if (!/^[A-Za-z]{3},/.test(header.trim())) return undefined;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function usageOf(body: unknown): { promptTokens: number | null; completionTokens: number | null; source: "server" | "none" } {
@@ -298,7 +237,7 @@ export class OpenAiCompatibleClient implements ChatBackend {
         if (attempt < policy.maxRetries) {
           const waitMs = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
           retries.push({ status: null, waitMs });
-          if (!(await sleep(waitMs, request.signal))) return timeout(null);
+          if (!(await sleepUnlessAborted(waitMs, request.signal))) return timeout(null);
           continue;
         }
         return { ok: false, error: "model_unreachable", message: "the endpoint could not be reached", exchange: exchange(null, null) };
@@ -314,7 +253,7 @@ export class OpenAiCompatibleClient implements ChatBackend {
         // Bounded backoff; the wait is inside the caller's deadline (the signal), never added to it.
         const waitMs = Math.min(policy.maxDelayMs, retryAfterMs(r.headers.get("retry-after")) ?? policy.baseDelayMs * 2 ** attempt);
         retries.push({ status: r.status, waitMs });
-        if (!(await sleep(waitMs, request.signal))) return timeout(r.status);
+        if (!(await sleepUnlessAborted(waitMs, request.signal))) return timeout(r.status);
         continue;
       }
       if (tooLarge) return { ok: false, error: "model_protocol_error", message: "the response body is too large", exchange: exchange(null, r.status) };

@@ -14,7 +14,9 @@ import { classifyOutcome } from "../../src/bench/taskOutcome.ts";
 import { classifyExit, parseSummary } from "../../src/bench/testRunner.ts";
 import { authorizeToolCall, normalizeToolPath, parseToolCall, WRITE_MAX_BYTES } from "../../src/bench/toolPolicy.ts";
 import { unifiedDiff } from "../../src/bench/unifiedDiff.ts";
-import { buildRequestBody, isOutputParseFailure, parseChoice, retryAfterMs, serverMessage } from "../../src/sources/openaiCompatibleClient.ts";
+import { buildRequestBody, parseChoice } from "../../src/sources/openaiCompatibleClient.ts";
+import { retryAfterMs } from "../../src/sources/httpRetry.ts";
+import { isOutputParseFailure, serverMessage } from "../../src/sources/serverErrorMessage.ts";
 import { mentionsReferenceFix } from "../../src/bench/toolPolicy.ts";
 import { sameModuloTrailingWhitespace } from "../../src/bench/unifiedDiff.ts";
 
