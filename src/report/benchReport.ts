@@ -6,6 +6,8 @@
 import { summarize } from "../bench/resultsSummary.ts";
 import { parseTaskResult, RUN_FILES } from "../bench/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/taskOutcome.ts";
+import { deriveBenchVerdict } from "../evidence/benchVerdict.ts";
+import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import { baseName, isJsonObject, numberField, objectField, READ_LIMITS, readBoundedText, readJsonObject, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { BenchReportData, BenchTaskView, KindLabel, Verdict } from "./reportDocument.ts";
 
@@ -110,9 +112,16 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   const tasks = rawTasks.map((task) => taskView(runDirectory, task)).sort((a, b) => a.taskId.localeCompare(b.taskId));
   const complete = typeof results?.complete === "boolean" ? results.complete : null;
   const expected = numberField(results, "tasksExpected");
+  // The evidence room's verdict: tasks.ndjson and the traces recomputed and cross-checked with
+  // results.json; any disagreement is the headline, above any table built from results.json.
+  const derived = deriveBenchVerdict(runDirectory);
+  const verdict: Verdict =
+    derived.kind === "evidence_invalid"
+      ? { headline: EVIDENCE_INVALID_HEADLINE, tone: "invalid", details: ["The run's files disagree with its task log and traces: the tables below are not verified.", ...derived.problems] }
+      : benchVerdict(tasks, complete, tasks.length, expected, summary);
   return {
     directoryName: baseName(runDirectory),
-    verdict: benchVerdict(tasks, complete, tasks.length, expected, summary),
+    verdict,
     label: benchLabel(manifest ?? objectField(results, "manifest")),
     manifest: manifest ?? objectField(results, "manifest"),
     complete,
@@ -121,6 +130,6 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     summary,
     outcomeClasses: [...OUTCOME_CLASSES],
     tasks,
-    problems,
+    problems: [...derived.problems, ...problems],
   };
 }

@@ -1,0 +1,77 @@
+// A bench run folder of any size, written through the bench's own writers (writeManifest,
+// appendTaskResult, writeResults, MemoryTrace-shaped trace lines), for the bench verdict's tests
+// and for its speed figure (bench/verdict.bench.ts: 40 programs x 4 conditions = 160 tasks).
+// The traces carry model replies and test output of realistic size (a few kB per event).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CONDITION_IDS, type ConditionId } from "../../src/bench/conditions.ts";
+import { appendTaskResult, prepareRunDir, RUN_FILES, writeManifest, writeResults, type RunManifest } from "../../src/bench/runDirectory.ts";
+import { classifyOutcome, type TaskResult } from "../../src/bench/taskOutcome.ts";
+import type { TestOutcome } from "../../src/bench/testRunner.ts";
+import { sha256Hex } from "../../src/lab/digest.ts";
+
+export interface BenchFixtureOptions {
+  readonly programs: number;
+  /** Turns per task (each: a request, a reply, a tool call and its result). */
+  readonly turns: number;
+}
+
+const FILLER = "def gcd(a, b):\n    if b == 0:\n        return a\n    return gcd(b, a % b)\n".repeat(24);
+
+function line(event: string, t: number, fields: Record<string, unknown>): string {
+  return `${JSON.stringify({ v: 1, event, t, ...fields })}\n`;
+}
+
+/** Writes the run into `dir` (created) and returns the task records written to tasks.ndjson. */
+export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskResult[] {
+  mkdirSync(dir, { recursive: true });
+  prepareRunDir(dir);
+  const programs = Array.from({ length: options.programs }, (_, i) => `program_${String(i).padStart(2, "0")}`);
+  const manifest: RunManifest = {
+    schema: 1, kind: "quixbugs-run", createdAt: "2026-01-01T00:00:00.000Z", fingerprint: { model: "scripted", promptSetVersion: 1, budget: { turns: options.turns } },
+    model: { label: "scripted" }, conditions: [...CONDITION_IDS], programs, shard: null, environment: { note: "verdict fixture" },
+  };
+  writeManifest(dir, manifest);
+  const results: TaskResult[] = [];
+  let index = 0;
+  for (const program of programs) {
+    for (const condition of CONDITION_IDS as readonly ConditionId[]) {
+      index += 1;
+      const taskId = `${condition}-${program}`;
+      const grade: TestOutcome = index % 3 === 0 ? "failed" : "passed";
+      const changed = index % 5 !== 0;
+      const stopReason = "agent_done" as const;
+      const diff = changed ? `--- a/${program}.py\n+++ b/${program}.py\n@@ -1 +1 @@\n-    return a\n+    return b\n` : "";
+      const tracePath = `${RUN_FILES.traces}/${taskId}.ndjson`;
+      const result: TaskResult = {
+        taskId, program, condition, outcome: classifyOutcome(grade, stopReason, changed), stopReason,
+        claimedFixed: true, falseFixed: grade !== "passed", turns: options.turns, promptTokens: 900, completionTokens: 300, tokens: 1200,
+        usageReported: true, seconds: 12.5,
+        guardrails: { testRuns: 1, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
+        grade: { outcome: grade, counts: { passed: grade === "passed" ? 8 : 5, failed: grade === "passed" ? 0 : 3, errors: 0, skipped: 0 }, seconds: 1.2, summary: "graded" },
+        changed, finalSha256: sha256Hex(`${program}${index}`), specialCasing: null, servedModel: "scripted",
+      };
+      let trace = line("task_start", 0, { taskId, program, condition });
+      for (let turn = 1; turn <= options.turns; turn++) {
+        trace += line("model_request", turn * 10, { turn, messages: turn * 2 });
+        trace += line("model_response", turn * 10 + 5, { turn, content: FILLER, toolCalls: [{ name: "run_tests", arguments: {} }] });
+        trace += line("tool_call", turn * 10 + 6, { turn, name: "run_tests" });
+        trace += line("test_run", turn * 10 + 8, { turn, output: FILLER });
+      }
+      trace += line("grade", 1000, { ...result.grade, output: "graded" });
+      if (changed) trace += line("diff", 1001, { diff });
+      trace += line("task_end", 1002, { result, diff });
+      writeFileSync(join(dir, tracePath), trace);
+      let recorded: TaskResult = { ...result, tracePath };
+      if (changed) {
+        const diffPath = `${RUN_FILES.diffs}/${taskId}.diff`;
+        writeFileSync(join(dir, diffPath), diff);
+        recorded = { ...recorded, diffPath };
+      }
+      appendTaskResult(dir, recorded);
+      results.push(recorded);
+    }
+  }
+  writeResults(dir, manifest, results, results.length);
+  return results;
+}
