@@ -53,7 +53,9 @@ export function checkChecksEvidence(directory: string | null, current: string): 
   const report = readObject(join(directory, "checks.json"));
   if (report === null || report["schema"] !== "tca.checks/1") return { directory, status: "unreadable", harness_sha256: null };
   const sha = typeof report["harness_sha256"] === "string" ? report["harness_sha256"] : null;
-  const processes = Number(field(report["process_watch"], "processes_started") ?? 0) + Number(field(report["process_watch"], "threads_started") ?? 0);
+  const watch = report["process_watch"];
+  const processes = ["processes_started", "threads_started", "native_addons_loaded"].reduce((sum, key) => sum + Number(field(watch, key) ?? Number.NaN), 0);
+  // A missing watch or count is not a zero (NaN !== 0).
   if (report["failed"] !== 0 || typeof report["total"] !== "number" || report["total"] === 0 || processes !== 0) {
     return { directory, status: "not_passing", harness_sha256: sha };
   }

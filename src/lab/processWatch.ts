@@ -1,7 +1,8 @@
 // Evidence that a scripted run started no process and so loaded no model: while the watch is
-// on, every way this code base (or a dependency) could start a process or a thread is counted.
-// The model only ever runs in a spawned worker process (src/model/worker/supervisor.ts), so zero
-// processes started is the fact that can fail; a run-level "scripted" label cannot.
+// on, every way this code base (or a dependency) could start a process or a thread, or load a
+// native addon (the inference engine is one), is counted. The model only ever runs in a spawned
+// worker process (src/model/worker/supervisor.ts), so zero processes, threads and addons is the
+// fact that can fail; a run-level "scripted" label cannot.
 //
 // How: node:child_process's functions and node:worker_threads' Worker are wrapped on the
 // CommonJS objects, and syncBuiltinESMExports() makes named ESM imports follow them. Everything
@@ -15,6 +16,8 @@ export type ProcessWatchReport = {
   readonly watched: readonly string[];
   readonly processes_started: number;
   readonly threads_started: number;
+  /** Native addons loaded through process.dlopen (node-llama-cpp's engine is one). */
+  readonly native_addons_loaded: number;
   /** The first calls, as function name and the command's base name only (no host paths). */
   readonly calls: readonly string[];
 };
@@ -37,6 +40,7 @@ export function watchProcesses(): ProcessWatch {
   const calls: string[] = [];
   let processes = 0;
   let threads = 0;
+  let addons = 0;
   const note = (entry: string): void => {
     if (calls.length < MAX_RECORDED_CALLS) calls.push(entry);
   };
@@ -58,12 +62,19 @@ export function watchProcesses(): ProcessWatch {
       super(...args);
     }
   };
+  const originalDlopen = process.dlopen;
+  process.dlopen = function watchedDlopen(this: unknown, ...args: Parameters<typeof process.dlopen>): void {
+    addons += 1;
+    note(`dlopen ${baseName(args[1])}`);
+    originalDlopen.apply(this, args);
+  };
   syncBuiltinESMExports();
 
   const report = (): ProcessWatchReport => ({
-    watched: [...PROCESS_FUNCTIONS.map((name) => `child_process.${name}`), "worker_threads.Worker"],
+    watched: [...PROCESS_FUNCTIONS.map((name) => `child_process.${name}`), "worker_threads.Worker", "process.dlopen"],
     processes_started: processes,
     threads_started: threads,
+    native_addons_loaded: addons,
     calls: [...calls],
   });
   let stopped: ProcessWatchReport | null = null;
@@ -73,6 +84,7 @@ export function watchProcesses(): ProcessWatch {
       if (stopped !== null) return stopped;
       for (const [name, original] of originals) childProcess[name] = original;
       workerThreads["Worker"] = OriginalWorker;
+      process.dlopen = originalDlopen;
       syncBuiltinESMExports();
       active = false;
       stopped = report();

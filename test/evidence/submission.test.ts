@@ -57,7 +57,7 @@ test("baseline + pipeline-check run: every cited event exists, nothing is called
   // The no-model statement cites the baseline's process watch, an event that exists and says 0.
   const watch = audits.baseline.find((event) => event.type === "process_watch");
   assert.ok(watch);
-  assert.ok(markdown.includes(`While the baseline ran, 0 processes and 0 threads were started, so no model worker (the only place a model is loaded) existed and no model was invoked [baseline audit #${watch.event_id}]`));
+  assert.ok(markdown.includes(`While the baseline ran, 0 processes, 0 threads and 0 native addons were started or loaded, so no model worker (the only place a model is loaded) existed and no model was invoked [baseline audit #${watch.event_id}]`));
   assert.ok(!markdown.includes("records came from any other source"));
   assert.match(markdown, /The model run stopped with `invalid_proposal_limit`/);
   assert.match(markdown, /verified_success is false: this run is not a verified success/);
@@ -99,12 +99,12 @@ test("a baseline without a process watch, or one that started a process, is neve
   assert.ok(built.ok);
   assert.match(built.value, /The baseline's audit has no process watch, so it does not show that no process or model was started \[baseline audit\.jsonl\]/);
   assert.ok(!built.value.includes("no model was invoked"));
-  const watch = { report: () => ({ watched: [], processes_started: 2, threads_started: 0, calls: ["spawn python3"] }) };
+  const watch = { report: () => ({ watched: [], processes_started: 2, threads_started: 0, native_addons_loaded: 0, calls: ["spawn python3"] }) };
   const spawned = await runLab({ runDirectory: join(root, "spawned"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline", processWatch: watch });
   assert.ok(spawned.ok);
   const flagged = buildSubmission({ baselineDirectory: spawned.value.runDirectory, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
   assert.ok(flagged.ok);
-  assert.match(flagged.value, /2 process\(es\) and 0 thread\(s\) were started; the evidence does NOT show that no model was involved/);
+  assert.match(flagged.value, /2 process\(es\), 0 thread\(s\) and 0 native addon\(s\) were started or loaded; the evidence does NOT show that no model was involved/);
 });
 
 test("question 4 says 'yes, observed' only when the model failed every proposal and the baseline passed", async () => {

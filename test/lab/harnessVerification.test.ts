@@ -24,7 +24,7 @@ function checksDir(name: string, report: Record<string, unknown>): string {
 test("a verified baseline and passing checks of this harness version: verified before loading", async () => {
   const baseline = await runScriptedBaseline(join(root, "baseline"));
   assert.ok(baseline.ok);
-  const checks = checksDir("checks-ok", { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0 }, checks: [] });
+  const checks = checksDir("checks-ok", { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: [] });
   const verification = verifyHarnessEvidence(baseline.value.runDirectory, checks);
   assert.equal(verification.current_harness_sha256, current);
   assert.equal(verification.baseline.status, "verified");
@@ -45,11 +45,13 @@ test("missing, failing, other-version, wrong-kind or process-starting evidence i
   assert.ok(good.ok);
   assert.equal(checkBaselineEvidence(good.value.runDirectory, "f".repeat(64)).status, "other_harness_version");
 
-  const base = { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0 }, checks: [] };
+  const base = { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: [] };
   assert.equal(checkChecksEvidence(null, current).status, "not_supplied");
   assert.equal(checkChecksEvidence(checksDir("c-failed", { ...base, passed: 39, failed: 1 }), current).status, "not_passing");
   assert.equal(checkChecksEvidence(checksDir("c-empty", { ...base, total: 0, passed: 0 }), current).status, "not_passing");
-  assert.equal(checkChecksEvidence(checksDir("c-process", { ...base, process_watch: { processes_started: 1, threads_started: 0 } }), current).status, "not_passing");
+  assert.equal(checkChecksEvidence(checksDir("c-process", { ...base, process_watch: { processes_started: 1, threads_started: 0, native_addons_loaded: 0 } }), current).status, "not_passing");
+  assert.equal(checkChecksEvidence(checksDir("c-addon", { ...base, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 1 } }), current).status, "not_passing");
+  assert.equal(checkChecksEvidence(checksDir("c-unwatched", { ...base, process_watch: undefined }), current).status, "not_passing");
   assert.equal(checkChecksEvidence(checksDir("c-old", { ...base, harness_sha256: "0".repeat(64) }), current).status, "other_harness_version");
   assert.equal(checkChecksEvidence(checksDir("c-unversioned", { ...base, harness_sha256: undefined }), current).status, "other_harness_version");
   const partial = verifyHarnessEvidence(good.value.runDirectory, null);

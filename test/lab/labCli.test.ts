@@ -47,7 +47,7 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.ok(rows.every((row) => row["stopReason"] !== "model_error"));
   assert.ok(rows.filter((row) => row["runDirectory"] !== null).every((row) => typeof row["stopReason"] === "string"));
   assert.deepEqual((report["process_watch"] as Record<string, unknown>)["processes_started"], 0);
-  assert.match(result.stdout, /^processes or threads started during the checks: 0$/m);
+  assert.match(result.stdout, /^processes, threads or native addons started during the checks: 0$/m);
 });
 
 test("tca lab baseline records in its own audit that no process was started", () => {
@@ -59,4 +59,5 @@ test("tca lab baseline records in its own audit that no process was started", ()
   assert.equal(watch.length, 1);
   assert.equal(watch[0]?.data["processes_started"], 0);
   assert.equal(watch[0]?.data["threads_started"], 0);
+  assert.equal(watch[0]?.data["native_addons_loaded"], 0);
 });

@@ -47,6 +47,20 @@ test("a worker thread started while the watch is on is counted", async () => {
   assert.equal((await import("node:worker_threads")).Worker, Worker);
 });
 
+test("a native addon load while the watch is on is counted (even one that fails)", () => {
+  const original = process.dlopen;
+  const watch = watchProcesses();
+  try {
+    assert.throws(() => process.dlopen({ exports: {} } as NodeJS.Module, "/nonexistent/engine.node"));
+    const report = watch.report();
+    assert.equal(report.native_addons_loaded, 1);
+    assert.deepEqual(report.calls, ["dlopen engine.node"]);
+  } finally {
+    watch.stop();
+  }
+  assert.equal(process.dlopen, original, "restored after stop");
+});
+
 test("only one watch at a time", () => {
   const watch = watchProcesses();
   try {
@@ -65,6 +79,7 @@ test("the baseline's own audit records 0 processes and 0 threads started", async
   assert.equal(events.length, 1);
   assert.equal(events[0]?.data["processes_started"], 0);
   assert.equal(events[0]?.data["threads_started"], 0);
+  assert.equal(events[0]?.data["native_addons_loaded"], 0);
   assert.deepEqual(schemaProblems(result.value.runDirectory), []);
 });
 

@@ -77,8 +77,8 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
         total: rows.length, passed: rows.length - failed.length, failed: failed.length, process_watch: watch.report(), checks: rows,
       };
       writeJsonExclusive(join(root, "checks.json"), report);
-      const started = report.process_watch.processes_started + report.process_watch.threads_started;
-      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes or threads started during the checks: ${started}\n`);
+      const started = report.process_watch.processes_started + report.process_watch.threads_started + report.process_watch.native_addons_loaded;
+      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\n`);
       setExitCode(failed.length === 0 && started === 0 ? 0 : 1);
     });
 }

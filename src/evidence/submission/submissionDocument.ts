@@ -195,10 +195,12 @@ function noModelSentence(b: RunEvidence): string {
   if (watch === undefined) return `The baseline's audit has no process watch, so it does not show that no process or model was started [${b.name} audit.jsonl].`;
   const processes = Number(watch.data["processes_started"]);
   const threads = Number(watch.data["threads_started"]);
-  if (processes === 0 && threads === 0) {
-    return `While the baseline ran, 0 processes and 0 threads were started, so no model worker (the only place a model is loaded) existed and no model was invoked ${cite(b.name, [watch.event_id])}.`;
+  // Older watches did not count addons: a missing count is not a zero.
+  const addons = watch.data["native_addons_loaded"] === undefined ? Number.NaN : Number(watch.data["native_addons_loaded"]);
+  if (processes === 0 && threads === 0 && addons === 0) {
+    return `While the baseline ran, 0 processes, 0 threads and 0 native addons were started or loaded, so no model worker (the only place a model is loaded) existed and no model was invoked ${cite(b.name, [watch.event_id])}.`;
   }
-  return `While the baseline ran, ${processes} process(es) and ${threads} thread(s) were started; the evidence does NOT show that no model was involved ${cite(b.name, [watch.event_id])}.`;
+  return `While the baseline ran, ${processes} process(es), ${threads} thread(s) and ${Number.isNaN(addons) ? "an unrecorded number of" : addons} native addon(s) were started or loaded; the evidence does NOT show that no model was involved ${cite(b.name, [watch.event_id])}.`;
 }
 
 function generatedSection(model: RunEvidence | null, stories: readonly ProposalStory[], realModel: boolean): string[] {
