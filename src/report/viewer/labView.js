@@ -113,11 +113,13 @@ tca.timeline = function timeline(lab, options) {
 function summaryTable(lab) {
   const final = lab.final || {};
   const evaluation = final.final_evaluation || {};
+  // These rows are final.json's own words; when the evidence is invalid they are labelled as claims.
+  const claim = lab.verdict.tone === "invalid" ? " (final.json claims; not verified)" : "";
   const rows = [
     ["run directory", lab.directoryName],
     ["run id", lab.runId],
-    ["stop reason", lab.stopReason],
-    ["verified_success", final.verified_success === undefined ? "not recorded" : final.verified_success],
+    ["stop reason (audit)", lab.stopReason],
+    ["verified_success" + claim, final.verified_success === undefined ? "not recorded" : final.verified_success],
     ["final evaluation", evaluation.status],
     ["public cases passed", tca.text(evaluation.public_passed) + "/" + tca.text(evaluation.public_total)],
     ["held-out cases passed", tca.text(evaluation.held_out_passed) + "/" + tca.text(evaluation.held_out_total)],
