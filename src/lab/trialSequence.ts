@@ -3,7 +3,7 @@
 // the model directory is the record: the first trial it holds is THE trial; every later one is an
 // extension and must declare its change. The decision is pure, from the ledger as read before the
 // new window is claimed, so a run cannot relabel itself.
-import type { AcquisitionLedger } from "../model/artifacts/ledger.ts";
+import { ledgerTrialWindows, type AcquisitionLedger } from "../model/artifacts/ledger.ts";
 import { err, ok, type Result } from "./result.ts";
 
 export type TrialRoleErrorCode = "extension_required" | "extension_not_applicable" | "extension_invalid";
@@ -18,11 +18,6 @@ export interface TrialRole {
 }
 
 export const DECLARED_CHANGE_MAX_CHARS = 300;
-
-/** Window ids whose trial was started, in ledger order (the order the trials happened). */
-export function ledgerTrialWindows(ledger: AcquisitionLedger): string[] {
-  return ledger.windows.filter((window) => window.trial !== null).map((window) => window.window_id);
-}
 
 export function decideTrialRole(ledger: AcquisitionLedger, extension: string | null): Result<TrialRole, TrialRoleErrorCode> {
   const earlier = ledgerTrialWindows(ledger);

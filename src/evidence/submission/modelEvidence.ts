@@ -5,10 +5,9 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheDirectoryFor } from "../../model/gguf/derivedCache.ts";
-import { ledgerPath, type AcquisitionLedger } from "../../model/artifacts/ledger.ts";
+import { ledgerPath, ledgerTrialWindows, type AcquisitionLedger } from "../../model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME } from "../../model/artifacts/manifest.ts";
 import { err, ok, type Result } from "../../lab/result.ts";
-import { ledgerTrialWindows } from "../../lab/trialSequence.ts";
 import { record, type RunEvidence } from "./runEvidence.ts";
 
 export interface TrialEntry {

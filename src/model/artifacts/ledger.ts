@@ -160,3 +160,8 @@ export async function openTrialWindow(directory: string, nowEpochMs: number = Da
   await writeJsonAtomic(ledgerPath(directory), ledger);
   return ok({ windowId: latest.window_id, trialDeadlineEpochMs: deadline, remainingMs });
 }
+
+/** Window ids whose trial was started, in ledger order: the order the trials happened (Part 10). */
+export function ledgerTrialWindows(ledger: AcquisitionLedger): string[] {
+  return ledger.windows.filter((window) => window.trial !== null).map((window) => window.window_id);
+}
