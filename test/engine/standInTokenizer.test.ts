@@ -15,6 +15,11 @@ import { SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest } from "../../src/model
 import { openCheckpointDirectory } from "../../src/model/loader/checkpointDirectory.ts";
 import { ensureDerivedGguf } from "../../src/model/gguf/derivedCache.ts";
 import { tokenizeWithCheckpoint } from "../../src/model/tokenizer/tokenizeText.ts";
+import { compactingAssembler } from "../../src/controller/compactingAssembler.ts";
+import { CONTROLLER_LIMITS } from "../../src/lab/constants.ts";
+import { runLab } from "../../src/lab/labRun.ts";
+import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
+import { readAudit } from "../lab/labRunTestSupport.ts";
 
 interface Pair {
   readonly text: string;
@@ -159,4 +164,37 @@ test("tokenize refuses a directory that is not a gated checkpoint, changing noth
   } finally {
     await rm(path.join(directory, "extra.txt"));
   }
+});
+
+test("with real tokens the Lab's requests stay far below 2,048, and the compacting assembler holds the budget on a longer log", async () => {
+  const read = '{"action":"read","file":"toy_math.py"}';
+  const publicTest = '{"action":"test"}';
+  const countTokens = async (messages: Parameters<ChatTokenizer["render"]>[0]): Promise<number> => {
+    const rendered = chat.render(messages);
+    if (!rendered.ok) throw new Error("template failed");
+    return chat.encode(rendered.value).length;
+  };
+  const tokensOf = async (steps: string[], maxProposals: number) => {
+    const run = await runLab({
+      runDirectory: path.join(root, `compaction-${maxProposals}`),
+      source: new ScriptedSource(steps),
+      kind: "scripted_baseline",
+      assembler: compactingAssembler(countTokens),
+      limits: { ...CONTROLLER_LIMITS, maxProposals },
+    });
+    assert.ok(run.ok);
+    return readAudit(run.value.runDirectory).filter((r) => r.type === "request").map((r) => ({ tokens: r.data["input_tokens"] as number, omitted: r.data["omitted_event_ids"] as number[] }));
+  };
+  // Six proposals (the Lab's limit): a read, then five failing public tests, the largest log a
+  // valid six-proposal run builds here. Nothing needs compacting.
+  const six = await tokensOf([read, ...Array<string>(5).fill(publicTest)], 6);
+  assert.equal(six[0]?.tokens, 451, "the first request");
+  assert.ok(six.every((r) => r.tokens < 1_400 && r.omitted.length === 0), JSON.stringify(six));
+  // Twelve proposals (beyond the Lab, to reach the budget): compaction starts near 2,048 and
+  // every request stays within it, dropping old duplicate test results first.
+  const twelve = await tokensOf([read, ...Array<string>(11).fill(publicTest)], 12);
+  assert.ok(twelve.every((r) => r.tokens <= 2_048), JSON.stringify(twelve));
+  const compacted = twelve.filter((r) => r.omitted.length > 0);
+  assert.ok(compacted.length > 0, "the budget was reached and compaction happened");
+  assert.ok(compacted.every((r) => r.tokens > 1_800), "compaction only starts near the budget");
 });
