@@ -1,5 +1,6 @@
 // Gathers the evidence named on the command line and writes submission.md exclusively.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { readTextUnder } from "../../core/safeRead.ts";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../lab/result.ts";
 import { readPredictions, type PredictionsRecord } from "../../lab/predictions.ts";
@@ -54,10 +55,12 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
   const diskUse = modelDirectory ? measureDiskUse(modelDirectory) : null;
   let checks: ChecksEvidence | null = null;
   if (request.checksDirectory !== null) {
-    const path = join(request.checksDirectory, "checks.json");
-    if (!existsSync(path)) return err("checks_invalid", "checks.json is missing in --checks");
+    // Through src/core/safeRead: never a link or a FIFO, strict UTF-8, bounded.
+    const text = readTextUnder(request.checksDirectory, "checks.json", 64 * 1024 * 1024);
+    if (!text.ok && text.error === "not_found") return err("checks_invalid", "checks.json is missing in --checks");
+    if (!text.ok) return err("checks_invalid", `checks.json: ${text.error}: ${text.message}`);
     try {
-      const report = JSON.parse(readFileSync(path, "utf8")) as ChecksEvidence["report"] & { schema?: string };
+      const report = JSON.parse(text.value) as ChecksEvidence["report"] & { schema?: string };
       if (report.schema !== "tca.checks/1" || !Array.isArray(report.checks)) return err("checks_invalid", "checks.json is not a tca.checks/1 report");
       checks = { directory: request.checksDirectory, report };
     } catch {
