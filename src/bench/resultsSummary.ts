@@ -3,6 +3,7 @@
 // false-fixed count; and a 95% Wilson interval for the fixed rate.
 import { CONDITIONS, CONDITION_IDS, type ConditionId } from "./conditions.ts";
 import { renderRepeatsSection } from "./repeatStatistics.ts";
+import { renderHeldOutSection } from "./grading/heldOutSummary.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export interface ConditionSummary {
@@ -153,6 +154,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
     out.push(`| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`);
   }
   out.push(...renderRepeatsSection(results));
+  out.push(...renderHeldOutSection(results));
   out.push("", `False fixed in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`, "");
   out.push("## Guardrails", "");
   out.push("| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |");

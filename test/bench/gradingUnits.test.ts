@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CONDITIONS } from "../../src/bench/conditions.ts";
 import { loadDataset } from "../../src/bench/dataset.ts";
+import { heldOutRows, renderHeldOutSection } from "../../src/bench/grading/heldOutSummary.ts";
+import { renderResultsMarkdown } from "../../src/bench/resultsSummary.ts";
+import type { TaskResult } from "../../src/bench/taskOutcome.ts";
 import { parseRunnerOutput, valueMatches } from "../../src/bench/grading/caseResults.ts";
 import { generateHeldOutInputs, HELD_OUT_GENERATORS, HELD_OUT_NOT_GENERATED, seededRandom } from "../../src/bench/grading/heldOutGenerators.ts";
 import { parsePrepareOutput } from "../../src/bench/grading/publicCases.ts";
@@ -123,4 +127,29 @@ test("a data set whose test file matches no template or transcription is not gra
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
+});
+
+function graded(program: string, fixedPublic: boolean | undefined, fixedWithHeldOut: boolean | null | undefined): TaskResult {
+  const passed = fixedPublic === true && fixedWithHeldOut !== false;
+  return {
+    taskId: `C-${program}`, program, condition: "C", outcome: passed ? "fixed" : "wrong_fix", stopReason: "agent_done", claimedFixed: true, falseFixed: !passed,
+    turns: 1, promptTokens: 0, completionTokens: 0, tokens: 0, usageReported: false, seconds: 1,
+    guardrails: { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
+    grade: {
+      outcome: passed ? "passed" : "failed", counts: { passed: 0, failed: 0, errors: 0, skipped: 0 }, seconds: 0, summary: "",
+      ...(fixedPublic === undefined ? {} : { fixedPublic, fixedWithHeldOut: fixedWithHeldOut ?? null, heldOut: fixedWithHeldOut === null ? null : { seed: 99, passed: 0, total: 50, dropped: 0 } }),
+    },
+    changed: true, finalSha256: "", specialCasing: null, servedModel: null,
+  };
+}
+
+test("results.md puts fixed (public) and fixed (public + held-out) side by side, naming the public-only fixes", () => {
+  const results = [graded("gcd", true, true), graded("kth", true, false), graded("lcs", true, null), graded("sqrt", false, false), graded("old", undefined, undefined)];
+  const [row] = heldOutRows(results);
+  assert.deepEqual(row, { label: CONDITIONS.C.label, graded: 4, fixedPublic: 3, fixedWithHeldOut: 2, publicOnly: ["C-kth"], withoutHeldOut: 1 });
+  const md = renderResultsMarkdown({ title: "t", lines: [] }, results);
+  assert.match(md, /## Public and held-out verification/);
+  assert.match(md, /\| 4 \| 3 \| 2 \| 1: C-kth \| 1 \|/);
+  assert.match(md, /seed 99/);
+  assert.deepEqual(renderHeldOutSection([graded("old", undefined, undefined)]), []);
 });
