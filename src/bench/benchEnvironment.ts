@@ -9,6 +9,8 @@ import { resolvePythonRuntime } from "./pythonRuntime.ts";
 import { createSandboxConfig, type SandboxConfig } from "./sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandboxLimits.ts";
 import { sandboxSelfTest } from "./sandboxSelfTest.ts";
+import { HELD_OUT_CASES_PER_PROGRAM, processHeldOutSeed } from "./grading/heldOutCases.ts";
+import { GRADER_ID } from "./grading/trustedGrader.ts";
 
 export interface BenchEnvironment {
   readonly dataset: QuixDataset;
@@ -43,6 +45,9 @@ export async function prepareBenchEnvironment(datasetDir: string, limits: Partia
       pythonVersion: python.value.version,
       pytestVersion: python.value.pytestVersion,
       processLimit: sandbox.value.processLimit,
+      grader: GRADER_ID,
+      heldOutSeed: processHeldOutSeed(),
+      heldOutCasesPerProgram: HELD_OUT_CASES_PER_PROGRAM,
       sandboxLimits: sandbox.value.limits,
       sandboxSelfTest: "passed",
     },

@@ -1,5 +1,7 @@
-// Runs a program's QuixBugs tests on given target bytes, in a fresh sandbox and a fresh task
-// folder each time: nothing a previous run (or the program under test) wrote survives.
+// Runs a program's QuixBugs tests (pytest) on given target bytes, in a fresh sandbox and a fresh
+// read-only task folder each time: nothing a previous run (or the program under test) wrote
+// survives. This is the model's run_tests feedback only: pytest shares a process with the
+// program under test, which can therefore forge its verdict; the grade is grading/'s.
 // Only python_testcases/test_<p>.py is collected; the legacy *_test.py drivers are never there.
 import type { QuixDataset, QuixProgram } from "./dataset.ts";
 import { testFilePath } from "./dataset.ts";
