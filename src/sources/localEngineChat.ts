@@ -136,7 +136,9 @@ export class LocalEngineChat implements ChatBackend {
       proposal_source: this.loaded.label,
       // The run report labels the whole run a PIPELINE CHECK when this is true.
       synthetic: this.synthetic,
-      ...(this.synthetic ? { note: "synthetic random-weight checkpoint: this benchmark run is a PIPELINE CHECK, not a model result" } : {}),
+      ...(this.synthetic
+        ? { note: this.loaded.label === "rehearsal" ? "rehearsal model (trained in-project on scripted Lab transcripts): this benchmark run is a PIPELINE CHECK, not a model result" : "synthetic random-weight checkpoint: this benchmark run is a PIPELINE CHECK, not a model result" }
+        : {}),
       tool_call_rendering: this.renderer.toolRendering,
       tool_call_protocol:
         this.renderer.toolRendering === "chat_template"

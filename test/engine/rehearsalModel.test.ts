@@ -112,6 +112,20 @@ test("a manifest cannot pair the rehearsal label with a random-weight size or wi
   assert.equal(random.ok ? null : random.error, "checkpoint_invalid");
 });
 
+test("a rehearsal directory can never pass as the pinned model: without its manifest or with a download manifest it is refused", async () => {
+  const copy = path.join(root, "disguised");
+  await cp(directory, copy, { recursive: true });
+  await rm(path.join(copy, SYNTHETIC_MANIFEST_NAME));
+  const bare = await openCheckpointDirectory(copy);
+  assert.equal(bare.ok, false, "without its manifest it is an unverified directory");
+  await writeFile(path.join(copy, "download-manifest.json"), JSON.stringify({ schema: "tca.model-download-manifest", schema_version: 1, status: "verified" }));
+  const disguised = await openCheckpointDirectory(copy);
+  assert.equal(disguised.ok, false, "a forged download manifest does not make it the pinned model");
+  await cp(path.join(directory, SYNTHETIC_MANIFEST_NAME), path.join(copy, SYNTHETIC_MANIFEST_NAME));
+  const both = await openCheckpointDirectory(copy);
+  assert.equal(both.ok ? null : both.error, "unexpected_file", "a rehearsal directory holds nothing beyond its own files");
+});
+
 test("tca lab model with the rehearsal checkpoint reaches verified_success through the real model path", async () => {
   const trial = await runModelTrial({ runDirectory: path.join(root, "run"), modelDirectory: directory, runConsent: "yes_flag", predictions: "without_predictions" });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);

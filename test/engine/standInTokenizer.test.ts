@@ -198,3 +198,10 @@ test("with real tokens the Lab's requests stay far below 2,048, and the compacti
   assert.ok(compacted.length > 0, "the budget was reached and compaction happened");
   assert.ok(compacted.every((r) => r.tokens > 1_800), "compaction only starts near the budget");
 });
+
+test("a missing bundle or a path the bundle does not hold is tokenizer_source_unavailable", async () => {
+  const missing = await readLlamaCppBundle([LLAMA_CPP_BUNDLE_FILES.qwen25ChatTemplate], path.join(root, "no-such.bundle"));
+  assert.equal(missing.ok ? null : missing.error, "tokenizer_source_unavailable");
+  const absent = await readLlamaCppBundle(["models/templates/no-such-template.jinja"]);
+  assert.equal(absent.ok ? null : absent.error, "tokenizer_source_unavailable");
+});

@@ -259,6 +259,8 @@ def margins(logits, gold):
 
 
 def main():
+    if "--compare" in sys.argv:
+        return compare()
     out_dir = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else HERE
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
@@ -355,6 +357,20 @@ def export(model, vocab_ids, out_dir, record):
         json.dump(meta, f, indent=1)
         f.write("\n")
     print(json.dumps({k: v for k, v in meta.items() if k not in ("token_ids", "tensors")}, indent=1))
+
+
+def compare():
+    """Dev command: retrain from the committed script, seed and data into a temporary folder and
+    compare the weights' SHA-256 with the committed record (exit 1 when they differ)."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--out", tmp], check=True)
+        fresh = json.load(open(os.path.join(tmp, "weights.json")))
+    committed = json.load(open(os.path.join(HERE, "weights.json")))
+    same = fresh["weights_sha256"] == committed["weights_sha256"]
+    print(f"retrained {fresh['weights_sha256']}\ncommitted {committed['weights_sha256']}\n{'identical' if same else 'DIFFERENT'}")
+    sys.exit(0 if same else 1)
 
 
 if __name__ == "__main__":
