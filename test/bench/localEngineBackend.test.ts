@@ -309,7 +309,7 @@ test("tca bench quixbugs run --backend local: option errors, then a one-shot run
   assert.equal(missing.code, 2, "--model-directory is required for --backend local");
   const unknown = await tca(["bench", "quixbugs", "run", "--backend", "remote", "--out", out]);
   assert.equal(unknown.code, 2);
-  const mixed = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint.directory, "--model", "m", "--programs", "gcd", "--out", out, "--json"]);
+  const mixed = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint.directory, "--model", "m", "--programs", "gcd", "--out", out, "--json", "--dataset", MINI_DATASET_DIR]);
   assert.equal(mixed.code, 1);
   assert.equal((JSON.parse(mixed.out) as { error: string }).error, "invalid_option");
   const empty = mkdtempSync(join(scratch, "empty-"));
