@@ -18,7 +18,7 @@ import { PINNED_MODEL } from "../../src/model/pins.ts";
 import { SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest } from "../../src/model/synthetic/syntheticManifest.ts";
 import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { generateTranscripts, serializableTranscripts } from "../../training/rehearsal/transcripts.ts";
-import { readAudit, readJson } from "../lab/labRunTestSupport.ts";
+import { readAudit, readJson, schemaProblems } from "../lab/labRunTestSupport.ts";
 
 let root: string;
 let directory: string;
@@ -139,6 +139,7 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
   assert.equal(evaluation["held_out_passed"], 8);
   assert.equal(evaluation["held_out_total"], 8);
 
+  assert.deepEqual(schemaProblems(dir), [], "manifest, final and audit validate against the published schemas");
   const audit = readAudit(dir);
   assert.ok(audit.every((r) => r.source === "rehearsal"), "every audit record carries the rehearsal label");
   const generations = audit.filter((r) => r.type === "generation");
