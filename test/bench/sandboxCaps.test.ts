@@ -195,3 +195,39 @@ test("groups left behind by an owner that was SIGKILLed are removed (their proce
     }
   }
 });
+
+test("a harness SIGKILLed mid-run leaves its run's groups behind; the next start removes them", async (t) => {
+  const { sandbox } = benchSetup();
+  const parents = [sandbox.cgroups.memoryParent, sandbox.cgroups.pidsParent].filter((p): p is string => p !== undefined);
+  if (parents.length === 0) {
+    t.skip("no cgroups on this machine");
+    return;
+  }
+  const outer = mkdtempSync(join(tmpdir(), "tca-holder-"));
+  const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "sandboxHolder.ts"), outer], { stdio: "ignore" });
+  const exited = new Promise((r) => holder.on("exit", r));
+  const groupsOf = (pid: number): string[] => parents.flatMap((p) => readdirSync(p).filter((e) => e.startsWith(`tca-${pid}-`)).map((e) => join(p, e)));
+  try {
+    // Wait (bounded) until the holder's run is inside its groups.
+    let groups: string[] = [];
+    for (let i = 0; i < 600 && groups.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      groups = groupsOf(holder.pid ?? 0).filter((g) => readFileSync(join(g, "cgroup.procs"), "utf8").trim() !== "");
+    }
+    assert.ok(groups.length > 0, "the holder's run never started");
+    holder.kill("SIGKILL");
+    await exited;
+    // The run died with its parent (--die-with-parent), but nobody removed its groups.
+    await new Promise((r) => setTimeout(r, 200));
+    const left = groupsOf(holder.pid ?? 0);
+    assert.ok(left.length > 0);
+    const removed = cleanupStaleCgroups(sandbox.cgroups);
+    for (const g of left) {
+      assert.ok(removed.includes(g), g);
+      assert.equal(existsSync(g), false);
+    }
+  } finally {
+    holder.kill("SIGKILL");
+    rmSync(outer, { recursive: true, force: true });
+  }
+});
