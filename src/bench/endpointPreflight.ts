@@ -101,3 +101,16 @@ export async function preflightEndpoint(client: OpenAiCompatibleClient, o: Prefl
   if (reply.finishReason === "length" && reply.content === "" && reply.toolCalls.length === 0) warnings.push("the preflight reply was empty and cut at its token limit");
   return ok({ modelIds: listed.ids, chat: { tools: o.needsTools, outcome: reply.toolCalls.length > 0 ? "tool_call" : "answered", httpStatus: reply.exchange.httpStatus, message: "" }, warnings });
 }
+
+/**
+ * llama-server's /props reports what its chat template can do (chat_template_caps). A template
+ * that cannot render tool calls makes B-D meaningless even when requests are accepted.
+ */
+export function capabilityWarnings(serverProps: unknown, needsTools: boolean): string[] {
+  if (!needsTools || typeof serverProps !== "object" || serverProps === null) return [];
+  const caps = (serverProps as Record<string, unknown>).chat_template_caps;
+  if (typeof caps !== "object" || caps === null) return [];
+  const c = caps as Record<string, unknown>;
+  const missing = ["supports_tools", "supports_tool_calls"].filter((k) => c[k] === false);
+  return missing.length === 0 ? [] : [`the server's chat template reports ${missing.map((k) => `${k}: false`).join(", ")} (/props chat_template_caps): conditions B-D need tool calling; ${TOOL_PARSING_FIX}`];
+}

@@ -94,6 +94,15 @@ test("preflight: tool calls returned as text stop the run with tool_calls_not_pa
   });
 });
 
+test("a chat template that reports no tool support in /props gets a warning for B-D runs", async () => {
+  await withServer(okServer({ props: { build_info: "b1", chat_template_caps: { supports_tools: false, supports_tool_calls: false } } }), async (s, out) => {
+    const r = await run(s.endpoint, out, ["--conditions", "B"]);
+    assert.match(r.err, /warning: the server's chat template reports supports_tools: false, supports_tool_calls: false/);
+    const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A"]);
+    assert.doesNotMatch(a.err, /chat template reports/);
+  });
+});
+
 test("preflight: an endpoint without /v1 is told to add it", async () => {
   await withServer(okServer(), async (s, out) => {
     const bare = s.endpoint.replace(/\/v1$/, "");

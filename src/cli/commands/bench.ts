@@ -8,7 +8,7 @@ import { printCommandError } from "../commandError.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { resolveShard, runBenchmark } from "../../bench/benchmarkRun.ts";
-import { preflightEndpoint, type PreflightReport } from "../../bench/endpointPreflight.ts";
+import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/endpointPreflight.ts";
 import { defaultJobs } from "../../bench/concurrency.ts";
 import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/conditions.ts";
 import { defaultDatasetDir } from "../../bench/dataset.ts";
@@ -88,6 +88,7 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   if (!preflight.ok) return preflight;
   for (const w of preflight.value.warnings) process.stderr.write(`warning: ${w}\n`);
   const identity = await client.describe(AbortSignal.timeout(30_000));
+  for (const w of capabilityWarnings(identity.serverProps, conditions.some((c) => c !== "A"))) process.stderr.write(`warning: ${w}\n`);
   const report: PreflightReport = preflight.value;
   return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model }, modelName: flags.model } };
 }
