@@ -205,3 +205,21 @@ test("a missing bundle or a path the bundle does not hold is tokenizer_source_un
   const absent = await readLlamaCppBundle(["models/templates/no-such-template.jinja"]);
   assert.equal(absent.ok ? null : absent.error, "tokenizer_source_unavailable");
 });
+
+test("the added tokens are Qwen2.5's 22 (151643-151664) with Qwen2.5's special flags, and the config is Qwen2.5-Instruct's", async () => {
+  const tokenizer = JSON.parse(await readFile(path.join(directory, "tokenizer.json"), "utf8")) as { added_tokens: { id: number; content: string; special: boolean }[]; model: { vocab: Record<string, number>; merges: unknown[] } };
+  assert.equal(Object.keys(tokenizer.model.vocab).length, 151_643);
+  assert.equal(tokenizer.model.merges.length, 151_387);
+  assert.deepEqual(tokenizer.added_tokens.map((t) => t.id), Array.from({ length: 22 }, (_, i) => 151_643 + i));
+  // Qwen2.5: <|endoftext|> .. <|video_pad|> (151643-151656) are special; <tool_call> .. <|file_sep|> (151657-151664) are not.
+  for (const t of tokenizer.added_tokens) assert.equal(t.special, t.id <= 151_656, t.content);
+  assert.deepEqual(
+    tokenizer.added_tokens.filter((t) => t.id >= 151_657).map((t) => t.content),
+    ["<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>"],
+  );
+  const config = JSON.parse(await readFile(path.join(directory, "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+  assert.equal(config.eos_token, "<|im_end|>");
+  assert.equal(config.pad_token, "<|endoftext|>");
+  assert.equal(config.bos_token, null);
+  assert.deepEqual(Object.keys(config.added_tokens_decoder as object).map(Number), Array.from({ length: 22 }, (_, i) => 151_643 + i));
+});
