@@ -16,5 +16,6 @@ export const ENGINE_ERROR_CODES = [
   "time_limit",
   "cancelled",
   "destination_exists",
+  "tokenizer_source_unavailable",
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
