@@ -212,12 +212,19 @@ class TailBuffer {
 }
 
 /**
- * A tiny shell joins the run's groups first and then becomes bwrap, so every process of the run
- * is counted from the start (the group's memory includes the tmpfs pages the run writes).
+ * A tiny shell starts every run: it closes every file descriptor it inherited beyond stdio and
+ * the seccomp pipe (a parent may leak descriptors without close-on-exec, and bwrap passes them
+ * all into the sandbox), joins the run's groups, so that every process of the run is counted
+ * from the start (the group's memory includes the tmpfs pages the run writes), and then becomes
+ * bwrap. bash, for multi-digit descriptors; without it, /bin/sh only joins the groups.
  */
-function cgroupJoiningCommand(groups: RunCgroups, bwrapPath: string, bwrapArgs: readonly string[]): [string, string[]] {
-  const joins = groups.dirs.map((_, i) => `echo $$ > "$${i + 1}/cgroup.procs"`).join(" && ");
-  return ["/bin/sh", ["-c", `${joins} && shift ${groups.dirs.length} && exec "$@"`, "sh", ...groups.dirs, bwrapPath, ...bwrapArgs]];
+function launcherCommand(groups: RunCgroups | undefined, keepSeccompFd: boolean, bwrapPath: string, bwrapArgs: readonly string[]): [string, string[]] {
+  const dirs = groups?.dirs ?? [];
+  const joins = dirs.map((_, i) => `echo $$ > "$${i + 1}/cgroup.procs" && `).join("");
+  const keep = keepSeccompFd ? `0|1|2|${SECCOMP_FD}` : "0|1|2";
+  const bash = existsSync("/bin/bash");
+  const close = bash ? `for f in /proc/$$/fd/*; do n=\${f##*/}; case $n in ${keep}) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ` : "";
+  return [bash ? "/bin/bash" : "/bin/sh", ["-c", `${close}${joins}shift ${dirs.length} && exec "$@"`, "launcher", ...dirs, bwrapPath, ...bwrapArgs]];
 }
 
 /** Runs argv inside a fresh sandbox bound to taskDir. Never runs anything unsandboxed. */
@@ -233,7 +240,7 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
     // The caps were promised by the self-test; a run without them never starts.
     throw new Error("the run's cgroup could not be created");
   }
-  const [command, args] = cgroups ? cgroupJoiningCommand(cgroups, config.bwrapPath, bwrapArgs) : [config.bwrapPath, bwrapArgs];
+  const [command, args] = launcherCommand(cgroups, config.seccomp !== undefined, config.bwrapPath, bwrapArgs);
   const started = performance.now();
   return new Promise((resolvePromise) => {
     const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe", config.seccomp ? "pipe" : "ignore"], env: {} });

@@ -231,3 +231,20 @@ test("a harness SIGKILLed mid-run leaves its run's groups behind; the next start
     rmSync(outer, { recursive: true, force: true });
   }
 });
+
+test("no descriptor a parent leaked enters the sandbox: only stdio is open there", async () => {
+  const outer = mkdtempSync(join(tmpdir(), "tca-fdprobe-"));
+  try {
+    // fds 3, 4 and 5 of the helper are inherited pipes without close-on-exec.
+    const helper = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "sandboxFdProbe.ts"), outer], { stdio: ["ignore", "pipe", "inherit", "pipe", "pipe", "pipe"] });
+    let out = "";
+    helper.stdout?.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    await new Promise((r) => helper.on("exit", r));
+    // 0-2 are stdio; the one more is the directory listing's own descriptor.
+    const fds = out.trim().split(" ").map(Number);
+    assert.equal(fds.length, 4, out);
+    assert.deepEqual(fds.slice(0, 3), [0, 1, 2]);
+  } finally {
+    rmSync(outer, { recursive: true, force: true });
+  }
+});
