@@ -65,7 +65,7 @@ def channel_fds():
     fds = []
     for name in os.listdir("/proc/self/fd"):
         try:
-            if os.readlink("/proc/self/fd/" + name).startswith("pipe:") and int(name) > 2:
+            if os.readlink("/proc/self/fd/" + name).startswith(("pipe:", "socket:")) and int(name) > 2:
                 fds.append(int(name))
         except OSError:
             pass
