@@ -177,9 +177,12 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     return { args: [node(0)], nodes, adapter: "linked_list" };
   },
   shortest_path_length: (r) => {
+    // Distinct powers of two as lengths: no two paths tie, since the reference's heap compares
+    // (distance, node) pairs and raises on a tie (Node objects do not order).
     const nodes = digraph(r, int(r, 2, 7), 0.35);
     const edges: [Tagged, Tagged][] = [];
-    nodes.forEach((a, i) => a.successors?.forEach((j) => edges.push([t([node(i), node(j)]), n(int(r, 1, 9))])));
+    const lengths = shuffle(r, Array.from({ length: 42 }, (_, i) => 2 ** i));
+    nodes.forEach((a, i) => a.successors?.forEach((j) => edges.push([t([node(i), node(j)]), n(lengths.pop() ?? 1)])));
     return { args: [d(edges), node(0), node(int(r, 0, nodes.length - 1))], nodes };
   },
   shortest_path_lengths: (r) => {
@@ -190,10 +193,15 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
   },
   shortest_paths: (r) => {
     const names = "ABCDEF".slice(0, int(r, 2, 6)).split("");
-    const edges: [Tagged, Tagged][] = [];
-    for (const a of names) for (const b of names) if (a !== b && r() < 0.4) edges.push([t([s(a), s(b)]), n(int(r, 0, 9))]);
-    if (edges.length === 0) edges.push([t([s("A"), s("B")]), n(1)]);
-    return { args: [s("A"), d(edges)] };
+    const plain: [string, string, number][] = [];
+    for (const a of names) for (const b of names) if (a !== b && r() < 0.4) plain.push([a, b, int(r, 0, 9)]);
+    // The reference knows only the source and edge targets as nodes: every other node that has
+    // an outgoing edge gets an incoming one from the source.
+    for (const a of names.slice(1)) {
+      if (plain.some(([u]) => u === a) && !plain.some(([, v]) => v === a)) plain.push(["A", a, int(r, 0, 9)]);
+    }
+    if (plain.length === 0) plain.push(["A", "B", 1]);
+    return { args: [s("A"), d(plain.map(([u, v, w]) => [t([s(u), s(v)]), n(w)] as const))] };
   },
   minimum_spanning_tree: (r) => {
     // Distinct weights: the minimum spanning tree is unique, so any correct program agrees.
