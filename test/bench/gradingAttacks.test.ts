@@ -4,6 +4,7 @@
 // The first three are the attacks that forged "fixed" under the pytest-based grade.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isInterruption, runAgentTask } from "../../src/bench/agentLoop.ts";
@@ -143,18 +144,51 @@ test("the special-cased lookup passes every public case and fails the held-out o
 });
 
 test("the daemonized child does not outlive the run: no process of the attack is left on the host", async () => {
-  await sendProgram("A", oneShot(ATTACKS["daemonized child that writes results after the run"] ?? ""));
-  const leftovers: number[] = [];
+  // The daemon re-executes itself under a marker unique to this test, so that grader runs of other
+  // test files (running concurrently) are never mistaken for leftovers of this attack.
+  const marker = `tca-leftover-${process.pid}-${Date.now()}`;
+  const daemon = [
+    "import os, sys",
+    "if os.fork() == 0:",
+    "    os.setsid()",
+    `    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", ${JSON.stringify(marker)}])`,
+    "def gcd(a, b):",
+    "    return 0",
+  ].join("\n");
+  // Control: the same daemon outside any sandbox is visible by its marker, so an empty scan below
+  // means the sandbox ended it, not that the technique fails to show up.
+  const control = spawnSync("python3", ["-c", daemon.replace("def gcd(a, b):\n    return 0", "")], { timeout: 10_000 });
+  assert.equal(control.status, 0);
+  const controlSeen = await waitForMarker(marker, 5_000);
+  assert.ok(controlSeen.length > 0, "the control daemon should be visible by its marker");
+  for (const pid of controlSeen) process.kill(pid, "SIGKILL");
+
+  const { result } = await sendProgram("A", oneShot(daemon));
+  assert.notEqual(result.outcome, "fixed");
+  assert.deepEqual(markedProcesses(marker), []);
+});
+
+function markedProcesses(marker: string): number[] {
+  const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes("trusted_runner.py")) leftovers.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(marker)) found.push(Number(entry));
     } catch {
       // Gone or unreadable.
     }
   }
-  assert.deepEqual(leftovers, []);
-});
+  return found;
+}
+
+async function waitForMarker(marker: string, limitMs: number): Promise<number[]> {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    const found = markedProcesses(marker);
+    if (found.length > 0 || Date.now() > until) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 test("D: the pytest monkeypatch fools run_tests (feedback only), but the grade says not fixed: a false fixed", async () => {
   const attack = ATTACKS["pytest internals patched at import time"] ?? "";
