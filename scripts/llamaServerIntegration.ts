@@ -94,7 +94,7 @@ async function main(): Promise<number> {
     const out = join(CACHE, "runs", new Date().toISOString().replace(/[:.]/g, "-"));
     const started = performance.now();
     const run = tca(["bench", "quixbugs", "run", "--endpoint", `${base}/v1`, "--model", "tiny-qwen2-synthetic", "--conditions", "A,B,C,D", "--programs", PROGRAMS,
-      "--dataset", join(ROOT, "test/fixtures/quixbugs-mini"), "--jobs", "1", "--out", out]);
+      "--dataset", join(ROOT, "test/fixtures/quixbugs-mini"), "--jobs", "1", "--out", out, "--pipeline-check"]);
     const seconds = Math.round((performance.now() - started) / 1000);
     log(`tca bench quixbugs run exited ${run.code} after ${seconds} s`);
     process.stderr.write(run.stderr.split("\n").filter((l) => /warning|error|model_/.test(l)).join("\n") + "\n");

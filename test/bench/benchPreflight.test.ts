@@ -100,6 +100,11 @@ test("a chat template that reports no tool support in /props gets a warning for 
     assert.match(r.err, /warning: the server's chat template reports supports_tools: false, supports_tool_calls: false/);
     const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A"]);
     assert.doesNotMatch(a.err, /chat template reports/);
+    assert.doesNotMatch(readFileSync(join(out, "a", "results.md"), "utf8"), /PIPELINE CHECK/);
+    const p = await run(s.endpoint, join(out, "p"), ["--conditions", "A", "--pipeline-check"]);
+    assert.equal(p.code, 0, p.err);
+    assert.match(readFileSync(join(out, "p", "results.md"), "utf8"), /^# PIPELINE CHECK — /);
+    assert.equal((JSON.parse(readFileSync(join(out, "p", "run.json"), "utf8")) as { model: { synthetic: boolean } }).model.synthetic, true);
   });
 });
 

@@ -42,7 +42,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; repeats?: string; temperature?: string;
+  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
 }
 
 interface OpenedBackend {
@@ -56,8 +56,8 @@ interface OpenedBackend {
 async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
   if (flags.backend === "local") {
     if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
-    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking) {
-      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env and --disable-thinking belong to --backend openai" };
+    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.pipelineCheck) {
+      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --disable-thinking and --pipeline-check belong to --backend openai" };
     }
     const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory });
     if (!local.ok) return local;
@@ -90,7 +90,9 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   const identity = await client.describe(AbortSignal.timeout(30_000));
   for (const w of capabilityWarnings(identity.serverProps, conditions.some((c) => c !== "A"))) process.stderr.write(`warning: ${w}\n`);
   const report: PreflightReport = preflight.value;
-  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model }, modelName: flags.model } };
+  // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
+  // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
+  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model } };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -146,6 +148,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--shard <i/n>", "run only the i-th of n deterministic slices")
     .option("--shard-count <n>", "n slices, this one's 0-based index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); the run goes to <out>/shard-<i>-of-<n>")
     .option("--repeats <k>", "run every task k times (repeat r samples with seed r-1); tables add pass@k and pass^k", "1")
+    .option("--pipeline-check", "openai: the served model has random weights; label the run a pipeline check, never a model result")
     .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
     .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
     .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
