@@ -5,7 +5,7 @@
 // TaskResult out, with every event in the trace.
 import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../sources/openaiCompatibleChat.ts";
 import { AgentTools } from "./agentTools.ts";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 import type { AgentBudget, Condition } from "./conditions.ts";
 import { buggySource, supportFiles, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "./dataset.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";

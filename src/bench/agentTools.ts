@@ -9,7 +9,7 @@ import type { SandboxConfig } from "./sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
 import { runProgramTests, type TestRunResult } from "./testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 /** Longest tool result returned to the model (characters); the trace keeps the full text. */
 export const OBSERVATION_MAX_CHARS = 12_000;

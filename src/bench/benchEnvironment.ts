@@ -2,7 +2,7 @@
 // real Python interpreter, a sandbox configuration, and a passing sandbox self-test.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { loadDataset, type QuixDataset } from "./dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { resolvePythonRuntime } from "./pythonRuntime.ts";

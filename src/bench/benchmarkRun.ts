@@ -4,7 +4,7 @@
 // deterministic slice so several machines can share one benchmark.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ChatBackend } from "../sources/openaiCompatibleChat.ts";
 import { isInterruption, runAgentTask } from "./agentLoop.ts";
 import { mapWithConcurrency } from "./concurrency.ts";

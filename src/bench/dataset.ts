@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 
 /** How a program's tests get their data: JSON lines, the Node class, or inline in the test. */

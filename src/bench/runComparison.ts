@@ -1,6 +1,6 @@
 // compare: several runs (models, conditions, repeats) side by side: fixed rate per condition
 // over graded tasks with its 95% interval (model errors named beside it), and false "fixed" counts.
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { CONDITION_IDS, type ConditionId } from "./conditions.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { pct, summarize, type ConditionSummary } from "./resultsSummary.ts";

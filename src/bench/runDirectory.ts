@@ -3,7 +3,7 @@
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { readTextUnder } from "../core/safeRead.ts";
 import { CONDITION_IDS } from "./conditions.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";

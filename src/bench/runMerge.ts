@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { readFileUnder } from "../core/safeRead.ts";
 import { join } from "node:path";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { planTasks } from "./benchmarkRun.ts";
 import type { ConditionId } from "./conditions.ts";

@@ -14,7 +14,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import type { PythonRuntime } from "./pythonRuntime.ts";
 import type { SandboxLimits } from "./sandboxLimits.ts";

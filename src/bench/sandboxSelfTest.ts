@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { bwrapStarts, runInSandbox, sandboxEnvironment, type SandboxConfig } from "./sandbox.ts";
 

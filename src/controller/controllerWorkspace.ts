@@ -1,7 +1,7 @@
 // The slice of the workspace layer the controller drives. The controller never touches files
 // itself; it asks the workspace, which is the only code that does.
-import type { ManagedFileName, FunctionName } from "../lab/constants.ts";
-import type { Result } from "../lab/result.ts";
+import type { ManagedFileName, FunctionName } from "../spec/constants.ts";
+import type { Result } from "../core/result.ts";
 import type { ToyMathSource } from "../expr/index.ts";
 
 /** A JSON observation exactly as the agent will see it. */

@@ -2,7 +2,7 @@
 // What may appear: the TASK.txt text, the closed contract, the controller-state envelope and
 // observations the agent has actually been shown. Never the correct expressions, never
 // held-out fixtures, never public fixtures before a test returned them.
-import { SYSTEM_INSTRUCTION, TASK_TXT } from "../lab/constants.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../spec/constants.ts";
 import type { ChatMessage } from "./proposalSource.ts";
 import type { LoggedObservation } from "./observationLog.ts";
 

@@ -13,8 +13,8 @@
 //   manifest.json  schema, run id, labels equal to run_started's
 //   workspace/toy_math.py  its digest equals the final snapshot's digest
 // A run with no final.json and no run_finished record is INCOMPLETE (a crash), not invalid.
-import { sha256Hex } from "../lab/digest.ts";
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../lab/constants.ts";
+import { sha256Hex } from "../core/digest.ts";
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
 import { decodeUtf8Strict, readFileUnder } from "../core/safeRead.ts";
 import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "./auditRecorder.ts";
 import { schemaProblem, type EvidenceSchemaName } from "./evidenceSchemas.ts";

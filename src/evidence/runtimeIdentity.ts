@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { arch, cpus, platform, release, totalmem, type } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -2,7 +2,7 @@
 // exact resolved version and integrity of every installed package (from package-lock.json and
 // from what is actually installed), the inference engine's native binaries, OS and CPU. A trial
 // refuses to start when the installed tree disagrees with the lockfile.
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeIdentity } from "./runtimeIdentity.ts";

@@ -3,8 +3,8 @@
 // validation of the whole tree, then the parameter-free ("constant") parts evaluated once, so an
 // intermediate that overflows for every input is refused here; evaluation on inputs is a separate
 // step that never re-parses.
-import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import { checkConstantParts } from "./constantParts.ts";
 import { checkExpressionString } from "./expressionString.ts";

@@ -19,7 +19,7 @@
 //
 // The walk over the tree is iterative; the interpreter's recursion into one constant part is
 // bounded by the tree-depth limit (16), which compileExpression has already enforced.
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import { DEFAULT_EVALUATION_LIMITS, evaluateCondition, evaluateTree, type EvaluationLimits } from "./interpreter.ts";
 import { childNodes, type ExprNode } from "./syntaxTree.ts";

@@ -1,7 +1,7 @@
 // Runs fixtures against a validated source. The fixture-count limit is checked before any
 // case runs; a runtime error in one case (magnitude, visits) is recorded in that case.
-import { EXPR_LIMITS, type Fixture, type FunctionName } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { EXPR_LIMITS, type Fixture, type FunctionName } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { evaluateExpression } from "./compileExpression.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import type { ToyMathSource } from "./toyMathSource.ts";

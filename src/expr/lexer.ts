@@ -2,7 +2,7 @@
 // It knows every Python operator spelling so that the parser can name a forbidden construct
 // instead of reporting a generic character error. Hand-written on purpose: the trusted core
 // must not depend on a general-purpose Python parser.
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 
 export type Token =

@@ -11,7 +11,7 @@
 // Every token that could start any other Python construct is rejected by construction with
 // a code naming it. Loops replace recursion everywhere except parenthesized atoms, whose
 // depth the lexical nesting check (<= 16) already bounded before parsing started.
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import type { Token } from "./lexer.ts";
 import type { CompareOperator, ExprNode, UnaryOperator } from "./syntaxTree.ts";

@@ -2,8 +2,8 @@
 // clamp(x, lo, hi) and total(unit, qty, fee), each with a single `return EXPR` line. This is a
 // line-oriented recognizer for that one shape, not a Python parser: anything else is rejected
 // with a code naming what was found. Hand-written on purpose (trusted core, no Python).
-import { EXPR_LIMITS, FUNCTION_NAMES, FUNCTIONS, type FunctionName } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { EXPR_LIMITS, FUNCTION_NAMES, FUNCTIONS, type FunctionName } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { compileExpression, type ValidatedExpression } from "./compileExpression.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import { runLexicalChecks } from "./lexicalChecks.ts";

@@ -4,8 +4,8 @@
 // the returned value are integers. Literals are range-checked here too. Iterative post-order
 // walk (explicit stacks) so that no recursion happens before the interpreter, whose depth the
 // tree limits have bounded by then.
-import { EXPR_LIMITS } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { EXPR_LIMITS } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import { childNodes, type ExprNode } from "./syntaxTree.ts";
 

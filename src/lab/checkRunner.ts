@@ -6,26 +6,15 @@ import { join } from "node:path";
 import { ManualClock } from "../core/clock.ts";
 import { parseToyMathSource } from "../expr/index.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
-import { INITIAL_TOY_MATH_PY } from "./constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../spec/constants.ts";
 import { listBackups, overwriteSource, readSourceBytes, type TamperTarget } from "./externalTamper.ts";
 import { runLab, type LabRunResult } from "./labRun.ts";
 import { NEGATIVE_CHECKS, type CheckPlan, type NegativeCheck, type Observed } from "./negativeChecks.ts";
 import { POSITIVE_CHECKS } from "./positiveChecks.ts";
-import { sha256Hex } from "./digest.ts";
+import type { CheckRow } from "./checkRow.ts";
+import { sha256Hex } from "../core/digest.ts";
 
-export interface CheckRow {
-  readonly id: string;
-  readonly description: string;
-  readonly expected: string;
-  readonly observed: string | null;
-  /** Source bytes, recorded version/digest and backups unchanged by the denied step ("n/a": no workspace). */
-  readonly unchanged: "yes" | "no" | "n/a";
-  readonly passed: boolean;
-  readonly problems: readonly string[];
-  readonly runDirectory: string | null;
-  /** The check run's own stop reason (final.json), or null where no run directory was created. */
-  readonly stopReason: string | null;
-}
+export type { CheckRow } from "./checkRow.ts";
 
 interface StateCapture {
   readonly version: number;

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import {
   CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT,
   type StopReason,
-} from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+} from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { runControllerLoop, type ControllerHooks, type ControllerLimits, type EvidenceSink, type LoopOutcome } from "../controller/controllerLoop.ts";
 import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEvaluation.ts";
@@ -16,7 +16,7 @@ import { ACTION_CONTRACT_TEXT, fullLogAssembler, type RequestAssembler } from ".
 import { AuditRecorder } from "../evidence/auditRecorder.ts";
 import { evidenceFileProblem, isAlreadyPresent, writeJsonExclusive, type EvidenceFileIdentity } from "../evidence/evidenceFile.ts";
 import { harnessHashes, runtimeIdentity } from "../evidence/runtimeIdentity.ts";
-import { sha256Hex } from "./digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 import { auditEditJournal } from "../workspace/editJournal.ts";
 import { createRun, type RunWorkspace } from "../workspace/index.ts";
 import type { WorkspaceHooks } from "../workspace/hooks.ts";

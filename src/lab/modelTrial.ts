@@ -9,7 +9,7 @@ import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { compactingAssembler, type TokenCounter } from "../controller/compactingAssembler.ts";
 import { buildRuntimeLock } from "../evidence/runtimeLock.ts";
 import { PACKAGE_ROOT } from "../evidence/runtimeIdentity.ts";
-import { sha256Hex } from "./digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 import { openTrialWindow, readLedger, type LedgerWindow } from "../model/artifacts/ledger.ts";
 import { checkRunDestination } from "../workspace/index.ts";
 import { verifyHarnessEvidence } from "./harnessVerification.ts";
@@ -19,10 +19,10 @@ import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts"
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
 import { checkpointOutputNote, checkpointRunLabels } from "../model/synthetic/syntheticManifest.ts";
 import { LocalModelSource } from "../sources/localModelSource.ts";
-import { CONTROLLER_LIMITS } from "./constants.ts";
+import { CONTROLLER_LIMITS } from "../spec/constants.ts";
 import { runLab, type LabRunResult, type ProposalSourceLoader } from "./labRun.ts";
-import type { PredictionsRecord } from "./predictions.ts";
-import { err, ok, type Result } from "./result.ts";
+import type { PredictionsRecord } from "../evidence/predictions.ts";
+import { err, ok, type Result } from "../core/result.ts";
 
 export type ModelTrialErrorCode =
   | "predictions_missing"

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { ACTION_CONTRACT_TEXT } from "../controller/requestAssembler.ts";
 import { readAuditRecords } from "../evidence/auditRecorder.ts";
-import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, SYSTEM_INSTRUCTION } from "./constants.ts";
+import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, SYSTEM_INSTRUCTION } from "../spec/constants.ts";
 import type { ManualClock } from "../core/clock.ts";
 import type { ControllerHooks } from "../controller/controllerLoop.ts";
 import type { ScriptedStep } from "../sources/scriptedSource.ts";

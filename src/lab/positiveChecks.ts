@@ -5,11 +5,11 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../core/clock.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
-import { REPAIR_EXPRESSIONS } from "./constants.ts";
+import { REPAIR_EXPRESSIONS } from "../spec/constants.ts";
 import { listBackups, readSourceBytes } from "./externalTamper.ts";
-import type { CheckRow } from "./checkRunner.ts";
+import type { CheckRow } from "./checkRow.ts";
 import { runLab } from "./labRun.ts";
-import { sha256Hex } from "./digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 export interface PositiveCheck {
   readonly id: string;

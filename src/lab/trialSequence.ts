@@ -4,7 +4,7 @@
 // extension and must declare its change. The decision is pure, from the ledger as read before the
 // new window is claimed, so a run cannot relabel itself.
 import { ledgerTrialWindows, type AcquisitionLedger } from "../model/artifacts/ledger.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 
 export type TrialRoleErrorCode = "extension_required" | "extension_not_applicable" | "extension_invalid";
 

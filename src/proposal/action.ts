@@ -1,5 +1,5 @@
 // The four actions of the closed contract (Part 5), as typed data for the dispatcher.
-import type { FunctionName, ManagedFileName } from "../lab/constants.ts";
+import type { FunctionName, ManagedFileName } from "../spec/constants.ts";
 
 export type Action =
   | { readonly action: "read"; readonly file: ManagedFileName }

@@ -1,8 +1,8 @@
 // Turns a raw proposal (the model's bytes, or a string from a source that already holds
 // text) into checked text BEFORE any parsing: first the 2,048-byte limit, then strict UTF-8.
 // Size comes first so that no decoding work is ever spent on an oversized proposal.
-import { PROPOSAL_LIMITS } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { PROPOSAL_LIMITS } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { InputErrorCode } from "./errorCodes.ts";
 
 // fatal: invalid sequences (overlong forms, encoded surrogates, > U+10FFFF, truncated

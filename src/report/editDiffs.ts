@@ -4,10 +4,10 @@
 // are the ones the audit names.
 import { listDirectoryUnder } from "../core/safeRead.ts";
 import { diffLines } from "../bench/unifiedDiff.ts";
-import { INITIAL_TOY_MATH_PY } from "../lab/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../spec/constants.ts";
 import { numberField, objectField, READ_LIMITS, readBoundedText, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { EditView } from "./reportDocument.ts";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 interface KnownContent {
   readonly text: string;

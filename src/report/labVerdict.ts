@@ -3,7 +3,7 @@
 // and the final source; this module only words it. Termination and final correctness are shown
 // separately; "success" appears only when the audit proves it and every summary file agrees, and
 // any disagreement is EVIDENCE INVALID, never a softer headline.
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../lab/constants.ts";
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
 import { RUN_VERDICT_HEADLINES, type RunVerdict } from "../evidence/runVerdict.ts";
 import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";

@@ -4,7 +4,7 @@
 import { closeSync, constants, openSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, relative, resolve, isAbsolute, basename, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ReportErrorCode } from "./errorCodes.ts";
 import { readBenchReport } from "./benchReport.ts";
 import { readChecksReport } from "./checksReport.ts";

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ReportErrorCode } from "./errorCodes.ts";
 import { contentSecurityPolicy, viewerAssets } from "./htmlPage.ts";
 

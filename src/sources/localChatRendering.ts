@@ -6,7 +6,7 @@
 // call and the result all came out in the <tool_call>/<tool_response> convention the reply
 // parser reads.
 import { Template } from "@huggingface/jinja";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { ChatTurnMessage, ToolFunctionSchema } from "./openaiCompatibleChat.ts";
 import { argumentsValue, parseToolCallText, renderToolResponseBlock, textProtocolMessages } from "./textToolCalls.ts";
 

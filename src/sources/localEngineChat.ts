@@ -7,7 +7,7 @@
 // <tool_call> blocks. Usage is counted exactly (input ids, output tokens). It never
 // substitutes text: every failure comes back as an error code.
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { GENERATION_PROFILES } from "../model/engine/generationSettings.ts";
 import { openCheckpointDirectory, type CheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../model/pins.ts";
@@ -16,7 +16,7 @@ import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../m
 import { createConversationRenderer, type ConversationRenderer } from "./localChatRendering.ts";
 import type { ChatBackend, ChatErrorCode, ChatExchange, ChatTurnRequest, ChatTurnResult } from "./openaiCompatibleChat.ts";
 import { parseToolCallText } from "./textToolCalls.ts";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 /** Why the backend could not be created (the checkpoint gate's codes, then the worker's). */
 export const LOCAL_BACKEND_ERROR_CODES = [

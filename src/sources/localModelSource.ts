@@ -5,7 +5,7 @@
 // for synthetic checkpoints, "model" otherwise.
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../controller/proposalSource.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../model/worker/supervisor.ts";
 import { checkpointOutputNote } from "../model/synthetic/syntheticManifest.ts";
 

@@ -1,7 +1,7 @@
 // The scripted proposal source: returns fixed proposal texts in order. It verifies the harness
 // (the Lab's baseline and negative checks); it is never a model and is labelled "scripted".
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../controller/proposalSource.ts";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 /** One scripted generation: its text, plus an optional action taken while "generating" (checks
  *  use it to advance a manual clock or to cancel, reproducing late and cancelled generations). */

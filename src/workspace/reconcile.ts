@@ -3,7 +3,7 @@
 // compares them with the intent's before/after digests. Equal to before: not committed. Equal to
 // after: committed (the caller adopts the new version exactly once). Anything else, or a policy
 // violation: workspace_conflict. Temp files and backups are left in place as evidence.
-import { err, ok, type Result } from "../lab/result.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { EditIntent } from "./editJournal.ts";
 import { readManagedFiles, type IntegrityTarget } from "./integrity.ts";
 

@@ -3,8 +3,8 @@
 // appears between the check and the mkdir still fails (EEXIST) instead of being reused.
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { INITIAL_TOY_MATH_PY, TASK_TXT } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { INITIAL_TOY_MATH_PY, TASK_TXT } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { WorkspaceErrorCode } from "./errorCodes.ts";
 import {
   DIRECTORY_MODE,
@@ -17,7 +17,7 @@ import {
   writeNewFileExclusive,
   type FileIdentity,
 } from "./secureFs.ts";
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 
 export interface RunPaths {
   readonly run: string;

@@ -1,8 +1,8 @@
 // The workspace manager: the only code that touches the managed files of a run. A RunWorkspace
 // owns the recorded state (version, digests, expressions) and executes read/replace decisions the
 // controller has already authorized; it knows nothing about policy beyond the file rules.
-import { MANAGED_FILES, type ManagedFileName } from "../lab/constants.ts";
-import { err, ok, type Result } from "../lab/result.ts";
+import { MANAGED_FILES, type ManagedFileName } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import { parseToyMathSource, type ToyMathSource } from "../expr/index.ts";
 import type { WorkspaceErrorCode } from "./errorCodes.ts";
 import { INITIAL_STATE, replayEditJournal, stateAfter, type EditIntent, type EditJournal, type JournalRecord, type ManagedState } from "./editJournal.ts";

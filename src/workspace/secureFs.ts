@@ -5,7 +5,7 @@
 // (3) recheck the directory's identity (dev+ino) around each access. The remaining window — a
 // directory in the path swapped between two checks — is documented in docs/workspace.md; the
 // Lab assumes no adversarial process of the same user (Part 5).
-import { sha256Hex } from "../lab/digest.ts";
+import { sha256Hex } from "../core/digest.ts";
 import { constants, promises as fsp, type BigIntStats, type Stats } from "node:fs";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constants;

@@ -20,7 +20,7 @@ import { buildSyntheticTokenizer } from "../../src/model/synthetic/syntheticToke
 import { createChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
 import { ModelSession, type GenerationEngine } from "../../src/model/worker/modelSession.ts";
 import { parseWorkerRequest, parseWorkerResponse } from "../../src/model/worker/protocol.ts";
-import { ok } from "../../src/lab/result.ts";
+import { ok } from "../../src/core/result.ts";
 import { createConversationRenderer } from "../../src/sources/localChatRendering.ts";
 import { LocalEngineChat } from "../../src/sources/localEngineChat.ts";
 import type { ChatTurnMessage } from "../../src/sources/openaiCompatibleChat.ts";

@@ -6,7 +6,7 @@ import { ModelSession, type GenerationEngine } from "../../src/model/worker/mode
 import { createChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
 import { buildSyntheticTokenizer } from "../../src/model/synthetic/syntheticTokenizer.ts";
 import { idsForDecoding } from "../../src/model/engine/generationSettings.ts";
-import { ok } from "../../src/lab/result.ts";
+import { ok } from "../../src/core/result.ts";
 import type { EngineGeneration } from "../../src/model/engine/llamaEngine.ts";
 
 const files = buildSyntheticTokenizer();

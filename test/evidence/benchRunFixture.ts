@@ -8,7 +8,7 @@ import { CONDITION_IDS, type ConditionId } from "../../src/bench/conditions.ts";
 import { appendTaskResult, prepareRunDir, RUN_FILES, writeManifest, writeResults, type RunManifest } from "../../src/bench/runDirectory.ts";
 import { classifyOutcome, type TaskResult } from "../../src/bench/taskOutcome.ts";
 import type { TestOutcome } from "../../src/bench/testRunner.ts";
-import { sha256Hex } from "../../src/lab/digest.ts";
+import { sha256Hex } from "../../src/core/digest.ts";
 
 export interface BenchFixtureOptions {
   readonly programs: number;

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
 import { runLab, type LabRunOptions } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";

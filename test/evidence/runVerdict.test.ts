@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, chmodSync, cpSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
 import { runLab, type ProposalSourceLoader } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { deriveRunVerdict, type RunVerdict } from "../../src/evidence/runVerdict.ts";

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";

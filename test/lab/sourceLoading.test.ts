@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../../src/core/clock.ts";
-import { BASELINE_PROPOSALS } from "../../src/lab/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
 import { runLab, type ProposalSourceLoader } from "../../src/lab/labRun.ts";
-import { err, ok } from "../../src/lab/result.ts";
+import { err, ok } from "../../src/core/result.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { buildReportDocument, defaultReportPath, writeReport } from "../../src/report/reportBuilder.ts";
 import { detectRunKind } from "../../src/report/runKind.ts";
 import { labKindLabel, labVerdict } from "../../src/report/labVerdict.ts";

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { runLab, type RunKind } from "../../src/lab/labRun.ts";
 import { runNegativeCheck, SOURCE_VALIDATOR_CHECKS, type CheckRow } from "../../src/lab/checkRunner.ts";
 import { NEGATIVE_CHECKS } from "../../src/lab/negativeChecks.ts";

@@ -5,7 +5,7 @@
 //   node --import tsx test/workspace/crashEditChild.ts <runDirectory> <step|none>
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { AuditRecorder } from "../../src/evidence/auditRecorder.ts";
 import { auditEditJournal, createRun, EDIT_STEPS, type WorkspaceHooks } from "../../src/workspace/index.ts";
 

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
-import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/lab/constants.ts";
+import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { renderToyMathSource } from "../../src/expr/index.ts";
 import { readAuditRecords } from "../../src/evidence/auditRecorder.ts";
 import { recoverRun, type EditStep, type ReplaceRequest } from "../../src/workspace/index.ts";

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { supportFiles, testFilePath, type QuixDataset, type QuixProgram } from "../dataset.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { runInSandbox, type SandboxConfig } from "../sandbox.ts";

@@ -3,8 +3,8 @@
 // Missing options are reported as JSON too (arguments_invalid), not as commander's usage text.
 // Logic lives in src/expr/commandRequests.ts; this file only reads and prints.
 import type { Command } from "commander";
-import { EXPR_LIMITS } from "../../lab/constants.ts";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { EXPR_LIMITS } from "../../spec/constants.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { readRegularFile } from "../../core/safeRead.ts";
 import { runCheckRequest, runEvalRequest } from "../../expr/commandRequests.ts";
 import type { ExprErrorCode } from "../../expr/index.ts";

@@ -13,12 +13,12 @@ import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
-import { parseAnswers, predictionsPath, recordPredictions } from "../../lab/predictions.ts";
-import { PREDICTION_QUESTIONS } from "../../lab/constants.ts";
+import { parseAnswers, predictionsPath, recordPredictions } from "../../evidence/predictions.ts";
+import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
-import { readPredictions } from "../../lab/predictions.ts";
+import { readPredictions } from "../../evidence/predictions.ts";
 
 export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");

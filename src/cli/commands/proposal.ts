@@ -1,7 +1,7 @@
 // tca proposal check: reads one proposal from stdin (the bytes exactly as given, no
 // decoding or trimming here) and prints one JSON verdict line. Exit 0 accepted, 1 rejected.
 import type { Command } from "commander";
-import { PROPOSAL_LIMITS } from "../../lab/constants.ts";
+import { PROPOSAL_LIMITS } from "../../spec/constants.ts";
 import { parseProposal, type ProposalVerdict } from "../../proposal/index.ts";
 import type { SetExitCode } from "./index.ts";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { cacheDirectoryFor } from "../../model/gguf/derivedCache.ts";
 import { ledgerPath, ledgerTrialWindows, type AcquisitionLedger } from "../../model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME } from "../../model/artifacts/manifest.ts";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { record, type RunEvidence } from "./runEvidence.ts";
 
 export interface TrialEntry {

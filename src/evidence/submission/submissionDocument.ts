@@ -2,8 +2,8 @@
 // audit events or files it comes from; success is never stated unless verified_success is true;
 // a synthetic pipeline check is never presented as a model result. Places for the learner's own
 // analysis are marked, not filled in.
-import { PREDICTION_QUESTIONS } from "../../lab/constants.ts";
-import type { PredictionsRecord } from "../../lab/predictions.ts";
+import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
+import type { PredictionsRecord } from "../predictions.ts";
 import { cite, fenced, table } from "./markdownText.ts";
 import { proposalStories, recoveryPattern, type ProposalStory } from "./proposalStory.ts";
 import { eventsOf, record, runKind, type RunEvidence } from "./runEvidence.ts";

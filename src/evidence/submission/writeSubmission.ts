@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import { readTextUnder } from "../../core/safeRead.ts";
 import { join } from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
-import { readPredictions, type PredictionsRecord } from "../../lab/predictions.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { readPredictions, type PredictionsRecord } from "../predictions.ts";
 import { PACKAGE_ROOT } from "../runtimeIdentity.ts";
 import { renderSubmission, type ChecksEvidence } from "./submissionDocument.ts";
 import { readRunEvidence, record, runKind, type RunEvidence } from "./runEvidence.ts";

@@ -6,7 +6,7 @@
 // and identity match. Any failure stops the whole acquisition and the manifest says why.
 import { chmod, link, lstat, mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { PINNED_FILES, TIME_LIMITS, TRANSFER_RULES, type PinSet, type PinnedFile } from "../pins.ts";
 import { after, systemClock, systemWallClock, type MonotonicClock, type WallClock } from "../../core/clock.ts";
 import { checkLoaderConfig, isLoaderConfigName } from "./configCheck.ts";

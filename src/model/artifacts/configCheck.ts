@@ -2,7 +2,7 @@
 // execution, anywhere in the checkpoint's JSON configs; and config.json must equal the pinned
 // architecture config when the pin set fixes one. The blob id already binds the exact bytes;
 // this check states the policy in terms a reader can audit without a hash table.
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { PinSet } from "../pins.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 

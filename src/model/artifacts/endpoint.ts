@@ -2,7 +2,7 @@
 // ecosystem's HF_ENDPOINT variable. Retrieval is anonymous: an endpoint carrying credentials
 // is refused, and nothing here reads HF_TOKEN or a token file. The real hub is never contacted
 // when CI is set (Part 1: never from a CI job).
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { DEFAULT_HUB_ENDPOINT, type PinSet } from "../pins.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 

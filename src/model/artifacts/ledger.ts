@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { TIME_LIMITS } from "../pins.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { asRecord, writeJsonAtomic } from "./jsonFile.ts";

@@ -4,7 +4,7 @@
 // when this manifest says "verified" and the bytes on disk still agree.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { PinSet, PinnedFile } from "../pins.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { asRecord } from "./jsonFile.ts";

@@ -3,7 +3,7 @@
 // tests can present any machine; the real reader uses fs.statfs and the os module.
 import { statfs } from "node:fs/promises";
 import { freemem, totalmem } from "node:os";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { RESOURCE_ESTIMATES } from "../pins.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 

@@ -3,7 +3,7 @@
 // files match the pins and the manifest, nothing unexpected is present, and the configs
 // request no custom or remote code. Partial or failed acquisitions are refused here.
 import { join } from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { PINNED_FILES, type PinSet } from "../pins.ts";
 import { inspectModelDirectory } from "./directoryInspection.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";

@@ -4,7 +4,7 @@
 // the longest common prefix with the previous call; each step's thread count comes from the
 // ThreadGovernor. Nothing here downloads or compiles: the prebuilt binary must load as is.
 import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token, type ControlledEvaluateInputItem } from "node-llama-cpp";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { ENGINE_SETTINGS, GENERATION_PROFILES, type GenerationProfile } from "./generationSettings.ts";
 import { hostDescription, libraryVersions } from "./engineIdentity.ts";
 import { DEFAULT_THREAD_GOVERNOR, ThreadGovernor, type EnginePhase, type ThreadChoiceRecord, type ThreadGovernorOptions } from "./threadGovernor.ts";

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import { endianness } from "node:os";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { qwen2TensorSpecs, type Qwen2Architecture } from "../qwen2/architecture.ts";
 import { readSafetensorsLayout } from "../safetensors/safetensorsReader.ts";
 import { GGUF_ALIGNMENT, alignUp, encodeGgufHeader, type GgufValue } from "./ggufMetadata.ts";

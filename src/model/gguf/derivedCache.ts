@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { CheckpointDirectory } from "../loader/checkpointDirectory.ts";
 import { CONVERTER_VERSION, convertToGguf, type ConversionErrorCode } from "./convertToGguf.ts";
 

@@ -2,7 +2,7 @@
 // strings indexed by id (padded with unique "[PAD<id>]" tokens up to the embedding rows,
 // as llama.cpp's own converter does), token types (special added tokens are CONTROL, so
 // llama.cpp treats them as such) and the BPE merges.
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 
 export const TOKEN_TYPE = { normal: 1, control: 3, userDefined: 4, unused: 5 } as const;
 

@@ -8,14 +8,14 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, readFile, readdir } from "node:fs/promises";
 import path from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { requireVerifiedModelDirectory } from "../artifacts/verifiedDirectory.ts";
-import { PREDICTIONS_FILE_NAME } from "../../lab/predictions.ts";
+import { PREDICTIONS_FILE_NAME } from "../../evidence/predictions.ts";
 import { PINNED_MODEL } from "../pins.ts";
 import type { Qwen2Architecture } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";
 import { REHEARSAL_LABEL, SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest, type SyntheticManifest } from "../synthetic/syntheticManifest.ts";
-import { sha256Hex } from "../../lab/digest.ts";
+import { sha256Hex } from "../../core/digest.ts";
 
 export type CheckpointErrorCode =
   | "model_directory_invalid"

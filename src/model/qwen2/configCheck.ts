@@ -1,7 +1,7 @@
 // Checks config.json before anything is loaded: the architecture must be exactly
 // Qwen2ForCausalLM with no remote code (auto_map) and the shape fields must be coherent.
 // The bytes themselves are never rewritten; the float32 override is recorded separately.
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { Qwen2Architecture } from "./architecture.ts";
 
 export type ConfigCheckErrorCode = "config_rejected";

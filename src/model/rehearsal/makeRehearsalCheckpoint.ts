@@ -7,8 +7,8 @@
 // proves the model path and says nothing about any real model's ability.
 import { mkdir, open, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
-import { sha256Hex } from "../../lab/digest.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import { PINNED_CONFIG_JSON, parameterCount, qwen2TensorSpecs } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";
 import { writeSafetensors } from "../safetensors/safetensorsWriter.ts";

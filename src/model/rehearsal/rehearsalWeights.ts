@@ -5,8 +5,8 @@
 // the weights' SHA256 must equal the recorded one before anything is built from them.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { err, ok, type Result } from "../../lab/result.ts";
-import { sha256Hex } from "../../lab/digest.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import { PINNED_CONFIG_JSON, elementCount, qwen2TensorSpecs, type Qwen2Architecture } from "../qwen2/architecture.ts";
 
 /** Where the trained weights, their record, the training script and its data are committed. */

@@ -2,7 +2,7 @@
 // expected names (no extras such as a separate lm_head), BF16 only, exact shapes, contiguous
 // in-bounds offsets. The tensor bytes are read later, in chunks, by the converter.
 import type { FileHandle } from "node:fs/promises";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { elementCount, type TensorSpec } from "../qwen2/architecture.ts";
 
 export interface TensorLocation {

@@ -4,7 +4,7 @@
 // synthetic manifest. Deterministic for a given (size, seed).
 import { mkdir, open, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import {
   PINNED_CONFIG_JSON,
   TINY_CONFIG_OVERRIDES,
@@ -24,7 +24,7 @@ import {
   type SyntheticManifest,
   type SyntheticSize,
 } from "./syntheticManifest.ts";
-import { sha256Hex } from "../../lab/digest.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import { STAND_IN_TOKENIZER_NOTE, buildStandInTokenizer } from "../tokenizer/standInTokenizer.ts";
 
 /** The sampling defaults Qwen publishes in generation_config.json; the engine never inherits them. */

@@ -1,7 +1,7 @@
 // The manifest that marks a directory as a synthetic (random-weight) checkpoint. It is
 // written last, so its presence means the checkpoint is complete; it carries the SHA256 of
 // every file so the loader can verify a synthetic directory before converting it.
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 
 export const SYNTHETIC_MANIFEST_NAME = "synthetic-manifest.json";
 export const SYNTHETIC_LABEL = "synthetic-pipeline-check";

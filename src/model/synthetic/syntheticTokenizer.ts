@@ -2,7 +2,7 @@
 // byte tokens, a few hundred merges learned from the Lab's own texts, and the Qwen
 // special tokens at their pinned ids. Everything is derived deterministically, so two
 // checkpoints written with any seed share the same tokenizer bytes.
-import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, SYSTEM_INSTRUCTION, TASK_TXT } from "../../lab/constants.ts";
+import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, SYSTEM_INSTRUCTION, TASK_TXT } from "../../spec/constants.ts";
 import { bytesToUnicode } from "./byteLevel.ts";
 
 export const SPECIAL_TOKENS = [

@@ -5,7 +5,7 @@
 // is added twice). Token ids go to the engine directly.
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { ChatMessage } from "../../controller/proposalSource.ts";
 
 export type ChatTokenizerErrorCode = "tokenizer_invalid" | "template_invalid";

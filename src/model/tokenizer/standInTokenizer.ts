@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { LLAMA_CPP_BUNDLE_FILES, readLlamaCppBundle } from "./llamaCppBundle.ts";
 
 export const STAND_IN_TOKENIZER_LABEL = "qwen2.5-stand-in-tokenizer";

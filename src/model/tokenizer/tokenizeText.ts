@@ -2,7 +2,7 @@
 // tokenizer and chat template. Plain text is encoded without special tokens; --system/--user
 // are rendered through the chat template (generation prompt included) and then encoded,
 // exactly as the worker and the request assembler's token counter do.
-import { err, ok, type Result } from "../../lab/result.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import { openCheckpointDirectory, type CheckpointErrorCode } from "../loader/checkpointDirectory.ts";
 import { checkpointTokenizer } from "../synthetic/syntheticManifest.ts";
 import { createChatTokenizer } from "./chatTokenizer.ts";

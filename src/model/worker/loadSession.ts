@@ -1,6 +1,6 @@
 // Builds a ModelSession from a model directory: verification gate, derived GGUF, tokenizer
 // and template, engine. Runs inside the worker process, bounded by the supervisor's deadline.
-import { ok, type Result } from "../../lab/result.ts";
+import { ok, type Result } from "../../core/result.ts";
 import { ensureDerivedGguf } from "../gguf/derivedCache.ts";
 import { LlamaEngine } from "../engine/llamaEngine.ts";
 import { GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";

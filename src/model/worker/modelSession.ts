@@ -4,7 +4,7 @@
 // context_limit before the engine is called.
 import { BENCH_DECODING_RULE, DECODING_RULE, EFFECTIVE_GENERATION_CONFIG, GENERATION_PROFILES, idsForDecoding, type GenerationProfileName } from "../engine/generationSettings.ts";
 import type { EngineGeneration, GenerateOptions } from "../engine/llamaEngine.ts";
-import type { Result } from "../../lab/result.ts";
+import type { Result } from "../../core/result.ts";
 import type { ChatTokenizer } from "../tokenizer/chatTokenizer.ts";
 import type { GenerationInput, WorkerResponse } from "./protocol.ts";
 

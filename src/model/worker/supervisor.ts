@@ -8,8 +8,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CONTROLLER_LIMITS } from "../../lab/constants.ts";
-import { err, ok, type Result } from "../../lab/result.ts";
+import { CONTROLLER_LIMITS } from "../../spec/constants.ts";
+import { err, ok, type Result } from "../../core/result.ts";
 import type { GenerationProfileName } from "../engine/generationSettings.ts";
 import { systemClock, type MonotonicClock } from "../../core/clock.ts";
 import {

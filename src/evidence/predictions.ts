@@ -2,9 +2,9 @@
 // set next to the outcomes in submission.md. Written once, exclusively; never edited by a run.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PREDICTION_QUESTIONS } from "./constants.ts";
-import { err, ok, type Result } from "./result.ts";
-import { writeJsonExclusive } from "../evidence/evidenceFile.ts";
+import { PREDICTION_QUESTIONS } from "../spec/constants.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { writeJsonExclusive } from "./evidenceFile.ts";
 
 export const PREDICTIONS_FILE_NAME = "predictions.json";
 
