@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { deriveBenchVerdict } from "../src/evidence/benchVerdict.ts";
 import { deriveRunVerdict } from "../src/evidence/runVerdict.ts";
-import { BASELINE_PROPOSALS } from "../src/lab/constants.ts";
+import { BASELINE_PROPOSALS } from "../src/spec/constants.ts";
 import { runLab } from "../src/lab/labRun.ts";
 import { ScriptedSource } from "../src/sources/scriptedSource.ts";
 import { writeBenchRun } from "../test/evidence/benchRunFixture.ts";

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { systemClock } from "../../src/controller/clock.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { makeRehearsalCheckpoint } from "../../src/model/rehearsal/makeRehearsalCheckpoint.ts";
 import { LocalModelSource } from "../../src/sources/localModelSource.ts";
 import { generateTranscripts } from "./transcripts.ts";
