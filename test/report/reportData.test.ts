@@ -122,6 +122,14 @@ test("any synthetic mark wins over other labels", () => {
   assert.equal(labKindLabel(null, null).title, "UNLABELLED RUN");
 });
 
+test("an extension trial is named as one, never as the Lab's trial, and a synthetic extension is still a pipeline check", () => {
+  const extension = labKindLabel({ labels: { kind: "extension" } }, { labels: { kind: "extension" } });
+  assert.equal(extension.title, "EXTENSION TRIAL");
+  assert.equal(extension.pipelineCheck, false);
+  assert.notEqual(extension.title, labKindLabel({ labels: { kind: "model_trial" } }, null).title);
+  assert.equal(labKindLabel({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }, null).title, "PIPELINE CHECK");
+});
+
 test("damaged evidence is reported, never papered over", () => {
   const damaged = join(root, "damaged");
   cpSync(baseline, damaged, { recursive: true });
