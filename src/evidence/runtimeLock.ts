@@ -6,6 +6,7 @@ import { sha256Hex } from "../core/digest.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeIdentity } from "./runtimeIdentity.ts";
+import { currentEngineBinarySelection } from "../model/engine/engineBinary.ts";
 
 export interface LockedPackage {
   readonly path: string;
@@ -25,6 +26,8 @@ export interface RuntimeLock {
   readonly lockfile_sha256: string;
   readonly packages: readonly LockedPackage[];
   readonly native_engine: { readonly package: string; readonly build_metadata: unknown; readonly files: Readonly<Record<string, string>> } | null;
+  /** Which llama.cpp binary the engine loads (TCA_ENGINE_BINARY and the verified native build), or why none. */
+  readonly engine_binary: { readonly binary: string; readonly requested: string; readonly reason: string; readonly native_files: Readonly<Record<string, string>> | null } | { readonly error: string; readonly message: string };
   readonly mismatches: readonly string[];
 }
 
@@ -81,8 +84,15 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
     lockfile_sha256: sha256Hex(readFileSync(lockfilePath)),
     packages,
     native_engine: nativeEngine,
+    engine_binary: engineBinaryRecord(packageRoot),
     mismatches,
   };
+}
+
+function engineBinaryRecord(packageRoot: string): RuntimeLock["engine_binary"] {
+  const selected = currentEngineBinarySelection(process.env, packageRoot);
+  if (!selected.ok) return { error: selected.error, message: selected.message };
+  return { binary: selected.value.binary, requested: selected.value.requested, reason: selected.value.reason, native_files: selected.value.nativeFiles };
 }
 
 /** Hashes of the prebuilt llama.cpp binaries node-llama-cpp loads on this platform, and their build record. */

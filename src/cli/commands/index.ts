@@ -41,6 +41,9 @@ export async function registerCommandGroup(program: Command, name: string, setEx
     case "report":
       (await import("./report.ts")).registerReportCommands(program, setExitCode);
       return true;
+    case "engine":
+      (await import("./engine.ts")).registerEngineCommands(program, setExitCode);
+      return true;
     default:
       return false;
   }

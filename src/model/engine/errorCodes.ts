@@ -17,5 +17,7 @@ export const ENGINE_ERROR_CODES = [
   "cancelled",
   "destination_exists",
   "tokenizer_source_unavailable",
+  "build_tools_missing",
+  "native_build_failed",
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];

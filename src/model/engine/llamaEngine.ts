@@ -7,6 +7,7 @@ import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaConte
 import { err, ok, type Result } from "../../core/result.ts";
 import { ENGINE_SETTINGS, GENERATION_PROFILES, type GenerationProfile } from "./generationSettings.ts";
 import { hostDescription, libraryVersions } from "./engineIdentity.ts";
+import { currentEngineBinarySelection, getLlamaBinaryOptions, type EngineBinarySelection } from "./engineBinary.ts";
 import { DEFAULT_THREAD_GOVERNOR, ThreadGovernor, type EnginePhase, type ThreadChoiceRecord, type ThreadGovernorOptions } from "./threadGovernor.ts";
 
 export type StopCause = "stop_token" | "max_new_tokens";
@@ -54,6 +55,8 @@ export interface EngineLoadOptions {
   readonly now?: () => number;
   /** Context size, input budget and default new-token bound; the Lab profile when absent. */
   readonly profile?: GenerationProfile;
+  /** Which binary to load; from TCA_ENGINE_BINARY and the native build on disk when absent. */
+  readonly binary?: EngineBinarySelection;
 }
 
 export type EngineErrorCode = "engine_unavailable" | "model_error" | "context_limit" | "cancelled" | "input_invalid";
@@ -69,6 +72,7 @@ export class LlamaEngine {
     private readonly sequence: LlamaContextSequence,
     private readonly options: EngineLoadOptions,
     readonly loadMs: number,
+    readonly binary: EngineBinarySelection,
   ) {
     this.governor = new ThreadGovernor(options.governor ?? DEFAULT_THREAD_GOVERNOR);
   }
@@ -76,19 +80,28 @@ export class LlamaEngine {
   static async load(options: EngineLoadOptions): Promise<Result<LlamaEngine, "engine_unavailable">> {
     const now = options.now ?? (() => performance.now());
     const started = now();
+    const selected = options.binary !== undefined ? ok(options.binary) : currentEngineBinarySelection();
+    if (!selected.ok) return err("engine_unavailable", selected.message);
+    const binaryOptions = getLlamaBinaryOptions(selected.value.binary);
     let llama: Llama;
     try {
       llama = await getLlama({
         gpu: false,
         build: "never",
-        usePrebuiltBinaries: true,
+        usePrebuiltBinaries: binaryOptions.usePrebuiltBinaries,
+        cmakeOptions: binaryOptions.cmakeOptions,
         skipDownload: true,
         progressLogs: false,
         logLevel: LlamaLogLevel.error,
         maxThreads: ENGINE_SETTINGS.maxThreads,
       });
     } catch {
-      return err("engine_unavailable", "the prebuilt llama.cpp binary could not be loaded");
+      return err("engine_unavailable", `the ${selected.value.binary} llama.cpp binary could not be loaded`);
+    }
+    // Never run another binary than the one selected and recorded.
+    if (llama.buildType !== binaryOptions.expectedBuildType) {
+      await llama.dispose().catch(() => undefined);
+      return err("engine_unavailable", `node-llama-cpp loaded a ${llama.buildType} binary, not the selected ${selected.value.binary} one`);
     }
     try {
       const model = await llama.loadModel({ modelPath: options.ggufPath, gpuLayers: 0, useMmap: true, useMlock: false, defaultContextFlashAttention: false });
@@ -110,7 +123,7 @@ export class LlamaEngine {
           },
         },
       });
-      return ok(new LlamaEngine(llama, model, context, sequence, options, now() - started));
+      return ok(new LlamaEngine(llama, model, context, sequence, options, now() - started, selected.value));
     } catch {
       await llama.dispose().catch(() => undefined);
       return err("engine_unavailable", "the model file could not be loaded by llama.cpp");
@@ -136,6 +149,7 @@ export class LlamaEngine {
     return {
       engine: "llama.cpp via node-llama-cpp",
       versions: libraryVersions(),
+      binary: { kind: this.binary.binary, requested: this.binary.requested, reason: this.binary.reason, native_files_sha256: this.binary.nativeFiles },
       llama_cpp_build: { ...this.llama.llamaCppRelease, build_type: this.llama.buildType, gpu: this.llama.gpu, cpu_features: this.llama.systemInfo.trim() },
       host: hostDescription(),
       precision: { weights: ENGINE_SETTINGS.weights, kv_cache: ENGINE_SETTINGS.kvCacheType, stored: "BF16", override: "float32 at load time (exact widening); config.json untouched" },

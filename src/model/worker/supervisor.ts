@@ -67,7 +67,9 @@ type Waiter = (event: { kind: "message"; message: WorkerResponse } | { kind: "fa
 
 /** Environment for the worker: only what node and tsx need; no credentials pass through. */
 function workerEnvironment(): NodeJS.ProcessEnv {
-  const keep = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"];
+  // TCA_ENGINE_BINARY selects the llama.cpp binary; the OpenMP wait settings govern how a native
+  // (OpenMP) build's idle threads wait, which matters when another process holds a core.
+  const keep = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TCA_ENGINE_BINARY", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"];
   const env: NodeJS.ProcessEnv = { NODE_NO_WARNINGS: "1" };
   for (const key of keep) if (process.env[key] !== undefined) env[key] = process.env[key];
   return env;

@@ -1,0 +1,86 @@
+// tca engine (issue 18): `info` prints one JSON object saying which llama.cpp binary the engine
+// will load (native or prebuilt) and why, its llama.cpp release, system info and file hashes;
+// `build` compiles the native binary from the llama.cpp source bundled in node-llama-cpp
+// (offline) and verifies it. Selection and building live in src/model/engine/; this file only
+// reads options and prints.
+import type { Command } from "commander";
+import { getLlama, LlamaLogLevel } from "node-llama-cpp";
+import { printCommandError } from "../commandError.ts";
+import { currentEngineBinarySelection, getLlamaBinaryOptions, hashPrebuiltFiles, nativeBuildStatus } from "../../model/engine/engineBinary.ts";
+import { compileNative, missingBuildTools, verifyNativeBuild } from "../../model/engine/nativeBuild.ts";
+import type { SetExitCode } from "./index.ts";
+
+async function info(setExitCode: SetExitCode): Promise<void> {
+  const selection = currentEngineBinarySelection();
+  if (!selection.ok) {
+    printCommandError(selection.error, selection.message);
+    setExitCode(1);
+    return;
+  }
+  const native = nativeBuildStatus();
+  const options = getLlamaBinaryOptions(selection.value.binary);
+  let loaded: Record<string, unknown>;
+  try {
+    const llama = await getLlama({ gpu: false, build: "never", skipDownload: true, progressLogs: false, logLevel: LlamaLogLevel.error, usePrebuiltBinaries: options.usePrebuiltBinaries, cmakeOptions: options.cmakeOptions });
+    loaded = { build_type: llama.buildType, llama_cpp_release: llama.llamaCppRelease, system_info: llama.systemInfo.trim() };
+    await llama.dispose();
+    if (loaded["build_type"] !== options.expectedBuildType) throw new Error("wrong binary");
+  } catch {
+    printCommandError("engine_unavailable", `the ${selection.value.binary} llama.cpp binary could not be loaded`);
+    setExitCode(1);
+    return;
+  }
+  const body = {
+    binary: selection.value.binary,
+    requested: selection.value.requested,
+    reason: selection.value.reason,
+    ...loaded,
+    files_sha256: selection.value.binary === "native" ? native.files : hashPrebuiltFiles(),
+    native_build: { present: native.present, verified: native.verified, reason: native.reason },
+    build_tools_missing: missingBuildTools(process.env["PATH"]),
+  };
+  process.stdout.write(JSON.stringify(body) + "\n");
+  setExitCode(0);
+}
+
+async function build(options: { force?: boolean }, setExitCode: SetExitCode): Promise<void> {
+  const missing = missingBuildTools(process.env["PATH"]);
+  if (missing.length > 0) {
+    printCommandError("build_tools_missing", `install ${missing.join(", ")} to build llama.cpp natively; the prebuilt binary stays in use`);
+    setExitCode(1);
+    return;
+  }
+  let buildSeconds: number | null = null;
+  if (options.force === true || !nativeBuildStatus().present) {
+    process.stderr.write("tca engine build: compiling llama.cpp for the CPU from node-llama-cpp's bundled source (about 10 minutes on 2 cores)\n");
+    const started = performance.now();
+    const status = await compileNative((chunk) => process.stderr.write(chunk));
+    buildSeconds = Math.round((performance.now() - started) / 100) / 10;
+    if (status !== 0) {
+      printCommandError("native_build_failed", `the llama.cpp build exited with status ${status}; the prebuilt binary stays in use`);
+      setExitCode(1);
+      return;
+    }
+  }
+  const verified = await verifyNativeBuild(buildSeconds);
+  if (!verified.ok) {
+    printCommandError(verified.error, verified.message);
+    setExitCode(1);
+    return;
+  }
+  process.stdout.write(JSON.stringify({ verified: true, compiled: buildSeconds !== null, build_seconds: buildSeconds, llama_cpp_release: verified.value.llama_cpp_release, system_info: verified.value.system_info, files_sha256: verified.value.files }) + "\n");
+  setExitCode(0);
+}
+
+export function registerEngineCommands(program: Command, setExitCode: SetExitCode): void {
+  const engine = program.command("engine").description("the llama.cpp binary of the local engine: native build or prebuilt");
+  engine
+    .command("info")
+    .description("print which llama.cpp binary the engine will load (TCA_ENGINE_BINARY=auto|prebuilt|native), with hashes; one JSON object")
+    .action(async () => info(setExitCode));
+  engine
+    .command("build")
+    .description("compile llama.cpp for this CPU from the source bundled in node-llama-cpp (offline; needs cmake and a C++ compiler) and verify it")
+    .option("--force", "recompile even when a build exists")
+    .action(async (options: { force?: boolean }) => build(options, setExitCode));
+}

@@ -1,0 +1,84 @@
+// Building and verifying the native llama.cpp binary (`tca engine build`). The compile itself is
+// node-llama-cpp's own `source download --gpu false`, which takes the llama.cpp source from the
+// git bundle shipped in the package (llama/gitRelease.bundle), so nothing is downloaded. We only
+// check the tools first, run it, then load the result once and record its file hashes: that
+// record is what makes a build "verified" for engine selection (engineBinary.ts).
+import { spawn } from "node:child_process";
+import { accessSync, constants, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { delimiter, dirname, join } from "node:path";
+import { getLlama, LlamaLogLevel } from "node-llama-cpp";
+import { err, ok, type Result } from "../../core/result.ts";
+import { getLlamaBinaryOptions, hashNativeBuildFiles, nativeBuildDirectory, PACKAGE_ROOT, verifiedRecordPath, type VerifiedNativeRecord } from "./engineBinary.ts";
+
+/** Tools the CPU build needs; any one name of each group is enough. */
+export const BUILD_TOOLS: ReadonlyArray<{ readonly tool: string; readonly names: readonly string[] }> = [
+  { tool: "cmake", names: ["cmake"] },
+  { tool: "C++ compiler", names: ["c++", "g++", "clang++"] },
+  { tool: "C compiler", names: ["cc", "gcc", "clang"] },
+];
+
+/** The tools missing from PATH (pure over the given PATH, so tests can pass an empty one). */
+export function missingBuildTools(pathVariable: string | undefined): string[] {
+  const dirs = (pathVariable ?? "").split(delimiter).filter((d) => d !== "");
+  const found = (name: string): boolean =>
+    dirs.some((dir) => {
+      try {
+        accessSync(join(dir, name), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  return BUILD_TOOLS.filter((group) => !group.names.some(found)).map((group) => group.tool);
+}
+
+const require = createRequire(import.meta.url);
+
+/** node-llama-cpp's CLI entry point (its `bin`), resolved from the installed package. */
+function nodeLlamaCppCli(): string {
+  return join(dirname(require.resolve("node-llama-cpp/package.json")), "dist", "cli", "cli.js");
+}
+
+/** Runs the compile with progress on our stderr; resolves with the exit status. */
+export function compileNative(onOutput: (chunk: Buffer) => void): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [nodeLlamaCppCli(), "source", "download", "--gpu", "false", "--noUsageExample"], {
+      cwd: PACKAGE_ROOT,
+      env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.on("data", onOutput);
+    child.stderr.on("data", onOutput);
+    child.on("error", () => resolve(127));
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+}
+
+/** Loads the native build once (it must load as a local build) and writes the verification record. */
+export async function verifyNativeBuild(buildSeconds: number | null, packageRoot: string = PACKAGE_ROOT): Promise<Result<VerifiedNativeRecord, "engine_unavailable">> {
+  const files = hashNativeBuildFiles(nativeBuildDirectory(packageRoot));
+  if (!Object.keys(files).some((name) => name.endsWith(".node"))) return err("engine_unavailable", "no native build to verify");
+  const options = getLlamaBinaryOptions("native");
+  try {
+    const llama = await getLlama({ gpu: false, build: "never", skipDownload: true, progressLogs: false, logLevel: LlamaLogLevel.error, usePrebuiltBinaries: options.usePrebuiltBinaries, cmakeOptions: options.cmakeOptions });
+    const buildType = llama.buildType;
+    const record: VerifiedNativeRecord = {
+      schema: "tca.engine-native/1",
+      verified_at: new Date().toISOString(),
+      build_seconds: buildSeconds,
+      llama_cpp_release: `${llama.llamaCppRelease.repo}@${llama.llamaCppRelease.release}`,
+      system_info: llama.systemInfo.trim(),
+      files,
+    };
+    await llama.dispose();
+    if (buildType !== options.expectedBuildType) return err("engine_unavailable", "the native build did not load as a local build");
+    const path = verifiedRecordPath(packageRoot);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(`${path}.partial`, JSON.stringify(record, null, 2) + "\n");
+    renameSync(`${path}.partial`, path);
+    return ok(record);
+  } catch {
+    return err("engine_unavailable", "the native build could not be loaded");
+  }
+}
