@@ -5,6 +5,8 @@
 // Not a test: nothing here asserts; figures taken on a busy machine say so.
 //   --size tiny   quick smoke run on a tiny checkpoint (figures meaningless)
 //   --runs N      repetitions per figure (default 3)
+//   --side-by-side  only the prebuilt vs native table (engineSideBySide.ts); also the default
+//                   first part of a run when a verified native build exists
 import { spawn } from "node:child_process";
 import { lstat, mkdir, rm } from "node:fs/promises";
 import os from "node:os";
@@ -19,6 +21,8 @@ import { makeTestCheckpoint } from "../src/model/synthetic/makeTestCheckpoint.ts
 import { SYNTHETIC_MANIFEST_NAME, type SyntheticSize } from "../src/model/synthetic/syntheticManifest.ts";
 import { buildSyntheticTokenizer } from "../src/model/synthetic/syntheticTokenizer.ts";
 import { generateOnce } from "../src/model/worker/generateOnce.ts";
+import { nativeBuildStatus } from "../src/model/engine/engineBinary.ts";
+import { measureThisBinary, sideBySide } from "./engineSideBySide.ts";
 
 const args = process.argv.slice(2);
 const size: SyntheticSize = args.includes("--size") && args[args.indexOf("--size") + 1] === "tiny" ? "tiny" : "full";
@@ -79,6 +83,29 @@ async function readBandwidth(threads: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  const childIndex = args.indexOf("--binary-child");
+  if (childIndex >= 0) {
+    const checkpoint = await ensureCheckpoint();
+    const derived = await ensureDerivedGguf(checkpoint);
+    if (!derived.ok) throw new Error(derived.message);
+    await measureThisBinary(args[childIndex + 1] ?? "", derived.value.ggufPath, checkpoint.arch.vocabSize, syntheticIds(1500, 1), syntheticIds(16, 20));
+    return;
+  }
+  if (nativeBuildStatus().verified) {
+    const checkpoint = await ensureCheckpoint();
+    const derived = await ensureDerivedGguf(checkpoint);
+    if (!derived.ok) throw new Error(derived.message);
+    const childArgs = ["--size", size];
+    // The native build uses OpenMP: its default wait policy spins, passive parks idle threads.
+    await sideBySide(new URL(import.meta.url).pathname, childArgs, [
+      { label: "prebuilt", env: { TCA_ENGINE_BINARY: "prebuilt" } },
+      { label: "native", env: { TCA_ENGINE_BINARY: "native" } },
+      { label: "native-omp-passive", env: { TCA_ENGINE_BINARY: "native", OMP_WAIT_POLICY: "passive" } },
+    ], log);
+    if (args.includes("--side-by-side")) return;
+  } else {
+    log(`no verified native build (${nativeBuildStatus().reason ?? ""}): only the selected binary is measured; run tca engine build for the side-by-side table`);
+  }
   log(`engine bench: ${size} synthetic checkpoint, ${runs} runs per figure, ${os.cpus().length} CPUs, 1-min load average ${fmt(loadAverageAtStart, 2)}`);
   const checkpoint = await ensureCheckpoint();
   const derived = await ensureDerivedGguf(checkpoint);
