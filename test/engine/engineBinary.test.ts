@@ -11,6 +11,7 @@ import { currentEngineBinarySelection, getLlamaBinaryOptions, nativeBuildStatus,
 import { missingBuildTools } from "../../src/model/engine/nativeBuild.ts";
 import { buildRuntimeLock } from "../../src/evidence/runtimeLock.ts";
 import { LlamaEngine } from "../../src/model/engine/llamaEngine.ts";
+import { workerEnvironment } from "../../src/model/worker/supervisor.ts";
 
 const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
 const ADDON = "fake addon bytes";
@@ -212,4 +213,21 @@ test("build tools: an empty PATH misses all three; executables are found; a non-
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the worker gets TCA_ENGINE_BINARY and the OpenMP wait settings, and still no credentials", () => {
+  const env = workerEnvironment({
+    PATH: "/usr/bin",
+    TCA_ENGINE_BINARY: "native",
+    OMP_WAIT_POLICY: "active",
+    GOMP_SPINCOUNT: "1000",
+    AWS_SECRET_ACCESS_KEY: "secret",
+    NODE_OPTIONS: "--require /tmp/evil.js",
+    LD_PRELOAD: "/tmp/evil.so",
+    OMP_NUM_THREADS: "64",
+  });
+  assert.equal(env["TCA_ENGINE_BINARY"], "native");
+  assert.equal(env["OMP_WAIT_POLICY"], "active");
+  assert.equal(env["GOMP_SPINCOUNT"], "1000");
+  for (const key of ["AWS_SECRET_ACCESS_KEY", "NODE_OPTIONS", "LD_PRELOAD", "OMP_NUM_THREADS"]) assert.equal(env[key], undefined, key);
 });

@@ -11,6 +11,13 @@
 // checkpoint, counting those steps made 2 threads look half as fast as 1 on a quiet machine
 // (6.8 vs 13.6 tok/s) and pinned decode to 1 thread. So warm-up steps are not measured, and
 // every exploration runs two consecutive steps of the other count: one warm-up, one measured.
+//
+// Exploring costs time (a 1-thread prefill chunk is about half as fast): measured, the periodic
+// exploration held prefill at 89% of the same binary with threads fixed at 2. So while the
+// preferred count (the first candidate) is chosen and its rate stays at or above
+// `degradedFraction` of the best rate it has shown, nothing else is tried; exploration starts
+// only when its rate drops (a neighbour taking a core collapses 2-thread decode to under 1
+// token/s, far below that line) and continues, periodically, only while another count is chosen.
 
 export type EnginePhase = "prefill" | "decode";
 
@@ -21,12 +28,16 @@ export interface ThreadGovernorOptions {
   readonly exploreEvery: number;
   /** Weight of the newest measurement in the running rate estimate (0..1]. */
   readonly smoothing: number;
+  /** The preferred count is kept without exploring while its rate is at least this fraction of its peak. */
+  readonly degradedFraction: number;
 }
 
-export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = { candidates: [2, 1], exploreEvery: 24, smoothing: 0.5 };
+export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = { candidates: [2, 1], exploreEvery: 24, smoothing: 0.5, degradedFraction: 0.7 };
 
 interface PhaseState {
   readonly rate: Map<number, number>;
+  /** Highest smoothed rate each count has shown. */
+  readonly peak: Map<number, number>;
   steps: number;
   /** Thread count of the previous step of this phase (null before the first). */
   lastThreads: number | null;
@@ -44,7 +55,7 @@ export class ThreadGovernor {
 
   constructor(private readonly options: ThreadGovernorOptions = DEFAULT_THREAD_GOVERNOR) {
     if (options.candidates.length === 0) throw new Error("at least one thread candidate is required");
-    const fresh = (): PhaseState => ({ rate: new Map(), steps: 0, lastThreads: null });
+    const fresh = (): PhaseState => ({ rate: new Map(), peak: new Map(), steps: 0, lastThreads: null });
     this.phases = { prefill: fresh(), decode: fresh() };
     this.usage = { prefill: new Map(), decode: new Map() };
   }
@@ -52,6 +63,10 @@ export class ThreadGovernor {
   /** Thread count for the next step of `phase`. */
   choose(phase: EnginePhase): number {
     const state = this.phases[phase];
+    const preferred = this.options.candidates[0] as number;
+    const preferredRate = state.rate.get(preferred);
+    if (preferredRate === undefined) return preferred;
+    if (this.best(phase) === preferred && preferredRate >= this.options.degradedFraction * (state.peak.get(preferred) ?? preferredRate)) return preferred;
     const unmeasured = this.options.candidates.find((c) => !state.rate.has(c));
     if (unmeasured !== undefined) return unmeasured;
     const best = this.best(phase);
@@ -72,7 +87,9 @@ export class ThreadGovernor {
       const measured = tokens / Math.max(milliseconds, 0.001);
       const previous = state.rate.get(threads);
       const a = this.options.smoothing;
-      state.rate.set(threads, previous === undefined ? measured : a * measured + (1 - a) * previous);
+      const rate = previous === undefined ? measured : a * measured + (1 - a) * previous;
+      state.rate.set(threads, rate);
+      state.peak.set(threads, Math.max(rate, state.peak.get(threads) ?? 0));
     }
     state.steps++;
     this.usage[phase].set(threads, (this.usage[phase].get(threads) ?? 0) + tokens);

@@ -66,12 +66,12 @@ export type SupervisorErrorCode = "time_limit" | "model_error" | "cancelled";
 type Waiter = (event: { kind: "message"; message: WorkerResponse } | { kind: "failure"; message: string }) => boolean;
 
 /** Environment for the worker: only what node and tsx need; no credentials pass through. */
-function workerEnvironment(): NodeJS.ProcessEnv {
+export function workerEnvironment(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   // TCA_ENGINE_BINARY selects the llama.cpp binary; the OpenMP wait settings govern how a native
   // (OpenMP) build's idle threads wait, which matters when another process holds a core.
   const keep = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TCA_ENGINE_BINARY", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"];
   const env: NodeJS.ProcessEnv = { NODE_NO_WARNINGS: "1" };
-  for (const key of keep) if (process.env[key] !== undefined) env[key] = process.env[key];
+  for (const key of keep) if (source[key] !== undefined) env[key] = source[key];
   return env;
 }
 
