@@ -2,7 +2,12 @@
 import type { FinalReport } from "./labRun.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../evidence/runVerdict.ts";
 
-export function formatRunSummary(final: FinalReport, runDirectory: string): string {
+export interface RunSummaryOptions {
+  /** End with the command that shows the run as a report (the baseline's summary; a user's next step). */
+  readonly nextStep?: boolean;
+}
+
+export function formatRunSummary(final: FinalReport, runDirectory: string, options: RunSummaryOptions = {}): string {
   const evaluation = final.final_evaluation;
   const labels = final.labels;
   const label =
@@ -26,6 +31,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string): stri
     `held-out cases:    ${String(evaluation["held_out_passed"])}/${String(evaluation["held_out_total"])}`,
     `verified_success:  ${final.verified_success}`,
     `evidence:          ${runDirectory} (audit.jsonl, manifest.json, final.json, backups/)`,
+    ...(options.nextStep === true ? [`next step:         npm run tca -- report ${runDirectory}   (or: tca report ${runDirectory})`] : []),
     "",
   ].join("\n");
 }

@@ -2,12 +2,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
 
 const BIN = new URL("../../bin/tca.js", import.meta.url).pathname;
 const tca = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+// From a given working directory, to see where a default output lands.
+const tcaIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", cwd });
 
 test("tca lab baseline prints the honest summary and exits 0 on verified success", () => {
   const root = freshRoot("cli-baseline");
@@ -19,6 +21,9 @@ test("tca lab baseline prints the honest summary and exits 0 on verified success
   assert.match(result.stdout, /held-out cases: +8\/8/);
   assert.match(result.stdout, /verified_success: +true/);
   assert.equal(readJson(join(run, "final.json"))["verified_success"], true);
+  // The summary ends with the next step: the report of this run.
+  const lines = result.stdout.trimEnd().split("\n");
+  assert.equal(lines.at(-1), `next step:         npm run tca -- report ${run}   (or: tca report ${run})`);
 });
 
 test("tca lab baseline refuses an existing destination and leaves it alone", () => {
@@ -28,14 +33,76 @@ test("tca lab baseline refuses an existing destination and leaves it alone", () 
   const result = tca("lab", "baseline", "--run", run);
   assert.equal(result.status, 2);
   assert.match(result.stderr, /run_destination_exists/);
+  assert.ok(result.stderr.includes(run), result.stderr);
+  assert.match(result.stderr, /--run DIR/);
   assert.deepEqual(readdirSync(run), []);
+});
+
+test("tca lab baseline with a missing parent names the parent and says how to create it; nothing is created", () => {
+  const root = freshRoot("cli-parent");
+  const run = join(root, "missing", "run");
+  const result = tca("lab", "baseline", "--run", run);
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr, `tca lab baseline: run_parent_invalid: the parent of the run directory does not exist: ${join(root, "missing")} (create it first, e.g. mkdir -p -m 700 ${join(root, "missing")}; --run makes only the last folder)\n`);
+  assert.equal(result.stdout, "");
+  assert.deepEqual(readdirSync(root), []);
+});
+
+test("tca lab model names a missing model directory before anything about predictions", () => {
+  const root = freshRoot("cli-model-missing");
+  const missing = join(root, "nonexistent");
+  const result = tca("lab", "model", "--run", join(root, "run"), "--model-directory", missing, "--yes");
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /^tca lab model: model_directory_rejected: /);
+  assert.ok(result.stderr.includes(`${missing} does not exist or is not a directory`), result.stderr);
+  assert.doesNotMatch(result.stderr, /predictions/);
+  assert.deepEqual(readdirSync(root), []);
+  // A plain file is not a model directory either.
+  writeFileSync(missing, "x");
+  const file = tca("lab", "model", "--run", join(root, "run"), "--model-directory", missing, "--yes");
+  assert.equal(file.status, 2);
+  assert.match(file.stderr, /model_directory_rejected: .*does not exist or is not a directory/);
+  // An existing directory passes this check and meets the next cause (no predictions recorded).
+  const empty = join(root, "empty");
+  mkdirSync(empty);
+  const next = tca("lab", "model", "--run", join(root, "run2"), "--model-directory", empty, "--yes");
+  assert.equal(next.status, 2);
+  assert.match(next.stderr, /^tca lab model: predictions_missing: /);
+});
+
+test("tca lab submission writes beside the baseline run by default, never into the current directory, and refuses to overwrite", () => {
+  const root = freshRoot("cli-submission");
+  const runs = join(root, "runs");
+  mkdirSync(runs);
+  const run = join(runs, "baseline");
+  assert.equal(tca("lab", "baseline", "--run", run).status, 0);
+  const cwd = join(root, "checkout");
+  mkdirSync(cwd);
+  const first = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "no model in this test");
+  assert.equal(first.status, 0, first.stderr);
+  const expected = join(runs, "submission.md");
+  assert.equal(first.stdout, `submission written: ${expected}\n`);
+  assert.match(readFileSync(expected, "utf8"), /no model in this test/);
+  assert.deepEqual(readdirSync(cwd), []);
+  // A second run names the existing file and --out, and leaves the file as it was.
+  const before = readFileSync(expected, "utf8");
+  const second = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other");
+  assert.equal(second.status, 2);
+  assert.equal(second.stderr, `tca lab submission: output_exists: ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`);
+  assert.equal(readFileSync(expected, "utf8"), before);
+  // --out chooses the path; relative to the current directory only when asked.
+  const chosen = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other", "--out", "mine.md");
+  assert.equal(chosen.status, 0, chosen.stderr);
+  assert.deepEqual(readdirSync(cwd), ["mine.md"]);
 });
 
 test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   const root = join(freshRoot("cli-checks"), "checks");
   const result = tca("lab", "checks", "--root", root);
   assert.equal(result.status, 0, result.stdout + result.stderr);
-  assert.match(result.stdout, /case +expected code +observed code +source\/version unchanged/);
+  assert.match(result.stdout, /^result +case +observed code +unchanged +run stop reason$/m);
+  // The table fits a 100-column terminal: every line.
+  for (const line of result.stdout.split("\n")) assert.ok(line.length <= 100, `${line.length}: ${line}`);
   assert.match(result.stdout, /^\d+ passed, 0 failed$/m);
   const report = readJson(join(root, "checks.json"));
   assert.equal(report["failed"], 0);

@@ -1,7 +1,7 @@
 // tca lab: the Lab's harness commands. Thin: argument parsing and printing only.
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
@@ -9,13 +9,14 @@ import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
+import { formatChecksTable } from "../checksTable.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../evidence/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
 import { readPredictions } from "../../evidence/predictions.ts";
@@ -37,11 +38,11 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       try {
         const result = await runScriptedBaseline(runDirectory, cancel.signal);
         if (!result.ok) {
-          printCommandError(result.error, result.message);
+          printCommandError(result.error, runErrorMessage(result.error, result.message, runDirectory));
           setExitCode(2);
           return;
         }
-        process.stdout.write(options.json ? `${JSON.stringify(result.value.final, null, 2)}\n` : formatRunSummary(result.value.final, result.value.runDirectory));
+        process.stdout.write(options.json ? `${JSON.stringify(result.value.final, null, 2)}\n` : formatRunSummary(result.value.final, result.value.runDirectory, { nextStep: true }));
         // The exit status follows the verdict derived from the audit, never final.json alone.
         setExitCode(deriveRunVerdict(result.value.runDirectory).kind === "verified_success" ? 0 : 1);
       } finally {
@@ -98,6 +99,13 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string }) => {
       const runDirectory = resolve(options.run);
       const modelDirectory = resolve(options.modelDirectory);
+      // The most specific cause first: a missing model directory is named before anything about
+      // the predictions that would live beside it.
+      if (!isDirectory(modelDirectory)) {
+        printCommandError("model_directory_rejected", `${modelDirectory} does not exist or is not a directory (tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint)`);
+        setExitCode(2);
+        return;
+      }
       const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
       let predictions: Parameters<typeof runModelTrial>[0]["predictions"] = null;
       if (options.withoutPredictions) predictions = "without_predictions";
@@ -129,7 +137,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           checksDirectory: options.checks ? resolve(options.checks) : null,
         });
         if (!trial.ok) {
-          printCommandError(trial.error, trial.message);
+          printCommandError(trial.error, runErrorMessage(trial.error, trial.message, runDirectory));
           setExitCode(2);
           return;
         }
@@ -209,11 +217,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--blocked <reason>", "say why the model stage could not run")
     .option("--checks <dir>", "the `tca lab checks` root (holds checks.json)")
     .option("--predictions <file>", "predictions file, if not recorded in the model run")
-    .option("--out <file>", "where to write submission.md (must not exist)", "submission.md")
-    .action((options: { baseline: string; model?: string; extension: string[]; blocked?: string; checks?: string; predictions?: string; out: string }) => {
-      const out = resolve(options.out);
+    .option("--out <file>", "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)")
+    .action((options: { baseline: string; model?: string; extension: string[]; blocked?: string; checks?: string; predictions?: string; out?: string }) => {
+      // Beside the runs, never into the current directory (often the git checkout) unless asked.
+      const out = resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md"));
       if (existsSync(out)) {
-        printCommandError("output_exists", `${options.out} exists; it is never overwritten (choose another path with --out FILE)`);
+        printCommandError("output_exists", `${out} exists; it is never overwritten (choose another path with --out FILE)`);
         setExitCode(2);
         return;
       }
@@ -235,14 +244,22 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     });
 }
 
-function formatChecksTable(rows: readonly CheckRow[], reportPath: string): string {
-  const header = ["case", "expected code", "observed code", "source/version unchanged", "run stop reason", "result"];
-  const body = rows.map((row) => [row.id, row.expected, row.observed ?? "(none)", row.unchanged, row.stopReason ?? "(no run)", row.passed ? "ok" : "FAIL"]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => (cells[i] ?? "").length)));
-  const line = (cells: readonly string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
-  const failed = rows.filter((row) => !row.passed);
-  const lines = [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line), ""];
-  for (const row of failed) lines.push(`FAIL ${row.id}: ${row.problems.join("; ") || "observed code differs"}`);
-  lines.push(`${rows.length - failed.length} passed, ${failed.length} failed`, `checks: ${reportPath}`, "");
-  return lines.join("\n");
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The run directory's refusals come from the workspace layer without the path (what a model may
+ * see never holds host paths); the person at the terminal gets the path and what to do. Missing
+ * parents are not created: `--run` stays one new owner-only folder (src/workspace/runDirectory.ts).
+ */
+export function runErrorMessage(code: string, message: string, runDirectory: string): string {
+  if (code === "run_parent_invalid") return `${message}: ${dirname(runDirectory)} (create it first, e.g. mkdir -p -m 700 ${dirname(runDirectory)}; --run makes only the last folder)`;
+  if (code === "run_destination_exists") return `${message}: ${runDirectory} (choose a new path with --run DIR)`;
+  if (code.startsWith("run_")) return `${message}: ${runDirectory}`;
+  return message;
 }

@@ -32,7 +32,9 @@ tca.checksView = function checksView(checks) {
   });
   return [
     tca.verdictBox(checks.verdict),
-    tca.el("h1", null, "Negative checks ", checks.directoryName),
+    // The folder is usually named "checks": the heading names it apart, never "Negative checks checks".
+    tca.el("h1", null, "Negative checks"),
+    tca.el("p", null, "Folder: ", checks.directoryName),
     tca.problemsBox(checks.problems),
     tca.el("p", null, String(checks.passed), " passed, ", String(checks.failed), " failed, ", String(checks.total), " in all."),
     tca.el("div", { class: "controls" }, tca.el("label", null, onlyFailed, " show only failed checks")),
