@@ -111,6 +111,16 @@ function int(x: number): string {
   return Math.round(x).toLocaleString("en-US");
 }
 
+/**
+ * A synthetic (random-weight) or rehearsal checkpoint, or --pipeline-check, makes the whole run a
+ * pipeline check, never a model result: one rule and one line for results.md and the terminal.
+ */
+export const PIPELINE_CHECK_LINE = "PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result";
+
+export function isPipelineCheck(model: Readonly<Record<string, unknown>>): boolean {
+  return model["synthetic"] === true;
+}
+
 export interface ResultsHeader {
   readonly title: string;
   readonly lines: readonly string[];

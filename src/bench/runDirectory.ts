@@ -7,7 +7,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { readTextUnder } from "../core/safeRead.ts";
 import { CONDITION_IDS } from "./conditions.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
-import { endpointWarnings, renderResultsMarkdown, summarize } from "./resultsSummary.ts";
+import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "./resultsSummary.ts";
 import { summarizeRepeats } from "./repeatStatistics.ts";
 import { OUTCOME_CLASSES, type TaskResult } from "./taskOutcome.ts";
 
@@ -147,9 +147,9 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const served = [...new Set(results.map((r) => r.servedModel).filter((m): m is string => typeof m === "string"))];
   const props = isRecord(model.serverProps) ? model.serverProps : {};
   // A synthetic (random-weight) checkpoint makes the whole run a pipeline check, never a model result.
-  const pipelineCheck = model.synthetic === true;
+  const pipelineCheck = isPipelineCheck(model);
   const lines = [
-    ...(pipelineCheck ? ["PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result"] : []),
+    ...(pipelineCheck ? [PIPELINE_CHECK_LINE] : []),
     `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,

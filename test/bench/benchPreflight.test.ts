@@ -101,9 +101,12 @@ test("a chat template that reports no tool support in /props gets a warning for 
     const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A"]);
     assert.doesNotMatch(a.err, /chat template reports/);
     assert.doesNotMatch(readFileSync(join(out, "a", "results.md"), "utf8"), /PIPELINE CHECK/);
+    assert.doesNotMatch(a.out, /PIPELINE CHECK/);
     const p = await run(s.endpoint, join(out, "p"), ["--conditions", "A", "--pipeline-check"]);
     assert.equal(p.code, 0, p.err);
     assert.match(readFileSync(join(out, "p", "results.md"), "utf8"), /^# PIPELINE CHECK — /);
+    // The terminal summary carries the same label, first.
+    assert.match(p.out, /^PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result\n/);
     assert.equal((JSON.parse(readFileSync(join(out, "p", "run.json"), "utf8")) as { model: { synthetic: boolean } }).model.synthetic, true);
   });
 });

@@ -319,8 +319,9 @@ test("tca bench quixbugs run --backend local: option errors, then a one-shot run
   assert.equal(existsSync(out), false);
   const run = await tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint.directory, "--conditions", "A", "--programs", "gcd", "--out", out, "--json", "--dataset", MINI_DATASET_DIR]);
   assert.equal(run.code, 0, run.err);
-  const summary = JSON.parse(run.out) as { ok: boolean; summary: { tasks: number }[] };
+  const summary = JSON.parse(run.out) as { ok: boolean; pipelineCheck: boolean; summary: { tasks: number }[] };
   assert.equal(summary.ok, true);
+  assert.equal(summary.pipelineCheck, true);
   assert.equal(summary.summary[0]?.tasks, 1);
   const manifest = JSON.parse(readFileSync(join(out, RUN_FILES.manifest), "utf8")) as { model: Record<string, unknown> };
   assert.equal(manifest.model.synthetic, true);

@@ -13,7 +13,7 @@ import { defaultJobs } from "../../bench/concurrency.ts";
 import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/conditions.ts";
 import { defaultDatasetDir } from "../../bench/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/progressDisplay.ts";
-import { endpointWarnings, pct, summarize } from "../../bench/resultsSummary.ts";
+import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/resultsSummary.ts";
 import { loadComparison, renderComparison } from "../../bench/runComparison.ts";
 import { RUN_FILES } from "../../bench/runDirectory.ts";
 import { mergeRuns } from "../../bench/runMerge.ts";
@@ -246,8 +246,10 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         if (!result.ok) return fail(setExitCode, result.error, result.message, json);
         const summary = summarize(result.value.results);
         if (json) {
-          process.stdout.write(JSON.stringify({ ok: true, outDir, summary }, null, 2) + "\n");
+          process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), summary }, null, 2) + "\n");
         } else {
+          // The terminal summary carries the same label as results.md and the report.
+          if (isPipelineCheck(description)) process.stdout.write(`${PIPELINE_CHECK_LINE}\n`);
           for (const s of summary) {
             process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`);
           }
