@@ -68,6 +68,8 @@ test("tca lab model names a missing model directory before anything about predic
   const next = tca("lab", "model", "--run", join(root, "run2"), "--model-directory", empty, "--yes");
   assert.equal(next.status, 2);
   assert.match(next.stderr, /^tca lab model: predictions_missing: /);
+  // stderr is a pipe here: no progress line, only the one error line.
+  assert.equal(next.stderr.split("\n").length, 2, next.stderr);
 });
 
 test("tca lab submission writes beside the baseline run by default, never into the current directory, and refuses to overwrite", () => {

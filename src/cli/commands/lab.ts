@@ -10,6 +10,7 @@ import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { formatChecksTable } from "../checksTable.ts";
+import { watchRunProgress } from "../runProgress.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
@@ -129,6 +130,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       const cancel = new AbortController();
       const onSigint = (): void => cancel.abort();
       process.once("SIGINT", onSigint);
+      // Loading the full-size model takes seconds and each generation tens of them: say so on a terminal.
+      const progress = watchRunProgress(runDirectory);
       try {
         const trial = await runModelTrial({
           runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal,
@@ -136,6 +139,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           baselineDirectory: options.baseline ? resolve(options.baseline) : null,
           checksDirectory: options.checks ? resolve(options.checks) : null,
         });
+        progress.stop();
         if (!trial.ok) {
           printCommandError(trial.error, runErrorMessage(trial.error, trial.message, runDirectory));
           setExitCode(2);
@@ -144,6 +148,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         process.stdout.write(formatRunSummary(trial.value.run.final, trial.value.run.runDirectory));
         setExitCode(trial.value.run.final.stop_reason === "harness_error" || deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid" ? 1 : 0);
       } finally {
+        progress.stop();
         process.removeListener("SIGINT", onSigint);
       }
     });

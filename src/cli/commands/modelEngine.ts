@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { makeRehearsalCheckpoint } from "../../model/rehearsal/makeRehearsalCheckpoint.ts";
 import { tokenizeWithCheckpoint, type TokenizeInput } from "../../model/tokenizer/tokenizeText.ts";
 import { generateOnce, readInputIdsFile } from "../../model/worker/generateOnce.ts";
+import { describeGeneratedCall, watchElapsed } from "../runProgress.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
@@ -71,7 +72,10 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         if (options.system === undefined || options.user === undefined) return fail(setExitCode, "input_invalid", "give --system and --user, or --input-ids");
         input = { kind: "messages", messages: [{ role: "system", content: options.system }, { role: "user", content: options.user }] };
       }
+      // Loading and one generation can take a minute on the full-size model: say so on a terminal.
+      const progress = watchElapsed((ms) => `model generate: verifying, loading and generating… ${(ms / 1000).toFixed(0)} s`);
       const result = await generateOnce({ modelDirectory: path.resolve(options.modelDirectory), input });
+      progress.stop(result.ok ? describeGeneratedCall(result.value) : undefined);
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stdout.write(`${JSON.stringify(result.value)}\n`);
     });

@@ -1,0 +1,158 @@
+// Progress of a Lab run on stderr, read from the run's own audit.jsonl as it grows: the CLI needs
+// no hook into the controller or the engine, and shows only what the evidence already records.
+// Before the first event the model is being verified, converted and loaded; a `request` event
+// starts a generation; a `generation` event ends it with its token count. Tokens are counted
+// when a generation ends (the engine reports no partial counts), so a running generation shows
+// its elapsed time. Quiet when stderr is not a terminal (src/cli/progress.ts).
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { statusLine, type StatusLine, type StatusLineOptions } from "./progress.ts";
+
+export interface RunProgressState {
+  readonly events: number;
+  readonly proposal: number | null;
+  /** When (on the watcher's clock) the open generation's request was seen; null when none runs. */
+  readonly generatingSince: number | null;
+  readonly lastType: string | null;
+}
+
+export const INITIAL_RUN_PROGRESS: RunProgressState = { events: 0, proposal: null, generatingSince: null, lastType: null };
+
+export interface GenerationFigures {
+  readonly proposal: number;
+  readonly outputTokens: number | null;
+  readonly elapsedMs: number;
+}
+
+/** Folds one audit line into the state; returns the finished generation's figures when it ends one. */
+export function foldAuditLine(state: RunProgressState, line: string, observedAtMs: number): { state: RunProgressState; finished: GenerationFigures | null } {
+  let event: unknown;
+  try {
+    event = JSON.parse(line);
+  } catch {
+    return { state, finished: null };
+  }
+  if (typeof event !== "object" || event === null) return { state, finished: null };
+  const e = event as Record<string, unknown>;
+  const type = typeof e["type"] === "string" ? e["type"] : "event";
+  const proposal = typeof e["proposal"] === "number" ? e["proposal"] : state.proposal;
+  const next = { events: state.events + 1, proposal, generatingSince: state.generatingSince, lastType: type };
+  if (type === "request") return { state: { ...next, generatingSince: observedAtMs }, finished: null };
+  if (type !== "generation") return { state: next, finished: null };
+  const data = typeof e["data"] === "object" && e["data"] !== null ? (e["data"] as Record<string, unknown>) : {};
+  const metadata = typeof data["metadata"] === "object" && data["metadata"] !== null ? (data["metadata"] as Record<string, unknown>) : {};
+  const elapsedMs = typeof data["elapsed_ms"] === "number" ? data["elapsed_ms"] : state.generatingSince !== null ? observedAtMs - state.generatingSince : 0;
+  const outputTokens = typeof metadata["outputTokens"] === "number" ? metadata["outputTokens"] : null;
+  return { state: { ...next, generatingSince: null }, finished: { proposal: proposal ?? 0, outputTokens, elapsedMs } };
+}
+
+/** The status line: what the run is doing now, with the seconds it has taken so far. */
+export function describeRunProgress(state: RunProgressState, runElapsedMs: number, command = "lab model"): string {
+  const seconds = (ms: number): string => `${Math.max(0, ms / 1000).toFixed(0)} s`;
+  if (state.events === 0) return `${command}: verifying, converting and loading the model… ${seconds(runElapsedMs)}`;
+  if (state.generatingSince !== null) return `${command}: proposal ${String(state.proposal ?? "?")}: generating… ${seconds(runElapsedMs - state.generatingSince)} (run ${seconds(runElapsedMs)})`;
+  return `${command}: proposal ${String(state.proposal ?? "-")}: ${state.lastType ?? "running"} (run ${seconds(runElapsedMs)})`;
+}
+
+/** One kept line per generation: tokens and tokens per second. */
+export function describeGeneration(figures: GenerationFigures, command = "lab model"): string {
+  const secs = figures.elapsedMs / 1000;
+  const tokens = figures.outputTokens === null ? "" : `${figures.outputTokens} tokens in `;
+  const rate = figures.outputTokens !== null && secs > 0 ? ` (${(figures.outputTokens / secs).toFixed(1)} tok/s)` : "";
+  return `${command}: proposal ${figures.proposal}: ${tokens}${secs.toFixed(1)} s${rate}`;
+}
+
+export interface RunProgressWatch {
+  /** Reads what the audit gained since the last poll and redraws the line (also called by the timer). */
+  poll(): void;
+  stop(): void;
+}
+
+/**
+ * Watches `<runDirectory>/audit.jsonl` every `pollMs` while a run is in flight. Nothing at all
+ * (no timer, no reads) when the status line would be quiet.
+ */
+export function watchRunProgress(runDirectory: string, options: StatusLineOptions & { pollMs?: number; command?: string } = {}): RunProgressWatch {
+  const stream = options.stream ?? process.stderr;
+  const quiet = stream.isTTY !== true || options.json === true;
+  if (quiet) return { poll() {}, stop() {} };
+  const line: StatusLine = statusLine({ ...options, intervalMs: 0 });
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  let state = INITIAL_RUN_PROGRESS;
+  let offset = 0;
+  let pending = "";
+  const decoder = new StringDecoder("utf8");
+  const poll = (): void => {
+    pending += readNewBytes(join(runDirectory, "audit.jsonl"), offset, decoder, (n) => (offset += n));
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const text of lines) {
+      const folded = foldAuditLine(state, text, now() - started);
+      state = folded.state;
+      if (folded.finished !== null) line.done(describeGeneration(folded.finished, options.command));
+    }
+    line.update(describeRunProgress(state, now() - started, options.command));
+  };
+  const timer = setInterval(poll, options.pollMs ?? 500);
+  timer.unref();
+  return {
+    poll,
+    stop() {
+      clearInterval(timer);
+      line.done();
+    },
+  };
+}
+
+function readNewBytes(path: string, offset: number, decoder: StringDecoder, advance: (n: number) => void): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return "";
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return "";
+    const buffer = Buffer.alloc(64 * 1024);
+    let text = "";
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, offset);
+      if (n <= 0) break;
+      offset += n;
+      advance(n);
+      text += decoder.write(buffer.subarray(0, n));
+    }
+    return text;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A status line that shows only elapsed time, for one call with no events to read (tca model generate). */
+export function watchElapsed(describe: (elapsedMs: number) => string, options: StatusLineOptions & { pollMs?: number } = {}): { stop(finalLine?: string): void } {
+  const stream = options.stream ?? process.stderr;
+  if (stream.isTTY !== true || options.json === true) return { stop() {} };
+  const line = statusLine({ ...options, intervalMs: 0 });
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  line.update(describe(0));
+  const timer = setInterval(() => line.update(describe(now() - started)), options.pollMs ?? 500);
+  timer.unref();
+  return {
+    stop(finalLine) {
+      clearInterval(timer);
+      line.done(finalLine);
+    },
+  };
+}
+
+/** The kept line after `tca model generate`: load time, tokens and tokens per second of its one call. */
+export function describeGeneratedCall(result: Readonly<Record<string, unknown>>): string {
+  const timings = typeof result["timings_ms"] === "object" && result["timings_ms"] !== null ? (result["timings_ms"] as Record<string, unknown>) : {};
+  const load = typeof timings["supervised_load"] === "number" ? `loaded in ${(timings["supervised_load"] / 1000).toFixed(1)} s; ` : "";
+  const call = typeof timings["call"] === "number" ? timings["call"] : 0;
+  const tokens = typeof result["output_tokens"] === "number" ? result["output_tokens"] : null;
+  return `model generate: ${load}${describeGeneration({ proposal: 1, outputTokens: tokens, elapsedMs: call }, "").replace(/^: proposal 1: /, "")}`;
+}
