@@ -133,6 +133,9 @@ test("checks report: failures first with expected and observed codes, a filter, 
   const opened = await openReport(session, reportOf(await fixtures.checks));
   const { page } = opened;
   assert.equal(await page.textContent("#verdict-headline"), "1 OF 7 CHECKS FAILED");
+  // The heading names the kind once; the folder (often named "checks") is on its own line.
+  assert.equal(await page.locator("h1").first().textContent(), "Negative checks");
+  assert.doesNotMatch(await page.locator("body").innerText(), /Negative checks\s+checks/);
   const first = page.locator("#checks-table tbody tr.check").first();
   assert.equal(await first.getAttribute("data-status"), "failed");
   assert.equal(await first.locator(".expected").textContent(), "deliberately_wrong_expectation");
