@@ -1,6 +1,7 @@
 // Progress of a Lab run on stderr, read from the run's own audit.jsonl as it grows: the CLI needs
 // no hook into the controller or the engine, and shows only what the evidence already records.
-// Before the first event the model is being verified, converted and loaded; a `request` event
+// Until the audit's `source_load` event the model is being verified, converted and loaded (the run
+// folder and its first events exist before the load starts); a `request` event
 // starts a generation; a `generation` event ends it with its token count. Tokens are counted
 // when a generation ends (the engine reports no partial counts), so a running generation shows
 // its elapsed time. Quiet when stderr is not a terminal (src/cli/progress.ts).
@@ -15,9 +16,11 @@ export interface RunProgressState {
   /** When (on the watcher's clock) the open generation's request was seen; null when none runs. */
   readonly generatingSince: number | null;
   readonly lastType: string | null;
+  /** The model is loaded (the audit's source_load, written after loading, or a first request). */
+  readonly loaded: boolean;
 }
 
-export const INITIAL_RUN_PROGRESS: RunProgressState = { events: 0, proposal: null, generatingSince: null, lastType: null };
+export const INITIAL_RUN_PROGRESS: RunProgressState = { events: 0, proposal: null, generatingSince: null, lastType: null, loaded: false };
 
 export interface GenerationFigures {
   readonly proposal: number;
@@ -37,7 +40,7 @@ export function foldAuditLine(state: RunProgressState, line: string, observedAtM
   const e = event as Record<string, unknown>;
   const type = typeof e["type"] === "string" ? e["type"] : "event";
   const proposal = typeof e["proposal"] === "number" ? e["proposal"] : state.proposal;
-  const next = { events: state.events + 1, proposal, generatingSince: state.generatingSince, lastType: type };
+  const next = { events: state.events + 1, proposal, generatingSince: state.generatingSince, lastType: type, loaded: state.loaded || type === "source_load" || type === "request" };
   if (type === "request") return { state: { ...next, generatingSince: observedAtMs }, finished: null };
   if (type !== "generation") return { state: next, finished: null };
   const data = typeof e["data"] === "object" && e["data"] !== null ? (e["data"] as Record<string, unknown>) : {};
@@ -50,9 +53,10 @@ export function foldAuditLine(state: RunProgressState, line: string, observedAtM
 /** The status line: what the run is doing now, with the seconds it has taken so far. */
 export function describeRunProgress(state: RunProgressState, runElapsedMs: number, command = "lab model"): string {
   const seconds = (ms: number): string => `${Math.max(0, ms / 1000).toFixed(0)} s`;
-  if (state.events === 0) return `${command}: verifying, converting and loading the model… ${seconds(runElapsedMs)}`;
+  if (!state.loaded) return `${command}: verifying, converting and loading the model… ${seconds(runElapsedMs)}`;
   if (state.generatingSince !== null) return `${command}: proposal ${String(state.proposal ?? "?")}: generating… ${seconds(runElapsedMs - state.generatingSince)} (run ${seconds(runElapsedMs)})`;
-  return `${command}: proposal ${String(state.proposal ?? "-")}: ${state.lastType ?? "running"} (run ${seconds(runElapsedMs)})`;
+  const what = state.lastType === "source_load" ? "model loaded" : (state.lastType ?? "running");
+  return `${command}: ${state.proposal === null ? "" : `proposal ${state.proposal}: `}${what} (run ${seconds(runElapsedMs)})`;
 }
 
 /** One kept line per generation: tokens and tokens per second. */

@@ -17,6 +17,11 @@ const generation = (proposal: number, tokens: number, ms: number) => JSON.string
 
 test("the status line: loading before any event, then the running generation, then the last event", () => {
   assert.equal(describeRunProgress(INITIAL_RUN_PROGRESS, 11_400), "lab model: verifying, converting and loading the model… 11 s");
+  // The run folder and its first event exist while the model still loads; source_load ends loading.
+  const started = foldAuditLine(INITIAL_RUN_PROGRESS, JSON.stringify({ type: "run_started", proposal: null, data: {} }), 100).state;
+  assert.equal(describeRunProgress(started, 5_000), "lab model: verifying, converting and loading the model… 5 s");
+  const loaded = foldAuditLine(started, JSON.stringify({ type: "source_load", proposal: null, data: { ok: true } }), 11_000).state;
+  assert.equal(describeRunProgress(loaded, 11_500), "lab model: model loaded (run 12 s)");
   const generating = foldAuditLine(INITIAL_RUN_PROGRESS, request(2), 12_000);
   assert.equal(generating.finished, null);
   assert.equal(describeRunProgress(generating.state, 20_000), "lab model: proposal 2: generating… 8 s (run 20 s)");
