@@ -23,7 +23,8 @@ export function statusLine(options: StatusLineOptions = {}): StatusLine {
   const active = stream.isTTY === true && options.json !== true;
   let last = Number.NEGATIVE_INFINITY;
   let shown = false;
-  const columns = (): number => Math.max(20, (stream.columns ?? 80) - 1);
+  // A terminal that reports no width (0, as under `script`) is taken as 80 columns.
+  const columns = (): number => Math.max(20, (stream.columns || 80) - 1);
   return {
     update(text) {
       if (!active) return;

@@ -101,10 +101,14 @@ export function watchRunProgress(runDirectory: string, options: StatusLineOption
   };
   const timer = setInterval(poll, options.pollMs ?? 500);
   timer.unref();
+  let stopped = false;
   return {
     poll,
     stop() {
       clearInterval(timer);
+      // The last generation's line too, when the run ended between two polls.
+      if (!stopped) poll();
+      stopped = true;
       line.done();
     },
   };
