@@ -37,3 +37,11 @@ test("megabytes: one decimal, SI megabytes", () => {
   assert.equal(megabytes(0), "0.0 MB");
   assert.equal(megabytes(1_250_000), "1.3 MB");
 });
+
+test("a terminal that reports no width (0, as under script(1)) is taken as 80 columns", () => {
+  const { stream, written } = fakeStream(true, 0);
+  const line = statusLine({ stream, intervalMs: 0, now: () => 0 });
+  const text = "x".repeat(100);
+  line.update(text);
+  assert.deepEqual(written, [`\r\x1b[2K${"x".repeat(79)}`]);
+});
