@@ -29,6 +29,7 @@ function checkRow(root: string, value: JsonObject): CheckRowView {
     expected: text(value.expected),
     observed: text(value.observed),
     unchanged: text(value.unchanged),
+    stopReason: value.stopReason === null || value.stopReason === undefined ? "none" : text(value.stopReason),
     passed: value.passed === true,
     problems: Array.isArray(value.problems) ? value.problems.map(text) : [],
     runDirectoryName: name,

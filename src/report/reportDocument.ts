@@ -84,6 +84,8 @@ export interface CheckRowView {
   readonly expected: string;
   readonly observed: string;
   readonly unchanged: string;
+  /** The check run's own stop reason as checks.json records it; "none" where the check made no run. */
+  readonly stopReason: string;
   readonly passed: boolean;
   readonly problems: readonly string[];
   readonly runDirectoryName: string | null;

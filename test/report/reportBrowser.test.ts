@@ -142,6 +142,8 @@ test("checks report: failures first with expected and observed codes, a filter, 
   assert.equal(await first.locator(".observed").textContent(), "proposal_too_large");
   const unknown = page.locator("#checks-table tr.check", { hasText: "unknown action" });
   assert.equal(await unknown.locator(".observed").textContent(), "unknown_action");
+  // Each row shows its own run's stop reason (script_exhausted: the scripted check ran out of proposals).
+  assert.equal(await unknown.locator(".stop-reason").textContent(), "script_exhausted");
   // The failed check's own run: its 2,049-byte proposal is cut at 2,000 characters until "show all".
   await page.locator("#checks-table tr.check-run.failed summary").first().click();
   const nested = page.locator("#checks-table tr.check-run.failed details.proposal").first();

@@ -205,6 +205,10 @@ test("a checks run: failures first, codes kept, each check's own run summarised"
   assert.equal(unknownAction?.run?.proposals[0]?.status, "invalid");
   assert.equal(unknownAction?.run?.proposals[0]?.code, "unknown_action");
   assert.equal(unknownAction?.run?.manifest, null, "nested runs leave the manifest to their own report");
+  // Each row shows its own run's stop reason, read from that run's final.json by the check runner.
+  const unknownActionFinal = JSON.parse(readFileSync(join(checksRoot, unknownAction?.runDirectoryName ?? "missing", "final.json"), "utf8")) as { stop_reason: string };
+  assert.equal(unknownAction?.stopReason, unknownActionFinal.stop_reason);
+  assert.equal(report.checks.find((row) => row.runDirectoryName === null)?.stopReason, "none");
   assert.ok(report.problems.length === 0);
   const passing = checks(await checksRun(scratchRoot("checks-ok"), 2, false));
   assert.equal(passing.verdict.headline, "ALL 3 CHECKS PASSED");

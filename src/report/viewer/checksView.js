@@ -14,6 +14,7 @@ tca.checksView = function checksView(checks) {
       tca.el("td", { class: "mono expected" }, check.expected),
       tca.el("td", { class: "mono observed" }, check.observed),
       tca.el("td", null, check.unchanged),
+      tca.el("td", { class: "mono stop-reason" }, check.stopReason),
       tca.el("td", null, tca.el("span", { class: "badge " + (check.passed ? "pass" : "fail") }, check.passed ? "pass" : "FAIL")),
       tca.el("td", null, check.problems.length === 0 ? "" : tca.el("ul", null, check.problems.map((p) => tca.el("li", null, p)))),
     );
@@ -22,7 +23,7 @@ tca.checksView = function checksView(checks) {
       const detailRow = tca.el(
         "tr",
         { class: "check-run " + (check.passed ? "passed" : "failed") },
-        tca.el("td", { colspan: 7 }, tca.lazyDetails(null, "run " + tca.text(check.runDirectoryName) + ": " + check.run.proposals.length + " proposal(s), " + check.run.verdict.headline.toLowerCase(), () => tca.compactLabView(check.run, "check-" + check.id + "-"), false)),
+        tca.el("td", { colspan: 8 }, tca.lazyDetails(null, "run " + tca.text(check.runDirectoryName) + ": " + check.run.proposals.length + " proposal(s), " + check.run.verdict.headline.toLowerCase(), () => tca.compactLabView(check.run, "check-" + check.id + "-"), false)),
       );
       rows.push(detailRow);
     }
@@ -38,6 +39,6 @@ tca.checksView = function checksView(checks) {
     tca.problemsBox(checks.problems),
     tca.el("p", null, String(checks.passed), " passed, ", String(checks.failed), " failed, ", String(checks.total), " in all."),
     tca.el("div", { class: "controls" }, tca.el("label", null, onlyFailed, " show only failed checks")),
-    tca.table(["check", "description", "expected", "observed", "unchanged", "result", "problems"], rows, { id: "checks-table" }),
+    tca.table(["check", "description", "expected", "observed", "unchanged", "run's stop", "result", "problems"], rows, { id: "checks-table" }),
   ];
 };
