@@ -193,6 +193,22 @@ export function readTextUnder(root: string, relativePath: string, maxBytes: numb
   return bytes.ok ? decodeUtf8Strict(bytes.value, relativePath) : bytes;
 }
 
+/**
+ * One small JSON object file under a folder (a run, a checks root, a model directory), read with
+ * the same refusals as readTextUnder: null when it is absent, a link, a FIFO, too large, not
+ * UTF-8, not JSON or not an object. For summaries that treat an unreadable file as "no evidence".
+ */
+export function readJsonObjectUnder(root: string, relativePath: string, maxBytes: number): Record<string, unknown> | null {
+  const text = readTextUnder(root, relativePath, maxBytes);
+  if (!text.ok) return null;
+  try {
+    const parsed: unknown = JSON.parse(text.value);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 export type EntryKind = "file" | "directory" | "symlink" | "other";
 
 /** What is at `relativePath` under `root` (no component followed), or an error (not_found, ...). */

@@ -2,8 +2,7 @@
 // records whether a verified scripted baseline and a fully passing checks run exist for THIS
 // harness version (the aggregate hash of src/, bin/ and the package files), read from their
 // evidence. It records; it does not decide for the learner (submission.md cites the record).
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readJsonObjectUnder } from "../core/safeRead.ts";
 import { harnessHashes } from "../evidence/runtimeIdentity.ts";
 
 export interface EvidenceCheck {
@@ -22,14 +21,11 @@ export interface HarnessVerification {
   readonly verified_before_loading: boolean;
 }
 
-function readObject(path: string): Record<string, unknown> | null {
-  try {
-    if (!existsSync(path)) return null;
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+/** Evidence summaries are small; anything larger is not one of ours. */
+const EVIDENCE_SUMMARY_MAX_BYTES = 4 * 1024 * 1024;
+
+function readObject(directory: string, name: string): Record<string, unknown> | null {
+  return readJsonObjectUnder(directory, name, EVIDENCE_SUMMARY_MAX_BYTES);
 }
 
 function field(value: unknown, key: string): unknown {
@@ -38,8 +34,8 @@ function field(value: unknown, key: string): unknown {
 
 export function checkBaselineEvidence(directory: string | null, current: string): EvidenceCheck {
   if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
-  const manifest = readObject(join(directory, "manifest.json"));
-  const final = readObject(join(directory, "final.json"));
+  const manifest = readObject(directory, "manifest.json");
+  const final = readObject(directory, "final.json");
   if (manifest === null || final === null) return { directory, status: "unreadable", harness_sha256: null };
   const harness = field(manifest["harness"], "aggregate_sha256");
   const sha = typeof harness === "string" ? harness : null;
@@ -50,7 +46,7 @@ export function checkBaselineEvidence(directory: string | null, current: string)
 
 export function checkChecksEvidence(directory: string | null, current: string): EvidenceCheck {
   if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
-  const report = readObject(join(directory, "checks.json"));
+  const report = readObject(directory, "checks.json");
   if (report === null || report["schema"] !== "tca.checks/1") return { directory, status: "unreadable", harness_sha256: null };
   const sha = typeof report["harness_sha256"] === "string" ? report["harness_sha256"] : null;
   const watch = report["process_watch"];

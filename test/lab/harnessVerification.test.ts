@@ -2,7 +2,8 @@
 // the checks it was given, for this harness version (never assumed from their presence).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkBaselineEvidence, checkChecksEvidence, verifyHarnessEvidence } from "../../src/lab/harnessVerification.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
@@ -56,4 +57,18 @@ test("missing, failing, other-version, wrong-kind or process-starting evidence i
   assert.equal(checkChecksEvidence(checksDir("c-unversioned", { ...base, harness_sha256: undefined }), current).status, "other_harness_version");
   const partial = verifyHarnessEvidence(good.value.runDirectory, null);
   assert.equal(partial.verified_before_loading, false);
+});
+
+test("a checks.json that is a FIFO or a link to a passing report is refused at once, never read", () => {
+  const passing = checksDir("checks-real", { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: [] });
+  assert.equal(checkChecksEvidence(passing, current).status, "verified", "control: the real report is verified");
+  const linked = join(root, "checks-linked");
+  mkdirSync(linked);
+  symlinkSync(join(passing, "checks.json"), join(linked, "checks.json"));
+  assert.equal(checkChecksEvidence(linked, current).status, "unreadable");
+  const fifo = join(root, "checks-fifo");
+  mkdirSync(fifo);
+  execFileSync("mkfifo", [join(fifo, "checks.json")]);
+  // A blocking open would hang this test (and the trial) forever; the refusal is immediate.
+  assert.equal(checkChecksEvidence(fifo, current).status, "unreadable");
 });

@@ -2,8 +2,9 @@
 // trials (the first is the trial, the rest extensions, Part 10), the download manifest's consent,
 // and the disk the model folder and its derived GGUF cache occupy. Read-only; never follows a
 // symbolic link while measuring.
-import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { readJsonObjectUnder } from "../../core/safeRead.ts";
 import { cacheDirectoryFor } from "../../model/gguf/derivedCache.ts";
 import { ledgerPath, ledgerTrialWindows, type AcquisitionLedger } from "../../model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME } from "../../model/artifacts/manifest.ts";
@@ -35,14 +36,11 @@ export interface DiskUse {
 
 export type TrialListErrorCode = "ledger_unreadable" | "trial_runs_incomplete" | "trial_not_in_ledger" | "wrong_run_kind";
 
-function readJsonObject(path: string): Record<string, unknown> | null {
-  try {
-    if (!existsSync(path)) return null;
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+/** A model directory's manifest and ledger are small; anything larger is not one of ours. */
+const MODEL_RECORD_MAX_BYTES = 4 * 1024 * 1024;
+
+function readJsonObject(directory: string, name: string): Record<string, unknown> | null {
+  return readJsonObjectUnder(directory, name, MODEL_RECORD_MAX_BYTES);
 }
 
 export function modelDirectoryOf(run: RunEvidence): string | null {
@@ -57,7 +55,7 @@ export function modelDirectoryOf(run: RunEvidence): string | null {
  */
 export function listLedgerTrials(trial: RunEvidence, extensions: readonly RunEvidence[]): Result<TrialEntry[], TrialListErrorCode> {
   const modelDirectory = modelDirectoryOf(trial);
-  const ledger = modelDirectory === null ? null : (readJsonObject(ledgerPath(modelDirectory)) as AcquisitionLedger | null);
+  const ledger = modelDirectory === null ? null : (readJsonObject(modelDirectory, basename(ledgerPath(modelDirectory))) as AcquisitionLedger | null);
   if (ledger === null || !Array.isArray(ledger.windows)) {
     return err("ledger_unreadable", "the model run's acquisition ledger cannot be read, so its list of trials cannot be shown");
   }
@@ -98,7 +96,7 @@ export function listLedgerTrials(trial: RunEvidence, extensions: readonly RunEvi
 
 /** The consent recorded in the download manifest (form and time), or null when there is none. */
 export function acquisitionConsent(modelDirectory: string): AcquisitionConsent | null {
-  const manifest = readJsonObject(join(modelDirectory, MANIFEST_FILE_NAME));
+  const manifest = readJsonObject(modelDirectory, MANIFEST_FILE_NAME);
   const consent = record(manifest?.["consent"]);
   if (typeof consent["form"] !== "string" || typeof consent["given_at"] !== "string") return null;
   return { form: consent["form"], givenAt: consent["given_at"], prompt: typeof consent["prompt"] === "string" ? consent["prompt"] : "" };
