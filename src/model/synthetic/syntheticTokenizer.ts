@@ -4,6 +4,7 @@
 // checkpoints written with any seed share the same tokenizer bytes.
 import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, SYSTEM_INSTRUCTION, TASK_TXT } from "../../spec/constants.ts";
 import { bytesToUnicode } from "./byteLevel.ts";
+import { qwen2TokenizerConfig } from "../tokenizer/qwen2TokenizerConfig.ts";
 
 export const SPECIAL_TOKENS = [
   { id: 151643, content: "<|endoftext|>" },
@@ -140,22 +141,7 @@ export function buildSyntheticTokenizer(): SyntheticTokenizerFiles {
   for (const t of addedTokens) {
     addedDecoder[String(t.id)] = { content: t.content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
   }
-  const config = {
-    add_bos_token: false,
-    add_prefix_space: false,
-    added_tokens_decoder: addedDecoder,
-    additional_special_tokens: ["<|im_start|>", "<|im_end|>"],
-    bos_token: null,
-    chat_template: SYNTHETIC_CHAT_TEMPLATE,
-    clean_up_tokenization_spaces: false,
-    eos_token: "<|im_end|>",
-    errors: "replace",
-    model_max_length: 32768,
-    pad_token: "<|endoftext|>",
-    split_special_tokens: false,
-    tokenizer_class: "Qwen2Tokenizer",
-    unk_token: null,
-  };
+  const config = qwen2TokenizerConfig({ addedTokensDecoder: addedDecoder, additionalSpecialTokens: ["<|im_start|>", "<|im_end|>"], chatTemplate: SYNTHETIC_CHAT_TEMPLATE });
   return {
     tokenizerJson: JSON.stringify(tokenizer, null, 2) + "\n",
     tokenizerConfigJson: JSON.stringify(config, null, 2) + "\n",

