@@ -16,6 +16,32 @@ import { sha256Hex } from "../core/digest.ts";
 
 export type { CheckRow } from "./checkRow.ts";
 
+interface CheckIdentity {
+  readonly id: string;
+  readonly description: string;
+  readonly expected: string;
+}
+
+/** The row of a check whose run could not even start: nothing observed, nothing to compare. */
+function failedToRunRow(check: CheckIdentity, code: string, message: string): CheckRow {
+  return { id: check.id, description: check.description, expected: check.expected, observed: code, unchanged: "n/a", passed: false, problems: [message], runDirectory: null, stopReason: null };
+}
+
+/** The row of a check that ran: it passes only with the expected code, unchanged state and no problem. */
+function ranCheckRow(check: CheckIdentity, observed: string | null, unchanged: boolean, problems: readonly string[], run: LabRunResult): CheckRow {
+  return {
+    id: check.id,
+    description: check.description,
+    expected: check.expected,
+    observed,
+    unchanged: unchanged ? "yes" : "no",
+    passed: observed === check.expected && unchanged && problems.length === 0,
+    problems,
+    runDirectory: run.runDirectory,
+    stopReason: run.final.stop_reason,
+  };
+}
+
 interface StateCapture {
   readonly version: number;
   readonly recordedSha256: string;
@@ -77,7 +103,7 @@ export async function runNegativeCheck(check: NegativeCheck, root: string): Prom
     },
   });
   if (!result.ok) {
-    return { id: check.id, description: check.description, expected: check.expected, observed: result.error, unchanged: "n/a", passed: false, problems: [result.message], runDirectory: null, stopReason: null };
+    return failedToRunRow(check, result.error, result.message);
   }
   const observed = observe(plan.observe, result.value, check.deniedProposal);
   const problems = [...(plan.verify?.(result.value) ?? [])];
@@ -86,17 +112,7 @@ export async function runNegativeCheck(check: NegativeCheck, root: string): Prom
   if (before !== null && after !== null && !sameBackups(before, after, plan.preparedBackupAllowed === true)) {
     problems.push("backups changed across the denied proposal");
   }
-  return {
-    id: check.id,
-    description: check.description,
-    expected: check.expected,
-    observed,
-    unchanged: unchanged ? "yes" : "no",
-    passed: observed === check.expected && unchanged && problems.length === 0,
-    problems,
-    runDirectory: result.value.runDirectory,
-    stopReason: result.value.final.stop_reason,
-  };
+  return ranCheckRow(check, observed, unchanged, problems, result.value);
 }
 
 function sameSource(a: StateCapture, b: StateCapture): boolean {
@@ -158,7 +174,7 @@ export async function runSourceValidatorCheck(check: (typeof SOURCE_VALIDATOR_CH
     },
   });
   if (!result.ok) {
-    return { id: check.id, description, expected: check.expected, observed: result.error, unchanged: "n/a", passed: false, problems: [result.message], runDirectory: null, stopReason: null };
+    return failedToRunRow({ ...check, description }, result.error, result.message);
   }
   const bytes = seen.onDisk;
   const verdict = bytes === null ? null : parseToyMathSource(bytes);
@@ -170,17 +186,7 @@ export async function runSourceValidatorCheck(check: (typeof SOURCE_VALIDATOR_CH
   const lastError = result.value.loop.log.at(-1)?.observation["error"];
   if (lastError !== "workspace_conflict") problems.push(`the read of the changed file was not refused as workspace_conflict (${String(lastError)})`);
   if (result.value.final.verified_success) problems.push("verified_success must be false");
-  return {
-    id: check.id,
-    description,
-    expected: check.expected,
-    observed,
-    unchanged: unchanged ? "yes" : "no",
-    passed: observed === check.expected && unchanged && problems.length === 0,
-    problems,
-    runDirectory: result.value.runDirectory,
-    stopReason: result.value.final.stop_reason,
-  };
+  return ranCheckRow({ ...check, description }, observed, unchanged, problems, result.value);
 }
 
 export async function runAllChecks(root: string): Promise<CheckRow[]> {
