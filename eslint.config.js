@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", ".cache/**", "test-output/**"] },
+  { ignores: ["node_modules/**", "dist/**", ".cache/**", "test-output/**", "lib/**", ".lib-build-*/**", ".lib-old-*/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// The `tca` command. The project runs its TypeScript sources through tsx (a runtime
-// dependency), so this file works right after `npm install` with no build step.
+// The `tca` command. It runs the compiled lib/ when that build is fresh, else the TypeScript
+// sources through tsx (a runtime dependency), so it works with or without a build step.
 // `tca --help` and `tca --version` are answered here, from package.json and the plain-data
 // group table, without loading tsx (which is most of the start-up time); the same table builds
 // the same help in src/cli/main.ts, and a test compares the two outputs.
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
 if (only === "--help" || only === "-h" || only === "--version" || only === "-V") {
   const readJson = (relative) => JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8"));
+  if (process.env.TCA_STARTUP_TRACE === "1") process.stderr.write("tca: start-up: bin/tca.js alone\n");
   const { version } = readJson("../package.json");
   if (only === "--version" || only === "-V") {
     process.stdout.write(`${version}\n`);
@@ -21,8 +23,24 @@ if (only === "--help" || only === "-h" || only === "--version" || only === "-V")
     program.outputHelp();
   }
 } else {
-  const { register } = await import("tsx/esm/api");
-  register();
-  const { main } = await import("../src/cli/main.ts");
-  process.exitCode = await main(argv);
+  // Every other command runs lib/ (src compiled to JavaScript by `npm run prepare`) when that
+  // build is present and matches src/ byte for byte, else src/ through tsx exactly as without a
+  // build: a fresh clone before prepare, an install without esbuild, and a developer who edits
+  // src/ without rebuilding all get correct (only slower) runs, never stale code.
+  // TCA_NO_COMPILED=1 forces src/ through tsx; TCA_STARTUP_TRACE=1 says on stderr which ran and why.
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const { compiledBuildStatus } = await import("./compiledBuild.js");
+  const build = process.env.TCA_NO_COMPILED === "1" ? { fresh: false, reason: "TCA_NO_COMPILED=1" } : compiledBuildStatus(root);
+  if (process.env.TCA_STARTUP_TRACE === "1") {
+    process.stderr.write(build.fresh ? "tca: start-up: compiled lib/\n" : `tca: start-up: src/ through tsx (${build.reason})\n`);
+  }
+  if (build.fresh) {
+    const { main } = await import("../lib/cli/main.js");
+    process.exitCode = await main(argv);
+  } else {
+    const { register } = await import("tsx/esm/api");
+    register();
+    const { main } = await import("../src/cli/main.ts");
+    process.exitCode = await main(argv);
+  }
 }

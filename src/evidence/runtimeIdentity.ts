@@ -1,5 +1,6 @@
-// What ran: the Node runtime, the OS and CPU, and hashes of the shipped harness files, so a run
-// can be tied to the exact code that produced it.
+// What ran: the Node runtime, the OS and CPU, hashes of the shipped harness files, and whether
+// the process runs src/ through tsx or the compiled lib/ (with proof that lib/ is a build of
+// exactly these sources), so a run can be tied to the exact code that produced it.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { arch, cpus, platform, release, totalmem, type } from "node:os";
@@ -21,6 +22,7 @@ export function runtimeIdentity(): Record<string, unknown> {
     cpu_model: cpuList[0]?.model ?? "unknown",
     cpu_count: cpuList.length,
     total_memory_bytes: totalmem(),
+    code: runningCode(),
   };
 }
 
@@ -32,19 +34,25 @@ export interface HarnessHashes {
 
 let cached: HarnessHashes | null = null;
 
+/** root-relative path → sha256 of every plain file under root/directory (links and special files skipped). */
+function hashDirectory(root: string, directory: string, files: Record<string, string> = {}): Record<string, string> {
+  const visit = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) files[relative(root, path)] = sha256Hex(readFileSync(path));
+    }
+  };
+  visit(join(root, directory));
+  return files;
+}
+
 /** Hashes src/**, bin/**, package.json and package-lock.json (the code that decides). */
 export function harnessHashes(): HarnessHashes {
   if (cached) return cached;
   const files: Record<string, string> = {};
-  const visit = (directory: string): void => {
-    for (const entry of readdirSync(directory, { withFileTypes: true })) {
-      const path = join(directory, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) files[relative(PACKAGE_ROOT, path)] = sha256Hex(readFileSync(path));
-    }
-  };
-  visit(join(PACKAGE_ROOT, "src"));
-  visit(join(PACKAGE_ROOT, "bin"));
+  hashDirectory(PACKAGE_ROOT, "src", files);
+  hashDirectory(PACKAGE_ROOT, "bin", files);
   for (const name of ["package.json", "package-lock.json"]) files[name] = sha256Hex(readFileSync(join(PACKAGE_ROOT, name)));
   const names = Object.keys(files).sort();
   const aggregate = createHash("sha256");
@@ -56,3 +64,69 @@ export function harnessHashes(): HarnessHashes {
   return hashes;
 }
 
+
+/**
+ * Which code this process runs. "compiled": this module is lib/evidence/runtimeIdentity.js, built
+ * by scripts/compile.mjs; sources_match says its build stamp's source hashes equal src/ now (the
+ * harness hashes above stay those of src/, the truth), outputs_match that lib/ holds exactly the
+ * files that build wrote. bin/tca.js only starts lib/ when the sources match; the runtime lock
+ * still refuses a trial on compiled code unless both hold, since the evidence names src/.
+ */
+export type RunningCode =
+  | { readonly mode: "source_via_tsx" }
+  | {
+      readonly mode: "compiled";
+      readonly build_stamp_sha256: string | null;
+      readonly compiler: unknown;
+      readonly sources_match: boolean;
+      readonly outputs_match: boolean;
+    };
+
+const BUILD_STAMP = "lib/.build-stamp.json";
+let runningCached: RunningCode | null = null;
+
+/** `moduleUrl` and `root` are this module's own location and checkout; tests point them at a copy. */
+export function runningCode(moduleUrl: string = import.meta.url, root: string = PACKAGE_ROOT): RunningCode {
+  const isDefault = moduleUrl === import.meta.url && root === PACKAGE_ROOT;
+  if (isDefault && runningCached) return runningCached;
+  let code: RunningCode;
+  if (!moduleUrl.endsWith(".js")) {
+    code = { mode: "source_via_tsx" };
+  } else {
+    code = compiledCode(root);
+  }
+  if (isDefault) runningCached = code;
+  return code;
+}
+
+function compiledCode(root: string): RunningCode {
+  let stampBytes: Buffer;
+  try {
+    stampBytes = readFileSync(join(root, BUILD_STAMP));
+  } catch {
+    return { mode: "compiled", build_stamp_sha256: null, compiler: null, sources_match: false, outputs_match: false };
+  }
+  let stamp: { readonly compiler?: unknown; readonly sources?: unknown; readonly outputs?: unknown } = {};
+  try {
+    const parsed: unknown = JSON.parse(stampBytes.toString("utf8"));
+    if (parsed !== null && typeof parsed === "object") stamp = parsed;
+  } catch {
+    // an unparsable stamp proves nothing: both matches stay false
+  }
+  const outputs = hashDirectory(root, "lib");
+  delete outputs[BUILD_STAMP];
+  return {
+    mode: "compiled",
+    build_stamp_sha256: sha256Hex(stampBytes),
+    compiler: stamp.compiler ?? null,
+    sources_match: sameDigests(stamp.sources, hashDirectory(root, "src")),
+    outputs_match: sameDigests(stamp.outputs, outputs),
+  };
+}
+
+function sameDigests(recorded: unknown, current: Readonly<Record<string, string>>): boolean {
+  if (recorded === null || typeof recorded !== "object") return false;
+  const entries = Object.entries(recorded);
+  if (entries.length !== Object.keys(current).length) return false;
+  return entries.every(([name, digest]) => current[name] === digest);
+}

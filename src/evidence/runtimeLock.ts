@@ -5,7 +5,7 @@
 import { sha256Hex } from "../core/digest.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { runtimeIdentity } from "./runtimeIdentity.ts";
+import { runningCode, runtimeIdentity, type RunningCode } from "./runtimeIdentity.ts";
 import { currentEngineBinarySelection } from "../model/engine/engineBinary.ts";
 
 export interface LockedPackage {
@@ -47,7 +47,7 @@ function readLockPackages(path: string): Record<string, LockfileEntry> {
 
 
 /** Compares package-lock.json with node_modules (and npm's record of what it installed). */
-export function buildRuntimeLock(packageRoot: string, options: { readonly includeDev?: boolean } = {}): RuntimeLock {
+export function buildRuntimeLock(packageRoot: string, options: { readonly includeDev?: boolean; readonly code?: RunningCode } = {}): RuntimeLock {
   const lockfilePath = join(packageRoot, "package-lock.json");
   const locked = readLockPackages(lockfilePath);
   const hiddenPath = join(packageRoot, "node_modules", ".package-lock.json");
@@ -77,10 +77,15 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
   if (nativeEngine === null && locked["node_modules/node-llama-cpp"] !== undefined) {
     mismatches.push(`@node-llama-cpp/${process.platform}-${process.arch}: no prebuilt engine binaries for this platform`);
   }
+  // Compiled code runs only as a build of exactly the sources the harness hashes name (bin/tca.js
+  // checks the sources at start-up; this also checks lib/ itself, once per trial).
+  const code = options.code ?? runningCode();
+  if (code.mode === "compiled" && !code.sources_match) mismatches.push("lib/: compiled from other sources than src/ (npm run prepare rebuilds it)");
+  if (code.mode === "compiled" && !code.outputs_match) mismatches.push("lib/: differs from what its build wrote (npm run prepare rebuilds it)");
   return {
     schema: "tca.runtime-lock/1",
     created_at: new Date().toISOString(),
-    runtime: runtimeIdentity(),
+    runtime: { ...runtimeIdentity(), code },
     lockfile_sha256: sha256Hex(readFileSync(lockfilePath)),
     packages,
     native_engine: nativeEngine,

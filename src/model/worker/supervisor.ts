@@ -25,7 +25,11 @@ import {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const PROJECT_ROOT = path.resolve(here, "../../..");
-export const WORKER_SCRIPT = path.join(here, "modelWorker.ts");
+// This module is lib/…/supervisor.js when bin/tca.js runs the compiled build (checked fresh at
+// start-up): the worker then runs the compiled modelWorker.js with plain node, no tsx.
+const COMPILED = import.meta.url.endsWith(".js");
+export const WORKER_SCRIPT = path.join(here, COMPILED ? "modelWorker.js" : "modelWorker.ts");
+export const WORKER_ARGS: readonly string[] = COMPILED ? [WORKER_SCRIPT] : ["--import", "tsx", WORKER_SCRIPT];
 
 export type SupervisorEvent =
   | { readonly kind: "spawned"; readonly pid: number }
@@ -35,7 +39,7 @@ export type SupervisorEvent =
   | { readonly kind: "worker_exited"; readonly code: number | null; readonly signal: string | null };
 
 export interface SupervisorOptions {
-  /** Command and arguments of the worker; defaults to `node --import tsx <modelWorker.ts>`. */
+  /** Command and arguments of the worker; defaults to node with WORKER_ARGS (tsx for src/, plain node for lib/). */
   readonly command?: string;
   readonly args?: readonly string[];
   readonly cwd?: string;
@@ -109,7 +113,7 @@ export class ModelSupervisor {
   private start(): Result<ChildProcess, "model_error"> {
     if (this.child !== null) return ok(this.child);
     const command = this.options.command ?? process.execPath;
-    const args = this.options.args ?? ["--import", "tsx", WORKER_SCRIPT];
+    const args = this.options.args ?? WORKER_ARGS;
     let child: ChildProcess;
     try {
       child = spawn(command, [...args], {

@@ -1,0 +1,10 @@
+// Types for bin/compiledBuild.js (plain JavaScript, because bin/tca.js loads it before any
+// transpiler), for the TypeScript tests and benches that use it.
+export declare const COMPILED_DIRECTORY: "lib";
+export declare const STAMP_NAME: ".build-stamp.json";
+export declare const STAMP_SCHEMA: "tca.build-stamp/1";
+export declare const COMPILE_SCRIPT: "scripts/compile.mjs";
+export declare function sha256Hex(bytes: string | Uint8Array): string;
+export declare function listFiles(root: string, directory: string): string[];
+export declare function hashSourceTree(root: string): Record<string, string>;
+export declare function compiledBuildStatus(root: string): { readonly fresh: true } | { readonly fresh: false; readonly reason: string };

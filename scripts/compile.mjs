@@ -1,0 +1,108 @@
+// The `prepare` step (npm ci and npm install run it in a checkout): compiles src/**/*.ts into
+// plain ESM JavaScript in lib/, same tree shape, so bin/tca.js starts without a transpiler
+// (tsx's loader alone costs about 0.2 s of every call). Files under src/ that are not
+// TypeScript (the report viewer, the Python grading runners, JSON tables) are copied, so code
+// that reads a file relative to itself finds it in lib/ exactly as in src/; lib/ being a
+// sibling of src/ keeps every "../../…" from import.meta.url pointing at the same root.
+//
+// esbuild does the per-file TypeScript-to-JavaScript transform (types stripped, nothing
+// bundled): every import is left external and a relative "./x.ts" becomes "./x.js" through
+// esbuild's own parser, not a text rewrite. The bytes compiled are the bytes hashed into the
+// build stamp (read once, handed to esbuild), so a file edited during the compile can never
+// be stamped as compiled. The build goes to a scratch folder and is swapped in whole, stamp
+// written last: a tca starting meanwhile finds no fresh build and runs src through tsx.
+//
+// Usage: node scripts/compile.mjs [--root <checkout>]   (tests build a temporary copy)
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { COMPILE_SCRIPT, COMPILED_DIRECTORY, STAMP_NAME, STAMP_SCHEMA, listFiles, sha256Hex } from "../bin/compiledBuild.js";
+
+const started = performance.now();
+const args = process.argv.slice(2);
+const rootFlag = args.indexOf("--root");
+if (args.length !== 0 && !(args.length === 2 && rootFlag === 0)) {
+  process.stderr.write("tca compile: usage_error: usage: node scripts/compile.mjs [--root <checkout>]\n");
+  process.exit(2);
+}
+const root = rootFlag === 0 ? resolve(args[1]) : fileURLToPath(new URL("..", import.meta.url));
+
+let esbuild;
+try {
+  esbuild = await import("esbuild");
+} catch {
+  // Not an error: bin/tca.js runs src through tsx when there is no build.
+  process.stdout.write("tca compile: esbuild is not installed; skipped (tca runs src/ through tsx)\n");
+  process.exit(0);
+}
+
+const sources = new Map(listFiles(root, "src").map((path) => [path, readFileSync(join(root, path))]));
+const typescript = [...sources.keys()].filter((path) => path.endsWith(".ts") && !path.endsWith(".d.ts"));
+const copied = [...sources.keys()].filter((path) => !typescript.includes(path) && !path.endsWith(".d.ts"));
+
+/** Reads nothing from disk (the hashed bytes are the compiled bytes) and bundles nothing. */
+const stampedSourcesOnly = {
+  name: "stamped-sources-only",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (resolving) => {
+      if (resolving.kind === "entry-point") return { path: resolve(resolving.path), namespace: "file" };
+      const relativeTs = /^\.\.?\//.test(resolving.path) && resolving.path.endsWith(".ts");
+      return { path: relativeTs ? `${resolving.path.slice(0, -3)}.js` : resolving.path, external: true };
+    });
+    build.onLoad({ filter: /\.ts$/ }, (loading) => {
+      const bytes = sources.get(relative(root, loading.path).split("\\").join("/"));
+      if (bytes === undefined) return { errors: [{ text: `not a stamped source: ${loading.path}` }] };
+      return { contents: bytes, loader: "ts" };
+    });
+  },
+};
+
+const result = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: typescript.map((path) => join(root, path)),
+  outbase: join(root, "src"),
+  outdir: join(root, COMPILED_DIRECTORY),
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "node",
+  target: "node20.19", // the engines floor: older targets make esbuild drop import attributes (`with { type: "json" }`)
+  charset: "utf8",
+  logLevel: "error",
+  plugins: [stampedSourcesOnly],
+});
+
+const scratch = join(root, `.${COMPILED_DIRECTORY}-build-${process.pid}`);
+rmSync(scratch, { recursive: true, force: true });
+const outputs = {};
+const put = (relativePath, bytes) => {
+  const target = join(scratch, relativePath);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, bytes);
+  outputs[`${COMPILED_DIRECTORY}/${relativePath}`] = sha256Hex(bytes);
+};
+for (const file of result.outputFiles) put(relative(join(root, COMPILED_DIRECTORY), file.path).split("\\").join("/"), file.contents);
+for (const path of copied) put(path.slice("src/".length), sources.get(path));
+
+const stamp = {
+  schema: STAMP_SCHEMA,
+  // The recipe that ran (this file), which bin/tca.js compares with <root>/scripts/compile.mjs.
+  compiler: { script: COMPILE_SCRIPT, script_sha256: sha256Hex(readFileSync(new URL(import.meta.url))), esbuild: esbuild.version },
+  sources: Object.fromEntries([...sources].map(([path, bytes]) => [path, sha256Hex(bytes)])),
+  outputs: Object.fromEntries(Object.keys(outputs).sort().map((path) => [path, outputs[path]])),
+};
+writeFileSync(join(scratch, STAMP_NAME), `${JSON.stringify(stamp, null, 1)}\n`);
+
+const live = join(root, COMPILED_DIRECTORY);
+const retired = join(root, `.${COMPILED_DIRECTORY}-old-${process.pid}`);
+rmSync(retired, { recursive: true, force: true });
+try {
+  renameSync(live, retired);
+} catch (error) {
+  if (error?.code !== "ENOENT") throw error;
+}
+renameSync(scratch, live);
+rmSync(retired, { recursive: true, force: true });
+
+const seconds = ((performance.now() - started) / 1000).toFixed(2);
+process.stdout.write(`tca compile: ${typescript.length} modules compiled and ${copied.length} files copied into ${COMPILED_DIRECTORY}/ in ${seconds} s\n`);

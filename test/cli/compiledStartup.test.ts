@@ -1,0 +1,183 @@
+// Start-up through the compiled lib/ (scripts/compile.mjs, the `prepare` step): bin/tca.js runs it
+// only while it is a build of exactly the current src/ and compile script, and its answers are
+// the same as src/ through tsx. Everything runs in a compiled temporary copy of the checkout.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { listFiles, STAMP_NAME } from "../../bin/compiledBuild.js";
+import { BIN_ALONE_TRACE, COMPILED_TRACE, compileCheckout, copyCheckout, REPO_ROOT, removeCheckout, runNode, runTca, tsxTrace } from "../support/compiledCheckout.ts";
+
+let root = "";
+before(() => {
+  root = copyCheckout();
+  const compiled = compileCheckout(root);
+  assert.equal(compiled.code, 0, compiled.stderr);
+  assert.match(compiled.stdout, /^tca compile: \d+ modules compiled and \d+ files copied into lib\/ in \d+\.\d\d s\n$/);
+});
+after(() => removeCheckout(root));
+
+const EXPR_OK = ["expr", "eval", "--function", "total", "--expr", "unit * qty + fee", "--args", "2,3,1"];
+const EXPR_ERROR = ["expr", "eval", "--function", "total", "--expr", "unit +", "--args", "2,3,1"];
+
+/** Runs the same command through the build and through tsx; both must agree and each must have taken its path. */
+async function bothPaths(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [compiled, source] = await Promise.all([runTca(root, args), runTca(root, args, { TCA_NO_COMPILED: "1" })]);
+  assert.ok(compiled.stderr.startsWith(COMPILED_TRACE), compiled.stderr);
+  assert.ok(source.stderr.startsWith(tsxTrace("TCA_NO_COMPILED=1")), source.stderr);
+  assert.equal(compiled.code, source.code);
+  assert.equal(compiled.stdout, source.stdout);
+  assert.equal(compiled.stderr.slice(COMPILED_TRACE.length), source.stderr.slice(tsxTrace("TCA_NO_COMPILED=1").length));
+  return { code: compiled.code, stdout: compiled.stdout, stderr: compiled.stderr.slice(COMPILED_TRACE.length) };
+}
+
+test("the compiled tree mirrors src/: a .js for every .ts, every other file copied byte for byte, no .ts import left", () => {
+  const sources = listFiles(root, "src");
+  const outputs = new Set(listFiles(root, "lib"));
+  assert.ok(sources.length > 100);
+  for (const path of sources) {
+    const twin = `lib/${path.slice("src/".length)}`;
+    if (path.endsWith(".ts")) assert.ok(outputs.has(`${twin.slice(0, -3)}.js`), path);
+    else assert.deepEqual(readFileSync(join(root, twin)), readFileSync(join(root, path)), path);
+  }
+  assert.ok(outputs.has(`lib/${STAMP_NAME}`));
+  assert.ok(outputs.has("lib/report/viewer/main.js") && outputs.has("lib/bench/grading/trusted_runner.py") && outputs.has("lib/cli/commandGroups.json"));
+  // Static, re-exported, side-effect and dynamic imports: any relative specifier ending in .ts.
+  const tsImport = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']*\.ts)["']/;
+  let jsImports = 0;
+  for (const path of outputs) {
+    if (!path.endsWith(".js") || path.startsWith("lib/report/viewer/")) continue;
+    const text = readFileSync(join(root, path), "utf8");
+    assert.doesNotMatch(text, tsImport, path);
+    jsImports += [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)"\.{1,2}\/[^"]*\.js"/g)].length;
+  }
+  assert.ok(jsImports > 300, `${jsImports} relative .js imports`);
+  // JSON modules keep their import attribute (an older esbuild target silently drops it).
+  assert.match(readFileSync(join(root, "lib/cli/main.js"), "utf8"), /from "\.\.\/\.\.\/package\.json" with \{ type: "json" \}/);
+});
+
+test("--help and --version are answered by bin/tca.js alone, with or without a build", async () => {
+  const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+  for (const env of [{ TCA_NO_COMPILED: "" }, { TCA_NO_COMPILED: "1" }]) {
+    assert.deepEqual(await runTca(root, ["--version"], env), { code: 0, stdout: `${version}\n`, stderr: BIN_ALONE_TRACE });
+    const help = await runTca(root, ["--help"], env);
+    assert.deepEqual([help.code, help.stderr], [0, BIN_ALONE_TRACE]);
+    assert.match(help.stdout, /^Usage: tca /);
+  }
+});
+
+test("help and expr --help: the same output and exit code compiled and through tsx", async () => {
+  const help = await runTca(root, ["--help"]);
+  const fullHelp = await bothPaths(["help"]);
+  assert.equal(fullHelp.stdout, help.stdout, "the compiled program prints the help bin/tca.js prints");
+  const exprHelp = await bothPaths(["expr", "--help"]);
+  assert.equal(exprHelp.code, 0);
+  assert.match(exprHelp.stdout, /^Usage: tca expr /);
+});
+
+test("expr eval: the same value, error and exit code compiled and through tsx", async () => {
+  assert.deepEqual(await bothPaths(EXPR_OK), { code: 0, stdout: '{"ok":true,"value":7}\n', stderr: "" });
+  const failed = await bothPaths(EXPR_ERROR);
+  assert.equal(failed.code, 1);
+  assert.equal((JSON.parse(failed.stdout) as { error: string }).error, "syntax_error");
+});
+
+test("error format: a usage error and a refused run directory read the same compiled and through tsx", async () => {
+  const usage = await bothPaths(["expr", "eval", "--bogus"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^tca expr eval: usage_error: unknown option '--bogus'\n/);
+  const refused = await bothPaths(["lab", "baseline", "--run", join(root, "no-such-parent", "run")]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^tca lab baseline: run_parent_invalid: /);
+});
+
+test("an edited src file means src/ through tsx, running the edit; restoring the bytes makes the build fresh again", async () => {
+  const table = join(root, "src/cli/commandGroups.json");
+  const original = readFileSync(table, "utf8");
+  try {
+    writeFileSync(table, original.replace("the restricted integer-expression language", "EDITED AFTER THE BUILD"));
+    const edited = await runTca(root, ["help"]);
+    assert.ok(edited.stderr.startsWith(tsxTrace("src/ changed since the build")), edited.stderr);
+    assert.equal(edited.code, 0);
+    assert.match(edited.stdout, /EDITED AFTER THE BUILD/, "the edit runs, not the stale copy in lib/");
+  } finally {
+    writeFileSync(table, original);
+  }
+  // Same bytes, new mtime: freshness is by content.
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
+});
+
+test("an added or a removed src file means src/ through tsx", async () => {
+  const extra = join(root, "src/core/addedAfterBuild.ts");
+  writeFileSync(extra, "export const added = 1;\n");
+  try {
+    const added = await runTca(root, EXPR_OK);
+    assert.equal(added.stderr, tsxTrace("src/ changed since the build"));
+    assert.equal(added.stdout, '{"ok":true,"value":7}\n');
+  } finally {
+    rmSync(extra);
+  }
+  const unused = join(root, "src/report/viewer/reportViewer.css");
+  renameSync(unused, `${unused}.moved`);
+  try {
+    assert.equal((await runTca(root, EXPR_OK)).stderr, tsxTrace("src/ changed since the build"));
+  } finally {
+    renameSync(`${unused}.moved`, unused);
+  }
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
+});
+
+test("a changed compile script, a missing, unreadable or foreign stamp, or a missing build means src/ through tsx", async () => {
+  const script = join(root, "scripts/compile.mjs");
+  const recipe = readFileSync(script);
+  appendFileSync(script, "// changed\n");
+  try {
+    assert.equal((await runTca(root, EXPR_OK)).stderr, tsxTrace("scripts/compile.mjs changed since the build"));
+  } finally {
+    writeFileSync(script, recipe);
+  }
+  const stamp = join(root, "lib", STAMP_NAME);
+  const stampBytes = readFileSync(stamp);
+  try {
+    const cases: ReadonlyArray<[string | null, string]> = [
+      [null, "no build in lib/ (npm run prepare builds it)"],
+      ["{not json", "no build in lib/ (npm run prepare builds it)"],
+      ['{"schema":"tca.build-stamp/0","sources":{}}', "lib/.build-stamp.json is not a tca.build-stamp/1 stamp"],
+      ["[]", "lib/.build-stamp.json is not a tca.build-stamp/1 stamp"],
+      // A stamp that claims another source tree (here: an empty one).
+      [JSON.stringify({ ...(JSON.parse(stampBytes.toString("utf8")) as object), sources: {} }), "src/ changed since the build"],
+    ];
+    for (const [content, reason] of cases) {
+      if (content === null) rmSync(stamp);
+      else writeFileSync(stamp, content);
+      const run = await runTca(root, EXPR_OK);
+      assert.equal(run.stderr, tsxTrace(reason), String(content));
+      assert.equal(run.stdout, '{"ok":true,"value":7}\n');
+    }
+  } finally {
+    writeFileSync(stamp, stampBytes);
+  }
+  renameSync(join(root, "lib"), join(root, "lib-away"));
+  try {
+    assert.equal((await runTca(root, EXPR_OK)).stderr, tsxTrace("no build in lib/ (npm run prepare builds it)"));
+  } finally {
+    renameSync(join(root, "lib-away"), join(root, "lib"));
+  }
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
+});
+
+test("a rebuild replaces lib/ whole and leaves no scratch folder behind", () => {
+  const marker = join(root, "lib", "leftover-from-an-old-build.js");
+  writeFileSync(marker, "");
+  const rebuilt = compileCheckout(root);
+  assert.equal(rebuilt.code, 0, rebuilt.stderr);
+  assert.equal(existsSync(marker), false);
+  assert.deepEqual(readdirSync(root).filter((name) => name.startsWith(".lib-")), []);
+});
+
+test("the compile script refuses unknown arguments with a usage error and builds nothing", async () => {
+  const refused = await runNode(root, [join(REPO_ROOT, "scripts/compile.mjs"), "--out", root]);
+  assert.equal(refused.code, 2);
+  assert.equal(refused.stderr, "tca compile: usage_error: usage: node scripts/compile.mjs [--root <checkout>]\n");
+  assert.equal(refused.stdout, "");
+});
