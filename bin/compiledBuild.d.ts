@@ -6,5 +6,6 @@ export declare const STAMP_SCHEMA: "tca.build-stamp/1";
 export declare const COMPILE_SCRIPT: "scripts/compile.mjs";
 export declare function sha256Hex(bytes: string | Uint8Array): string;
 export declare function listFiles(root: string, directory: string): string[];
+export declare function hashTree(root: string, directory: string): Record<string, string>;
 export declare function hashSourceTree(root: string): Record<string, string>;
 export declare function compiledBuildStatus(root: string): { readonly fresh: true } | { readonly fresh: false; readonly reason: string };

@@ -69,8 +69,9 @@ export function harnessHashes(): HarnessHashes {
  * Which code this process runs. "compiled": this module is lib/evidence/runtimeIdentity.js, built
  * by scripts/compile.mjs; sources_match says its build stamp's source hashes equal src/ now (the
  * harness hashes above stay those of src/, the truth), outputs_match that lib/ holds exactly the
- * files that build wrote. bin/tca.js only starts lib/ when the sources match; the runtime lock
- * still refuses a trial on compiled code unless both hold, since the evidence names src/.
+ * files that build wrote. bin/tca.js only starts lib/ when both hold (bin/compiledBuild.js); the
+ * runtime lock checks again before a trial, since the evidence names src/ and a long-lived
+ * process may outlive its checkout's state.
  */
 export type RunningCode =
   | { readonly mode: "source_via_tsx" }

@@ -127,6 +127,29 @@ test("an added or a removed src file means src/ through tsx", async () => {
   assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
 });
 
+test("a compiled file edited, added or removed after the build means src/ through tsx", async () => {
+  const lexer = join(root, "lib/expr/lexer.js");
+  const original = readFileSync(lexer);
+  try {
+    appendFileSync(lexer, "\n// edited after the build\n");
+    assert.equal((await runTca(root, EXPR_OK)).stderr, tsxTrace("lib/ changed since the build"));
+    rmSync(lexer);
+    const removed = await runTca(root, EXPR_OK);
+    assert.equal(removed.stderr, tsxTrace("lib/ changed since the build"));
+    assert.equal(removed.stdout, '{"ok":true,"value":7}\n');
+  } finally {
+    writeFileSync(lexer, original);
+  }
+  const planted = join(root, "lib/core/planted.js");
+  writeFileSync(planted, "export {};\n");
+  try {
+    assert.equal((await runTca(root, EXPR_OK)).stderr, tsxTrace("lib/ changed since the build"));
+  } finally {
+    rmSync(planted);
+  }
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
+});
+
 test("a changed compile script, a missing, unreadable or foreign stamp, or a missing build means src/ through tsx", async () => {
   const script = join(root, "scripts/compile.mjs");
   const recipe = readFileSync(script);
@@ -180,4 +203,39 @@ test("the compile script refuses unknown arguments with a usage error and builds
   assert.equal(refused.code, 2);
   assert.equal(refused.stderr, "tca compile: usage_error: usage: node scripts/compile.mjs [--root <checkout>]\n");
   assert.equal(refused.stdout, "");
+});
+
+/** Starts the model worker through the compiled (or the source) supervisor and asks it to load a folder that does not exist. */
+const workerProbe = (from: "lib" | "src"): string => `
+import { ModelSupervisor, WORKER_ARGS } from "./${from}/model/worker/supervisor.${from === "lib" ? "js" : "ts"}";
+import { systemClock } from "./${from}/core/clock.${from === "lib" ? "js" : "ts"}";
+const events = [];
+const supervisor = new ModelSupervisor({ onEvent: (event) => events.push(event.kind) });
+const loaded = await supervisor.load(process.argv[2], systemClock.now() + 60000);
+await supervisor.close();
+process.stdout.write(JSON.stringify({ args: WORKER_ARGS, loaded, events, diagnostics: supervisor.workerDiagnostics }));
+`;
+
+test("the compiled supervisor runs the compiled modelWorker.js with plain node, and it answers as the tsx worker does", async () => {
+  writeFileSync(join(root, "probe-lib-worker.mjs"), workerProbe("lib"));
+  writeFileSync(join(root, "probe-src-worker.mjs"), workerProbe("src"));
+  const missing = join(root, "no-such-model");
+  const [compiled, source] = await Promise.all([
+    runNode(root, ["probe-lib-worker.mjs", missing]),
+    runNode(root, ["--import", "tsx", "probe-src-worker.mjs", missing]),
+  ]);
+  assert.equal(compiled.code, 0, compiled.stderr);
+  assert.equal(source.code, 0, source.stderr);
+  type Probe = { args: string[]; loaded: { ok: boolean; error?: string; message?: string }; events: string[]; diagnostics: string };
+  const fromLib = JSON.parse(compiled.stdout) as Probe;
+  const fromSrc = JSON.parse(source.stdout) as Probe;
+  assert.deepEqual(fromLib.args, [join(root, "lib/model/worker/modelWorker.js")]);
+  assert.deepEqual(fromSrc.args, ["--import", "tsx", join(root, "src/model/worker/modelWorker.ts")]);
+  assert.ok(existsSync(fromLib.args[0] ?? ""));
+  // The worker ran, read the request and refused the folder itself (an error reply, not a crash).
+  assert.equal(fromLib.loaded.ok, false);
+  assert.match(fromLib.loaded.message ?? "", /^loading failed \([a-z_]+\)$/);
+  assert.deepEqual(fromLib.loaded, fromSrc.loaded);
+  assert.deepEqual(fromLib.events, fromSrc.events);
+  assert.doesNotMatch(fromLib.diagnostics, /ERR_|Error/);
 });
