@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listFiles, STAMP_NAME } from "../../bin/compiledBuild.js";
+import { makeTinyCheckpoint } from "../engine/tinyCheckpoint.ts";
 import { BIN_ALONE_TRACE, COMPILED_TRACE, compileCheckout, copyCheckout, REPO_ROOT, removeCheckout, runNode, runTca, tsxTrace } from "../support/compiledCheckout.ts";
 
 let root = "";
@@ -238,4 +239,25 @@ test("the compiled supervisor runs the compiled modelWorker.js with plain node, 
   assert.deepEqual(fromLib.loaded, fromSrc.loaded);
   assert.deepEqual(fromLib.events, fromSrc.events);
   assert.doesNotMatch(fromLib.diagnostics, /ERR_|Error/);
+});
+
+test("tca model generate on a tiny synthetic checkpoint: the compiled program and worker produce the tokens the tsx ones do", async () => {
+  const checkpoint = await makeTinyCheckpoint(21);
+  try {
+    const args = ["model", "generate", "--model-directory", checkpoint.directory, "--system", "be brief", "--user", "hello"];
+    // One after the other: the first run converts the checkpoint, the second reuses it.
+    const source = await runTca(root, args, { TCA_NO_COMPILED: "1" });
+    const compiled = await runTca(root, args);
+    assert.equal(source.code, 0, source.stderr);
+    assert.equal(compiled.code, 0, compiled.stderr);
+    assert.ok(compiled.stderr.startsWith(COMPILED_TRACE), compiled.stderr);
+    type Generated = { outcome: string; input_ids: number[]; raw_output_ids: number[]; text: string; stop_cause: string; label: string };
+    const pick = ({ outcome, input_ids, raw_output_ids, text, stop_cause, label }: Generated) => ({ outcome, input_ids, raw_output_ids, text, stop_cause, label });
+    const fromLib = pick(JSON.parse(compiled.stdout) as Generated);
+    assert.equal(fromLib.outcome, "generated");
+    assert.ok(fromLib.raw_output_ids.length > 0);
+    assert.deepEqual(fromLib, pick(JSON.parse(source.stdout) as Generated));
+  } finally {
+    await checkpoint.cleanup();
+  }
 });
