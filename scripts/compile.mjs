@@ -57,23 +57,34 @@ const stampedSourcesOnly = {
   },
 };
 
-const result = await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: typescript.map((path) => join(root, path)),
-  outbase: join(root, "src"),
-  outdir: join(root, COMPILED_DIRECTORY),
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  target: "node20.19", // the engines floor: older targets make esbuild drop import attributes (`with { type: "json" }`)
-  charset: "utf8",
-  logLevel: "error",
-  plugins: [stampedSourcesOnly],
-});
+let result;
+try {
+  result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: typescript.map((path) => join(root, path)),
+    outbase: join(root, "src"),
+    outdir: join(root, COMPILED_DIRECTORY),
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    target: "node20.19", // the engines floor: older targets make esbuild drop import attributes (`with { type: "json" }`)
+    charset: "utf8",
+    logLevel: "error",
+    plugins: [stampedSourcesOnly],
+  });
+} catch (error) {
+  // esbuild has printed the details; lib/ is left as it was (a stale build is never run).
+  const first = error?.errors?.[0];
+  const where = first?.location ? `${first.location.file}:${first.location.line}: ` : "";
+  process.stderr.write(`tca compile: compile_failed: ${where}${first?.text ?? "esbuild failed"}\n`);
+  process.exit(1);
+}
 
 const scratch = join(root, `.${COMPILED_DIRECTORY}-build-${process.pid}`);
 rmSync(scratch, { recursive: true, force: true });
+// A failure below leaves no scratch folder behind (and lib/ as it was, or absent).
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 const outputs = {};
 const put = (relativePath, bytes) => {
   const target = join(scratch, relativePath);

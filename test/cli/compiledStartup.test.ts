@@ -3,7 +3,7 @@
 // the same as src/ through tsx. Everything runs in a compiled temporary copy of the checkout.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listFiles, STAMP_NAME } from "../../bin/compiledBuild.js";
 import { makeTinyCheckpoint } from "../engine/tinyCheckpoint.ts";
@@ -197,6 +197,40 @@ test("a rebuild replaces lib/ whole and leaves no scratch folder behind", () => 
   assert.equal(rebuilt.code, 0, rebuilt.stderr);
   assert.equal(existsSync(marker), false);
   assert.deepEqual(readdirSync(root).filter((name) => name.startsWith(".lib-")), []);
+});
+
+test("a source esbuild cannot compile: compile_failed naming the file, exit 1, the old build left in place and not run", async () => {
+  const file = join(root, "src/expr/lexer.ts");
+  const original = readFileSync(file);
+  const stamp = readFileSync(join(root, "lib", STAMP_NAME));
+  appendFileSync(file, "\nexport const broken = ;\n");
+  try {
+    const failed = compileCheckout(root);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^tca compile: compile_failed: src\/expr\/lexer\.ts:\d+: /m);
+    assert.deepEqual(readFileSync(join(root, "lib", STAMP_NAME)), stamp);
+    assert.deepEqual(readdirSync(root).filter((name) => name.startsWith(".lib-")), []);
+    assert.equal((await runTca(root, ["--version"])).code, 0);
+    assert.ok((await runTca(root, EXPR_OK)).stderr.startsWith(tsxTrace("src/ changed since the build")));
+  } finally {
+    writeFileSync(file, original);
+  }
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
+});
+
+test("without esbuild installed the compile step skips (exit 0, no lib/) and tca runs src/ through tsx", async () => {
+  const bare = copyCheckout();
+  try {
+    rmSync(join(bare, "node_modules"));
+    const skipped = await runNode(bare, [join(bare, "scripts/compile.mjs")]);
+    assert.deepEqual(skipped, { code: 0, stdout: "tca compile: esbuild is not installed; skipped (tca runs src/ through tsx)\n", stderr: "" });
+    assert.equal(existsSync(join(bare, "lib")), false);
+    symlinkSync(join(REPO_ROOT, "node_modules"), join(bare, "node_modules"));
+    const run = await runTca(bare, EXPR_OK);
+    assert.deepEqual(run, { code: 0, stdout: '{"ok":true,"value":7}\n', stderr: tsxTrace("no build in lib/ (npm run prepare builds it)") });
+  } finally {
+    removeCheckout(bare);
+  }
 });
 
 test("the compile script refuses unknown arguments with a usage error and builds nothing", async () => {
