@@ -2,13 +2,15 @@
 // no hook into the controller or the engine, and shows only what the evidence already records.
 // Until the audit's `source_load` event the model is being verified, converted and loaded (the run
 // folder and its first events exist before the load starts); a `request` event
-// starts a generation; a `generation` event ends it with its token count. Tokens are counted
-// when a generation ends (the engine reports no partial counts), so a running generation shows
-// its elapsed time. Quiet when stderr is not a terminal (src/cli/progress.ts).
+// starts a generation; a `generation` event ends it with its token count. While a generation runs,
+// the worker's progress messages (passed in through `progress()`, never read from or written to
+// the evidence) add tokens so far and tok/s (src/cli/liveGeneration.ts); the kept line per
+// generation still comes from the audit. Quiet when stderr is not a terminal (src/cli/progress.ts).
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { statusLine, type StatusLine, type StatusLineOptions } from "./progress.ts";
+import { describeLiveCounts, foldProgress, type LiveGeneration, type ProgressNotice } from "./liveGeneration.ts";
 
 export interface RunProgressState {
   readonly events: number;
@@ -50,9 +52,17 @@ export function foldAuditLine(state: RunProgressState, line: string, observedAtM
   return { state: { ...next, generatingSince: null }, finished: { proposal: proposal ?? 0, outputTokens, elapsedMs } };
 }
 
-/** The status line: what the run is doing now, with the seconds it has taken so far. */
-export function describeRunProgress(state: RunProgressState, runElapsedMs: number, command = "lab model"): string {
+/**
+ * The status line: what the run is doing now, with the seconds it has taken so far; `live`, the
+ * running generation's progress, adds its tokens so far and tok/s.
+ */
+export function describeRunProgress(state: RunProgressState, runElapsedMs: number, command = "lab model", live: LiveGeneration | null = null): string {
   const seconds = (ms: number): string => `${Math.max(0, ms / 1000).toFixed(0)} s`;
+  if (live !== null) {
+    // The audit's request event may not be read yet: the call's own elapsed time stands in.
+    const since = state.generatingSince !== null && state.proposal === live.proposal ? runElapsedMs - state.generatingSince : live.elapsedMs;
+    return `${command}: proposal ${String(live.proposal ?? "?")}: ${describeLiveCounts(live)}, ${seconds(since)} (run ${seconds(runElapsedMs)})`;
+  }
   if (!state.loaded) return `${command}: verifying, converting and loading the model… ${seconds(runElapsedMs)}`;
   if (state.generatingSince !== null) return `${command}: proposal ${String(state.proposal ?? "?")}: generating… ${seconds(runElapsedMs - state.generatingSince)} (run ${seconds(runElapsedMs)})`;
   const what = state.lastType === "source_load" ? "model loaded" : (state.lastType ?? "running");
@@ -70,6 +80,10 @@ export function describeGeneration(figures: GenerationFigures, command = "lab mo
 export interface RunProgressWatch {
   /** Reads what the audit gained since the last poll and redraws the line (also called by the timer). */
   poll(): void;
+  /** A progress notice from the running generation (LocalModelSource's onGenerationProgress). */
+  progress(notice: ProgressNotice): void;
+  /** Whether anything is shown (false when not a terminal or with --json: no progress needs asking for). */
+  readonly active: boolean;
   stop(): void;
 }
 
@@ -80,11 +94,12 @@ export interface RunProgressWatch {
 export function watchRunProgress(runDirectory: string, options: StatusLineOptions & { pollMs?: number; command?: string } = {}): RunProgressWatch {
   const stream = options.stream ?? process.stderr;
   const quiet = stream.isTTY !== true || options.json === true;
-  if (quiet) return { poll() {}, stop() {} };
+  if (quiet) return { poll() {}, progress() {}, active: false, stop() {} };
   const line: StatusLine = statusLine({ ...options, intervalMs: 0 });
   const now = options.now ?? (() => performance.now());
   const started = now();
   let state = INITIAL_RUN_PROGRESS;
+  let live: LiveGeneration | null = null;
   let offset = 0;
   let pending = "";
   const decoder = new StringDecoder("utf8");
@@ -95,15 +110,25 @@ export function watchRunProgress(runDirectory: string, options: StatusLineOption
     for (const text of lines) {
       const folded = foldAuditLine(state, text, now() - started);
       state = folded.state;
-      if (folded.finished !== null) line.done(describeGeneration(folded.finished, options.command));
+      if (folded.finished !== null) {
+        if (live !== null && live.proposal === folded.finished.proposal) live = null;
+        line.done(describeGeneration(folded.finished, options.command));
+      }
     }
-    line.update(describeRunProgress(state, now() - started, options.command));
+    redraw();
   };
+  const redraw = (): void => line.update(describeRunProgress(state, now() - started, options.command, live));
   const timer = setInterval(poll, options.pollMs ?? 500);
   timer.unref();
   let stopped = false;
   return {
     poll,
+    progress(notice) {
+      if (stopped) return;
+      live = foldProgress(live, notice);
+      redraw();
+    },
+    active: true,
     stop() {
       clearInterval(timer);
       // The last generation's line too, when the run ended between two polls.
@@ -138,22 +163,49 @@ function readNewBytes(path: string, offset: number, decoder: StringDecoder, adva
   }
 }
 
-/** A status line that shows only elapsed time, for one call with no events to read (tca model generate). */
-export function watchElapsed(describe: (elapsedMs: number) => string, options: StatusLineOptions & { pollMs?: number } = {}): { stop(finalLine?: string): void } {
+export interface ElapsedWatch {
+  /** A progress notice from the one call: the line shows its tokens so far. */
+  progress(notice: ProgressNotice): void;
+  readonly active: boolean;
+  stop(finalLine?: string): void;
+}
+
+/**
+ * A status line for one call with no events to read (tca model generate): elapsed time, and the
+ * call's tokens so far once progress notices arrive (`describe` gets the folded progress).
+ */
+export function watchElapsed(describe: (elapsedMs: number, live: LiveGeneration | null) => string, options: StatusLineOptions & { pollMs?: number } = {}): ElapsedWatch {
   const stream = options.stream ?? process.stderr;
-  if (stream.isTTY !== true || options.json === true) return { stop() {} };
+  if (stream.isTTY !== true || options.json === true) return { progress() {}, active: false, stop() {} };
   const line = statusLine({ ...options, intervalMs: 0 });
   const now = options.now ?? (() => performance.now());
   const started = now();
-  line.update(describe(0));
-  const timer = setInterval(() => line.update(describe(now() - started)), options.pollMs ?? 500);
+  let live: LiveGeneration | null = null;
+  let stopped = false;
+  const redraw = (): void => line.update(describe(now() - started, live));
+  redraw();
+  const timer = setInterval(redraw, options.pollMs ?? 500);
   timer.unref();
   return {
+    progress(notice) {
+      if (stopped) return;
+      live = foldProgress(live, notice);
+      redraw();
+    },
+    active: true,
     stop(finalLine) {
       clearInterval(timer);
+      stopped = true;
       line.done(finalLine);
     },
   };
+}
+
+/** The status line of `tca model generate`: loading, then the call's tokens so far and tok/s. */
+export function describeGenerateProgress(elapsedMs: number, loaded: boolean, live: LiveGeneration | null): string {
+  const seconds = (ms: number): string => `${Math.max(0, ms / 1000).toFixed(0)} s`;
+  if (live !== null) return `model generate: ${describeLiveCounts(live)}, ${seconds(live.elapsedMs)} (total ${seconds(elapsedMs)})`;
+  return loaded ? `model generate: generating… ${seconds(elapsedMs)}` : `model generate: verifying and loading the model… ${seconds(elapsedMs)}`;
 }
 
 /** The kept line after `tca model generate`: load time, tokens and tokens per second of its one call. */

@@ -18,7 +18,7 @@ import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
 import { checkpointOutputNote, checkpointRunLabels } from "../model/synthetic/syntheticManifest.ts";
-import { LocalModelSource } from "../sources/localModelSource.ts";
+import { LocalModelSource, type LocalModelSourceOptions } from "../sources/localModelSource.ts";
 import { CONTROLLER_LIMITS } from "../spec/constants.ts";
 import { runLab, type LabRunResult, type ProposalSourceLoader } from "./labRun.ts";
 import type { PredictionsRecord } from "../evidence/predictions.ts";
@@ -48,6 +48,8 @@ export interface ModelTrialOptions {
   /** The baseline run and checks root that verified this harness (recorded before loading). */
   readonly baselineDirectory?: string | null;
   readonly checksDirectory?: string | null;
+  /** Live token counts of each generation, for the CLI's status line (never recorded). */
+  readonly onGenerationProgress?: LocalModelSourceOptions["onGenerationProgress"];
 }
 
 export interface ModelTrialResult {
@@ -121,7 +123,10 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     label,
     describePending: () => ({ model_directory: checkpoint.value.directory, synthetic }),
     async load(overallDeadlineMs) {
-      const created = await LocalModelSource.create({ modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock });
+      const created = await LocalModelSource.create({
+        modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock,
+        ...(options.onGenerationProgress !== undefined ? { onGenerationProgress: options.onGenerationProgress } : {}),
+      });
       return created.ok ? ok(created.value) : err(created.error, created.message);
     },
   };

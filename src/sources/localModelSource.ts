@@ -6,7 +6,7 @@
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../controller/proposalSource.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../model/worker/supervisor.ts";
+import { ModelSupervisor, type LoadedWorker, type SupervisedProgress, type SupervisorOptions } from "../model/worker/supervisor.ts";
 import { checkpointOutputNote } from "../model/synthetic/syntheticManifest.ts";
 
 export interface LocalModelSourceOptions {
@@ -15,7 +15,14 @@ export interface LocalModelSourceOptions {
   readonly overallDeadlineMs: number;
   readonly clock?: MonotonicClock;
   readonly supervisor?: Omit<SupervisorOptions, "clock">;
+  /**
+   * Live token counts of each running generation, for a terminal's status line (the CLI passes
+   * it only when it shows one). Not recorded and not shown to the model; see supervisor.generate.
+   */
+  readonly onGenerationProgress?: (progress: GenerationProgressNotice) => void;
 }
+
+export type GenerationProgressNotice = SupervisedProgress & { readonly proposalNumber: number };
 
 export class LocalModelSource implements ProposalSource {
   readonly label: string;
@@ -24,6 +31,7 @@ export class LocalModelSource implements ProposalSource {
   private constructor(
     private readonly supervisor: ModelSupervisor,
     private readonly loaded: LoadedWorker,
+    private readonly onGenerationProgress?: (progress: GenerationProgressNotice) => void,
   ) {
     this.label = loaded.label;
   }
@@ -35,7 +43,7 @@ export class LocalModelSource implements ProposalSource {
       await supervisor.close();
       return err(loaded.error, loaded.message);
     }
-    return ok(new LocalModelSource(supervisor, loaded.value));
+    return ok(new LocalModelSource(supervisor, loaded.value, options.onGenerationProgress));
   }
 
   describe(): Readonly<Record<string, unknown>> {
@@ -50,9 +58,14 @@ export class LocalModelSource implements ProposalSource {
 
   async propose(request: ProposalRequest, signal: AbortSignal): Promise<ProposalOutcome> {
     if (this.closed) return { kind: "model_error", message: "the source is closed", metadata: {} };
+    const notify = this.onGenerationProgress;
     const outcome = await this.supervisor.generate(
       { kind: "messages", messages: request.messages },
-      { overallDeadlineMs: request.deadlineMs, signal },
+      {
+        overallDeadlineMs: request.deadlineMs,
+        signal,
+        ...(notify !== undefined ? { onProgress: (progress: SupervisedProgress) => notify({ ...progress, proposalNumber: request.proposalNumber }) } : {}),
+      },
     );
     const base = { proposalSource: this.label, callElapsedMs: Math.round(outcome.elapsedMs) };
     switch (outcome.kind) {

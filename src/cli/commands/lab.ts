@@ -11,6 +11,7 @@ import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
 import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { formatChecksTable } from "../checksTable.ts";
 import { watchRunProgress } from "../runProgress.ts";
+import type { ProgressNotice } from "../liveGeneration.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
@@ -138,6 +139,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           extension: options.extension ?? null,
           baselineDirectory: options.baseline ? resolve(options.baseline) : null,
           checksDirectory: options.checks ? resolve(options.checks) : null,
+          // Tokens so far and tok/s on the status line; asked of the worker only when a terminal shows them.
+          ...(progress.active ? { onGenerationProgress: (notice: ProgressNotice) => progress.progress(notice) } : {}),
         });
         progress.stop();
         if (!trial.ok) {

@@ -8,7 +8,8 @@ import { readFile } from "node:fs/promises";
 import { makeRehearsalCheckpoint } from "../../model/rehearsal/makeRehearsalCheckpoint.ts";
 import { tokenizeWithCheckpoint, type TokenizeInput } from "../../model/tokenizer/tokenizeText.ts";
 import { generateOnce, readInputIdsFile } from "../../model/worker/generateOnce.ts";
-import { describeGeneratedCall, watchElapsed } from "../runProgress.ts";
+import { describeGenerateProgress, describeGeneratedCall, watchElapsed } from "../runProgress.ts";
+import type { ProgressNotice } from "../liveGeneration.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
@@ -73,8 +74,15 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         input = { kind: "messages", messages: [{ role: "system", content: options.system }, { role: "user", content: options.user }] };
       }
       // Loading and one generation can take a minute on the full-size model: say so on a terminal.
-      const progress = watchElapsed((ms) => `model generate: verifying, loading and generating… ${(ms / 1000).toFixed(0)} s`);
-      const result = await generateOnce({ modelDirectory: path.resolve(options.modelDirectory), input });
+      let loaded = false;
+      const progress = watchElapsed((ms, live) => describeGenerateProgress(ms, loaded, live));
+      const result = await generateOnce({
+        modelDirectory: path.resolve(options.modelDirectory),
+        input,
+        onLoaded: () => (loaded = true),
+        // Progress is asked of the worker only when a terminal shows it.
+        ...(progress.active ? { onProgress: (notice: ProgressNotice) => progress.progress(notice) } : {}),
+      });
       progress.stop(result.ok ? describeGeneratedCall(result.value) : undefined);
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stdout.write(`${JSON.stringify(result.value)}\n`);

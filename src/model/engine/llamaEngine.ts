@@ -42,8 +42,14 @@ export interface GenerateOptions {
    * checkpoint). The worker never sets this; runs always stop on the Lab's ids.
    */
   readonly stopTokenIds?: readonly number[];
-  /** Called after each engine step (tests and the bench use it to inject aborts at exact points). */
-  readonly onStep?: (phase: EnginePhase, tokensSoFar: number) => void;
+  /**
+   * Called after each engine step (tests and the bench use it to inject aborts at exact points;
+   * the worker turns it into throttled progress messages). In prefill, `tokensSoFar` counts the
+   * input tokens evaluated in this call (the reused prefix excluded) and `phaseTotal` is how many
+   * it will evaluate; the step that reaches `phaseTotal` also sampled the first new token. In
+   * decode, `tokensSoFar` counts new tokens and `phaseTotal` is the call's bound on them.
+   */
+  readonly onStep?: (phase: EnginePhase, tokensSoFar: number, phaseTotal: number) => void;
 }
 
 export interface EngineLoadOptions {
@@ -234,7 +240,7 @@ export class LlamaEngine {
         await this.sequence.evaluateWithoutGeneratingNewTokens(rest.slice(position, position + chunk));
         this.governor.record("prefill", threads, chunk, this.now() - t0);
         position += chunk;
-        options.onStep?.("prefill", position);
+        options.onStep?.("prefill", position, rest.length);
       }
       if (aborted()) return err("cancelled", "aborted during prefill");
       const lastChunk = rest.slice(position);
@@ -251,7 +257,7 @@ export class LlamaEngine {
           const stepMs = this.now() - t0;
           this.governor.record(phase, threads, phase === "prefill" ? lastChunk.length : 1, stepMs);
           if (phase === "prefill") prefillEnd = this.now();
-          options.onStep?.(phase, phase === "prefill" ? rest.length : output.length + 1);
+          options.onStep?.(phase, phase === "prefill" ? rest.length : output.length + 1, phase === "prefill" ? rest.length : maxNewTokens);
           const token = step.value;
           output.push(token);
           if (stopIds.includes(token)) {

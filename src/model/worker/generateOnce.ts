@@ -4,7 +4,7 @@ import { readFile, stat } from "node:fs/promises";
 import { systemClock, type MonotonicClock } from "../../core/clock.ts";
 import { CONTROLLER_LIMITS } from "../../spec/constants.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { ModelSupervisor, type SupervisorOptions } from "./supervisor.ts";
+import { ModelSupervisor, type SupervisedProgress, type SupervisorOptions } from "./supervisor.ts";
 import { MAX_INPUT_IDS, type GenerationInput } from "./protocol.ts";
 import { checkpointOutputNote } from "../synthetic/syntheticManifest.ts";
 
@@ -32,6 +32,10 @@ export async function generateOnce(options: {
   readonly clock?: MonotonicClock;
   readonly overallBudgetMs?: number;
   readonly supervisor?: Omit<SupervisorOptions, "clock">;
+  /** Called once the model is loaded, before the generation starts (the CLI's status line). */
+  readonly onLoaded?: () => void;
+  /** Live token counts of the generation (the CLI's status line; nothing else sees them). */
+  readonly onProgress?: (progress: SupervisedProgress) => void;
 }): Promise<Result<Record<string, unknown>, GenerateOnceErrorCode>> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
@@ -40,7 +44,8 @@ export async function generateOnce(options: {
   try {
     const loaded = await supervisor.load(options.modelDirectory, overallDeadlineMs);
     if (!loaded.ok) return err(loaded.error, loaded.message);
-    const outcome = await supervisor.generate(options.input, { overallDeadlineMs });
+    options.onLoaded?.();
+    const outcome = await supervisor.generate(options.input, { overallDeadlineMs, ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}) });
     const common = {
       label: loaded.value.label,
       synthetic: loaded.value.synthetic,

@@ -6,7 +6,8 @@ import { BENCH_DECODING_RULE, DECODING_RULE, EFFECTIVE_GENERATION_CONFIG, GENERA
 import type { EngineGeneration, GenerateOptions } from "../engine/llamaEngine.ts";
 import type { Result } from "../../core/result.ts";
 import type { ChatTokenizer } from "../tokenizer/chatTokenizer.ts";
-import type { GenerationInput, WorkerResponse } from "./protocol.ts";
+import type { GenerationInput, GenerationProgress, WorkerResponse } from "./protocol.ts";
+import { ProgressThrottle } from "./progressThrottle.ts";
 
 /** The part of LlamaEngine a session uses (a fake in tests). */
 export interface GenerationEngine {
@@ -24,12 +25,17 @@ export interface SessionParts {
   readonly record: Record<string, unknown>;
   /** The profile the engine was loaded with; "lab" when absent. */
   readonly profile?: GenerationProfileName;
+  /** Monotonic milliseconds for the progress throttle (tests inject one). */
+  readonly now?: () => number;
 }
 
 /** Per-request options from the generate message (absent in Lab requests). */
 export interface SessionRequestOptions {
   readonly profile?: GenerationProfileName;
   readonly maxNewTokens?: number;
+  /** With `onProgress`: progress at most every this many ms, and the final count before the result. */
+  readonly progressIntervalMs?: number;
+  readonly onProgress?: (progress: GenerationProgress) => void;
 }
 
 export class ModelSession {
@@ -82,11 +88,17 @@ export class ModelSession {
     // Part 8: more than 2,048 input tokens (the profile's budget) stops with context_limit; the engine is not called.
     if (inputIds.length > profile.maxInputTokens) return { type: "context_limit", id, inputTokens: inputIds.length };
     if (inputIds.length === 0) return { type: "error", id, error: "input_invalid", message: "empty input" };
+    const throttle =
+      request.onProgress !== undefined && request.progressIntervalMs !== undefined
+        ? new ProgressThrottle(request.progressIntervalMs, this.parts.now ?? (() => performance.now()), request.onProgress)
+        : null;
     const result = await this.parts.engine.generate(inputIds, {
       reusePrefix,
       shouldAbort: () => this.cancelled.has(id),
       ...(request.maxNewTokens !== undefined ? { maxNewTokens: request.maxNewTokens } : {}),
+      ...(throttle !== null ? { onStep: (phase, tokens, total) => throttle.step(phase, tokens, total) } : {}),
     });
+    throttle?.finish(result.ok);
     this.cancelled.delete(id);
     if (!result.ok) {
       if (result.error === "cancelled") return { type: "cancelled", id };

@@ -11,6 +11,19 @@ export const MAX_MESSAGE_TEXT_BYTES = 64 * 1024;
 export const MAX_INPUT_IDS = 32 * 1024;
 /** Output ids a report may carry: the largest profile's bound on new tokens. */
 export const MAX_OUTPUT_IDS = Math.max(...Object.values(GENERATION_PROFILES).map((p) => p.maxNewTokens));
+/** Bounds on the progress interval a generate request may ask for (docs/local-engine.md). */
+export const MIN_PROGRESS_INTERVAL_MS = 10;
+export const MAX_PROGRESS_INTERVAL_MS = 60_000;
+
+/**
+ * Tokens so far in a running generation, for a terminal's status line only: never evidence,
+ * never shown to the model. Prefill counts input tokens evaluated in this call (the reused
+ * prefix excluded) out of `total`; decode counts new tokens (the first one is sampled at the
+ * end of prefill, so decode starts at 1).
+ */
+export type GenerationProgress =
+  | { readonly phase: "prefill"; readonly tokens: number; readonly total: number }
+  | { readonly phase: "decode"; readonly tokens: number };
 
 export type GenerationInput =
   | { readonly kind: "messages"; readonly messages: readonly ChatMessage[] }
@@ -30,6 +43,8 @@ export type WorkerRequest =
       readonly reusePrefix: boolean;
       readonly profile?: GenerationProfileName;
       readonly maxNewTokens?: number;
+      /** Present only when the supervisor's caller wants progress: the worker's minimum gap between progress messages. */
+      readonly progressIntervalMs?: number;
     }
   | { readonly type: "cancel"; readonly id: number };
 
@@ -49,6 +64,7 @@ export interface GenerationReport {
 
 export type WorkerResponse =
   | { readonly type: "loaded"; readonly label: string; readonly synthetic: boolean; readonly identity: Record<string, unknown> }
+  | ({ readonly type: "progress"; readonly id: number } & GenerationProgress)
   | { readonly type: "result"; readonly id: number; readonly report: GenerationReport }
   | { readonly type: "context_limit"; readonly id: number; readonly inputTokens: number }
   | { readonly type: "cancelled"; readonly id: number }
@@ -96,8 +112,10 @@ export function parseWorkerRequest(line: string): WorkerRequest | null {
   if (m.type === "cancel" && isId(m.id)) return { type: "cancel", id: m.id };
   if (m.type === "generate" && isId(m.id) && typeof m.reusePrefix === "boolean" && isRecord(m.input)) {
     const input = m.input;
-    const extra = profileFields(m, true);
-    if (extra === null) return null;
+    const profile = profileFields(m, true);
+    if (profile === null) return null;
+    if (m.progressIntervalMs !== undefined && !(isId(m.progressIntervalMs) && m.progressIntervalMs >= MIN_PROGRESS_INTERVAL_MS && m.progressIntervalMs <= MAX_PROGRESS_INTERVAL_MS)) return null;
+    const extra = m.progressIntervalMs === undefined ? profile : { ...profile, progressIntervalMs: m.progressIntervalMs };
     if (input.kind === "ids" && isIdArray(input.ids, MAX_INPUT_IDS)) {
       return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "ids", ids: input.ids }, ...extra };
     }
@@ -133,6 +151,17 @@ function parseReport(r: unknown): GenerationReport | null {
   };
 }
 
+/** A progress message: exactly its own keys, counts within the protocol's bounds. */
+function parseProgress(m: Record<string, unknown>): WorkerResponse | null {
+  if (!isId(m.id) || !isId(m.tokens) || m.tokens < 1) return null;
+  const keys = Object.keys(m).sort().join(",");
+  if (m.phase === "prefill" && keys === "id,phase,tokens,total,type" && isId(m.total) && m.tokens <= m.total && m.total <= MAX_INPUT_IDS) {
+    return { type: "progress", id: m.id, phase: "prefill", tokens: m.tokens, total: m.total };
+  }
+  if (m.phase === "decode" && keys === "id,phase,tokens,type" && m.tokens <= MAX_OUTPUT_IDS) return { type: "progress", id: m.id, phase: "decode", tokens: m.tokens };
+  return null;
+}
+
 export function parseWorkerResponse(line: string): WorkerResponse | null {
   const m = parseLine(line, MAX_RESPONSE_BYTES);
   if (m === null) return null;
@@ -141,6 +170,8 @@ export function parseWorkerResponse(line: string): WorkerResponse | null {
       return isShortString(m.label, 64) && typeof m.synthetic === "boolean" && isRecord(m.identity)
         ? { type: "loaded", label: m.label, synthetic: m.synthetic, identity: m.identity }
         : null;
+    case "progress":
+      return parseProgress(m);
     case "result": {
       const report = parseReport(m.report);
       return isId(m.id) && report !== null ? { type: "result", id: m.id, report } : null;

@@ -10,14 +10,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONTROLLER_LIMITS } from "../../spec/constants.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import type { GenerationProfileName } from "../engine/generationSettings.ts";
+import { GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
+import { ProgressOrder } from "./progressOrder.ts";
 import { systemClock, type MonotonicClock } from "../../core/clock.ts";
 import {
   LineSplitter,
+  MAX_PROGRESS_INTERVAL_MS,
   MAX_REQUEST_BYTES,
+  MIN_PROGRESS_INTERVAL_MS,
   MAX_RESPONSE_BYTES,
   parseWorkerResponse,
   type GenerationInput,
+  type GenerationProgress,
   type GenerationReport,
   type WorkerRequest,
   type WorkerResponse,
@@ -48,8 +52,15 @@ export interface SupervisorOptions {
   /** How long a cancelled call may take to acknowledge before the worker is killed. */
   readonly cancelGraceMs?: number;
   readonly maxResponseBytes?: number;
+  /** The worker's minimum gap between progress messages for calls that ask for progress (default 250 ms). */
+  readonly progressIntervalMs?: number;
   readonly onEvent?: (event: SupervisorEvent) => void;
 }
+
+export const DEFAULT_PROGRESS_INTERVAL_MS = 250;
+
+/** What a call's `onProgress` receives: the worker's counts and the supervisor's elapsed time for the call. */
+export type SupervisedProgress = GenerationProgress & { readonly elapsedMs: number };
 
 export interface LoadedWorker {
   readonly label: string;
@@ -68,6 +79,9 @@ export type SupervisedGeneration =
 export type SupervisorErrorCode = "time_limit" | "model_error" | "cancelled";
 
 type Waiter = (event: { kind: "message"; message: WorkerResponse } | { kind: "failure"; message: string }) => boolean;
+
+/** An `accept` answer for a message that belongs to the call but does not end it (progress). */
+const CONSUMED: unique symbol = Symbol("consumed");
 
 /** Environment for the worker: only what node and tsx need; no credentials pass through. */
 export function workerEnvironment(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
@@ -201,7 +215,7 @@ export class ModelSupervisor {
    * Wait for a message accepted by `accept` (which returns a value, or undefined to pass),
    * a worker failure, or `deadlineAt`. Messages not accepted are discarded as late.
    */
-  private waitFor<T>(deadlineAt: number, accept: (m: WorkerResponse) => T | undefined, onExpiry: () => T, onFailure: (message: string) => T): Promise<T> {
+  private waitFor<T>(deadlineAt: number, accept: (m: WorkerResponse) => T | typeof CONSUMED | undefined, onExpiry: () => T, onFailure: (message: string) => T): Promise<T> {
     return new Promise<T>((resolve) => {
       let settled = false;
       const settle = (value: T): void => {
@@ -220,6 +234,7 @@ export class ModelSupervisor {
         }
         const value = accept(event.message);
         if (value === undefined) return false;
+        if (value === CONSUMED) return true; // the deadline stays where it was
         settle(value);
         return true;
       };
@@ -268,6 +283,11 @@ export class ModelSupervisor {
       /** Sent only when given (Lab calls omit both). */
       readonly profile?: GenerationProfileName;
       readonly maxNewTokens?: number;
+      /**
+       * Asks the worker for progress (the request then carries progressIntervalMs). For a
+       * terminal's status line only: it never extends a deadline or reaches the evidence.
+       */
+      readonly onProgress?: (progress: SupervisedProgress) => void;
     },
   ): Promise<SupervisedGeneration> {
     const started = this.clock.now();
@@ -279,6 +299,7 @@ export class ModelSupervisor {
     // One call at a time: the worker holds one KV cache and answers one request.
     if (this.waiter !== null) return { kind: "model_error", message: "a call is already in progress", elapsedMs: 0 };
     const id = this.nextId++;
+    const progressIntervalMs = Math.min(MAX_PROGRESS_INTERVAL_MS, Math.max(MIN_PROGRESS_INTERVAL_MS, Math.round(this.options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS)));
     const request: WorkerRequest = {
       type: "generate",
       id,
@@ -286,7 +307,9 @@ export class ModelSupervisor {
       reusePrefix: options.reusePrefix ?? true,
       ...(options.profile !== undefined ? { profile: options.profile } : {}),
       ...(options.maxNewTokens !== undefined ? { maxNewTokens: options.maxNewTokens } : {}),
+      ...(options.onProgress !== undefined ? { progressIntervalMs } : {}),
     };
+    const progressOrder = new ProgressOrder(progressIntervalMs, options.maxNewTokens ?? GENERATION_PROFILES[options.profile ?? "lab"].maxNewTokens);
     if (!this.send(request)) {
       return { kind: "model_error", message: "request exceeds the size cap", elapsedMs: 0 };
     }
@@ -298,6 +321,18 @@ export class ModelSupervisor {
         if (!("id" in m) || m.id !== id) {
           if (m.type === "error" && m.id === null) return { kind: "model_error", message: `worker error (${m.error})`, elapsedMs: elapsed() };
           return undefined;
+        }
+        if (m.type === "progress") {
+          // Progress is checked like any message: unasked-for, out of order or too fast kills the worker.
+          const { type: _type, id: _id, ...progress } = m;
+          const problem = options.onProgress === undefined ? "progress that was not asked for" : progressOrder.check(progress, elapsed());
+          if (problem !== null) {
+            this.emit({ kind: "protocol_violation", detail: problem });
+            this.kill("protocol_violation");
+            return cancelling ? { kind: "cancelled", elapsedMs: elapsed() } : { kind: "model_error", message: `worker protocol violation: ${problem}`, elapsedMs: elapsed() };
+          }
+          if (!cancelling) deliverProgress(options.onProgress, { ...progress, elapsedMs: elapsed() });
+          return CONSUMED;
         }
         if (cancelling) return { kind: "cancelled", elapsedMs: elapsed() };
         switch (m.type) {
@@ -359,5 +394,14 @@ export class ModelSupervisor {
         setTimeout(resolve, 2000).unref();
       });
     }
+  }
+}
+
+/** A display callback that throws must not disturb the call: progress is never part of the run. */
+function deliverProgress(onProgress: ((progress: SupervisedProgress) => void) | undefined, progress: SupervisedProgress): void {
+  try {
+    onProgress?.(progress);
+  } catch {
+    // ignored on purpose
   }
 }

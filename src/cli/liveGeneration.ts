@@ -1,0 +1,60 @@
+// The live part of a generation's status line: tokens so far and a decode rate, folded from the
+// worker's progress messages (src/model/worker/progressThrottle.ts sends them, the supervisor
+// checks their order). Pure functions: the watchers in runProgress.ts stamp nothing themselves;
+// times are the supervisor's elapsed milliseconds for the call.
+
+export interface ProgressNotice {
+  readonly phase: "prefill" | "decode";
+  readonly tokens: number;
+  /** Prefill only: input tokens this call evaluates. */
+  readonly total?: number;
+  /** Since the call started, on the supervisor's clock. */
+  readonly elapsedMs: number;
+  /** The proposal the generation belongs to (lab model); absent for a single call. */
+  readonly proposalNumber?: number;
+}
+
+export interface LiveGeneration {
+  readonly proposal: number | null;
+  readonly phase: "prefill" | "decode";
+  readonly tokens: number;
+  readonly total: number | null;
+  readonly elapsedMs: number;
+  /** The first decode count seen and when: the rate is measured from there, so prefill time is not in it. */
+  readonly decodeStart: { readonly tokens: number; readonly elapsedMs: number } | null;
+}
+
+/** Folds one notice in; a notice for another proposal starts a new generation. */
+export function foldProgress(live: LiveGeneration | null, notice: ProgressNotice): LiveGeneration {
+  const proposal = notice.proposalNumber ?? null;
+  const same = live !== null && live.proposal === proposal;
+  const previousStart = same ? live.decodeStart : null;
+  return {
+    proposal,
+    phase: notice.phase,
+    tokens: notice.tokens,
+    total: notice.phase === "prefill" ? (notice.total ?? null) : null,
+    elapsedMs: notice.elapsedMs,
+    decodeStart: notice.phase === "decode" ? (previousStart ?? { tokens: notice.tokens, elapsedMs: notice.elapsedMs }) : null,
+  };
+}
+
+/** Tokens per second since the first decode notice; null until two notices at least 0.2 s apart. */
+export function decodeRate(live: LiveGeneration): number | null {
+  if (live.phase !== "decode" || live.decodeStart === null) return null;
+  const ms = live.elapsedMs - live.decodeStart.elapsedMs;
+  if (ms < 200) return null;
+  return ((live.tokens - live.decodeStart.tokens) * 1000) / ms;
+}
+
+/** "1,024" in every locale, so the line reads the same everywhere (and tests can pin it). */
+export function groupedCount(n: number): string {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** "prefill 1,024/1,500 tokens" or "generating… 45 tokens, 9.3 tok/s". */
+export function describeLiveCounts(live: LiveGeneration): string {
+  if (live.phase === "prefill") return `prefill ${groupedCount(live.tokens)}${live.total === null ? "" : `/${groupedCount(live.total)}`} tokens`;
+  const rate = decodeRate(live);
+  return `generating… ${groupedCount(live.tokens)} token${live.tokens === 1 ? "" : "s"}${rate === null ? "" : `, ${rate.toFixed(1)} tok/s`}`;
+}
