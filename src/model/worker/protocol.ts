@@ -2,6 +2,8 @@
 // worker (child process): one JSON object per line, each line capped in bytes on both
 // sides before parsing, and every field validated after parsing. Anything else is a
 // protocol violation, which the supervisor turns into model_error and a killed worker.
+// A generate request that carries progressIntervalMs is answered with throttled progress lines
+// before its final message (display only; docs/local-engine.md, "Progress").
 import type { ChatMessage } from "../../controller/proposalSource.ts";
 import { GENERATION_PROFILE_NAMES, GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
 

@@ -4,7 +4,9 @@
 // is bounded by the overall deadline. On expiry, or on any protocol violation, the whole
 // process group gets SIGKILL and anything the worker sends afterwards is discarded.
 // A per-token callback inside the worker could not stop a hung load or a stuck native call;
-// a process kill can.
+// a process kill can. Progress lines from the worker (only for a call that asks) reach the
+// call's onProgress after the order and rate checks in progressOrder.ts; they never move a
+// deadline or settle a call.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
