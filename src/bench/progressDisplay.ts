@@ -62,16 +62,20 @@ export class LineProgress implements ProgressReporter {
 export class BarProgress implements ProgressReporter {
   private readonly tally = new Tally();
   private readonly bar = new cliProgress.SingleBar(
-    { format: "{bar} {value}/{total} | fixed {fixed} | elapsed {elapsedText} | eta {etaText}", hideCursor: true, clearOnComplete: false },
+    { format: "{bar} {value}/{total} | fixed {fixed} | elapsed {elapsedText} | eta {etaText}{generation}", hideCursor: true, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
   );
   start(total: number, alreadyDone: readonly TaskResult[]): void {
     this.tally.start(total, alreadyDone);
-    this.bar.start(total, this.tally.done, { fixed: this.tally.perCondition(), elapsedText: "0s", etaText: "?" });
+    this.bar.start(total, this.tally.done, { fixed: this.tally.perCondition(), elapsedText: "0s", etaText: "?", generation: "" });
   }
   taskDone(r: TaskResult): void {
     this.tally.add(r);
-    this.bar.update(this.tally.done, { fixed: this.tally.perCondition(), elapsedText: fmt(this.tally.elapsed()), etaText: fmt(this.tally.eta()) });
+    this.bar.update(this.tally.done, { fixed: this.tally.perCondition(), elapsedText: fmt(this.tally.elapsed()), etaText: fmt(this.tally.eta()), generation: "" });
+  }
+  /** The local engine's running call (e.g. "generating… 45 tokens, 9.3 tok/s"), formatted by the CLI. */
+  generation(text: string): void {
+    this.bar.update({ generation: text === "" ? "" : ` | ${text}` });
   }
   stop(): void {
     this.bar.stop();

@@ -12,10 +12,13 @@ export interface ProgressNotice {
   readonly elapsedMs: number;
   /** The proposal the generation belongs to (lab model); absent for a single call. */
   readonly proposalNumber?: number;
+  /** The supervisor's call id: tells one call's counts from the next one's. */
+  readonly callId?: number;
 }
 
 export interface LiveGeneration {
   readonly proposal: number | null;
+  readonly callId: number | null;
   readonly phase: "prefill" | "decode";
   readonly tokens: number;
   readonly total: number | null;
@@ -24,13 +27,15 @@ export interface LiveGeneration {
   readonly decodeStart: { readonly tokens: number; readonly elapsedMs: number } | null;
 }
 
-/** Folds one notice in; a notice for another proposal starts a new generation. */
+/** Folds one notice in; a notice for another proposal or call starts a new generation. */
 export function foldProgress(live: LiveGeneration | null, notice: ProgressNotice): LiveGeneration {
   const proposal = notice.proposalNumber ?? null;
-  const same = live !== null && live.proposal === proposal;
+  const callId = notice.callId ?? null;
+  const same = live !== null && live.proposal === proposal && live.callId === callId;
   const previousStart = same ? live.decodeStart : null;
   return {
     proposal,
+    callId,
     phase: notice.phase,
     tokens: notice.tokens,
     total: notice.phase === "prefill" ? (notice.total ?? null) : null,

@@ -12,7 +12,7 @@ import { GENERATION_PROFILES } from "../model/engine/generationSettings.ts";
 import { openCheckpointDirectory, type CheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../model/pins.ts";
 import { createChatTokenizer, type ChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
-import { ModelSupervisor, type LoadedWorker, type SupervisorOptions } from "../model/worker/supervisor.ts";
+import { ModelSupervisor, type LoadedWorker, type SupervisedProgress, type SupervisorOptions } from "../model/worker/supervisor.ts";
 import { createConversationRenderer, type ConversationRenderer } from "./localChatRendering.ts";
 import type { ChatBackend, ChatErrorCode, ChatExchange, ChatTurnRequest, ChatTurnResult } from "./openaiCompatibleChat.ts";
 import { parseToolCallText } from "./textToolCalls.ts";
@@ -45,6 +45,8 @@ export interface LocalEngineChatOptions {
   readonly callCeilingMs?: number;
   readonly clock?: MonotonicClock;
   readonly supervisor?: Omit<SupervisorOptions, "clock" | "callDeadlineMs">;
+  /** Live token counts of each running call, for a terminal's progress bar only (never recorded). */
+  readonly onGenerationProgress?: (progress: SupervisedProgress) => void;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -219,7 +221,13 @@ export class LocalEngineChat implements ChatBackend {
       if (!worker.ok) return { kind: "model_error" as const, message: `the model worker could not be restarted (${worker.error})`, elapsedMs: 0 };
       return this.supervisor.generate(
         { kind: "ids", ids: inputIds },
-        { overallDeadlineMs: clock.now() + (this.options.callCeilingMs ?? DEFAULT_CALL_CEILING_MS), signal: request.signal, profile: "bench", maxNewTokens: request.maxTokens },
+        {
+          overallDeadlineMs: clock.now() + (this.options.callCeilingMs ?? DEFAULT_CALL_CEILING_MS),
+          signal: request.signal,
+          profile: "bench",
+          maxNewTokens: request.maxTokens,
+          ...(this.options.onGenerationProgress !== undefined ? { onProgress: this.options.onGenerationProgress } : {}),
+        },
       );
     });
     if (outcome === "aborted") return fail("model_timeout", "the task's time budget ran out while waiting for the engine");

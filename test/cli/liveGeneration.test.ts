@@ -45,6 +45,14 @@ test("a notice for another proposal starts over: its rate does not mix with the 
   assert.equal(decodeRate(next), null);
 });
 
+test("a notice from the next call starts over even without proposal numbers (the benchmark's calls)", () => {
+  const old = foldProgress(foldProgress(null, { phase: "decode", tokens: 1, elapsedMs: 1_000, callId: 7 }), { phase: "decode", tokens: 90, elapsedMs: 10_000, callId: 7 });
+  assert.equal(describeLiveCounts(old), "generating… 90 tokens, 9.9 tok/s");
+  const next = foldProgress(old, { phase: "decode", tokens: 3, elapsedMs: 300, callId: 8 });
+  assert.deepEqual(next.decodeStart, { tokens: 3, elapsedMs: 300 });
+  assert.equal(describeLiveCounts(next), "generating… 3 tokens");
+});
+
 test("lab model's line during prefill and decode", () => {
   const requested = foldAuditLine(INITIAL_RUN_PROGRESS, JSON.stringify({ type: "request", proposal: 3, data: {} }), 65_000).state;
   const prefill = foldProgress(null, { phase: "prefill", tokens: 1024, total: 1500, elapsedMs: 2_000, proposalNumber: 3 });

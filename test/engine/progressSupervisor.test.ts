@@ -41,6 +41,7 @@ test("a call that asks for progress gets each count in order, then its result; t
   assert.equal(outcome.kind, "result");
   assert.deepEqual(countsOf(seen), ["prefill 4/10", "prefill 8/10", "decode 1", "decode 2"]);
   assert.ok(seen.every((p) => p.elapsedMs === 0), "elapsed time on the supervisor's clock");
+  assert.ok(seen.every((p) => p.callId === 1), "each count names its call");
   const echoed = outcome.kind === "result" ? (outcome.report.threads as { request: Record<string, unknown> }).request : {};
   assert.equal(echoed.progressIntervalMs, 300);
   await supervisor.close();

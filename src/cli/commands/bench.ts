@@ -21,6 +21,8 @@ import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench
 import type { ChatBackend } from "../../sources/openaiCompatibleChat.ts";
 import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
 import { LocalEngineChat } from "../../sources/localEngineChat.ts";
+import type { SupervisedProgress } from "../../model/worker/supervisor.ts";
+import { describeLiveCounts, foldProgress, type LiveGeneration } from "../liveGeneration.ts";
 
 const DATASET_CHECK_FILE = "dataset-check.json";
 
@@ -53,13 +55,13 @@ interface OpenedBackend {
 }
 
 /** Creates the chosen backend and records its identity; errors as (code, message). */
-async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
+async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number, onGenerationProgress?: (progress: SupervisedProgress) => void): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
   if (flags.backend === "local") {
     if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
     if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.pipelineCheck) {
       return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --disable-thinking and --pipeline-check belong to --backend openai" };
     }
-    const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory });
+    const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory, ...(onGenerationProgress !== undefined ? { onGenerationProgress } : {}) });
     if (!local.ok) return local;
     const identity = await local.value.describe(AbortSignal.timeout(30_000));
     return { ok: true, value: { backend: local.value, description: { ...identity, label: flags.label ?? local.value.modelName }, modelName: local.value.modelName } };
@@ -192,7 +194,15 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
         return fail(setExitCode, "run_dir_invalid", `${outDir} already holds a run; pass --resume to continue it or choose another --out`, json);
       }
-      const opened = await openBackend(flags, conditions, temperature);
+      // On a terminal the bar also shows the local engine's running call (tokens so far, tok/s).
+      const showsBar = process.stderr.isTTY === true && !json;
+      let bar: BarProgress | null = null;
+      let live: LiveGeneration | null = null;
+      const onGenerationProgress = (p: SupervisedProgress): void => {
+        live = foldProgress(live, p);
+        bar?.generation(describeLiveCounts(live));
+      };
+      const opened = await openBackend(flags, conditions, temperature, showsBar ? onGenerationProgress : undefined);
       if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
       const { backend, description, modelName } = opened.value;
       try {
@@ -220,7 +230,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         const controller = new AbortController();
         const onSigint = (): void => controller.abort();
         process.once("SIGINT", onSigint);
-        const progress = process.stderr.isTTY && !json ? new BarProgress() : new LineProgress((l) => process.stderr.write(l + "\n"));
+        const progress = showsBar ? (bar = new BarProgress()) : new LineProgress((l) => process.stderr.write(l + "\n"));
         const result = await runBenchmark({
           dataset: env.value.dataset,
           sandbox: env.value.sandbox,

@@ -61,8 +61,8 @@ export interface SupervisorOptions {
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 250;
 
-/** What a call's `onProgress` receives: the worker's counts and the supervisor's elapsed time for the call. */
-export type SupervisedProgress = GenerationProgress & { readonly elapsedMs: number };
+/** What a call's `onProgress` receives: the worker's counts, the call's id and the supervisor's elapsed time for the call. */
+export type SupervisedProgress = GenerationProgress & { readonly callId: number; readonly elapsedMs: number };
 
 export interface LoadedWorker {
   readonly label: string;
@@ -333,7 +333,7 @@ export class ModelSupervisor {
             this.kill("protocol_violation");
             return cancelling ? { kind: "cancelled", elapsedMs: elapsed() } : { kind: "model_error", message: `worker protocol violation: ${problem}`, elapsedMs: elapsed() };
           }
-          if (!cancelling) deliverProgress(options.onProgress, { ...progress, elapsedMs: elapsed() });
+          if (!cancelling) deliverProgress(options.onProgress, { ...progress, callId: id, elapsedMs: elapsed() });
           return CONSUMED;
         }
         if (cancelling) return { kind: "cancelled", elapsedMs: elapsed() };
