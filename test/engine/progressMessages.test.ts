@@ -1,11 +1,18 @@
 // The progress message's pure parts: strict parsing of the message and of the request field
 // that asks for it, the worker's throttle (at most one per interval, final count before the
-// result, nothing after), and the supervisor's order and rate rule.
+// result, nothing after; also through a session with a stepping fake engine), and the
+// supervisor's order and rate rule.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MAX_INPUT_IDS, MAX_OUTPUT_IDS, parseWorkerRequest, parseWorkerResponse, type GenerationProgress } from "../../src/model/worker/protocol.ts";
 import { ProgressThrottle } from "../../src/model/worker/progressThrottle.ts";
 import { PROGRESS_BURST, ProgressOrder } from "../../src/model/worker/progressOrder.ts";
+import { ModelSession, type GenerationEngine } from "../../src/model/worker/modelSession.ts";
+import type { EngineGeneration, GenerateOptions } from "../../src/model/engine/llamaEngine.ts";
+import type { EnginePhase } from "../../src/model/engine/threadGovernor.ts";
+import { createChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
+import { buildSyntheticTokenizer } from "../../src/model/synthetic/syntheticTokenizer.ts";
+import { err, ok } from "../../src/core/result.ts";
 
 const line = (value: unknown): string => JSON.stringify(value);
 
@@ -143,4 +150,71 @@ test("the rate rule: a burst, then twice the requested rate counted from the cal
   const late = new ProgressOrder(250, 100_000);
   for (let i = 1; i <= 88; i++) assert.equal(late.check({ phase: "decode", tokens: i }, 10_000), null, `backlog ${i}`);
   assert.equal(late.check({ phase: "decode", tokens: 89 }, 10_000), "progress messages faster than the requested interval");
+});
+
+// --- the session: the engine's steps become progress, the final count precedes the result ----
+
+function steppingEngine(steps: [EnginePhase, number, number][], outcome: "ok" | "cancelled", advance: (ms: number) => void): GenerationEngine {
+  return {
+    async generate(inputIds, options?: GenerateOptions) {
+      for (const [phase, n, total] of steps) {
+        advance(100);
+        options?.onStep?.(phase, n, total);
+      }
+      if (outcome === "cancelled") return err("cancelled", "aborted during decode");
+      const output = Array.from({ length: steps.filter(([p]) => p === "decode").length + 1 }, (_, i) => 10 + i);
+      const generation: EngineGeneration = {
+        rawOutputIds: output,
+        stopCause: "max_new_tokens",
+        inputTokens: inputIds.length,
+        prefixTokensReused: 0,
+        prefillTokensEvaluated: inputIds.length,
+        timings: { prefillMs: 1, decodeMs: 1, totalMs: 2 },
+        threadsUsed: { prefill: {}, decode: {} },
+        threadChoice: [],
+      };
+      return ok(generation);
+    },
+    identity: () => ({ engine: "fake" }),
+    dispose: async () => undefined,
+  };
+}
+
+function sessionWith(engine: GenerationEngine, now: () => number): ModelSession {
+  const files = buildSyntheticTokenizer();
+  const built = createChatTokenizer(Buffer.from(files.tokenizerJson), Buffer.from(files.tokenizerConfigJson));
+  assert.ok(built.ok);
+  return new ModelSession({ tokenizer: built.value, engine, label: "synthetic-pipeline-check", synthetic: true, record: {}, now });
+}
+
+const steps: [EnginePhase, number, number][] = [
+  ["prefill", 64, 100],
+  ["prefill", 100, 100],
+  ["decode", 2, 5],
+  ["decode", 3, 5],
+  ["decode", 4, 5],
+];
+
+test("a session asked for progress emits throttled counts, then the final count, all before it returns", async () => {
+  let clock = 0;
+  const emitted: GenerationProgress[] = [];
+  const s = sessionWith(steppingEngine(steps, "ok", (ms) => (clock += ms)), () => clock);
+  const response = await s.generate(1, { kind: "ids", ids: [1, 2, 3] }, true, { progressIntervalMs: 150, onProgress: (p) => emitted.push(p) });
+  assert.equal(response.type, "result");
+  // Steps at 100..500 ms: sent at 200 (decode 1) and 400 (decode 3); decode 4 is held back, then sent as the final count.
+  assert.deepEqual(emitted, [{ phase: "decode", tokens: 1 }, { phase: "decode", tokens: 3 }, { phase: "decode", tokens: 4 }]);
+  assert.equal(response.type === "result" && response.report.outputTokens, 4);
+});
+
+test("a session not asked for progress emits nothing; a cancelled one emits no final count", async () => {
+  let clock = 0;
+  const emitted: GenerationProgress[] = [];
+  const plain = sessionWith(steppingEngine(steps, "ok", (ms) => (clock += ms)), () => clock);
+  assert.equal((await plain.generate(1, { kind: "ids", ids: [1, 2, 3] }, true, { onProgress: (p) => emitted.push(p) })).type, "result");
+  assert.deepEqual(emitted, [], "no interval, no progress");
+  const cancelled = sessionWith(steppingEngine(steps, "cancelled", (ms) => (clock += ms)), () => clock);
+  const fromCancelled: GenerationProgress[] = [];
+  const response = await cancelled.generate(2, { kind: "ids", ids: [1, 2, 3] }, true, { progressIntervalMs: 1_000, onProgress: (p) => fromCancelled.push(p) });
+  assert.deepEqual(response, { type: "cancelled", id: 2 });
+  assert.deepEqual(fromCancelled, [], "held-back counts of a cancelled call are dropped");
 });
