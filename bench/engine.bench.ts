@@ -7,6 +7,7 @@
 //   --runs N      repetitions per figure (default 3)
 //   --side-by-side  only the prebuilt vs native table (engineSideBySide.ts); also the default
 //                   first part of a run when a verified native build exists
+//   --rounds N      side-by-side rounds, variant order reversed each round (default 3)
 import { spawn } from "node:child_process";
 import { lstat, mkdir, rm } from "node:fs/promises";
 import os from "node:os";
@@ -27,6 +28,9 @@ import { measureThisBinary, sideBySide } from "./engineSideBySide.ts";
 const args = process.argv.slice(2);
 const size: SyntheticSize = args.includes("--size") && args[args.indexOf("--size") + 1] === "tiny" ? "tiny" : "full";
 const runs = args.includes("--runs") ? Math.max(1, Number(args[args.indexOf("--runs") + 1])) : 3;
+const roundsArgument = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 3;
+if (!Number.isSafeInteger(roundsArgument) || roundsArgument < 1) throw new Error("--rounds takes a positive whole number");
+const rounds = roundsArgument;
 const root = path.resolve(".cache", "engine-bench");
 const modelDirectory = path.join(root, `synthetic-${size}-seed0`);
 
@@ -101,7 +105,13 @@ async function main(): Promise<void> {
       { label: "prebuilt", env: { TCA_ENGINE_BINARY: "prebuilt" } },
       { label: "native", env: { TCA_ENGINE_BINARY: "native" } },
       { label: "native-omp-passive", env: { TCA_ENGINE_BINARY: "native", OMP_WAIT_POLICY: "passive" } },
-    ], log);
+      ...(args.includes("--chunk-variants")
+        ? [
+            { label: "prebuilt-chunk256", env: { TCA_ENGINE_BINARY: "prebuilt", TCA_BENCH_PREFILL_CHUNK: "256" } },
+            { label: "native-chunk256", env: { TCA_ENGINE_BINARY: "native", TCA_BENCH_PREFILL_CHUNK: "256" } },
+          ]
+        : []),
+    ], log, rounds);
     if (args.includes("--side-by-side")) return;
   } else {
     log(`no verified native build (${nativeBuildStatus().reason ?? ""}): only the selected binary is measured; run tca engine build for the side-by-side table`);

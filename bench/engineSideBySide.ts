@@ -22,7 +22,12 @@ export interface BinaryFigures {
 
 /** Runs inside a child whose TCA_ENGINE_BINARY (and OpenMP settings) the parent set. */
 export async function measureThisBinary(label: string, ggufPath: string, vocabularySize: number, prompt: number[], busyPrompt: number[]): Promise<void> {
-  const loaded = await LlamaEngine.load({ ggufPath, vocabularySize });
+  // Bench-only: a variant may measure another prefill chunk than the engine's default (the chunk
+  // is the abort granularity; larger chunks re-read the weights fewer times per prompt).
+  const chunkText = process.env["TCA_BENCH_PREFILL_CHUNK"];
+  const prefillChunkTokens = chunkText === undefined ? undefined : Number(chunkText);
+  if (prefillChunkTokens !== undefined && (!Number.isSafeInteger(prefillChunkTokens) || prefillChunkTokens < 1)) throw new Error("TCA_BENCH_PREFILL_CHUNK must be a positive whole number");
+  const loaded = await LlamaEngine.load({ ggufPath, vocabularySize, ...(prefillChunkTokens === undefined ? {} : { prefillChunkTokens }) });
   if (!loaded.ok) throw new Error(loaded.message);
   const engine = loaded.value;
   const binary = String((engine.identity()["binary"] as { kind: string }).kind);
@@ -77,28 +82,75 @@ export interface Variant {
   readonly env: Record<string, string>;
 }
 
-export async function sideBySide(script: string, childArgs: string[], variants: readonly Variant[], log: (line: string) => void): Promise<void> {
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/**
+ * Runs every variant once per round, reversing the order each round (A B C, C B A, ...), so a
+ * machine whose speed drifts during the run (this one is a shared VM: the same binary varies by
+ * ±20% from minute to minute) penalises no variant by its position. Ratios are paired: the
+ * ratio within each round, then the median over rounds, with the spread printed beside it.
+ */
+export async function sideBySide(script: string, childArgs: string[], variants: readonly Variant[], log: (line: string) => void, rounds = 3): Promise<void> {
   const loadStart = os.loadavg()[0] ?? 0;
-  const results: BinaryFigures[] = [];
-  for (const v of variants) {
-    log(`side by side: ${v.label} ...`);
-    const base = { ...process.env };
-    delete base["OMP_WAIT_POLICY"];
-    delete base["GOMP_SPINCOUNT"];
-    const r = await runChild(script, [...childArgs, "--binary-child", v.label], { ...base, ...v.env });
-    log(`  ${JSON.stringify({ ...r, greedy_ids: `${r.greedy_ids.length} ids` })}`);
-    results.push(r);
+  const byRound: BinaryFigures[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [...variants.keys()] : [...variants.keys()].reverse();
+    const figures: BinaryFigures[] = new Array<BinaryFigures>(variants.length);
+    for (const index of order) {
+      const v = variants[index] as Variant;
+      log(`side by side, round ${round + 1}/${rounds}: ${v.label} ...`);
+      const base = { ...process.env };
+      delete base["OMP_WAIT_POLICY"];
+      delete base["GOMP_SPINCOUNT"];
+      delete base["TCA_BENCH_PREFILL_CHUNK"];
+      const r = await runChild(script, [...childArgs, "--binary-child", v.label], { ...base, ...v.env });
+      log(`  ${JSON.stringify({ ...r, greedy_ids: `${r.greedy_ids.length} ids` })}`);
+      figures[index] = r;
+    }
+    byRound.push(figures);
   }
   const f = (n: number, d = 1): string => n.toFixed(d);
-  const base = results[0] as BinaryFigures;
-  process.stdout.write(`\nengine binaries side by side (one run each, 1-min load average ${f(loadStart, 2)} at start, ${f(os.loadavg()[0] ?? 0, 2)} at end)\n`);
-  process.stdout.write(`| variant | binary | prefill 1,500 (tok/s) | decode 128 (tok/s) | 1,500 + 128 end to end (s) | decode, one busy core (tok/s) | peak RSS (GiB) | greedy ids = first row |\n|---|---|---|---|---|---|---|---|\n`);
-  for (const r of results) {
-    const same = r.greedy_ids.length === base.greedy_ids.length && r.greedy_ids.every((id, i) => id === base.greedy_ids[i]);
-    process.stdout.write(`| ${r.label} | ${r.binary} | ${f(r.prefill_tok_s_1500)} | ${f(r.decode_tok_s_128)} | ${f(r.end_to_end_s_1500_plus_128)} | ${f(r.decode_tok_s_one_busy_core)} | ${f(r.peak_rss_gib, 2)} | ${same ? "identical" : "DIFFERENT"} (${r.greedy_ids.length}) |\n`);
-  }
-  for (const r of results.slice(1)) {
-    process.stdout.write(`ratio ${r.label}/${base.label}: prefill ${f(r.prefill_tok_s_1500 / base.prefill_tok_s_1500, 2)}x, decode ${f(r.decode_tok_s_128 / base.decode_tok_s_128, 2)}x, end to end ${f(base.end_to_end_s_1500_plus_128 / r.end_to_end_s_1500_plus_128, 2)}x faster\n`);
-  }
-  process.stdout.write(`${JSON.stringify({ side_by_side: results.map((r) => ({ ...r, greedy_ids: undefined, greedy_ids_identical_to_first: r.greedy_ids.every((id, i) => id === base.greedy_ids[i]) })) })}\n`);
+  const column = (index: number, pick: (r: BinaryFigures) => number): number[] => byRound.map((figures) => pick(figures[index] as BinaryFigures));
+  const reference = (byRound[0] as BinaryFigures[])[0] as BinaryFigures;
+  const sameIds = (r: BinaryFigures): boolean => r.greedy_ids.length === reference.greedy_ids.length && r.greedy_ids.every((id, i) => id === reference.greedy_ids[i]);
+  process.stdout.write(`\nengine binaries side by side (${rounds} rounds, order reversed each round; medians; 1-min load average ${f(loadStart, 2)} at start, ${f(os.loadavg()[0] ?? 0, 2)} at end)\n`);
+  process.stdout.write(`| variant | binary | prefill 1,500 (tok/s) | decode 128 (tok/s) | 1,500 + 128 end to end (s) | decode, one busy core (tok/s) | peak RSS (GiB) | greedy ids = first row, every round |\n|---|---|---|---|---|---|---|---|\n`);
+  const summary = variants.map((v, index) => {
+    const all = byRound.map((figures) => figures[index] as BinaryFigures);
+    const row = {
+      label: v.label,
+      binary: (all[0] as BinaryFigures).binary,
+      prefill_tok_s_1500: median(column(index, (r) => r.prefill_tok_s_1500)),
+      decode_tok_s_128: median(column(index, (r) => r.decode_tok_s_128)),
+      end_to_end_s_1500_plus_128: median(column(index, (r) => r.end_to_end_s_1500_plus_128)),
+      decode_tok_s_one_busy_core: median(column(index, (r) => r.decode_tok_s_one_busy_core)),
+      peak_rss_gib: Math.max(...column(index, (r) => r.peak_rss_gib)),
+      greedy_ids_identical_to_first: all.every(sameIds),
+      per_round: all.map((r) => ({ ...r, greedy_ids: undefined })),
+    };
+    process.stdout.write(`| ${row.label} | ${row.binary} | ${f(row.prefill_tok_s_1500)} | ${f(row.decode_tok_s_128)} | ${f(row.end_to_end_s_1500_plus_128)} | ${f(row.decode_tok_s_one_busy_core)} | ${f(row.peak_rss_gib, 2)} | ${row.greedy_ids_identical_to_first ? "identical" : "DIFFERENT"} (${reference.greedy_ids.length}) |\n`);
+    return row;
+  });
+  const ratios = variants.slice(1).map((v, offset) => {
+    const index = offset + 1;
+    const paired = (pick: (r: BinaryFigures) => number, invert = false): number[] =>
+      byRound.map((figures) => {
+        const a = pick(figures[index] as BinaryFigures);
+        const b = pick(figures[0] as BinaryFigures);
+        return invert ? b / a : a / b;
+      });
+    const prefill = paired((r) => r.prefill_tok_s_1500);
+    const decode = paired((r) => r.decode_tok_s_128);
+    const endToEnd = paired((r) => r.end_to_end_s_1500_plus_128, true);
+    const spread = (values: number[]): string => `${f(Math.min(...values), 2)}–${f(Math.max(...values), 2)}`;
+    process.stdout.write(
+      `ratio ${v.label}/${(variants[0] as Variant).label} (median of ${rounds} paired rounds, range): prefill ${f(median(prefill), 2)}x (${spread(prefill)}), decode ${f(median(decode), 2)}x (${spread(decode)}), end to end ${f(median(endToEnd), 2)}x faster (${spread(endToEnd)})\n`,
+    );
+    return { variant: v.label, prefill_median: median(prefill), prefill_per_round: prefill, decode_median: median(decode), decode_per_round: decode, end_to_end_median: median(endToEnd) };
+  });
+  process.stdout.write(`${JSON.stringify({ side_by_side: summary, ratios, rounds })}\n`);
 }
