@@ -15,7 +15,8 @@ import { CONDITIONS } from "../../src/bench/conditions.ts";
 import { RUN_FILES } from "../../src/bench/runDirectory.ts";
 import { classifyOutcome, OUTCOME_CLASSES, type TaskResult } from "../../src/bench/taskOutcome.ts";
 import { GENERATION_PROFILES } from "../../src/model/engine/generationSettings.ts";
-import type { EngineGeneration, GenerateOptions } from "../../src/model/engine/llamaEngine.ts";
+import type { GenerateOptions } from "../../src/model/engine/llamaEngine.ts";
+import { fakeEngineGeneration } from "../support/fakeEngineGeneration.ts";
 import { buildSyntheticTokenizer } from "../../src/model/synthetic/syntheticTokenizer.ts";
 import { createChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
 import { ModelSession, type GenerationEngine } from "../../src/model/worker/modelSession.ts";
@@ -156,7 +157,7 @@ function recordingEngine(): GenerationEngine & { calls: { ids: number; options: 
     calls,
     async generate(inputIds, options) {
       calls.push({ ids: inputIds.length, options });
-      const g: EngineGeneration = { rawOutputIds: [9, 151645], stopCause: "stop_token", inputTokens: inputIds.length, prefixTokensReused: 0, prefillTokensEvaluated: inputIds.length, timings: { prefillMs: 1, decodeMs: 1, totalMs: 2 }, threadsUsed: { prefill: {}, decode: {} }, threadChoice: [] };
+      const g = fakeEngineGeneration(inputIds, [9, 151645], "stop_token");
       return ok(g);
     },
     identity: () => ({ engine: "fake" }),

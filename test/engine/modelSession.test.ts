@@ -7,7 +7,7 @@ import { createChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts"
 import { buildSyntheticTokenizer } from "../../src/model/synthetic/syntheticTokenizer.ts";
 import { idsForDecoding } from "../../src/model/engine/generationSettings.ts";
 import { ok } from "../../src/core/result.ts";
-import type { EngineGeneration } from "../../src/model/engine/llamaEngine.ts";
+import { fakeEngineGeneration } from "../support/fakeEngineGeneration.ts";
 
 const files = buildSyntheticTokenizer();
 const built = createChatTokenizer(Buffer.from(files.tokenizerJson), Buffer.from(files.tokenizerConfigJson));
@@ -20,17 +20,7 @@ function fakeEngine(output: number[]): GenerationEngine & { calls: number[][] } 
     calls,
     async generate(inputIds) {
       calls.push([...inputIds]);
-      const generation: EngineGeneration = {
-        rawOutputIds: output,
-        stopCause: "stop_token",
-        inputTokens: inputIds.length,
-        prefixTokensReused: 0,
-        prefillTokensEvaluated: inputIds.length,
-        timings: { prefillMs: 1, decodeMs: 1, totalMs: 2 },
-        threadsUsed: { prefill: {}, decode: {} },
-        threadChoice: [],
-      };
-      return ok(generation);
+      return ok(fakeEngineGeneration(inputIds, output, "stop_token"));
     },
     identity: () => ({ engine: "fake" }),
     dispose: async () => undefined,

@@ -8,7 +8,8 @@ import { MAX_INPUT_IDS, MAX_OUTPUT_IDS, parseWorkerRequest, parseWorkerResponse,
 import { ProgressThrottle } from "../../src/model/worker/progressThrottle.ts";
 import { PROGRESS_BURST, ProgressOrder } from "../../src/model/worker/progressOrder.ts";
 import { ModelSession, type GenerationEngine } from "../../src/model/worker/modelSession.ts";
-import type { EngineGeneration, GenerateOptions } from "../../src/model/engine/llamaEngine.ts";
+import type { GenerateOptions } from "../../src/model/engine/llamaEngine.ts";
+import { fakeEngineGeneration } from "../support/fakeEngineGeneration.ts";
 import type { EnginePhase } from "../../src/model/engine/threadGovernor.ts";
 import { createChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
 import { buildSyntheticTokenizer } from "../../src/model/synthetic/syntheticTokenizer.ts";
@@ -163,17 +164,7 @@ function steppingEngine(steps: [EnginePhase, number, number][], outcome: "ok" | 
       }
       if (outcome === "cancelled") return err("cancelled", "aborted during decode");
       const output = Array.from({ length: steps.filter(([p]) => p === "decode").length + 1 }, (_, i) => 10 + i);
-      const generation: EngineGeneration = {
-        rawOutputIds: output,
-        stopCause: "max_new_tokens",
-        inputTokens: inputIds.length,
-        prefixTokensReused: 0,
-        prefillTokensEvaluated: inputIds.length,
-        timings: { prefillMs: 1, decodeMs: 1, totalMs: 2 },
-        threadsUsed: { prefill: {}, decode: {} },
-        threadChoice: [],
-      };
-      return ok(generation);
+      return ok(fakeEngineGeneration(inputIds, output, "max_new_tokens"));
     },
     identity: () => ({ engine: "fake" }),
     dispose: async () => undefined,
