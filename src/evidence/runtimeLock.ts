@@ -3,10 +3,10 @@
 // from what is actually installed), the inference engine's native binaries, OS and CPU. A trial
 // refuses to start when the installed tree disagrees with the lockfile.
 import { sha256Hex } from "../core/digest.ts";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runningCode, runtimeIdentity, type RunningCode } from "./runtimeIdentity.ts";
-import { currentEngineBinarySelection } from "../model/engine/engineBinary.ts";
+import { currentEngineBinarySelection, hashBinaryFiles, prebuiltBinaryLocation } from "../model/engine/engineBinary.ts";
 
 export interface LockedPackage {
   readonly path: string;
@@ -102,15 +102,10 @@ function engineBinaryRecord(packageRoot: string): RuntimeLock["engine_binary"] {
 
 /** Hashes of the prebuilt llama.cpp binaries node-llama-cpp loads on this platform, and their build record. */
 function nativeEngineIdentity(packageRoot: string): RuntimeLock["native_engine"] {
-  const pkg = `@node-llama-cpp/${process.platform}-${process.arch}`;
-  const bins = join(packageRoot, "node_modules", pkg, "bins", `${process.platform}-${process.arch}`);
-  if (!existsSync(bins)) return null;
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(bins).sort()) {
-    const path = join(bins, name);
-    if (statSync(path).isFile()) files[name] = sha256Hex(readFileSync(path));
-  }
-  const metadataPath = join(bins, "_nlcBuildMetadata.json");
+  const prebuilt = prebuiltBinaryLocation(packageRoot);
+  if (!existsSync(prebuilt.directory)) return null;
+  const files = hashBinaryFiles(prebuilt.directory);
+  const metadataPath = join(prebuilt.directory, "_nlcBuildMetadata.json");
   const build_metadata: unknown = existsSync(metadataPath) ? JSON.parse(readFileSync(metadataPath, "utf8")) : null;
-  return { package: pkg, build_metadata, files };
+  return { package: prebuilt.packageName, build_metadata, files };
 }

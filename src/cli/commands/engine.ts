@@ -6,18 +6,20 @@
 import type { Command } from "commander";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { printCommandError } from "../commandError.ts";
-import { currentEngineBinarySelection, getLlamaBinaryOptions, hashPrebuiltFiles, nativeBuildStatus } from "../../model/engine/engineBinary.ts";
+import { ENGINE_BINARY_ENV, getLlamaBinaryOptions, hashPrebuiltFiles, nativeBuildStatus, parseEngineBinaryRequest, selectEngineBinary } from "../../model/engine/engineBinary.ts";
 import { compileNative, missingBuildTools, verifyNativeBuild } from "../../model/engine/nativeBuild.ts";
 import type { SetExitCode } from "./index.ts";
 
 async function info(setExitCode: SetExitCode): Promise<void> {
-  const selection = currentEngineBinarySelection();
+  // The build is hashed once, for both the selection and the report below.
+  const native = nativeBuildStatus();
+  const requested = parseEngineBinaryRequest(process.env[ENGINE_BINARY_ENV]);
+  const selection = requested.ok ? selectEngineBinary(requested.value, native) : requested;
   if (!selection.ok) {
     printCommandError(selection.error, selection.message);
     setExitCode(1);
     return;
   }
-  const native = nativeBuildStatus();
   const options = getLlamaBinaryOptions(selection.value.binary);
   let loaded: Record<string, unknown>;
   try {

@@ -72,16 +72,20 @@ export function verifiedRecordPath(packageRoot: string = PACKAGE_ROOT): string {
   return join(packageRoot, ".cache", "engine-native", "verified.json");
 }
 
-/** SHA256 of each regular file in the build's Release folder (the addon and its shared libraries). */
-export function hashNativeBuildFiles(buildDirectory: string): Record<string, string> {
-  const release = join(buildDirectory, "Release");
+/** Name → SHA256 of each regular file directly in `directory`, sorted by name (empty when it does not exist). */
+export function hashBinaryFiles(directory: string): Record<string, string> {
   const files: Record<string, string> = {};
-  if (!existsSync(release)) return files;
-  for (const name of readdirSync(release).sort()) {
-    const path = join(release, name);
+  if (!existsSync(directory)) return files;
+  for (const name of readdirSync(directory).sort()) {
+    const path = join(directory, name);
     if (statSync(path).isFile()) files[name] = sha256Hex(readFileSync(path));
   }
   return files;
+}
+
+/** SHA256 of each regular file in the build's Release folder (the addon and its shared libraries). */
+export function hashNativeBuildFiles(buildDirectory: string): Record<string, string> {
+  return hashBinaryFiles(join(buildDirectory, "Release"));
 }
 
 function parseVerifiedRecord(text: string): VerifiedNativeRecord | null {
@@ -139,14 +143,13 @@ export function getLlamaBinaryOptions(binary: EngineBinaryKind): { readonly useP
   return { usePrebuiltBinaries: false, cmakeOptions: {}, expectedBuildType: "localBuild" };
 }
 
+/** The prebuilt binary package for this platform, and the folder of its binaries. */
+export function prebuiltBinaryLocation(packageRoot: string = PACKAGE_ROOT): { readonly packageName: string; readonly directory: string } {
+  const platform = `${process.platform}-${process.arch}`;
+  return { packageName: `@node-llama-cpp/${platform}`, directory: join(packageRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform) };
+}
+
 /** SHA256 of each file of the prebuilt binary package for this platform (empty when not installed). */
 export function hashPrebuiltFiles(packageRoot: string = PACKAGE_ROOT): Record<string, string> {
-  const bins = join(packageRoot, "node_modules", "@node-llama-cpp", `${process.platform}-${process.arch}`, "bins", `${process.platform}-${process.arch}`);
-  const files: Record<string, string> = {};
-  if (!existsSync(bins)) return files;
-  for (const name of readdirSync(bins).sort()) {
-    const path = join(bins, name);
-    if (statSync(path).isFile()) files[name] = sha256Hex(readFileSync(path));
-  }
-  return files;
+  return hashBinaryFiles(prebuiltBinaryLocation(packageRoot).directory);
 }
