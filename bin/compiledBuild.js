@@ -47,7 +47,9 @@ export function hashSourceTree(root) {
   return hashTree(root, "src");
 }
 
-function sameDigests(recorded, current) {
+/** Whether `recorded` (anything read from a stamp) lists exactly the names and digests of `current`. */
+export function sameDigests(recorded, current) {
+  if (recorded === null || typeof recorded !== "object") return false;
   const names = Object.keys(current);
   if (Object.keys(recorded).length !== names.length) return false;
   return names.every((name) => recorded[name] === current[name]);
@@ -90,7 +92,7 @@ export function compiledBuildStatus(root) {
     return { fresh: false, reason: `${COMPILED_DIRECTORY}/ could not be read` };
   }
   delete outputs[`${COMPILED_DIRECTORY}/${STAMP_NAME}`];
-  if (typeof stamp.outputs !== "object" || stamp.outputs === null || !sameDigests(stamp.outputs, outputs)) {
+  if (!sameDigests(stamp.outputs, outputs)) {
     return { fresh: false, reason: `${COMPILED_DIRECTORY}/ changed since the build` };
   }
   return { fresh: true };

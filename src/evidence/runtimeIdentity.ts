@@ -2,11 +2,14 @@
 // the process runs src/ through tsx or the compiled lib/ (with proof that lib/ is a build of
 // exactly these sources), so a run can be tied to the exact code that produced it.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { arch, cpus, platform, release, totalmem, type } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256Hex } from "../core/digest.ts";
+// bin/compiledBuild.js is plain JavaScript (bin/tca.js loads it before any transpiler); the
+// evidence uses its tree hashing and digest comparison so both judge a build by one rule.
+import { COMPILED_DIRECTORY, hashSourceTree, hashTree, sameDigests, STAMP_NAME } from "../../bin/compiledBuild.js";
 
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -34,25 +37,11 @@ export interface HarnessHashes {
 
 let cached: HarnessHashes | null = null;
 
-/** root-relative path → sha256 of every plain file under root/directory (links and special files skipped). */
-function hashDirectory(root: string, directory: string, files: Record<string, string> = {}): Record<string, string> {
-  const visit = (folder: string): void => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) files[relative(root, path)] = sha256Hex(readFileSync(path));
-    }
-  };
-  visit(join(root, directory));
-  return files;
-}
-
 /** Hashes src/**, bin/**, package.json and package-lock.json (the code that decides). */
 export function harnessHashes(): HarnessHashes {
   if (cached) return cached;
-  const files: Record<string, string> = {};
-  hashDirectory(PACKAGE_ROOT, "src", files);
-  hashDirectory(PACKAGE_ROOT, "bin", files);
+  // The same tree hashing (and the same "src/…" keys) as the build stamp that bin/tca.js checks.
+  const files: Record<string, string> = { ...hashTree(PACKAGE_ROOT, "src"), ...hashTree(PACKAGE_ROOT, "bin") };
   for (const name of ["package.json", "package-lock.json"]) files[name] = sha256Hex(readFileSync(join(PACKAGE_ROOT, name)));
   const names = Object.keys(files).sort();
   const aggregate = createHash("sha256");
@@ -83,7 +72,7 @@ export type RunningCode =
       readonly outputs_match: boolean;
     };
 
-const BUILD_STAMP = "lib/.build-stamp.json";
+const BUILD_STAMP = `${COMPILED_DIRECTORY}/${STAMP_NAME}`;
 let runningCached: RunningCode | null = null;
 
 /** `moduleUrl` and `root` are this module's own location and checkout; tests point them at a copy. */
@@ -114,20 +103,13 @@ function compiledCode(root: string): RunningCode {
   } catch {
     // an unparsable stamp proves nothing: both matches stay false
   }
-  const outputs = hashDirectory(root, "lib");
+  const outputs = hashTree(root, COMPILED_DIRECTORY);
   delete outputs[BUILD_STAMP];
   return {
     mode: "compiled",
     build_stamp_sha256: sha256Hex(stampBytes),
     compiler: stamp.compiler ?? null,
-    sources_match: sameDigests(stamp.sources, hashDirectory(root, "src")),
+    sources_match: sameDigests(stamp.sources, hashSourceTree(root)),
     outputs_match: sameDigests(stamp.outputs, outputs),
   };
-}
-
-function sameDigests(recorded: unknown, current: Readonly<Record<string, string>>): boolean {
-  if (recorded === null || typeof recorded !== "object") return false;
-  const entries = Object.entries(recorded);
-  if (entries.length !== Object.keys(current).length) return false;
-  return entries.every(([name, digest]) => current[name] === digest);
 }
