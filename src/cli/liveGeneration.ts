@@ -52,9 +52,9 @@ export function decodeRate(live: LiveGeneration): number | null {
   return ((live.tokens - live.decodeStart.tokens) * 1000) / ms;
 }
 
-/** "1,024" in every locale, so the line reads the same everywhere (and tests can pin it). */
+/** "1,024" in every locale (en-US grouping, as the project's other counts), so tests can pin the line. */
 export function groupedCount(n: number): string {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return Math.trunc(n).toLocaleString("en-US");
 }
 
 /** "prefill 1,024/1,500 tokens" or "generating… 45 tokens, 9.3 tok/s". */
