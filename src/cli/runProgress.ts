@@ -52,12 +52,16 @@ export function foldAuditLine(state: RunProgressState, line: string, observedAtM
   return { state: { ...next, generatingSince: null }, finished: { proposal: proposal ?? 0, outputTokens, elapsedMs } };
 }
 
+/** Whole seconds for a status line ("7 s"); never negative. */
+function seconds(ms: number): string {
+  return `${Math.max(0, ms / 1000).toFixed(0)} s`;
+}
+
 /**
  * The status line: what the run is doing now, with the seconds it has taken so far; `live`, the
  * running generation's progress, adds its tokens so far and tok/s.
  */
 export function describeRunProgress(state: RunProgressState, runElapsedMs: number, command = "lab model", live: LiveGeneration | null = null): string {
-  const seconds = (ms: number): string => `${Math.max(0, ms / 1000).toFixed(0)} s`;
   if (live !== null) {
     // The audit's request event may not be read yet: the call's own elapsed time stands in.
     const since = state.generatingSince !== null && state.proposal === live.proposal ? runElapsedMs - state.generatingSince : live.elapsedMs;
@@ -203,7 +207,6 @@ export function watchElapsed(describe: (elapsedMs: number, live: LiveGeneration 
 
 /** The status line of `tca model generate`: loading, then the call's tokens so far and tok/s. */
 export function describeGenerateProgress(elapsedMs: number, loaded: boolean, live: LiveGeneration | null): string {
-  const seconds = (ms: number): string => `${Math.max(0, ms / 1000).toFixed(0)} s`;
   if (live !== null) return `model generate: ${describeLiveCounts(live)}, ${seconds(live.elapsedMs)} (total ${seconds(elapsedMs)})`;
   return loaded ? `model generate: generating… ${seconds(elapsedMs)}` : `model generate: verifying and loading the model… ${seconds(elapsedMs)}`;
 }
