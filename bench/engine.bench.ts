@@ -24,6 +24,7 @@ import { buildSyntheticTokenizer } from "../src/model/synthetic/syntheticTokeniz
 import { generateOnce } from "../src/model/worker/generateOnce.ts";
 import { nativeBuildStatus } from "../src/model/engine/engineBinary.ts";
 import { measureThisBinary, sideBySide } from "./engineSideBySide.ts";
+import { median } from "../src/bench/resultsSummary.ts";
 
 const args = process.argv.slice(2);
 const size: SyntheticSize = args.includes("--size") && args[args.indexOf("--size") + 1] === "tiny" ? "tiny" : "full";
@@ -36,11 +37,6 @@ const modelDirectory = path.join(root, `synthetic-${size}-seed0`);
 
 const loadAverageAtStart = os.loadavg()[0] ?? 0;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
 /** Deterministic token ids from the tokenizer's defined (non-special) range. */

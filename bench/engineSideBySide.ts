@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
 import { LlamaEngine } from "../src/model/engine/llamaEngine.ts";
+import { median } from "../src/bench/resultsSummary.ts";
 
 export interface BinaryFigures {
   readonly label: string;
@@ -82,11 +83,6 @@ export interface Variant {
   readonly env: Record<string, string>;
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 /**
  * Runs every variant once per round, reversing the order each round (A B C, C B A, ...), so a

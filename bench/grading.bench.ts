@@ -12,6 +12,7 @@ import { resolvePythonRuntime } from "../src/bench/pythonRuntime.ts";
 import { createSandboxConfig } from "../src/bench/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandboxLimits.ts";
 import { runProgramTests } from "../src/bench/testRunner.ts";
+import { median } from "../src/bench/resultsSummary.ts";
 
 const flag = process.argv.indexOf("--dataset");
 const ds = loadDataset(flag > 0 ? (process.argv[flag + 1] ?? "") : defaultDatasetDir());
@@ -23,11 +24,6 @@ const sandbox = sb.value;
 const dataset = ds.value;
 const SEED = 20261201;
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
 const pytest: number[] = [];

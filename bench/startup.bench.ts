@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { compiledBuildStatus } from "../bin/compiledBuild.js";
+import { median } from "../src/bench/resultsSummary.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TCA = fileURLToPath(new URL("../bin/tca.js", import.meta.url));
@@ -23,11 +24,6 @@ const CASES: ReadonlyArray<{ readonly label: string; readonly args: readonly str
   { label: "tca expr eval", args: EXPR_EVAL },
 ];
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 function wallSeconds(args: readonly string[], env: NodeJS.ProcessEnv): number[] {
   const times: number[] = [];
