@@ -83,7 +83,6 @@ export interface Variant {
   readonly env: Record<string, string>;
 }
 
-
 /**
  * Runs every variant once per round, reversing the order each round (A B C, C B A, ...), so a
  * machine whose speed drifts during the run (this one is a shared VM: the same binary varies by

@@ -24,7 +24,6 @@ const CASES: ReadonlyArray<{ readonly label: string; readonly args: readonly str
   { label: "tca expr eval", args: EXPR_EVAL },
 ];
 
-
 function wallSeconds(args: readonly string[], env: NodeJS.ProcessEnv): number[] {
   const times: number[] = [];
   for (let run = 0; run < RUNS; run += 1) {
