@@ -4,15 +4,15 @@
 // time. Prints the median and total over the programs; asserts nothing about speed. The trusted
 // grader's one-off work per program (reading the public cases, running the reference fix on the
 // held-out inputs) is cached per run and is reported separately.
-import { defaultDatasetDir, loadDataset, referenceFixSource } from "../src/bench/dataset.ts";
+import { defaultDatasetDir, loadDataset, referenceFixSource } from "../src/bench/dataset/dataset.ts";
 import { heldOutCases } from "../src/bench/grading/heldOutCases.ts";
 import { publicCases } from "../src/bench/grading/publicCases.ts";
 import { gradeProgram } from "../src/bench/grading/trustedGrader.ts";
-import { resolvePythonRuntime } from "../src/bench/pythonRuntime.ts";
-import { createSandboxConfig } from "../src/bench/sandbox.ts";
-import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandboxLimits.ts";
-import { runProgramTests } from "../src/bench/testRunner.ts";
-import { median } from "../src/bench/resultsSummary.ts";
+import { resolvePythonRuntime } from "../src/bench/sandbox/pythonRuntime.ts";
+import { createSandboxConfig } from "../src/bench/sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandbox/sandboxLimits.ts";
+import { runProgramTests } from "../src/bench/sandbox/testRunner.ts";
+import { median } from "../src/bench/results/resultsSummary.ts";
 
 const flag = process.argv.indexOf("--dataset");
 const ds = loadDataset(flag > 0 ? (process.argv[flag + 1] ?? "") : defaultDatasetDir());

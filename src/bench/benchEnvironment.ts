@@ -3,12 +3,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
-import { loadDataset, type QuixDataset } from "./dataset.ts";
+import { loadDataset, type QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
-import { resolvePythonRuntime } from "./pythonRuntime.ts";
-import { createSandboxConfig, type SandboxConfig } from "./sandbox.ts";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandboxLimits.ts";
-import { sandboxSelfTest } from "./sandboxSelfTest.ts";
+import { resolvePythonRuntime } from "./sandbox/pythonRuntime.ts";
+import { createSandboxConfig, type SandboxConfig } from "./sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox/sandboxLimits.ts";
+import { sandboxSelfTest } from "./sandbox/sandboxSelfTest.ts";
 import { HELD_OUT_CASES_PER_PROGRAM, processHeldOutSeed } from "./grading/heldOutCases.ts";
 import { GRADER_ID } from "./grading/trustedGrader.ts";
 

@@ -6,17 +6,17 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ChatBackend } from "../sources/openaiCompatibleChat.ts";
-import { isInterruption, runAgentTask } from "./agentLoop.ts";
-import { mapWithConcurrency } from "./concurrency.ts";
-import { AGENT_BUDGET, CONDITIONS, type AgentBudget, type ConditionId } from "./conditions.ts";
-import type { QuixDataset } from "./dataset.ts";
+import { isInterruption, runAgentTask } from "./agent/agentLoop.ts";
+import { mapWithConcurrency } from "../core/concurrency.ts";
+import { AGENT_BUDGET, CONDITIONS, type AgentBudget, type ConditionId } from "./agent/conditions.ts";
+import type { QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
-import { silentProgress, type ProgressReporter } from "./progressDisplay.ts";
-import { PROMPT_SET_VERSION, promptHashes } from "./prompts.ts";
-import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
-import type { SandboxConfig } from "./sandbox.ts";
-import { taskId, type TaskResult } from "./taskOutcome.ts";
-import { FileTrace, nextAttemptTrace } from "./taskTrace.ts";
+import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
+import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
+import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runs/runDirectory.ts";
+import type { SandboxConfig } from "./sandbox/sandbox.ts";
+import { taskId, type TaskResult } from "./results/taskOutcome.ts";
+import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
 
 export interface Shard {
   readonly index: number;

@@ -13,9 +13,9 @@
 //   results.json   its tasks equal tasks.ndjson's latest record per task, its summary equals the
 //                  bench's own summarize() over them, done/complete counts add up
 //   run.json       its fingerprint equals results.json's
-import { summarize } from "../bench/resultsSummary.ts";
-import { parseTaskResult, resultKey, RUN_FILES } from "../bench/runDirectory.ts";
-import { classifyOutcome, type TaskResult } from "../bench/taskOutcome.ts";
+import { summarize } from "../bench/results/resultsSummary.ts";
+import { parseTaskResult, resultKey, RUN_FILES } from "../bench/runs/runDirectory.ts";
+import { classifyOutcome, type TaskResult } from "../bench/results/taskOutcome.ts";
 import { decodeUtf8Strict, readFileUnder, readTextUnder } from "../core/safeRead.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";

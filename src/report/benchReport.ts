@@ -3,9 +3,9 @@
 // results.json is the source of the tables (it is what results.md shows); when it is missing
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
-import { summarize } from "../bench/resultsSummary.ts";
-import { parseTaskResult, RUN_FILES } from "../bench/runDirectory.ts";
-import { OUTCOME_CLASSES } from "../bench/taskOutcome.ts";
+import { summarize } from "../bench/results/resultsSummary.ts";
+import { parseTaskResult, RUN_FILES } from "../bench/runs/runDirectory.ts";
+import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { deriveBenchVerdict } from "../evidence/benchVerdict.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import { baseName, isJsonObject, numberField, objectField, READ_LIMITS, readBoundedText, readJsonObject, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";

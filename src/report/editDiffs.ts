@@ -3,7 +3,7 @@
 // the initial file constant, matched by hash, so a diff is shown only for bytes that provably
 // are the ones the audit names.
 import { listDirectoryUnder } from "../core/safeRead.ts";
-import { diffLines } from "../bench/unifiedDiff.ts";
+import { diffLines } from "../bench/results/unifiedDiff.ts";
 import { INITIAL_TOY_MATH_PY } from "../spec/constants.ts";
 import { numberField, objectField, READ_LIMITS, readBoundedText, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { EditView } from "./reportDocument.ts";

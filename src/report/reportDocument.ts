@@ -2,7 +2,7 @@
 // and drawn by the inline viewer with textContent only. Every judgement (verdict, status of a
 // proposal, which file a diff came from) is made here, where it can be unit-tested; the viewer
 // only lays it out.
-import type { DiffLine } from "../bench/unifiedDiff.ts";
+import type { DiffLine } from "../bench/results/unifiedDiff.ts";
 import type { ProposalStatus } from "../evidence/proposalOutcome.ts";
 import type { JsonObject } from "./evidenceFiles.ts";
 

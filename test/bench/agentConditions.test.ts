@@ -2,11 +2,11 @@
 // real client, the real tool policy, the real sandbox and the real grading.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agentLoop.ts";
-import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/conditions.ts";
-import { PROMPT_TEMPLATES } from "../../src/bench/prompts.ts";
-import type { TaskResult } from "../../src/bench/taskOutcome.ts";
-import { MemoryTrace } from "../../src/bench/taskTrace.ts";
+import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agent/agentLoop.ts";
+import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agent/conditions.ts";
+import { PROMPT_TEMPLATES } from "../../src/bench/agent/prompts.ts";
+import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
+import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, buggy, program, referenceFix } from "./benchFixtures.ts";
 import { startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";

@@ -4,10 +4,10 @@
 // data set use realQuixBugs() from test/support/optionalResources.ts and skip when it is absent.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadDataset, type QuixDataset, type QuixProgram } from "../../src/bench/dataset.ts";
-import { resolvePythonRuntime } from "../../src/bench/pythonRuntime.ts";
-import { createSandboxConfig, type SandboxConfig } from "../../src/bench/sandbox.ts";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../src/bench/sandboxLimits.ts";
+import { loadDataset, type QuixDataset, type QuixProgram } from "../../src/bench/dataset/dataset.ts";
+import { resolvePythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
+import { createSandboxConfig, type SandboxConfig } from "../../src/bench/sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../src/bench/sandbox/sandboxLimits.ts";
 import { MINI_DATASET_DIR } from "../support/optionalResources.ts";
 
 export { MINI_DATASET_DIR };

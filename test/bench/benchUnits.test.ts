@@ -3,22 +3,22 @@
 // special-casing check, the Wilson interval.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { extractCodeBlock, initialMessages } from "../../src/bench/agentLoop.ts";
-import { CONDITIONS, parseConditionList } from "../../src/bench/conditions.ts";
+import { extractCodeBlock, initialMessages } from "../../src/bench/agent/agentLoop.ts";
+import { CONDITIONS, parseConditionList } from "../../src/bench/agent/conditions.ts";
 import { createHash } from "node:crypto";
-import { fillTemplate, PROMPT_TEMPLATES, promptHashes } from "../../src/bench/prompts.ts";
-import { median, wilsonInterval } from "../../src/bench/resultsSummary.ts";
-import { parseTaskResult } from "../../src/bench/runDirectory.ts";
-import { checkSpecialCasing } from "../../src/bench/specialCasing.ts";
-import { classifyOutcome } from "../../src/bench/taskOutcome.ts";
-import { classifyExit, parseSummary } from "../../src/bench/testRunner.ts";
-import { authorizeToolCall, normalizeToolPath, parseToolCall, WRITE_MAX_BYTES } from "../../src/bench/toolPolicy.ts";
-import { unifiedDiff } from "../../src/bench/unifiedDiff.ts";
+import { fillTemplate, PROMPT_TEMPLATES, promptHashes } from "../../src/bench/agent/prompts.ts";
+import { median, wilsonInterval } from "../../src/bench/results/resultsSummary.ts";
+import { parseTaskResult } from "../../src/bench/runs/runDirectory.ts";
+import { checkSpecialCasing } from "../../src/bench/results/specialCasing.ts";
+import { classifyOutcome } from "../../src/bench/results/taskOutcome.ts";
+import { classifyExit, parseSummary } from "../../src/bench/sandbox/testRunner.ts";
+import { authorizeToolCall, normalizeToolPath, parseToolCall, WRITE_MAX_BYTES } from "../../src/bench/agent/toolPolicy.ts";
+import { unifiedDiff } from "../../src/bench/results/unifiedDiff.ts";
 import { buildRequestBody, parseChoice } from "../../src/sources/openaiCompatibleClient.ts";
 import { retryAfterMs } from "../../src/sources/httpRetry.ts";
 import { isOutputParseFailure, serverMessage } from "../../src/sources/serverErrorMessage.ts";
-import { mentionsReferenceFix } from "../../src/bench/toolPolicy.ts";
-import { sameModuloTrailingWhitespace } from "../../src/bench/unifiedDiff.ts";
+import { mentionsReferenceFix } from "../../src/bench/agent/toolPolicy.ts";
+import { sameModuloTrailingWhitespace } from "../../src/bench/results/unifiedDiff.ts";
 
 const TESTS = ["conftest.py", "python_testcases/test_gcd.py", "python_testcases/load_testdata.py", "json_testcases/gcd.json"];
 const code = (d: ReturnType<typeof authorizeToolCall>): string => (d.allow ? "allow" : d.error);

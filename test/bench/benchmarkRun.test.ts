@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planTasks, parseShard, runBenchmark, type BenchmarkOptions } from "../../src/bench/benchmarkRun.ts";
-import type { ConditionId } from "../../src/bench/conditions.ts";
-import { loadComparison, renderComparison } from "../../src/bench/runComparison.ts";
-import { readTaskResults } from "../../src/bench/runDirectory.ts";
-import { mergeRuns } from "../../src/bench/runMerge.ts";
+import type { ConditionId } from "../../src/bench/agent/conditions.ts";
+import { loadComparison, renderComparison } from "../../src/bench/runs/runComparison.ts";
+import { readTaskResults } from "../../src/bench/runs/runDirectory.ts";
+import { mergeRuns } from "../../src/bench/runs/runMerge.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer, startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";

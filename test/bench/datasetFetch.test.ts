@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FETCH_RECORD, fetchDataset, QUIXBUGS_MANIFEST, type DatasetManifest } from "../../src/bench/datasetFetch.ts";
+import { FETCH_RECORD, fetchDataset, QUIXBUGS_MANIFEST, type DatasetManifest } from "../../src/bench/dataset/datasetFetch.ts";
 import { MINI_DATASET_DIR, realQuixBugs } from "../support/optionalResources.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { besideCheckoutDatasetDir, defaultDatasetDir, fetchedDatasetDir, loadDataset, projectCacheDir, QUIXBUGS_COMMIT } from "../../src/bench/dataset.ts";
+import { besideCheckoutDatasetDir, defaultDatasetDir, fetchedDatasetDir, loadDataset, projectCacheDir, QUIXBUGS_COMMIT } from "../../src/bench/dataset/dataset.ts";
 import { PACKAGE_ROOT } from "../../src/evidence/runtimeIdentity.ts";
 
 test("the cache folder follows XDG_CACHE_HOME when it is absolute, else HOME/.cache", () => {

@@ -3,10 +3,10 @@
 // collections while (1) a bare TaskDeadline, of which only the signal is still referenced, and
 // (2) a whole agent task against a server that never answers wait for their deadlines, and
 // prints one JSON line with what happened. Not a test file itself (the runner skips it).
-import { runAgentTask, isInterruption } from "../../src/bench/agentLoop.ts";
-import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/conditions.ts";
-import { TaskDeadline } from "../../src/bench/taskDeadline.ts";
-import { MemoryTrace } from "../../src/bench/taskTrace.ts";
+import { runAgentTask, isInterruption } from "../../src/bench/agent/agentLoop.ts";
+import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/agent/conditions.ts";
+import { TaskDeadline } from "../../src/bench/agent/taskDeadline.ts";
+import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 

@@ -7,8 +7,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mergeRuns } from "../../src/bench/runMerge.ts";
-import { loadComparison } from "../../src/bench/runComparison.ts";
+import { mergeRuns } from "../../src/bench/runs/runMerge.ts";
+import { loadComparison } from "../../src/bench/runs/runComparison.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-merge-safe-"));
 after(() => rmSync(root, { recursive: true, force: true }));

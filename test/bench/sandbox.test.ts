@@ -8,10 +8,10 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSandboxConfig, runInSandbox } from "../../src/bench/sandbox.ts";
-import { EXPECTED_CHECKS, runEscapeProbe, sandboxSelfTest } from "../../src/bench/sandboxSelfTest.ts";
-import { DEFAULT_SANDBOX_LIMITS } from "../../src/bench/sandboxLimits.ts";
-import { runProgramTests } from "../../src/bench/testRunner.ts";
+import { createSandboxConfig, runInSandbox } from "../../src/bench/sandbox/sandbox.ts";
+import { EXPECTED_CHECKS, runEscapeProbe, sandboxSelfTest } from "../../src/bench/sandbox/sandboxSelfTest.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "../../src/bench/sandbox/sandboxLimits.ts";
+import { runProgramTests } from "../../src/bench/sandbox/testRunner.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 
 function tempTask(files: Record<string, string>): { dir: string; outer: string } {

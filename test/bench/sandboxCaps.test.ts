@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../../src/bench/sandbox.ts";
-import { cleanupStaleCgroups, processStartTime } from "../../src/bench/sandboxCgroups.ts";
-import { missingCaps, sandboxSelfTest } from "../../src/bench/sandboxSelfTest.ts";
-import { seccompFilterBytes } from "../../src/bench/seccompFilter.ts";
+import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../../src/bench/sandbox/sandbox.ts";
+import { cleanupStaleCgroups, processStartTime } from "../../src/bench/sandbox/sandboxCgroups.ts";
+import { missingCaps, sandboxSelfTest } from "../../src/bench/sandbox/sandboxSelfTest.ts";
+import { seccompFilterBytes } from "../../src/bench/sandbox/seccompFilter.ts";
 import { benchSetup } from "./benchFixtures.ts";
 
 const MiB = 1024 * 1024;

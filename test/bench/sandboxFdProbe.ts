@@ -3,9 +3,9 @@
 // sandboxed program that lists its open descriptors, and prints that list.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolvePythonRuntime } from "../../src/bench/pythonRuntime.ts";
-import { createSandboxConfig, runInSandbox } from "../../src/bench/sandbox.ts";
-import { DEFAULT_SANDBOX_LIMITS } from "../../src/bench/sandboxLimits.ts";
+import { resolvePythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
+import { createSandboxConfig, runInSandbox } from "../../src/bench/sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "../../src/bench/sandbox/sandboxLimits.ts";
 
 const py = resolvePythonRuntime();
 if (!py.ok) throw new Error(py.message);

@@ -4,10 +4,10 @@
 // The traces carry model replies and test output of realistic size (a few kB per event).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONDITION_IDS, type ConditionId } from "../../src/bench/conditions.ts";
-import { appendTaskResult, prepareRunDir, RUN_FILES, writeManifest, writeResults, type RunManifest } from "../../src/bench/runDirectory.ts";
-import { classifyOutcome, type TaskResult } from "../../src/bench/taskOutcome.ts";
-import type { TestOutcome } from "../../src/bench/testRunner.ts";
+import { CONDITION_IDS, type ConditionId } from "../../src/bench/agent/conditions.ts";
+import { appendTaskResult, prepareRunDir, RUN_FILES, writeManifest, writeResults, type RunManifest } from "../../src/bench/runs/runDirectory.ts";
+import { classifyOutcome, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
+import type { TestOutcome } from "../../src/bench/sandbox/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 
 export interface BenchFixtureOptions {

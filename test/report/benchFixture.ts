@@ -4,7 +4,7 @@
 // pascal the "model" answers with markup that the report must show as text.
 import { join } from "node:path";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
-import type { ConditionId } from "../../src/bench/conditions.ts";
+import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, referenceFix } from "../bench/benchFixtures.ts";
 import { startRoutedServer, type ScriptedTurn } from "../bench/scriptedChatServer.ts";

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PACKAGE_ROOT } from "../../src/evidence/runtimeIdentity.ts";
-import { defaultDatasetDir } from "../../src/bench/dataset.ts";
+import { defaultDatasetDir } from "../../src/bench/dataset/dataset.ts";
 
 /** Where the shared folder is looked for: $TCA_SHARED_DIR, else ../shared beside the checkout. */
 export function sharedDir(env: NodeJS.ProcessEnv = process.env): string {

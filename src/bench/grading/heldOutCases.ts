@@ -3,8 +3,8 @@
 // once per data set, program and seed in a process, so a benchmark pays for each program once.
 // A generated input on which the reference fix raises or hangs is left out (and counted).
 import { randomInt } from "node:crypto";
-import { referenceFixSource, type QuixDataset, type QuixProgram } from "../dataset.ts";
-import type { SandboxConfig } from "../sandbox.ts";
+import { referenceFixSource, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import { generateHeldOutInputs } from "./heldOutGenerators.ts";
 import type { GradingCase } from "./publicCases.ts";
 import { runOnInputs, type HeldOutCases } from "./trustedGrader.ts";

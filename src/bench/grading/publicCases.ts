@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
-import { supportFiles, testFilePath, type QuixDataset, type QuixProgram } from "../dataset.ts";
+import { supportFiles, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { runInSandbox, type SandboxConfig } from "../sandbox.ts";
-import { writeTaskFiles } from "../taskFolder.ts";
+import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
+import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import { trustedRunnerFiles, TRUSTED_RUNNER_ARGV, RESULT_CHANNEL_MAX_BYTES } from "./runnerFiles.ts";
 
 /** How a returned value is compared with the expected one (the test's own assert). */

@@ -1,7 +1,7 @@
 // The trusted runner's files (static Python owned by this project, beside this module) as they
 // are placed in a task folder, and how the sandbox starts it.
 import { readFileSync } from "node:fs";
-import type { TaskFile } from "../dataset.ts";
+import type { TaskFile } from "../dataset/dataset.ts";
 
 const RUNNER = "trusted_runner.py";
 /** Only `prepare` mode needs these; they never enter a sandbox that runs a candidate. */

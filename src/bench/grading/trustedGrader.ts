@@ -9,11 +9,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset.ts";
-import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../sandbox.ts";
-import { writeTaskFiles } from "../taskFolder.ts";
-import type { GradeRecord } from "../taskOutcome.ts";
-import type { TestCounts, TestOutcome } from "../testRunner.ts";
+import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../sandbox/sandbox.ts";
+import { writeTaskFiles } from "../dataset/taskFolder.ts";
+import type { GradeRecord } from "../results/taskOutcome.ts";
+import type { TestCounts, TestOutcome } from "../sandbox/testRunner.ts";
 import { parseRunnerOutput, shortValue, valueMatches, type RunnerOutput } from "./caseResults.ts";
 import { publicCases, type CaseInput, type GradingCase } from "./publicCases.ts";
 import { RESULT_CHANNEL_MAX_BYTES, TRUSTED_RUNNER_ARGV, trustedRunnerFiles } from "./runnerFiles.ts";

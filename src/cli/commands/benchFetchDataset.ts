@@ -4,8 +4,8 @@
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { fetchedDatasetDir } from "../../bench/dataset.ts";
-import { FETCH_LIMITS, fetchDataset, QUIXBUGS_MANIFEST } from "../../bench/datasetFetch.ts";
+import { fetchedDatasetDir } from "../../bench/dataset/dataset.ts";
+import { FETCH_LIMITS, fetchDataset, QUIXBUGS_MANIFEST } from "../../bench/dataset/datasetFetch.ts";
 import { isExplicitYes } from "../../model/artifacts/consent.ts";
 import { printCommandError } from "../commandError.ts";
 import { megabytes, statusLine } from "../progress.ts";

@@ -12,9 +12,9 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { dirname, isAbsolute, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Parser, type ReadEntry } from "tar";
-import { err, ok, type Result } from "../core/result.ts";
-import type { ArtifactErrorCode } from "../model/artifacts/errorCodes.ts";
-import { transferOnce, type ByteAllowance, type TransferOutcome } from "../model/artifacts/httpTransfer.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { ArtifactErrorCode } from "../../model/artifacts/errorCodes.ts";
+import { transferOnce, type ByteAllowance, type TransferOutcome } from "../../model/artifacts/httpTransfer.ts";
 import quixbugsManifest from "./quixbugsManifest.json" with { type: "json" };
 
 /** Codes of this module's own; transfer and identity failures keep the acquisition's codes. */

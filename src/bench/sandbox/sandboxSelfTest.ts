@@ -8,8 +8,8 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
 import { bwrapStarts, runInSandbox, sandboxEnvironment, type SandboxConfig } from "./sandbox.ts";
 
 /** The probe: each check prints "name=blocked" or "name=ESCAPED:<detail>". Static text, trusted. */

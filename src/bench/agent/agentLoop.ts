@@ -3,22 +3,22 @@
 // harness may refuse (condition D). Afterwards the harness grades the file with the same
 // tests in a fresh sandbox and classifies the outcome. The whole loop is plain data in, a
 // TaskResult out, with every event in the trace.
-import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../sources/openaiCompatibleChat.ts";
+import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
 import { AgentTools } from "./agentTools.ts";
-import { sha256Hex } from "../core/digest.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import type { AgentBudget, Condition } from "./conditions.ts";
-import { buggySource, supportFiles, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "./dataset.ts";
+import { buggySource, supportFiles, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
-import type { SandboxConfig } from "./sandbox.ts";
-import { checkSpecialCasing } from "./specialCasing.ts";
-import { classifyOutcome, taskId, type TaskResult, type TaskStopReason } from "./taskOutcome.ts";
+import type { SandboxConfig } from "../sandbox/sandbox.ts";
+import { checkSpecialCasing } from "../results/specialCasing.ts";
+import { classifyOutcome, taskId, type TaskResult, type TaskStopReason } from "../results/taskOutcome.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
-import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
+import { gradeProgram, gradeRecordOf } from "../grading/trustedGrader.ts";
+import { heldOutCases, processHeldOutSeed } from "../grading/heldOutCases.ts";
 import { TaskDeadline } from "./taskDeadline.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
-import { sameModuloTrailingWhitespace, unifiedDiff } from "./unifiedDiff.ts";
-import { parseToolCallText } from "../sources/textToolCalls.ts";
+import { sameModuloTrailingWhitespace, unifiedDiff } from "../results/unifiedDiff.ts";
+import { parseToolCallText } from "../../sources/textToolCalls.ts";
 
 export interface AgentTaskContext {
   readonly dataset: QuixDataset;

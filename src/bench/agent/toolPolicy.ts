@@ -2,9 +2,9 @@
 // read only what the condition allows (never tests in B, never reference fixes), run tests
 // only in C and D. Knows nothing about files; agentTools.ts executes what this allows.
 import type { Condition, ToolName } from "./conditions.ts";
-import type { ToolErrorCode } from "./errorCodes.ts";
-import { targetPath } from "./dataset.ts";
-import { SANDBOX_TASK_DIR } from "./sandbox.ts";
+import type { ToolErrorCode } from "../errorCodes.ts";
+import { targetPath } from "../dataset/dataset.ts";
+import { SANDBOX_TASK_DIR } from "../sandbox/sandbox.ts";
 
 export type ToolCallRequest =
   | { readonly tool: "read_file"; readonly path: string }

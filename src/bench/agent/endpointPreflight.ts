@@ -3,12 +3,12 @@
 // task into a model error that looks like a (terrible) result. The preflight checks the model
 // list and sends one tiny request (with a tool when a selected condition needs tools), and stops
 // the command with the HTTP status, the server's own message and the likely fix.
-import { err, ok, type Result } from "../core/result.ts";
-import type { ChatTurnResult } from "../sources/openaiCompatibleChat.ts";
-import type { OpenAiCompatibleClient } from "../sources/openaiCompatibleClient.ts";
-import { parseToolCallText } from "../sources/textToolCalls.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
+import type { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
+import { parseToolCallText } from "../../sources/textToolCalls.ts";
 import { CONDITIONS } from "./conditions.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
 
 export interface PreflightOptions {

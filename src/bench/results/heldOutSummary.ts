@@ -2,8 +2,8 @@
 // side per condition: a fix that passes every public case but not the held-out ones is what a
 // program special-cased to the public inputs looks like. Tasks graded before the trusted grader
 // (no fixedPublic in their grade) are counted apart.
-import { CONDITIONS, CONDITION_IDS } from "../conditions.ts";
-import type { TaskResult } from "../taskOutcome.ts";
+import { CONDITIONS, CONDITION_IDS } from "../agent/conditions.ts";
+import type { TaskResult } from "./taskOutcome.ts";
 
 export interface HeldOutRow {
   readonly label: string;

@@ -5,13 +5,13 @@
 // buggy program must fail public or held-out cases. The fix is graded by placing the reference
 // program at python_programs/<p>.py in its own fresh task folder, exactly how the agent's file is
 // graded; the correct_python_programs folder never enters a sandbox that grades.
-import type { QuixDataset } from "./dataset.ts";
-import { buggySource, referenceFixSource } from "./dataset.ts";
-import { mapWithConcurrency } from "./concurrency.ts";
-import type { SandboxConfig } from "./sandbox.ts";
-import type { TestCounts, TestOutcome } from "./testRunner.ts";
-import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
-import { GRADER_ID, gradeProgram, type TrustedGrade } from "./grading/trustedGrader.ts";
+import type { QuixDataset } from "../dataset/dataset.ts";
+import { buggySource, referenceFixSource } from "../dataset/dataset.ts";
+import { mapWithConcurrency } from "../../core/concurrency.ts";
+import type { SandboxConfig } from "../sandbox/sandbox.ts";
+import type { TestCounts, TestOutcome } from "../sandbox/testRunner.ts";
+import { heldOutCases, processHeldOutSeed } from "./heldOutCases.ts";
+import { GRADER_ID, gradeProgram, type TrustedGrade } from "./trustedGrader.ts";
 
 export interface VerifySide {
   readonly outcome: TestOutcome;

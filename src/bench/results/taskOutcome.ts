@@ -1,8 +1,8 @@
 // Outcome classes and the per-task result record. Classification happens after the agent
 // stops, from the harness's own grading run, never from what the model said.
-import type { ConditionId } from "./conditions.ts";
+import type { ConditionId } from "../agent/conditions.ts";
 import type { SpecialCasingReport } from "./specialCasing.ts";
-import type { TestCounts, TestOutcome } from "./testRunner.ts";
+import type { TestCounts, TestOutcome } from "../sandbox/testRunner.ts";
 
 export const OUTCOME_CLASSES = ["fixed", "wrong_fix", "no_change", "broken_file", "out_of_budget", "model_error"] as const;
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];

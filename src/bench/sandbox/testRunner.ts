@@ -3,10 +3,10 @@
 // survives. This is the model's run_tests feedback only: pytest shares a process with the
 // program under test, which can therefore forge its verdict; the grade is grading/'s.
 // Only python_testcases/test_<p>.py is collected; the legacy *_test.py drivers are never there.
-import type { QuixDataset, QuixProgram } from "./dataset.ts";
-import { testFilePath } from "./dataset.ts";
+import type { QuixDataset, QuixProgram } from "../dataset/dataset.ts";
+import { testFilePath } from "../dataset/dataset.ts";
 import { runInSandbox, type SandboxConfig } from "./sandbox.ts";
-import { createTaskFolder } from "./taskFolder.ts";
+import { createTaskFolder } from "../dataset/taskFolder.ts";
 
 export type TestOutcome = "passed" | "failed" | "timeout" | "error";
 

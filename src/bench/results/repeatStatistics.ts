@@ -2,7 +2,7 @@
 // hides the variance a sampled server has; per condition we report pass@k (a program counts when
 // at least one of its k runs fixed it) and pass^k (only when all k did), each with a 95% Wilson
 // interval over programs, and the spread of the per-repeat fixed rate.
-import { CONDITIONS, CONDITION_IDS, type ConditionId } from "./conditions.ts";
+import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 // resultsSummary.ts imports this module too; only function declarations cross, so the cycle is safe.
 import { wilsonInterval } from "./resultsSummary.ts";
 import type { TaskResult } from "./taskOutcome.ts";

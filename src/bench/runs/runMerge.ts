@@ -1,14 +1,14 @@
 // merge: joins the shards of one benchmark (same fingerprint) into one run directory, with
 // their traces and diffs, and rewrites results.json and results.md over the union.
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
-import { readFileUnder } from "../core/safeRead.ts";
+import { readFileUnder } from "../../core/safeRead.ts";
 import { join } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
-import { planTasks } from "./benchmarkRun.ts";
-import type { ConditionId } from "./conditions.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
+import { planTasks } from "../benchmarkRun.ts";
+import type { ConditionId } from "../agent/conditions.ts";
 import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_READ_LIMITS, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
-import type { TaskResult } from "./taskOutcome.ts";
+import type { TaskResult } from "../results/taskOutcome.ts";
 
 export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
   if (runDirs.length === 0) return err("invalid_option", "merge needs at least one run directory");

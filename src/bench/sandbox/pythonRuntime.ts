@@ -3,8 +3,8 @@
 // the interpreter directly.
 import { spawnSync } from "node:child_process";
 import { isAbsolute } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
 
 export interface PythonRuntime {
   readonly executable: string;

@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { err, ok, type Result } from "../core/result.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
 
 /** How a program's tests get their data: JSON lines, the Node class, or inline in the test. */
 export type TestDataKind = "json" | "node" | "inline";
@@ -58,7 +58,7 @@ export function fetchedDatasetDir(env: CacheEnvironment = process.env): string {
 /** ../shared/quixbugs beside the repository root (development and CI). */
 export function besideCheckoutDatasetDir(): string {
   // src/bench/dataset.ts -> repository root -> ../shared/quixbugs
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   return resolve(repoRoot, "..", "shared", "quixbugs");
 }
 

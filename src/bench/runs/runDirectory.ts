@@ -3,13 +3,13 @@
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
-import { readTextUnder } from "../core/safeRead.ts";
-import { CONDITION_IDS } from "./conditions.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
-import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "./resultsSummary.ts";
-import { summarizeRepeats } from "./repeatStatistics.ts";
-import { OUTCOME_CLASSES, type TaskResult } from "./taskOutcome.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { readTextUnder } from "../../core/safeRead.ts";
+import { CONDITION_IDS } from "../agent/conditions.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
+import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
+import { summarizeRepeats } from "../results/repeatStatistics.ts";
+import { OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
 
 export const RUN_SCHEMA_VERSION = 1;
 

@@ -2,14 +2,14 @@
 // The target lives in memory here; every run_tests copies it into a fresh sandboxed task
 // folder with pristine tests, so nothing the program under test does can persist.
 // Every refusal and tool error is logged to the trace and counted.
-import type { ProposedToolCall } from "../sources/openaiCompatibleChat.ts";
+import type { ProposedToolCall } from "../../sources/openaiCompatibleChat.ts";
 import type { Condition } from "./conditions.ts";
-import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "./dataset.ts";
-import type { SandboxConfig } from "./sandbox.ts";
+import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { runProgramTests, type TestRunResult } from "./testRunner.ts";
+import { runProgramTests, type TestRunResult } from "../sandbox/testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
-import { sha256Hex } from "../core/digest.ts";
+import { sha256Hex } from "../../core/digest.ts";
 
 /** Longest tool result returned to the model (characters); the trace keeps the full text. */
 export const OBSERVATION_MAX_CHARS = 12_000;

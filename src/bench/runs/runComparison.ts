@@ -1,9 +1,9 @@
 // compare: several runs (models, conditions, repeats) side by side: fixed rate per condition
 // over graded tasks with its 95% interval (model errors named beside it), and false "fixed" counts.
-import { err, ok, type Result } from "../core/result.ts";
-import { CONDITION_IDS, type ConditionId } from "./conditions.ts";
-import type { BenchErrorCode } from "./errorCodes.ts";
-import { pct, summarize, type ConditionSummary } from "./resultsSummary.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
+import type { BenchErrorCode } from "../errorCodes.ts";
+import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
 import { readManifest, readTaskResults } from "./runDirectory.ts";
 
 export interface ComparedRun {

@@ -2,7 +2,7 @@
 // D refusal texts are the spec's method section word for word; the pieces the spec leaves
 // open ({tests_line}, {verify_line}, the first user message) are this project's, written
 // before any run. Every run records PROMPT_SET_VERSION and the SHA-256 of each template.
-import { sha256Hex } from "../core/digest.ts";
+import { sha256Hex } from "../../core/digest.ts";
 
 export const PROMPT_SET_VERSION = "quixbugs-prompts-v1";
 

@@ -1,7 +1,7 @@
 // Progress of a benchmark run: tasks done/total, fixed so far per condition, elapsed, ETA.
 // A cli-progress bar on a terminal; one plain line per finished task otherwise.
 import cliProgress from "cli-progress";
-import type { TaskResult } from "./taskOutcome.ts";
+import type { TaskResult } from "../results/taskOutcome.ts";
 
 export interface ProgressReporter {
   start(total: number, alreadyDone: readonly TaskResult[]): void;

@@ -1,9 +1,9 @@
 // Aggregates task results into the spec's tables: per condition fixed %, wrong fix, no change,
 // broken file, out of budget, turns mean, tokens mean, time median; the guardrail table; the
 // false-fixed count; and a 95% Wilson interval for the fixed rate.
-import { CONDITIONS, CONDITION_IDS, type ConditionId } from "./conditions.ts";
+import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import { renderRepeatsSection } from "./repeatStatistics.ts";
-import { renderHeldOutSection } from "./grading/heldOutSummary.ts";
+import { renderHeldOutSection } from "./heldOutSummary.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export interface ConditionSummary {

@@ -1,5 +1,5 @@
 // The tool schemas offered to the model, per condition (OpenAI function-calling format).
-import type { ToolFunctionSchema } from "../sources/openaiCompatibleChat.ts";
+import type { ToolFunctionSchema } from "../../sources/openaiCompatibleChat.ts";
 import type { Condition, ToolName } from "./conditions.ts";
 
 const SCHEMAS: Readonly<Record<ToolName, ToolFunctionSchema>> = {
