@@ -24,7 +24,7 @@ import { buildSyntheticTokenizer } from "../src/model/synthetic/syntheticTokeniz
 import { generateOnce } from "../src/model/worker/generateOnce.ts";
 import { nativeBuildStatus } from "../src/model/engine/engineBinary.ts";
 import { measureThisBinary, sideBySide } from "./engineSideBySide.ts";
-import { median } from "../src/bench/results/resultsSummary.ts";
+import { median } from "../src/bench/results/summaryStatistics.ts";
 
 const args = process.argv.slice(2);
 const size: SyntheticSize = args.includes("--size") && args[args.indexOf("--size") + 1] === "tiny" ? "tiny" : "full";

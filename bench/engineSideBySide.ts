@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
 import { LlamaEngine } from "../src/model/engine/llamaEngine.ts";
-import { median } from "../src/bench/results/resultsSummary.ts";
+import { median } from "../src/bench/results/summaryStatistics.ts";
 
 export interface BinaryFigures {
   readonly label: string;

@@ -11,8 +11,8 @@ import { gradeProgram } from "../src/bench/grading/trustedGrader.ts";
 import { resolvePythonRuntime } from "../src/bench/sandbox/pythonRuntime.ts";
 import { createSandboxConfig } from "../src/bench/sandbox/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandbox/sandboxLimits.ts";
-import { runProgramTests } from "../src/bench/sandbox/testRunner.ts";
-import { median } from "../src/bench/results/resultsSummary.ts";
+import { runProgramTests } from "../src/bench/agent/testRunner.ts";
+import { median } from "../src/bench/results/summaryStatistics.ts";
 
 const flag = process.argv.indexOf("--dataset");
 const ds = loadDataset(flag > 0 ? (process.argv[flag + 1] ?? "") : defaultDatasetDir());

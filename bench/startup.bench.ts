@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { compiledBuildStatus } from "../bin/compiledBuild.js";
-import { median } from "../src/bench/results/resultsSummary.ts";
+import { median } from "../src/bench/results/summaryStatistics.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TCA = fileURLToPath(new URL("../bin/tca.js", import.meta.url));

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agent/agentLoop.ts";
+import { isInterruption, runTask, type TaskInterruption } from "../../src/bench/taskRunner.ts";
 import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/agent/conditions.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
@@ -42,7 +42,7 @@ test("D: when the 300-second task budget is spent, the task ends out of budget (
     now += 160_000;
   }, () => ({ content: "Done.", toolCalls: [], finishReason: "stop" }));
   const trace = new MemoryTrace();
-  const result = finished(await runAgentTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.D, backend, sandbox, budget: AGENT_BUDGET, trace, clock: () => now, testTimeoutMs: 60_000, includeSlow: false }));
+  const result = finished(await runTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.D, backend, sandbox, budget: AGENT_BUDGET, trace, clock: () => now, testTimeoutMs: 60_000, includeSlow: false }));
   assert.equal(backend.calls, 2);
   assert.equal(result.stopReason, "time_budget");
   assert.equal(result.outcome, "out_of_budget");
@@ -56,7 +56,7 @@ test("D: when the 300-second task budget is spent, the task ends out of budget (
 test("C: eight turns of tool calls and no stop: out of budget after exactly eight model turns", async () => {
   const { sandbox, dataset } = benchSetup();
   const backend = new ClockedBackend(() => {}, (n) => ({ content: "", toolCalls: [{ id: `c${n}`, name: "read_file", argumentsText: '{"path":"python_programs/gcd.py"}' }], finishReason: "tool_calls" }));
-  const result = finished(await runAgentTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.C, backend, sandbox, budget: AGENT_BUDGET, trace: new MemoryTrace(), clock: () => 0, testTimeoutMs: 60_000, includeSlow: false }));
+  const result = finished(await runTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.C, backend, sandbox, budget: AGENT_BUDGET, trace: new MemoryTrace(), clock: () => 0, testTimeoutMs: 60_000, includeSlow: false }));
   assert.equal(backend.calls, 8);
   assert.equal(result.turns, 8);
   assert.equal(result.stopReason, "turn_budget");

@@ -2,7 +2,7 @@
 // real client, the real tool policy, the real sandbox and the real grading.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agent/agentLoop.ts";
+import { isInterruption, runTask, type TaskInterruption } from "../../src/bench/taskRunner.ts";
 import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agent/conditions.ts";
 import { PROMPT_TEMPLATES } from "../../src/bench/agent/prompts.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
@@ -18,7 +18,7 @@ async function runScripted(condition: ConditionId, name: string, script: Scripte
   const server = await startScriptedServer(script, opts.fallback);
   try {
     const trace = new MemoryTrace();
-    const result = finished(await runAgentTask({
+    const result = finished(await runTask({
       dataset,
       program: program(dataset, name),
       condition: CONDITIONS[condition],

@@ -7,11 +7,11 @@ import { extractCodeBlock, initialMessages } from "../../src/bench/agent/agentLo
 import { CONDITIONS, parseConditionList } from "../../src/bench/agent/conditions.ts";
 import { createHash } from "node:crypto";
 import { fillTemplate, PROMPT_TEMPLATES, promptHashes } from "../../src/bench/agent/prompts.ts";
-import { median, wilsonInterval } from "../../src/bench/results/resultsSummary.ts";
+import { median, wilsonInterval } from "../../src/bench/results/summaryStatistics.ts";
 import { parseTaskResult } from "../../src/bench/runs/runDirectory.ts";
 import { checkSpecialCasing } from "../../src/bench/results/specialCasing.ts";
 import { classifyOutcome } from "../../src/bench/results/taskOutcome.ts";
-import { classifyExit, parseSummary } from "../../src/bench/sandbox/testRunner.ts";
+import { classifyExit, parseSummary } from "../../src/bench/agent/testRunner.ts";
 import { authorizeToolCall, normalizeToolPath, parseToolCall, WRITE_MAX_BYTES } from "../../src/bench/agent/toolPolicy.ts";
 import { unifiedDiff } from "../../src/bench/results/unifiedDiff.ts";
 import { buildRequestBody, parseChoice } from "../../src/sources/openaiCompatibleClient.ts";

@@ -3,7 +3,7 @@
 // collections while (1) a bare TaskDeadline, of which only the signal is still referenced, and
 // (2) a whole agent task against a server that never answers wait for their deadlines, and
 // prints one JSON line with what happened. Not a test file itself (the runner skips it).
-import { runAgentTask, isInterruption } from "../../src/bench/agent/agentLoop.ts";
+import { runTask, isInterruption } from "../../src/bench/taskRunner.ts";
 import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/agent/conditions.ts";
 import { TaskDeadline } from "../../src/bench/agent/taskDeadline.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
@@ -39,7 +39,7 @@ const bareMs = await firedWithin(bareSignal(), 5000);
 const { sandbox, dataset } = benchSetup();
 const trace = new MemoryTrace();
 const started = performance.now();
-const ended = await runAgentTask({
+const ended = await runTask({
   dataset, program: program(dataset, "gcd"), condition: CONDITIONS.C,
   backend: new OpenAiCompatibleClient({ endpoint, model: "scripted" }),
   sandbox, budget: { ...AGENT_BUDGET, taskTimeoutMs: 1500 }, trace, clock: () => performance.now(), testTimeoutMs: 60_000, includeSlow: false,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isInterruption, runAgentTask } from "../../src/bench/agent/agentLoop.ts";
+import { isInterruption, runTask } from "../../src/bench/taskRunner.ts";
 import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agent/conditions.ts";
 import { defaultDatasetDir } from "../../src/bench/dataset/dataset.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
@@ -23,7 +23,7 @@ async function sendProgram(condition: ConditionId, script: ScriptedTurn[]): Prom
   const server = await startScriptedServer(script);
   try {
     const trace = new MemoryTrace();
-    const r = await runAgentTask({
+    const r = await runTask({
       dataset,
       program: program(dataset, "gcd"),
       condition: CONDITIONS[condition],

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isInterruption, runAgentTask, type TaskInterruption } from "../../src/bench/agent/agentLoop.ts";
+import { isInterruption, runTask as runHarnessTask, type TaskInterruption } from "../../src/bench/taskRunner.ts";
 import { runBenchmark, type BenchmarkOptions } from "../../src/bench/benchmarkRun.ts";
 import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agent/conditions.ts";
 import { loadComparison, renderComparison } from "../../src/bench/runs/runComparison.ts";
@@ -28,7 +28,7 @@ function finished(r: TaskResult | TaskInterruption): TaskResult {
 async function runTask(server: ScriptedServer, condition: ConditionId, o: { signal?: AbortSignal; taskTimeoutMs?: number } = {}): Promise<{ ended: TaskResult | TaskInterruption; trace: MemoryTrace }> {
   const { sandbox, dataset } = benchSetup();
   const trace = new MemoryTrace();
-  const ended = await runAgentTask({
+  const ended = await runHarnessTask({
     dataset,
     program: program(dataset, "gcd"),
     condition: CONDITIONS[condition],

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createSandboxConfig, runInSandbox } from "../../src/bench/sandbox/sandbox.ts";
 import { EXPECTED_CHECKS, runEscapeProbe, sandboxSelfTest } from "../../src/bench/sandbox/sandboxSelfTest.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/bench/sandbox/sandboxLimits.ts";
-import { runProgramTests } from "../../src/bench/sandbox/testRunner.ts";
+import { runProgramTests } from "../../src/bench/agent/testRunner.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 
 function tempTask(files: Record<string, string>): { dir: string; outer: string } {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { CONDITION_IDS, type ConditionId } from "../../src/bench/agent/conditions.ts";
 import { appendTaskResult, prepareRunDir, RUN_FILES, writeManifest, writeResults, type RunManifest } from "../../src/bench/runs/runDirectory.ts";
 import { classifyOutcome, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
-import type { TestOutcome } from "../../src/bench/sandbox/testRunner.ts";
+import type { TestOutcome } from "../../src/bench/agent/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 
 export interface BenchFixtureOptions {

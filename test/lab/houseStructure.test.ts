@@ -3,30 +3,10 @@
 // imports it), and no module depends on itself through a chain of imports.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
-
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
-
-/** Every relative module a file imports (static `from "…"`, side-effect imports and `export … from`). */
-function localImports(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const specifiers = [...text.matchAll(/(?:\bfrom|^import)\s+"(\.{1,2}\/[^"]+)"/gm)].map((m) => m[1] ?? "");
-  return specifiers.map((s) => resolve(dirname(file), s));
-}
+import { relative } from "node:path";
+import { FILES, findCycle, GRAPH, SRC } from "../support/importGraph.ts";
 
 const room = (file: string): string => relative(SRC, file).split("/")[0] ?? "";
-const FILES = sourceFiles(SRC);
-const GRAPH = new Map(FILES.map((f) => [f, localImports(f)]));
 
 test("the import graph is read from the real tree (guards the checks below against an empty scan)", () => {
   assert.ok(FILES.length > 100);
@@ -54,21 +34,6 @@ test("only the CLI imports src/lab: nothing below the top floor reaches back up"
 });
 
 test("no module of src/lab imports itself through a chain of imports", () => {
-  const state = new Map<string, "open" | "done">();
-  const cycle = (file: string, path: string[]): string[] | null => {
-    if (state.get(file) === "done") return null;
-    if (state.get(file) === "open") return [...path.slice(path.indexOf(file)), file];
-    state.set(file, "open");
-    for (const next of GRAPH.get(file) ?? []) {
-      if (room(next) !== "lab") continue;
-      const found = cycle(next, [...path, file]);
-      if (found) return found;
-    }
-    state.set(file, "done");
-    return null;
-  };
-  for (const file of FILES.filter((f) => room(f) === "lab")) {
-    const found = cycle(file, []);
-    assert.equal(found, null, `import cycle: ${(found ?? []).map((f) => relative(SRC, f)).join(" → ")}`);
-  }
+  const found = findCycle(GRAPH, (f) => room(f) === "lab");
+  assert.equal(found, null, `import cycle: ${(found ?? []).map((f) => relative(SRC, f)).join(" → ")}`);
 });

@@ -1,24 +1,26 @@
-// One task: one program under one condition. The loop asks the model for a turn, executes
-// allowed tool calls, and decides when the task ends; the model's "done" is a request the
-// harness may refuse (condition D). Afterwards the harness grades the file with the same
-// tests in a fresh sandbox and classifies the outcome. The whole loop is plain data in, a
-// TaskResult out, with every event in the trace.
+// One task's agent: one program under one condition. The loop asks the model for a turn,
+// executes allowed tool calls, and decides when the agent stops; the model's "done" is a request
+// the harness may refuse (condition D). It ends where the agent stops: it returns the transcript,
+// the stop reason and the final file as plain data (as mini-swe-agent's agent returns its
+// trajectory), with every event in the trace. Grading, the diff and the outcome are the task
+// runner's (../taskRunner.ts); nothing here knows how the file will be judged.
 import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
-import { AgentTools } from "./agentTools.ts";
+import { AgentTools, type GuardrailCounts } from "./agentTools.ts";
 import { sha256Hex } from "../../core/digest.ts";
-import type { AgentBudget, Condition } from "./conditions.ts";
-import { buggySource, supportFiles, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import { taskId, type AgentBudget, type Condition, type ConditionId } from "./conditions.ts";
+import { buggySource, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
-import { checkSpecialCasing } from "../results/specialCasing.ts";
-import { classifyOutcome, taskId, type TaskResult, type TaskStopReason } from "../results/taskOutcome.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { gradeProgram, gradeRecordOf } from "../grading/trustedGrader.ts";
-import { heldOutCases, processHeldOutSeed } from "../grading/heldOutCases.ts";
 import { TaskDeadline } from "./taskDeadline.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
-import { sameModuloTrailingWhitespace, unifiedDiff } from "../results/unifiedDiff.ts";
 import { parseToolCallText } from "../../sources/textToolCalls.ts";
+
+/** Why the agent loop ended. */
+/** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
+/** tool_calls_as_text: the endpoint returned tool calls as text in the content (it does not parse them); an endpoint failure. */
+export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "context_limit", "model_error", "tool_calls_as_text", "cancelled"] as const;
+export type TaskStopReason = (typeof STOP_REASONS)[number];
 
 export interface AgentTaskContext {
   readonly dataset: QuixDataset;
@@ -38,21 +40,42 @@ export interface AgentTaskContext {
   readonly seed?: number;
   readonly attempt?: number;
   readonly repeat?: number;
-  /** Seed of the held-out grading inputs (default: one per process, recorded in every grade). */
-  readonly heldOutSeed?: number;
 }
 
-/** A task stopped by cancellation: not a result. The run does not record it, so --resume redoes it. */
-export interface TaskInterruption {
+/** What the agent did, as plain data: its transcript, why it stopped, and the file it left. */
+export interface AgentRun {
+  readonly taskId: string;
+  readonly program: string;
+  readonly condition: ConditionId;
+  /** Never "cancelled": a cancelled agent returns an AgentInterruption instead. */
+  readonly stopReason: Exclude<TaskStopReason, "cancelled">;
+  /** The agent ended by saying it was done (A: returned a corrected file). */
+  readonly claimedFixed: boolean;
+  readonly turns: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly usageReported: boolean;
+  readonly servedModel: string | null;
+  readonly modelRetries: number;
+  readonly protocolFindings: number;
+  readonly guardrails: GuardrailCounts;
+  /** The injected clock's reading when the agent started: the trace's time origin. */
+  readonly startedAt: number;
+  /** Seconds from the start to the agent's stop. */
+  readonly seconds: number;
+  /** The buggy program as the agent got it, and the target file as the agent left it. */
+  readonly original: string;
+  readonly final: string;
+  /** Every message of the conversation, the harness's refusals included. */
+  readonly transcript: readonly ChatTurnMessage[];
+}
+
+/** An agent stopped by cancellation: not a result. The run does not record it, so --resume redoes it. */
+export interface AgentInterruption {
   readonly interrupted: true;
   readonly taskId: string;
-  /** Where the cancellation caught the task. */
-  readonly stage: "agent" | "grading";
+  readonly stage: "agent";
   readonly seconds: number;
-}
-
-export function isInterruption(x: TaskResult | TaskInterruption): x is TaskInterruption {
-  return "interrupted" in x;
 }
 
 export function initialMessages(condition: Condition, program: string, source: string): ChatTurnMessage[] {
@@ -101,7 +124,7 @@ function textToolCallsIn(content: string): { wellFormed: number; malformed: numb
   return { wellFormed: parsed.toolCalls.length, malformed: parsed.malformed.length };
 }
 
-export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | TaskInterruption> {
+export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | AgentInterruption> {
   const { condition, program, budget, trace, clock } = ctx;
   const startedAt = clock();
   const deadline = startedAt + budget.taskTimeoutMs;
@@ -115,10 +138,10 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | 
   const messages = initialMessages(condition, program.name, original);
   const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false, modelRetries: 0, protocolFindings: 0 };
   trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), tools: schemas.map((s) => s.function.name), attempt: ctx.attempt ?? 1, repeat: ctx.repeat ?? 1, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
-  const interrupted = (stage: TaskInterruption["stage"]): TaskInterruption => {
+  const interrupted = (): AgentInterruption => {
     const seconds = Math.round((clock() - startedAt) / 10) / 100;
-    trace.write("task_interrupted", t(), { stage, seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });
-    return { interrupted: true, taskId: taskId(condition.id, program.name), stage, seconds };
+    trace.write("task_interrupted", t(), { stage: "agent", seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });
+    return { interrupted: true, taskId: taskId(condition.id, program.name), stage: "agent", seconds };
   };
   // One deadline timer for the whole task, held here until the task ends (see taskDeadline.ts).
   const taskDeadline = new TaskDeadline(budget.taskTimeoutMs, ctx.signal);
@@ -234,53 +257,28 @@ export async function runAgentTask(ctx: AgentTaskContext): Promise<TaskResult | 
   } finally {
     taskDeadline.dispose();
   }
-  if (stopReason === "cancelled" || ctx.signal?.aborted) return interrupted("agent");
+  if (stopReason === "cancelled" || ctx.signal?.aborted) return interrupted();
   if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "context_limit") {
     trace.write("budget_exhausted", t(), { reason: stopReason, turns: state.turns });
   }
-
-  const agentSeconds = Math.round((clock() - startedAt) / 10) / 100;
-  const final = tools.target;
-  // Grading gets the full test timeout, not what is left of the task's budget; only a
-  // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
-  // The grade is the trusted grader's (grading/): public and held-out cases, compared outside
-  // the sandbox; the model's run_tests (pytest) above is feedback only.
-  const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, ctx.heldOutSeed ?? processHeldOutSeed());
-  const grade = await gradeProgram(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, heldOut, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-  // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
-  if (ctx.signal?.aborted) return interrupted("grading");
-  const gradeRecord = gradeRecordOf(grade);
-  trace.write("grade", t(), { ...gradeRecord, output: grade.output });
-  const changed = !sameModuloTrailingWhitespace(original, final);
-  const diff = unifiedDiff(targetPath(program.name), original, final);
-  if (changed) trace.write("diff", t(), { diff });
-  const outcome = classifyOutcome(grade.outcome, stopReason, changed);
-  const testTexts = supportFiles(ctx.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
-  const result: TaskResult = {
+  return {
     taskId: taskId(condition.id, program.name),
     program: program.name,
     condition: condition.id,
-    outcome,
     stopReason,
     claimedFixed: state.claimed,
-    falseFixed: state.claimed && grade.outcome !== "passed",
     turns: state.turns,
     promptTokens: state.promptTokens,
     completionTokens: state.completionTokens,
-    tokens: state.promptTokens + state.completionTokens,
     usageReported: state.usageReported,
-    seconds: agentSeconds,
-    guardrails: { ...tools.guardrails },
-    grade: gradeRecord,
-    changed,
-    finalSha256: sha256Hex(final),
-    specialCasing: outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
     servedModel: state.servedModel,
     modelRetries: state.modelRetries,
     protocolFindings: state.protocolFindings,
-    attempt: ctx.attempt ?? 1,
-    repeat: ctx.repeat ?? 1,
+    guardrails: { ...tools.guardrails },
+    startedAt,
+    seconds: Math.round((clock() - startedAt) / 10) / 100,
+    original,
+    final: tools.target,
+    transcript: messages,
   };
-  trace.write("task_end", t(), { result, diff });
-  return result;
 }

@@ -7,12 +7,15 @@ import type { Condition } from "./conditions.ts";
 import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { runProgramTests, type TestRunResult } from "../sandbox/testRunner.ts";
+import { runProgramTests, type TestRunResult } from "./testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
 import { sha256Hex } from "../../core/digest.ts";
 
 /** Longest tool result returned to the model (characters); the trace keeps the full text. */
 export const OBSERVATION_MAX_CHARS = 12_000;
+
+/** What the guardrails counted in one task: tool runs, refusals and refused stops. */
+export type GuardrailCounts = Readonly<MutableGuardrails>;
 
 export interface MutableGuardrails {
   testRuns: number;

@@ -40,3 +40,8 @@ export function parseConditionList(text: string): ConditionId[] | undefined {
   }
   return out.length > 0 ? out : undefined;
 }
+
+/** One task is one program under one condition; its id names both. */
+export function taskId(condition: ConditionId, program: string): string {
+  return `${condition}-${program}`;
+}

@@ -57,7 +57,7 @@ export function fetchedDatasetDir(env: CacheEnvironment = process.env): string {
 
 /** ../shared/quixbugs beside the repository root (development and CI). */
 export function besideCheckoutDatasetDir(): string {
-  // src/bench/dataset.ts -> repository root -> ../shared/quixbugs
+  // src/bench/dataset/dataset.ts -> repository root -> ../shared/quixbugs
   const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   return resolve(repoRoot, "..", "shared", "quixbugs");
 }

@@ -12,8 +12,7 @@ import { join } from "node:path";
 import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../sandbox/sandbox.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
-import type { GradeRecord } from "../results/taskOutcome.ts";
-import type { TestCounts, TestOutcome } from "../sandbox/testRunner.ts";
+import type { GradeCounts, GradeOutcome, GradeRecord } from "./gradeRecord.ts";
 import { parseRunnerOutput, shortValue, valueMatches, type RunnerOutput } from "./caseResults.ts";
 import { publicCases, type CaseInput, type GradingCase } from "./publicCases.ts";
 import { RESULT_CHANNEL_MAX_BYTES, TRUSTED_RUNNER_ARGV, trustedRunnerFiles } from "./runnerFiles.ts";
@@ -49,9 +48,9 @@ export interface HeldOutGrade extends CaseSetGrade {
 export interface TrustedGrade {
   readonly grader: typeof GRADER_ID;
   /** passed only when every public and every held-out case passed. */
-  readonly outcome: TestOutcome;
+  readonly outcome: GradeOutcome;
   /** Public cases: passed, failed (+ missing), errors, skipped (= excluded by the tests). */
-  readonly counts: TestCounts;
+  readonly counts: GradeCounts;
   readonly seconds: number;
   readonly summary: string;
   /** Why the grade is not a pass (null when it is). */
@@ -150,7 +149,7 @@ function whyNot(run: SandboxRunResult, output: RunnerOutput, pub: CaseSetGrade, 
   return null;
 }
 
-function outcomeOf(run: SandboxRunResult, output: RunnerOutput, reason: string | null): TestOutcome {
+function outcomeOf(run: SandboxRunResult, output: RunnerOutput, reason: string | null): GradeOutcome {
   if (reason === null) return "passed";
   if (run.aborted || run.timedOut || [...output.results.values()].some((r) => r.status === "timeout")) return "timeout";
   if (output.importError) return "error";

@@ -1,5 +1,5 @@
 // verify-dataset: before any agent runs, every buggy program must fail and every reference fix
-// must pass, through the same trusted grader that grades the agent's file (grading/), public
+// must pass, through the same trusted grader that grades the agent's file (trustedGrader.ts), public
 // cases and held-out cases alike: the reference must pass its own held-out cases (which also
 // proves it deterministic, since their expected values come from an earlier run of it), and a
 // buggy program must fail public or held-out cases. The fix is graded by placing the reference
@@ -9,14 +9,14 @@ import type { QuixDataset } from "../dataset/dataset.ts";
 import { buggySource, referenceFixSource } from "../dataset/dataset.ts";
 import { mapWithConcurrency } from "../../core/concurrency.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
-import type { TestCounts, TestOutcome } from "../sandbox/testRunner.ts";
+import type { GradeCounts, GradeOutcome } from "./gradeRecord.ts";
 import { heldOutCases, processHeldOutSeed } from "./heldOutCases.ts";
 import { GRADER_ID, gradeProgram, type TrustedGrade } from "./trustedGrader.ts";
 
 export interface VerifySide {
-  readonly outcome: TestOutcome;
+  readonly outcome: GradeOutcome;
   /** Public cases: passed, failed (incl. no result), errors, skipped (excluded by the tests). */
-  readonly counts: TestCounts;
+  readonly counts: GradeCounts;
   readonly seconds: number;
   readonly summary: string;
   readonly fixedPublic: boolean;
@@ -139,7 +139,7 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
 
 export function formatVerifyTable(report: VerifyReport): string {
   const rows = [["program", "cases", "held-out", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
-  const counts = (c: TestCounts): string => `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
+  const counts = (c: GradeCounts): string => `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
   const held = (h: VerifySide["heldOut"]): string => (h ? `${h.passed}/${h.total}` : "-");
   for (const r of report.records) {
     rows.push([r.program, String(r.publicCases), String(r.heldOutCases), r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(2), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(2), r.ok ? "yes" : "NO"]);

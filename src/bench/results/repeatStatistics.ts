@@ -3,8 +3,7 @@
 // at least one of its k runs fixed it) and pass^k (only when all k did), each with a 95% Wilson
 // interval over programs, and the spread of the per-repeat fixed rate.
 import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
-// resultsSummary.ts imports this module too; only function declarations cross, so the cycle is safe.
-import { wilsonInterval } from "./resultsSummary.ts";
+import { wilsonInterval } from "./summaryStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export interface RepeatSummary {

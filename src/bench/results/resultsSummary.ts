@@ -3,6 +3,7 @@
 // false-fixed count; and a 95% Wilson interval for the fixed rate.
 import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import { renderRepeatsSection } from "./repeatStatistics.ts";
+import { median, wilsonInterval } from "./summaryStatistics.ts";
 import { renderHeldOutSection } from "./heldOutSummary.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
@@ -41,26 +42,10 @@ export interface ConditionSummary {
   readonly specialCasingFlags: readonly string[];
 }
 
-export function wilsonInterval(successes: number, n: number, z = 1.959963984540054): [number, number] {
-  if (n === 0) return [0, 0];
-  const p = successes / n;
-  const z2 = z * z;
-  const denom = 1 + z2 / n;
-  const centre = (p + z2 / (2 * n)) / denom;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
-
 function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 export function summarizeCondition(condition: ConditionId, results: readonly TaskResult[]): ConditionSummary {
   const rs = results.filter((r) => r.condition === condition);

@@ -1,42 +1,13 @@
 // Outcome classes and the per-task result record. Classification happens after the agent
 // stops, from the harness's own grading run, never from what the model said.
+import type { TaskStopReason } from "../agent/agentLoop.ts";
+import type { GuardrailCounts } from "../agent/agentTools.ts";
 import type { ConditionId } from "../agent/conditions.ts";
+import type { GradeOutcome, GradeRecord } from "../grading/gradeRecord.ts";
 import type { SpecialCasingReport } from "./specialCasing.ts";
-import type { TestCounts, TestOutcome } from "../sandbox/testRunner.ts";
 
 export const OUTCOME_CLASSES = ["fixed", "wrong_fix", "no_change", "broken_file", "out_of_budget", "model_error"] as const;
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
-
-/** Why the agent loop ended. */
-/** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
-/** tool_calls_as_text: the endpoint returned tool calls as text in the content (it does not parse them); an endpoint failure. */
-export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "context_limit", "model_error", "tool_calls_as_text", "cancelled"] as const;
-export type TaskStopReason = (typeof STOP_REASONS)[number];
-
-export interface GradeRecord {
-  readonly outcome: TestOutcome;
-  readonly counts: TestCounts;
-  readonly seconds: number;
-  readonly summary: string;
-  /** The trusted grader's details (grading/trustedGrader.ts); absent in runs graded by pytest. */
-  readonly grader?: string;
-  readonly reason?: string | null;
-  readonly fixedPublic?: boolean;
-  /** null: the program has no held-out generation. */
-  readonly fixedWithHeldOut?: boolean | null;
-  readonly heldOut?: { readonly seed: number; readonly passed: number; readonly total: number; readonly dropped: number } | null;
-  readonly excluded?: readonly string[];
-}
-
-export interface GuardrailCounts {
-  readonly testRuns: number;
-  readonly blockedWrites: number;
-  readonly blockedReads: number;
-  readonly testEditAttempts: number;
-  readonly referenceReadAttempts: number;
-  readonly toolErrors: number;
-  readonly refusedStopAttempts: number;
-}
 
 export interface TaskResult {
   readonly taskId: string;
@@ -74,7 +45,7 @@ export interface TaskResult {
   readonly diffPath?: string;
 }
 
-export function classifyOutcome(grade: TestOutcome, stopReason: TaskStopReason, changed: boolean): OutcomeClass {
+export function classifyOutcome(grade: GradeOutcome, stopReason: TaskStopReason, changed: boolean): OutcomeClass {
   if (grade === "passed") return "fixed";
   if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "truncated" || stopReason === "context_limit") return "out_of_budget";
   if (stopReason === "model_error" || stopReason === "tool_calls_as_text" || stopReason === "cancelled") return "model_error";
@@ -82,8 +53,4 @@ export function classifyOutcome(grade: TestOutcome, stopReason: TaskStopReason, 
   // pytest could not import the file (syntax error, import-time exception): a broken file.
   if (grade === "error") return "broken_file";
   return "wrong_fix";
-}
-
-export function taskId(condition: ConditionId, program: string): string {
-  return `${condition}-${program}`;
 }

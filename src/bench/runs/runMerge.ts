@@ -5,7 +5,7 @@ import { readFileUnder } from "../../core/safeRead.ts";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { planTasks } from "../benchmarkRun.ts";
+import { planTasks } from "./taskPlan.ts";
 import type { ConditionId } from "../agent/conditions.ts";
 import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_READ_LIMITS, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "../results/taskOutcome.ts";

@@ -1,11 +1,11 @@
 // Runs a program's QuixBugs tests (pytest) on given target bytes, in a fresh sandbox and a fresh
 // read-only task folder each time: nothing a previous run (or the program under test) wrote
 // survives. This is the model's run_tests feedback only: pytest shares a process with the
-// program under test, which can therefore forge its verdict; the grade is grading/'s.
+// program under test, which can therefore forge its verdict; the grade is the trusted grader's (../grading/).
 // Only python_testcases/test_<p>.py is collected; the legacy *_test.py drivers are never there.
 import type { QuixDataset, QuixProgram } from "../dataset/dataset.ts";
 import { testFilePath } from "../dataset/dataset.ts";
-import { runInSandbox, type SandboxConfig } from "./sandbox.ts";
+import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
 import { createTaskFolder } from "../dataset/taskFolder.ts";
 
 export type TestOutcome = "passed" | "failed" | "timeout" | "error";

@@ -1,0 +1,85 @@
+// One task, start to end: the agent runs (agent/agentLoop.ts) and stops; then the harness grades
+// the file it left with the trusted grader (grading/) in a fresh sandbox, diffs it against the
+// buggy program, checks a passing fix for special-casing, and classifies the outcome
+// (results/taskOutcome.ts), never from what the model said. The grade, the diff and the result
+// are written to the task's trace after the agent's own events.
+import { sha256Hex } from "../core/digest.ts";
+import { runAgentLoop, type AgentTaskContext } from "./agent/agentLoop.ts";
+import { supportFiles, targetPath } from "./dataset/dataset.ts";
+import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
+import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
+import { checkSpecialCasing } from "./results/specialCasing.ts";
+import { classifyOutcome, type TaskResult } from "./results/taskOutcome.ts";
+import { sameModuloTrailingWhitespace, unifiedDiff } from "./results/unifiedDiff.ts";
+
+export interface TaskContext extends AgentTaskContext {
+  /** Seed of the held-out grading inputs (default: one per process, recorded in every grade). */
+  readonly heldOutSeed?: number;
+}
+
+/** A task stopped by cancellation: not a result. The run does not record it, so --resume redoes it. */
+export interface TaskInterruption {
+  readonly interrupted: true;
+  readonly taskId: string;
+  /** Where the cancellation caught the task. */
+  readonly stage: "agent" | "grading";
+  readonly seconds: number;
+}
+
+export function isInterruption(x: TaskResult | TaskInterruption): x is TaskInterruption {
+  return "interrupted" in x;
+}
+
+export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterruption> {
+  const { program, trace, clock } = ctx;
+  const agent = await runAgentLoop(ctx);
+  if ("interrupted" in agent) return agent;
+  const t = (): number => clock() - agent.startedAt;
+  const { original, final, stopReason } = agent;
+  // Grading gets the full test timeout, not what is left of the task's budget; only a
+  // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
+  // The grade is the trusted grader's (grading/): public and held-out cases, compared outside
+  // the sandbox; the model's run_tests (pytest) is feedback only.
+  const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, ctx.heldOutSeed ?? processHeldOutSeed());
+  const grade = await gradeProgram(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, heldOut, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
+  if (ctx.signal?.aborted) {
+    const seconds = Math.round((clock() - agent.startedAt) / 10) / 100;
+    trace.write("task_interrupted", t(), { stage: "grading", seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });
+    return { interrupted: true, taskId: agent.taskId, stage: "grading", seconds };
+  }
+  const gradeRecord = gradeRecordOf(grade);
+  trace.write("grade", t(), { ...gradeRecord, output: grade.output });
+  const changed = !sameModuloTrailingWhitespace(original, final);
+  const diff = unifiedDiff(targetPath(program.name), original, final);
+  if (changed) trace.write("diff", t(), { diff });
+  const outcome = classifyOutcome(grade.outcome, stopReason, changed);
+  const testTexts = supportFiles(ctx.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
+  const result: TaskResult = {
+    taskId: agent.taskId,
+    program: agent.program,
+    condition: agent.condition,
+    outcome,
+    stopReason,
+    claimedFixed: agent.claimedFixed,
+    falseFixed: agent.claimedFixed && grade.outcome !== "passed",
+    turns: agent.turns,
+    promptTokens: agent.promptTokens,
+    completionTokens: agent.completionTokens,
+    tokens: agent.promptTokens + agent.completionTokens,
+    usageReported: agent.usageReported,
+    seconds: agent.seconds,
+    guardrails: agent.guardrails,
+    grade: gradeRecord,
+    changed,
+    finalSha256: sha256Hex(final),
+    specialCasing: outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
+    servedModel: agent.servedModel,
+    modelRetries: agent.modelRetries,
+    protocolFindings: agent.protocolFindings,
+    attempt: ctx.attempt ?? 1,
+    repeat: ctx.repeat ?? 1,
+  };
+  trace.write("task_end", t(), { result, diff });
+  return result;
+}
