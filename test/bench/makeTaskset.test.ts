@@ -199,7 +199,7 @@ test("make-taskset's --out is exclusive: two runs racing for one folder, exactly
   }
 });
 
-test("run accepts a generated set unchanged: a scripted model that writes the reference fix fixes the generated bug", async () => {
+test("run and compare accept a generated set unchanged and name it: a scripted model that writes the reference fix fixes the generated bug", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-run-"));
   const fixed = readFileSync(join(MINI_DATASET_DIR, "correct_python_programs", "gcd.py"), "utf8");
   const server = await startRoutedServer(() => ({ content: "```python\n" + fixed + "```" }));
@@ -210,6 +210,14 @@ test("run accepts a generated set unchanged: a scripted model that writes the re
     assert.equal(r.code, 0, r.err);
     const summary = JSON.parse(r.out) as { summary: { condition: string; fixed: number }[] };
     assert.deepEqual(summary.summary.map((s) => [s.condition, s.fixed]), [["A", 1]]);
+    // The run names the task set (seed and manifest hash) in run.json, results.md and compare.
+    const manifestSha = sha(readFileSync(join(scratch, "set", "taskset.json")));
+    const env = (JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as { environment: { datasetSource: string; taskset: { seed: number; manifestSha256: string } } }).environment;
+    assert.deepEqual([env.taskset.seed, env.taskset.manifestSha256], [11, manifestSha]);
+    assert.match(env.datasetSource, new RegExp(`^generated task set seed 11 \\(taskset\\.json sha256 ${manifestSha.slice(0, 12)}\\)`));
+    assert.match(readFileSync(join(scratch, "run", "results.md"), "utf8"), /data set: generated task set seed 11 /);
+    const compared = await tca(["bench", "quixbugs", "compare", join(scratch, "run")]);
+    assert.match(compared.out, /\| .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/);
   } finally {
     await server.close();
     rmSync(scratch, { recursive: true, force: true });

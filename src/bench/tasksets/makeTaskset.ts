@@ -6,6 +6,7 @@
 // claim only when complete: a reader never sees half a set, and nothing existing is replaced
 // (rename onto a folder that is no longer empty fails). Nothing in the manifest depends on the
 // machine, the time or the paths, so one seed gives byte-identical sets anywhere.
+import { readFileSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { sha256Hex } from "../../core/digest.ts";
@@ -167,4 +168,31 @@ export async function makeTaskset(config: SandboxConfig, dataset: QuixDataset, o
     // The claim goes only if it is still the empty folder this command made (rmdir refuses otherwise).
     if (!committed) await rmdir(out).catch(() => undefined);
   }
+}
+
+export interface TasksetIdentity {
+  readonly seed: number;
+  readonly manifestSha256: string;
+  readonly sourceSha256: string;
+}
+
+/** A generated set's identity (its seed and manifest hash), or null for a data set that is not one. */
+export function readTasksetIdentity(root: string): TasksetIdentity | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(root, TASKSET_MANIFEST));
+  } catch {
+    return null;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const { kind, seed, source } = parsed as Record<string, unknown>;
+  if (kind !== "tca-quixbugs-taskset" || typeof seed !== "number" || typeof source !== "object" || source === null) return null;
+  const sourceSha256 = (source as Record<string, unknown>).sha256;
+  return typeof sourceSha256 === "string" ? { seed, manifestSha256: sha256Hex(bytes), sourceSha256 } : null;
 }
