@@ -12,6 +12,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MINI_DATASET_DIR, realQuixBugs } from "../support/optionalResources.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
+import { prepareBenchEnvironment } from "../../src/bench/benchEnvironment.ts";
+import { makeTaskset } from "../../src/bench/tasksets/makeTaskset.ts";
+import { selectMutants } from "../../src/bench/tasksets/mutantSelection.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
@@ -237,6 +240,29 @@ test("make-taskset on the real QuixBugs data set, seed 1: every program covered 
     const v = await tca(["bench", "quixbugs", "verify-dataset", "--dataset", join(scratch, "set"), "--json", "--jobs", "2"]);
     const report = JSON.parse(v.out) as { ok: boolean; buggyFailing: number; fixesPassing: number; programs: number };
     assert.deepEqual([v.code, report.ok, report.buggyFailing, report.fixesPassing], [0, true, manifest.programs.length, manifest.programs.length]);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test("a program without a valid mutant is listed with its reason, never dropped silently; with none at all nothing is written", async () => {
+  const env = await prepareBenchEnvironment(MINI_DATASET_DIR);
+  assert.ok(env.ok, env.ok ? "" : env.message);
+  // No candidate may be graded: every program must come back skipped, each with its reason.
+  const selected = await selectMutants(env.value.sandbox, env.value.dataset, { seed: 1, jobs: 2, maxTries: 0 });
+  assert.ok(selected.ok);
+  assert.deepEqual(selected.value.map((s) => s.kind), ["skipped", "skipped", "skipped", "skipped", "skipped"]);
+  for (const s of selected.value) {
+    assert.ok(s.kind === "skipped");
+    assert.ok(s.skipped.candidates > 0);
+    assert.match(s.skipped.reason, new RegExp(`^no valid mutant among 0 tried of ${s.skipped.candidates} candidates`));
+  }
+  const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-none-"));
+  try {
+    const made = await makeTaskset(env.value.sandbox, env.value.dataset, { out: join(scratch, "set"), seed: 1, jobs: 2, maxTries: 0 });
+    assert.equal(made.ok ? "" : made.error, "taskset_failed");
+    assert.match(made.ok ? "" : made.message, /no program of .* has a valid mutant \(bitcount: no valid mutant among 0 tried/);
+    assert.deepEqual(readdirSync(scratch), []);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
