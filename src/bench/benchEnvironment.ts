@@ -11,6 +11,7 @@ import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox/sandboxLim
 import { sandboxSelfTest } from "./sandbox/sandboxSelfTest.ts";
 import { HELD_OUT_CASES_PER_PROGRAM, processHeldOutSeed } from "./grading/heldOutCases.ts";
 import { GRADER_ID } from "./grading/trustedGrader.ts";
+import { readTasksetIdentity } from "./tasksets/makeTaskset.ts";
 
 export interface BenchEnvironment {
   readonly dataset: QuixDataset;
@@ -36,11 +37,18 @@ export async function prepareBenchEnvironment(datasetDir: string, limits: Partia
   const selfTest = await sandboxSelfTest(sandbox.value);
   if (!selfTest.ok) return err(selfTest.error, selfTest.message);
   const commit = datasetSourceCommit(dataset.value.root);
+  // A set made by make-taskset is named by its seed and manifest hash, so runs on QuixBugs and
+  // on generated sets can be told apart in run.json, results.md and compare.
+  const taskset = readTasksetIdentity(dataset.value.root);
+  const source = taskset
+    ? `generated task set seed ${taskset.seed} (taskset.json sha256 ${taskset.manifestSha256.slice(0, 12)}), from QuixBugs`
+    : commit ? `jkoppel/QuixBugs@${commit}` : "QuixBugs (no SOURCE.md commit)";
   return ok({
     dataset: dataset.value,
     sandbox: sandbox.value,
     facts: {
-      datasetSource: commit ? `jkoppel/QuixBugs@${commit}` : "QuixBugs (no SOURCE.md commit)",
+      datasetSource: source,
+      ...(taskset ? { taskset } : {}),
       datasetPrograms: dataset.value.programs.length,
       pythonVersion: python.value.version,
       pytestVersion: python.value.pytestVersion,

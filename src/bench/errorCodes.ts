@@ -21,6 +21,10 @@ export const BENCH_ERROR_CODES = [
   "model_errors_only",
   "run_dir_invalid",
   "results_invalid",
+  // make-taskset (issue 25): its --out exists (the command layer's code, same meaning), or the
+  // generation could not finish (the operators or a grade failed; nothing was written).
+  "output_exists",
+  "taskset_failed",
 ] as const;
 export type BenchErrorCode = (typeof BENCH_ERROR_CODES)[number];
 

@@ -5,6 +5,8 @@
 //   dataset/             the data set on disk, its fetch and manifest, task folders
 //   sandbox/             bubblewrap, cgroups, limits, seccomp, the self-test, the Python runtime
 //   grading/             the trusted grader (public and held-out cases), verify-dataset
+//   tasksets/            make-taskset: seeded one-line mutants of the reference fixes, validated
+//                        by the grader (beside the agent: neither imports the other)
 //   agent/               the agent loop, its tools and their policy, prompts, conditions, trace
 //   results/             outcomes, tables, statistics, diffs, special-casing
 //   runs/                run directories, the task plan and shards, merge, compare, progress
@@ -13,13 +15,13 @@
 // The issue's rules follow from that order: the sandbox imports nothing of the agent, the grader
 // or the tables; the grader nothing of the agent or the tables; the agent nothing of the grader
 // or the tables; nothing below the tables imports them. The sandbox and the grader, the trusted
-// rooms, reach nothing outside src/bench but src/core.
+// rooms, reach nothing outside src/bench but src/core; so does the task-set generator.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { findCycle, GRAPH, SRC, underSrc } from "../support/importGraph.ts";
 
-const ROOMS = ["errorCodes", "dataset", "sandbox", "grading", "agent", "results", "runs", "top"] as const;
+const ROOMS = ["errorCodes", "dataset", "sandbox", "grading", "tasksets", "agent", "results", "runs", "top"] as const;
 type BenchRoom = (typeof ROOMS)[number];
 
 /** What each room may import inside src/bench, besides itself. */
@@ -28,16 +30,17 @@ const MAY_IMPORT: Readonly<Record<BenchRoom, readonly BenchRoom[]>> = {
   dataset: ["errorCodes"],
   sandbox: ["errorCodes"],
   grading: ["errorCodes", "dataset", "sandbox"],
+  tasksets: ["errorCodes", "dataset", "sandbox", "grading"],
   agent: ["errorCodes", "dataset", "sandbox"],
   results: ["errorCodes", "dataset", "sandbox", "grading", "agent"],
   runs: ["errorCodes", "dataset", "sandbox", "grading", "agent", "results"],
-  top: ["errorCodes", "dataset", "sandbox", "grading", "agent", "results", "runs"],
+  top: ["errorCodes", "dataset", "sandbox", "grading", "tasksets", "agent", "results", "runs"],
 };
 
 /** Rooms whose imports outside src/bench are limited to src/core. */
-const CORE_ONLY: readonly BenchRoom[] = ["errorCodes", "sandbox", "grading"];
+const CORE_ONLY: readonly BenchRoom[] = ["errorCodes", "sandbox", "grading", "tasksets"];
 
-const SUB_ROOMS: readonly BenchRoom[] = ["dataset", "sandbox", "grading", "agent", "results", "runs"];
+const SUB_ROOMS: readonly BenchRoom[] = ["dataset", "sandbox", "grading", "tasksets", "agent", "results", "runs"];
 
 /** The bench room of a path under src/ (`bench/agent/x.ts` → agent), "unknown", or null outside src/bench. */
 function benchRoom(pathUnderSrc: string): BenchRoom | "unknown" | null {
@@ -93,10 +96,12 @@ test("the floor check finds a planted violation of each rule of the issue (it ca
     [at("bench/agent/agentLoop.ts"), [at("bench/grading/trustedGrader.ts"), at("bench/results/unifiedDiff.ts"), at("bench/runs/runDirectory.ts")]],
     [at("bench/results/taskOutcome.ts"), [at("bench/runs/runDirectory.ts"), at("bench/taskRunner.ts")]],
     [at("bench/errorCodes.ts"), [at("bench/dataset/dataset.ts")]],
+    [at("bench/tasksets/makeTaskset.ts"), [at("bench/agent/agentLoop.ts"), at("bench/results/taskOutcome.ts"), at("sources/openaiCompatibleChat.ts")]],
     [at("bench/misc/helper.ts"), []],
   ]);
   const found = floorViolations(planted);
-  assert.equal(found.length, 13, found.join("\n"));
+  assert.equal(found.length, 16, found.join("\n"));
+  assert.ok(found.includes("bench/tasksets/makeTaskset.ts → bench/agent/agentLoop.ts (tasksets may not import agent)"));
   assert.ok(found.some((v) => v.startsWith("bench/sandbox/sandbox.ts → sources/")));
   assert.ok(found.some((v) => v.includes("is in no known room")));
 });

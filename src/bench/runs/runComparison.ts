@@ -9,6 +9,8 @@ import { readManifest, readTaskResults } from "./runDirectory.ts";
 export interface ComparedRun {
   readonly dir: string;
   readonly label: string;
+  /** The run's data set as run.json names it (QuixBugs, or a generated set's seed and manifest hash). */
+  readonly dataset: string;
   readonly tasks: number;
   readonly byCondition: Partial<Record<ConditionId, ConditionSummary>>;
 }
@@ -24,7 +26,8 @@ export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], B
     const label = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(rs.value)) byCondition[s.condition] = s;
-    out.push({ dir, label, tasks: rs.value.length, byCondition });
+    const dataset = typeof m.value.environment.datasetSource === "string" ? m.value.environment.datasetSource : "QuixBugs";
+    out.push({ dir, label, dataset, tasks: rs.value.length, byCondition });
   }
   return ok(out);
 }
@@ -45,7 +48,7 @@ export function renderComparison(runs: readonly ComparedRun[]): string {
       const s = r.byCondition[c];
       return s ? String(s.falseFixed) : "–";
     });
-    lines.push(`| ${r.label} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
+    lines.push(`| ${r.label} on ${r.dataset} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
   }
   return lines.join("\n") + "\n";
 }

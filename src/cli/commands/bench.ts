@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
+import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
@@ -103,6 +104,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
   const quix = bench.command("quixbugs").description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
 
   registerFetchDatasetCommand(quix, setExitCode);
+  registerMakeTasksetCommand(quix, setExitCode);
 
   quix.command("verify-dataset")
     .description("in the sandbox: every buggy program must fail its tests and every reference fix must pass")
