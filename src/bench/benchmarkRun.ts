@@ -79,7 +79,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     if (!sameFingerprint(m.value.fingerprint, fingerprint)) {
       return err("run_dir_invalid", "the existing run used a different model, prompts, budget or grading; it cannot be resumed with these options");
     }
-    const shardOf = (x: Shard | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
+    const shardOf = (x: Pick<Shard, "index" | "count"> | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
     if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);
     prior = m.value;
     dropTornTail(o.outDir);

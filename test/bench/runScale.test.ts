@@ -35,9 +35,9 @@ function tca(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 test("--shard-count takes the shard from JOB_COMPLETION_INDEX (0-based); bad combinations are invalid_option", () => {
-  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "0" }), { ok: true, value: { index: 1, count: 4 } });
-  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "3" }), { ok: true, value: { index: 4, count: 4 } });
-  assert.deepEqual(resolveShard({ shard: "2/3" }, {}), { ok: true, value: { index: 2, count: 3 } });
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "0" }), { ok: true, value: { index: 1, count: 4, from: "kubernetes" } });
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "3" }), { ok: true, value: { index: 4, count: 4, from: "kubernetes" } });
+  assert.deepEqual(resolveShard({ shard: "2/3" }, {}), { ok: true, value: { index: 2, count: 3, from: "flag" } });
   assert.deepEqual(resolveShard({}, { JOB_COMPLETION_INDEX: "1" }), { ok: true, value: undefined });
   for (const [flags, env] of [
     [{ shardCount: "4" }, { JOB_COMPLETION_INDEX: "4" }],
@@ -50,6 +50,42 @@ test("--shard-count takes the shard from JOB_COMPLETION_INDEX (0-based); bad com
   ] as const) {
     const r = resolveShard(flags, env);
     assert.equal(r.ok ? "ok" : r.error, "invalid_option", JSON.stringify([flags, env]));
+  }
+});
+
+test("--shard-count takes the shard from a Slurm job array: the array task id is the 0-based shard index, also for one task resubmitted alone", () => {
+  const array = (id: number): Record<string, string> => ({ SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: "0", SLURM_ARRAY_TASK_MAX: "3", SLURM_ARRAY_TASK_COUNT: "4", SLURM_ARRAY_JOB_ID: "17" });
+  for (const id of [0, 1, 2, 3]) {
+    assert.deepEqual(resolveShard({ shardCount: "4" }, array(id)), { ok: true, value: { index: id + 1, count: 4, from: "slurm" } });
+    assert.deepEqual(resolveShard({ shardCount: "4", shardFrom: "slurm" }, array(id)), { ok: true, value: { index: id + 1, count: 4, from: "slurm" } });
+  }
+  // sbatch --array=2 … (one failed task, resubmitted): MIN = MAX = 2, COUNT = 1; still shard 3 of 4.
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { SLURM_ARRAY_TASK_ID: "2", SLURM_ARRAY_TASK_MIN: "2", SLURM_ARRAY_TASK_MAX: "2", SLURM_ARRAY_TASK_COUNT: "1" }), { ok: true, value: { index: 3, count: 4, from: "slurm" } });
+  // A stepped array covers some of the slices; each id is still its own slice.
+  assert.deepEqual(resolveShard({ shardCount: "7" }, { SLURM_ARRAY_TASK_ID: "4", SLURM_ARRAY_TASK_MIN: "0", SLURM_ARRAY_TASK_MAX: "6", SLURM_ARRAY_TASK_COUNT: "4", SLURM_ARRAY_TASK_STEP: "2" }), { ok: true, value: { index: 5, count: 7, from: "slurm" } });
+  // Both schedulers' variables: the flag decides; without it, an error that names the flag.
+  const both = { ...array(1), JOB_COMPLETION_INDEX: "3" };
+  assert.deepEqual(resolveShard({ shardCount: "4", shardFrom: "kubernetes" }, both), { ok: true, value: { index: 4, count: 4, from: "kubernetes" } });
+  assert.deepEqual(resolveShard({ shardCount: "4", shardFrom: "slurm" }, both), { ok: true, value: { index: 2, count: 4, from: "slurm" } });
+  const ambiguous = resolveShard({ shardCount: "4" }, both);
+  assert.ok(!ambiguous.ok && ambiguous.error === "invalid_option" && /--shard-from/.test(ambiguous.message));
+  const cases: [Parameters<typeof resolveShard>[0], Record<string, string>, RegExp][] = [
+    [{ shardCount: "4" }, array(4), /outside 0\.\.3/],
+    [{ shardCount: "4" }, { ...array(0), SLURM_ARRAY_TASK_MAX: "4" }, /reaches task id 4/],
+    [{ shardCount: "4" }, { ...array(0), SLURM_ARRAY_TASK_COUNT: "5" }, /5 tasks, more than --shard-count 4/],
+    [{ shardCount: "4" }, { SLURM_ARRAY_TASK_ID: "x" }, /SLURM_ARRAY_TASK_ID/],
+    [{ shardCount: "4" }, { SLURM_ARRAY_TASK_ID: "-1" }, /SLURM_ARRAY_TASK_ID/],
+    [{ shardCount: "4", shardFrom: "slurm" }, { JOB_COMPLETION_INDEX: "0" }, /SLURM_ARRAY_TASK_ID/],
+    [{ shardCount: "4", shardFrom: "kubernetes" }, array(0), /JOB_COMPLETION_INDEX/],
+    [{ shardCount: "4", shardFrom: "pbs" }, array(0), /slurm or kubernetes/],
+    [{ shardFrom: "slurm" }, array(0), /needs --shard-count/],
+    [{ shardCount: "4" }, {}, /neither is set/],
+  ];
+  for (const [flags, env, message] of cases) {
+    const r = resolveShard(flags, env);
+    assert.ok(!r.ok, JSON.stringify([flags, env]));
+    assert.equal(r.error, "invalid_option");
+    assert.match(r.message, message);
   }
 });
 
@@ -117,6 +153,9 @@ test("shards as separate processes (JOB_COMPLETION_INDEX 0 and 1) merge into the
     assert.deepEqual(outcomes(join(base, "merged")), outcomes(join(base, "single")));
     const shardTasks = [1, 2].map((i) => outcomes(join(base, "indexed", `shard-${i}-of-2`)).length);
     assert.deepEqual(shardTasks, [2, 2]);
+    // Each shard knows where its index came from and records it.
+    const shardRecords = [1, 2].map((i) => (JSON.parse(readFileSync(join(base, "indexed", `shard-${i}-of-2`, "run.json"), "utf8")) as { shard: unknown }).shard);
+    assert.deepEqual(shardRecords, [{ index: 1, count: 2, from: "kubernetes" }, { index: 2, count: 2, from: "kubernetes" }]);
     // Repeat r was sampled with seed r - 1 at the requested temperature (the preflight request is the one without a seed choice).
     const taskRequests = server.requests.filter((b) => !JSON.stringify(b.messages).includes("connection check"));
     assert.deepEqual([...new Set(taskRequests.map((b) => `${String(b.seed)}@${String(b.temperature)}`))].sort(), ["0@0.7", "1@0.7"]);

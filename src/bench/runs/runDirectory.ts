@@ -22,7 +22,8 @@ export interface RunManifest {
   readonly model: Readonly<Record<string, unknown>>;
   readonly conditions: readonly string[];
   readonly programs: readonly string[];
-  readonly shard: { readonly index: number; readonly count: number } | null;
+  /** from: where the index came from (--shard, Kubernetes, Slurm); absent in older runs. */
+  readonly shard: { readonly index: number; readonly count: number; readonly from?: string } | null;
   /** --repeats k (absent in runs that never used it: 1). */
   readonly repeats?: number;
   readonly environment: Readonly<Record<string, unknown>>;
