@@ -2,9 +2,10 @@
 // (its own message history, its own fresh sandbox per test run). Results are appended as tasks
 // finish so an interrupted run resumes without redoing finished tasks; --shard i/n takes a
 // deterministic slice so several machines can share one benchmark.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
+import type { StepHook } from "../core/stepHook.ts";
 import type { ChatBackend } from "../sources/openaiCompatibleChat.ts";
 import { mapWithConcurrency } from "../core/concurrency.ts";
 import { AGENT_BUDGET, CONDITIONS, type AgentBudget, type ConditionId } from "./agent/conditions.ts";
@@ -12,7 +13,7 @@ import type { QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
-import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runs/runDirectory.ts";
+import { appendTaskResult, prepareRunDir, repairAfterInterruption, replaceRunFile, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunFileStep, type RunManifest } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
 import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
@@ -44,7 +45,12 @@ export interface BenchmarkOptions {
   readonly progress?: ProgressReporter;
   readonly clock?: () => number;
   readonly signal?: AbortSignal;
+  /** Crash injection for tests (src/core/stepHook.ts): called at every step where a kill must be survivable. */
+  readonly hook?: StepHook<BenchRunStep>;
 }
+
+/** Where a run can be stopped by a test: a model call or a grading run in progress, any file write half done. */
+export type BenchRunStep = RunFileStep | "traceWrite" | "modelCall" | "grading";
 
 /** Union of two lists, in first-seen order (programs and conditions across resumes). */
 function union<T>(a: readonly T[], b: readonly T[]): T[] {
@@ -79,10 +85,12 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     if (!sameFingerprint(m.value.fingerprint, fingerprint)) {
       return err("run_dir_invalid", "the existing run used a different model, prompts, budget or grading; it cannot be resumed with these options");
     }
-    const shardOf = (x: Shard | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
+    const shardOf = (x: Pick<Shard, "index" | "count"> | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
     if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);
     prior = m.value;
-    dropTornTail(o.outDir);
+    // A run killed anywhere (a preempted array task, a time limit) left at most torn last lines
+    // and partial replacements: cut and remove them before reading what it finished.
+    repairAfterInterruption(o.outDir);
     const prev = readTaskResults(o.outDir);
     if (!prev.ok) return prev;
     previous = prev.value;
@@ -106,7 +114,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     repeats: allRepeats,
     environment: o.environment,
   };
-  writeManifest(o.outDir, manifest);
+  writeManifest(o.outDir, manifest, o.hook);
   const expected = planTasks(allPrograms, allConditions, o.shard, allRepeats).length;
   const planned = planTasks(programs, o.conditions, o.shard, repeats);
   // Every task's latest record stays in the tables, planned now or not. A planned task whose
@@ -128,7 +136,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     const program = o.dataset.programs.find((p) => p.name === task.program);
     if (!program) return;
     const { attempt, path: tracePath } = nextAttemptTrace(o.outDir, RUN_FILES.traces, task.key);
-    const trace = new FileTrace(join(o.outDir, tracePath));
+    const trace = new FileTrace(join(o.outDir, tracePath), o.hook);
     const ended = await runTask({
       dataset: o.dataset,
       program,
@@ -144,22 +152,23 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
       repeat: task.repeat,
       ...(repeats > 1 || task.repeat > 1 ? { seed: task.repeat - 1 } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.hook ? { hook: o.hook } : {}),
     });
     // Interrupted (Ctrl-C): not graded, not recorded; its trace stays, and --resume redoes it.
     if (isInterruption(ended)) return;
     let result: TaskResult = { ...ended, tracePath };
     if (result.changed) {
       const diffPath = `${RUN_FILES.diffs}/${task.key}${attempt === 1 ? "" : `.attempt-${attempt}`}.diff`;
-      writeFileSync(join(o.outDir, diffPath), trace.lastDiff ?? "");
+      replaceRunFile(join(o.outDir, diffPath), trace.lastDiff ?? "", o.hook);
       result = { ...result, diffPath };
     }
-    appendTaskResult(o.outDir, result);
+    appendTaskResult(o.outDir, result, o.hook);
     results.set(resultKey(result), result);
-    writeResults(o.outDir, manifest, [...results.values()], expected);
+    writeResults(o.outDir, manifest, [...results.values()], expected, o.hook);
     progress.taskDone(result);
   });
   progress.stop();
   const all = [...results.values()];
-  writeResults(o.outDir, manifest, all, expected);
+  writeResults(o.outDir, manifest, all, expected, o.hook);
   return ok({ manifest, results: all });
 }

@@ -4,6 +4,7 @@
 // (results/taskOutcome.ts), never from what the model said. The grade, the diff and the result
 // are written to the task's trace after the agent's own events.
 import { sha256Hex } from "../core/digest.ts";
+import type { StepHook } from "../core/stepHook.ts";
 import { runAgentLoop, type AgentTaskContext } from "./agent/agentLoop.ts";
 import { supportFiles, targetPath } from "./dataset/dataset.ts";
 import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
@@ -12,9 +13,11 @@ import { checkSpecialCasing } from "./results/specialCasing.ts";
 import { classifyOutcome, type TaskResult } from "./results/taskOutcome.ts";
 import { sameModuloTrailingWhitespace, unifiedDiff } from "./results/unifiedDiff.ts";
 
-export interface TaskContext extends AgentTaskContext {
+export interface TaskContext extends Omit<AgentTaskContext, "hook"> {
   /** Seed of the held-out grading inputs (default: one per process, recorded in every grade). */
   readonly heldOutSeed?: number;
+  /** Crash injection for tests: a model call or the grading run in flight (src/core/stepHook.ts). */
+  readonly hook?: StepHook<"modelCall" | "grading">;
 }
 
 /** A task stopped by cancellation: not a result. The run does not record it, so --resume redoes it. */
@@ -41,7 +44,9 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   // The grade is the trusted grader's (grading/): public and held-out cases, compared outside
   // the sandbox; the model's run_tests (pytest) is feedback only.
   const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, ctx.heldOutSeed ?? processHeldOutSeed());
-  const grade = await gradeProgram(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, heldOut, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const grading = gradeProgram(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, heldOut, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  if (ctx.hook) await ctx.hook("grading", agent.taskId);
+  const grade = await grading;
   // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
   if (ctx.signal?.aborted) {
     const seconds = Math.round((clock() - agent.startedAt) / 10) / 100;

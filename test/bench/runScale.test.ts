@@ -18,11 +18,14 @@ import { summarizeRepeats } from "../../src/bench/results/repeatStatistics.ts";
 import { readTaskResults, resultKey } from "../../src/bench/runs/runDirectory.ts";
 import type { OutcomeClass, TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { registerBenchCommands } from "../../src/cli/commands/bench.ts";
+import { AGENT_BUDGET } from "../../src/bench/agent/conditions.ts";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
 import { SCRIPTED_MODEL_ID, startRoutedServer } from "./scriptedChatServer.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 const MANIFEST = fileURLToPath(new URL("../../examples/kubernetes/quixbugs-indexed-job.yaml", import.meta.url));
+const SLURM_ARRAY = fileURLToPath(new URL("../../examples/slurm/quixbugs-array.sbatch", import.meta.url));
+const SLURM_MERGE = fileURLToPath(new URL("../../examples/slurm/quixbugs-merge.sbatch", import.meta.url));
 
 function tca(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "JOB_COMPLETION_INDEX"));
@@ -35,9 +38,9 @@ function tca(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 test("--shard-count takes the shard from JOB_COMPLETION_INDEX (0-based); bad combinations are invalid_option", () => {
-  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "0" }), { ok: true, value: { index: 1, count: 4 } });
-  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "3" }), { ok: true, value: { index: 4, count: 4 } });
-  assert.deepEqual(resolveShard({ shard: "2/3" }, {}), { ok: true, value: { index: 2, count: 3 } });
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "0" }), { ok: true, value: { index: 1, count: 4, from: "kubernetes" } });
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { JOB_COMPLETION_INDEX: "3" }), { ok: true, value: { index: 4, count: 4, from: "kubernetes" } });
+  assert.deepEqual(resolveShard({ shard: "2/3" }, {}), { ok: true, value: { index: 2, count: 3, from: "flag" } });
   assert.deepEqual(resolveShard({}, { JOB_COMPLETION_INDEX: "1" }), { ok: true, value: undefined });
   for (const [flags, env] of [
     [{ shardCount: "4" }, { JOB_COMPLETION_INDEX: "4" }],
@@ -50,6 +53,42 @@ test("--shard-count takes the shard from JOB_COMPLETION_INDEX (0-based); bad com
   ] as const) {
     const r = resolveShard(flags, env);
     assert.equal(r.ok ? "ok" : r.error, "invalid_option", JSON.stringify([flags, env]));
+  }
+});
+
+test("--shard-count takes the shard from a Slurm job array: the array task id is the 0-based shard index, also for one task resubmitted alone", () => {
+  const array = (id: number): Record<string, string> => ({ SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: "0", SLURM_ARRAY_TASK_MAX: "3", SLURM_ARRAY_TASK_COUNT: "4", SLURM_ARRAY_JOB_ID: "17" });
+  for (const id of [0, 1, 2, 3]) {
+    assert.deepEqual(resolveShard({ shardCount: "4" }, array(id)), { ok: true, value: { index: id + 1, count: 4, from: "slurm" } });
+    assert.deepEqual(resolveShard({ shardCount: "4", shardFrom: "slurm" }, array(id)), { ok: true, value: { index: id + 1, count: 4, from: "slurm" } });
+  }
+  // sbatch --array=2 … (one failed task, resubmitted): MIN = MAX = 2, COUNT = 1; still shard 3 of 4.
+  assert.deepEqual(resolveShard({ shardCount: "4" }, { SLURM_ARRAY_TASK_ID: "2", SLURM_ARRAY_TASK_MIN: "2", SLURM_ARRAY_TASK_MAX: "2", SLURM_ARRAY_TASK_COUNT: "1" }), { ok: true, value: { index: 3, count: 4, from: "slurm" } });
+  // A stepped array covers some of the slices; each id is still its own slice.
+  assert.deepEqual(resolveShard({ shardCount: "7" }, { SLURM_ARRAY_TASK_ID: "4", SLURM_ARRAY_TASK_MIN: "0", SLURM_ARRAY_TASK_MAX: "6", SLURM_ARRAY_TASK_COUNT: "4", SLURM_ARRAY_TASK_STEP: "2" }), { ok: true, value: { index: 5, count: 7, from: "slurm" } });
+  // Both schedulers' variables: the flag decides; without it, an error that names the flag.
+  const both = { ...array(1), JOB_COMPLETION_INDEX: "3" };
+  assert.deepEqual(resolveShard({ shardCount: "4", shardFrom: "kubernetes" }, both), { ok: true, value: { index: 4, count: 4, from: "kubernetes" } });
+  assert.deepEqual(resolveShard({ shardCount: "4", shardFrom: "slurm" }, both), { ok: true, value: { index: 2, count: 4, from: "slurm" } });
+  const ambiguous = resolveShard({ shardCount: "4" }, both);
+  assert.ok(!ambiguous.ok && ambiguous.error === "invalid_option" && /--shard-from/.test(ambiguous.message));
+  const cases: [Parameters<typeof resolveShard>[0], Record<string, string>, RegExp][] = [
+    [{ shardCount: "4" }, array(4), /outside 0\.\.3/],
+    [{ shardCount: "4" }, { ...array(0), SLURM_ARRAY_TASK_MAX: "4" }, /reaches task id 4/],
+    [{ shardCount: "4" }, { ...array(0), SLURM_ARRAY_TASK_COUNT: "5" }, /5 tasks, more than --shard-count 4/],
+    [{ shardCount: "4" }, { SLURM_ARRAY_TASK_ID: "x" }, /SLURM_ARRAY_TASK_ID/],
+    [{ shardCount: "4" }, { SLURM_ARRAY_TASK_ID: "-1" }, /SLURM_ARRAY_TASK_ID/],
+    [{ shardCount: "4", shardFrom: "slurm" }, { JOB_COMPLETION_INDEX: "0" }, /SLURM_ARRAY_TASK_ID/],
+    [{ shardCount: "4", shardFrom: "kubernetes" }, array(0), /JOB_COMPLETION_INDEX/],
+    [{ shardCount: "4", shardFrom: "pbs" }, array(0), /slurm or kubernetes/],
+    [{ shardFrom: "slurm" }, array(0), /needs --shard-count/],
+    [{ shardCount: "4" }, {}, /neither is set/],
+  ];
+  for (const [flags, env, message] of cases) {
+    const r = resolveShard(flags, env);
+    assert.ok(!r.ok, JSON.stringify([flags, env]));
+    assert.equal(r.error, "invalid_option");
+    assert.match(r.message, message);
   }
 });
 
@@ -117,6 +156,9 @@ test("shards as separate processes (JOB_COMPLETION_INDEX 0 and 1) merge into the
     assert.deepEqual(outcomes(join(base, "merged")), outcomes(join(base, "single")));
     const shardTasks = [1, 2].map((i) => outcomes(join(base, "indexed", `shard-${i}-of-2`)).length);
     assert.deepEqual(shardTasks, [2, 2]);
+    // Each shard knows where its index came from and records it.
+    const shardRecords = [1, 2].map((i) => (JSON.parse(readFileSync(join(base, "indexed", `shard-${i}-of-2`, "run.json"), "utf8")) as { shard: unknown }).shard);
+    assert.deepEqual(shardRecords, [{ index: 1, count: 2, from: "kubernetes" }, { index: 2, count: 2, from: "kubernetes" }]);
     // Repeat r was sampled with seed r - 1 at the requested temperature (the preflight request is the one without a seed choice).
     const taskRequests = server.requests.filter((b) => !JSON.stringify(b.messages).includes("connection check"));
     assert.deepEqual([...new Set(taskRequests.map((b) => `${String(b.seed)}@${String(b.temperature)}`))].sort(), ["0@0.7", "1@0.7"]);
@@ -159,6 +201,51 @@ test("the example Kubernetes Indexed Job parses as YAML and its arguments are th
   assert.ok(run);
   const known = new Set(run.options.map((o) => o.long));
   for (const a of args.filter((x) => x.startsWith("--"))) assert.ok(known.has(a), `${a} is a run option`);
+});
+
+/** The command's options (long names) as commander defines them, for checking example files. */
+function commandOptions(...path: string[]): Set<string> {
+  const program = new Command();
+  registerBenchCommands(program, () => {});
+  let command: Command | undefined = program;
+  for (const name of path) command = command?.commands.find((c) => c.name() === name);
+  assert.ok(command, path.join(" "));
+  return new Set(command.options.map((o) => o.long ?? ""));
+}
+
+test("the example Slurm array: one array task per shard, a time limit that covers the budget, options the CLI defines, and a merge of exactly its shards", () => {
+  const text = readFileSync(SLURM_ARRAY, "utf8");
+  const directive = (name: string): string => {
+    const m = new RegExp(`^#SBATCH --${name}=(\\S+)$`, "m").exec(text);
+    assert.ok(m, `#SBATCH --${name}`);
+    return m[1] ?? "";
+  };
+  const [first, last] = directive("array").split("-").map(Number) as [number, number];
+  const command = text.slice(text.indexOf("exec node bin/tca.js")).replace(/\\\n/g, " ");
+  const words = command.split(/\s+/).filter((w) => w !== "");
+  const shardCount = Number(words[words.indexOf("--shard-count") + 1]);
+  // Task ids 0..n-1 are the shard indexes (resolveShard), so the array must be exactly 0..count-1.
+  assert.deepEqual([first, last], [0, shardCount - 1]);
+  assert.equal(words[words.indexOf("--shard-from") + 1], "slurm");
+  assert.ok(words.includes("--resume"), "a requeued or resubmitted task continues its shard");
+  assert.deepEqual(words.slice(0, 6), ["exec", "node", "bin/tca.js", "bench", "quixbugs", "run"]);
+  const known = commandOptions("bench", "quixbugs", "run");
+  for (const w of words.filter((x) => x.startsWith("--"))) assert.ok(known.has(w), `${w} is a run option`);
+  // The time limit covers a shard's worst case: 160 tasks / n shards, --jobs (= cpus) at a time,
+  // each at most the task budget plus one grading run at the default 60 s test timeout.
+  const [h, m, sec] = directive("time").split(":").map(Number) as [number, number, number];
+  const cpus = Number(directive("cpus-per-task"));
+  const waves = Math.ceil(160 / shardCount / cpus);
+  assert.ok(h * 3600 + m * 60 + sec >= waves * (AGENT_BUDGET.taskTimeoutMs / 1000 + 60), `time limit ${directive("time")} for ${waves} waves`);
+  // Each array task's index is what resolveShard makes of Slurm's variables for that task.
+  for (let id = first; id <= last; id++) {
+    assert.deepEqual(resolveShard({ shardCount: String(shardCount), shardFrom: "slurm" }, { SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: String(first), SLURM_ARRAY_TASK_MAX: String(last), SLURM_ARRAY_TASK_COUNT: String(last - first + 1) }), { ok: true, value: { index: id + 1, count: shardCount, from: "slurm" } });
+  }
+  const merge = readFileSync(SLURM_MERGE, "utf8");
+  const shards = [...merge.matchAll(/shard-(\d+)-of-(\d+)/g)].map((x) => `${x[1]}/${x[2]}`);
+  assert.deepEqual(shards, Array.from({ length: shardCount }, (_, i) => `${i + 1}/${shardCount}`));
+  assert.ok(commandOptions("bench", "quixbugs", "merge").has("--out"));
+  assert.match(readFileSync(fileURLToPath(new URL("../../examples/slurm/submit.sh", import.meta.url)), "utf8"), /--dependency="afterok:\$array"/);
 });
 
 test("merge copies only trace and diff names the harness writes; a recorded path cannot leave the run", async () => {

@@ -33,6 +33,8 @@ export interface ScriptedServerOptions {
   readonly apiKey?: string;
   /** Answer chat requests that carry tools with this status (a server without tool support). */
   readonly toolsStatus?: number;
+  /** Wait this long before answering each chat request (a slow model, so a run can be stopped mid-task). */
+  readonly responseDelayMs?: number;
 }
 
 export interface ScriptedServer {
@@ -98,6 +100,7 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
         return;
       }
       const turn = route(body);
+      if (options.responseDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.responseDelayMs));
       if (turn.hang) return;
       if (turn.httpStatus !== undefined) {
         const errorBody = turn.errorBody ?? { error: { message: "scripted failure" } };

@@ -7,6 +7,7 @@
 import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
 import { AgentTools, type GuardrailCounts } from "./agentTools.ts";
 import { sha256Hex } from "../../core/digest.ts";
+import type { StepHook } from "../../core/stepHook.ts";
 import { taskId, type AgentBudget, type Condition, type ConditionId } from "./conditions.ts";
 import { buggySource, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
@@ -40,6 +41,8 @@ export interface AgentTaskContext {
   readonly seed?: number;
   readonly attempt?: number;
   readonly repeat?: number;
+  /** Crash injection for tests: called while a model call is in flight (src/core/stepHook.ts). */
+  readonly hook?: StepHook<"modelCall">;
 }
 
 /** What the agent did, as plain data: its transcript, why it stopped, and the file it left. */
@@ -163,7 +166,9 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       }
       const turn = state.turns + 1;
       trace.write("model_request", t(), { turn, messages: messages.length });
-      const reply: ChatTurnResult = await ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal: taskDeadline.signal, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+      const pending = ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal: taskDeadline.signal, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+      if (ctx.hook) await ctx.hook("modelCall", `${taskId(condition.id, program.name)} turn ${turn}`);
+      const reply: ChatTurnResult = await pending;
       state.turns = turn;
       state.modelRetries += reply.exchange.retries?.length ?? 0;
       if (!reply.ok) {

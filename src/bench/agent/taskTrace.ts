@@ -2,6 +2,7 @@
 // tool call, refusal, test run with its output, stop attempt, grade, diff). Append-only.
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { StepHook } from "../../core/stepHook.ts";
 
 export const TRACE_SCHEMA_VERSION = 1;
 
@@ -45,14 +46,25 @@ export class MemoryTrace implements TraceSink {
 export class FileTrace implements TraceSink {
   /** The last diff event's text, for the run's diffs/ folder. */
   lastDiff: string | undefined;
-  constructor(private readonly path: string) {
+  /** hook: "traceWrite" with half of a line on disk (tests only; see src/core/stepHook.ts). */
+  constructor(private readonly path: string, private readonly hook?: StepHook<"traceWrite">) {
     // Created exclusively: a trace is never overwritten (an earlier attempt's trace is
     // evidence; the caller picks a fresh attempt-numbered path, see attemptTracePath).
     writeFileSync(path, "", { flag: "wx" });
   }
   write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
     if (event === "diff" && typeof fields.diff === "string") this.lastDiff = fields.diff;
-    appendFileSync(this.path, JSON.stringify({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields }) + "\n");
+    const line = JSON.stringify({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields }) + "\n";
+    if (this.hook === undefined) {
+      appendFileSync(this.path, line);
+      return;
+    }
+    // Tests: the line in two writes, so a kill between them leaves a torn line, as a kill inside
+    // one large write can.
+    const half = Math.floor(line.length / 2);
+    appendFileSync(this.path, line.slice(0, half));
+    void this.hook("traceWrite", event);
+    appendFileSync(this.path, line.slice(half));
   }
 }
 

@@ -1,8 +1,9 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { StepHook } from "../../core/stepHook.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
@@ -22,7 +23,8 @@ export interface RunManifest {
   readonly model: Readonly<Record<string, unknown>>;
   readonly conditions: readonly string[];
   readonly programs: readonly string[];
-  readonly shard: { readonly index: number; readonly count: number } | null;
+  /** from: where the index came from (--shard, Kubernetes, Slurm); absent in older runs. */
+  readonly shard: { readonly index: number; readonly count: number; readonly from?: string } | null;
   /** --repeats k (absent in runs that never used it: 1). */
   readonly repeats?: number;
   readonly environment: Readonly<Record<string, unknown>>;
@@ -108,15 +110,6 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
   return ok([...out.values()]);
 }
 
-/** Cuts a torn last line (a write interrupted mid-line) so that new results start on a fresh line. */
-export function dropTornTail(dir: string): void {
-  const path = join(dir, RUN_FILES.tasks);
-  if (!existsSync(path)) return;
-  const text = readFileSync(path, "utf8");
-  if (text === "" || text.endsWith("\n")) return;
-  writeFileSync(path, text.slice(0, text.lastIndexOf("\n") + 1));
-}
-
 export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
   const canon = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => p.localeCompare(q))) : v));
   return canon(a) === canon(b);
@@ -127,20 +120,96 @@ export function prepareRunDir(dir: string): void {
   mkdirSync(join(dir, RUN_FILES.diffs), { recursive: true });
 }
 
-export function writeManifest(dir: string, manifest: RunManifest): void {
-  writeFileSync(join(dir, RUN_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n");
+/**
+ * Steps of a run's file writes where a test may stop the process (src/core/stepHook.ts):
+ * half a line appended to tasks.ndjson, a run file's replacement written halfway.
+ */
+export type RunFileStep = "taskAppend" | "fileWrite";
+
+/** The suffix of a run file's replacement while it is being written; a resume removes leftovers. */
+const PARTIAL_SUFFIX = ".partial";
+
+/**
+ * Replaces a run file whole: the new bytes go to `.<name>.partial` beside it, are flushed, and
+ * are renamed over the file, so a process killed at any moment leaves either the old file or the
+ * new one, never a torn one (and at worst a partial file that the next --resume removes).
+ */
+export function replaceRunFile(path: string, content: string, hook?: StepHook<RunFileStep>): void {
+  const partial = join(dirname(path), `.${basename(path)}${PARTIAL_SUFFIX}`);
+  const fd = openSync(partial, "w", 0o600);
+  try {
+    const bytes = Buffer.from(content, "utf8");
+    const half = hook ? Math.floor(bytes.length / 2) : bytes.length;
+    writeSync(fd, bytes, 0, half);
+    if (hook) void hook("fileWrite", basename(path));
+    writeSync(fd, bytes, half, bytes.length - half);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, path);
 }
 
-export function appendTaskResult(dir: string, result: TaskResult): void {
-  appendFileSync(join(dir, RUN_FILES.tasks), JSON.stringify(result) + "\n");
+/**
+ * After a process was killed anywhere in a run: removes the partial replacements it left and
+ * cuts torn last lines from tasks.ndjson and from the traces (the trace of a task that never
+ * finished; the task itself is redone under a new attempt number). Only regular files with one
+ * link are touched: a link or anything else planted in the run folder is left alone, and the
+ * run's readers refuse it.
+ */
+export function repairAfterInterruption(dir: string): void {
+  for (const folder of [dir, join(dir, RUN_FILES.traces), join(dir, RUN_FILES.diffs)]) {
+    if (!isPlainFile(folder, true)) continue;
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (!isPlainFile(path, false)) continue;
+      if (name.startsWith(".") && name.endsWith(PARTIAL_SUFFIX)) rmSync(path);
+      else if (folder !== dir && name.endsWith(".ndjson")) cutTornLine(path);
+    }
+  }
+  const tasks = join(dir, RUN_FILES.tasks);
+  if (isPlainFile(tasks, false)) cutTornLine(tasks);
 }
 
-export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number): void {
+function isPlainFile(path: string, directory: boolean): boolean {
+  try {
+    const st = lstatSync(path);
+    return directory ? st.isDirectory() : st.isFile() && st.nlink === 1;
+  } catch {
+    return false;
+  }
+}
+
+function cutTornLine(path: string): void {
+  const text = readFileSync(path, "utf8");
+  if (text === "" || text.endsWith("\n")) return;
+  writeFileSync(path, text.slice(0, text.lastIndexOf("\n") + 1));
+}
+
+export function writeManifest(dir: string, manifest: RunManifest, hook?: StepHook<RunFileStep>): void {
+  replaceRunFile(join(dir, RUN_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n", hook);
+}
+
+export function appendTaskResult(dir: string, result: TaskResult, hook?: StepHook<RunFileStep>): void {
+  const line = JSON.stringify(result) + "\n";
+  if (hook === undefined) {
+    appendFileSync(join(dir, RUN_FILES.tasks), line);
+    return;
+  }
+  // Tests: the line in two writes, so a kill between them leaves a torn line (cut on --resume).
+  const half = Math.floor(line.length / 2);
+  appendFileSync(join(dir, RUN_FILES.tasks), line.slice(0, half));
+  void hook("taskAppend", result.taskId);
+  appendFileSync(join(dir, RUN_FILES.tasks), line.slice(half));
+}
+
+export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number, hook?: StepHook<RunFileStep>): void {
   const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   const model = manifest.model;
-  writeFileSync(
+  replaceRunFile(
     join(dir, RUN_FILES.resultsJson),
     JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
+    hook,
   );
   const label = typeof model.label === "string" ? model.label : "model";
   const env = manifest.environment;
@@ -162,5 +231,5 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
   const warnings = endpointWarnings(results, model.serverProps);
-  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted));
+  replaceRunFile(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted), hook);
 }

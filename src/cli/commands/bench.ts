@@ -46,7 +46,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
+  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; shardFrom?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
 }
 
 interface OpenedBackend {
@@ -151,7 +151,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--jobs <n>", "tasks in parallel (default: core count, at most 8; 1 for --backend local, whose one engine serves one call at a time)")
     .option("--resume", "continue the run in --out, skipping finished tasks")
     .option("--shard <i/n>", "run only the i-th of n deterministic slices")
-    .option("--shard-count <n>", "n slices, this one's 0-based index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); the run goes to <out>/shard-<i>-of-<n>")
+    .option("--shard-count <n>", "n slices, this one's index from its scheduler: SLURM_ARRAY_TASK_ID (a Slurm job array) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); the run goes to <out>/shard-<i>-of-<n>")
+    .option("--shard-from <scheduler>", "with --shard-count: take the index from slurm or kubernetes (default: whichever one's variable is set)")
     .option("--repeats <k>", "run every task k times (repeat r samples with seed r-1); tables add pass@k and pass^k", "1")
     .option("--pipeline-check", "openai: the served model has random weights; label the run a pipeline check, never a model result")
     .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
@@ -192,7 +193,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const nameForDir = flags.backend === "local" ? "local" : (flags.model ?? "model");
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const baseOut = resolve(flags.out ?? join("bench-runs", `quixbugs-${nameForDir.replace(/[^A-Za-z0-9._-]+/g, "_")}-${flags.shardCount !== undefined ? "indexed" : stamp}`));
-      // Every pod of an Indexed Job gets the same arguments: each writes its own shard folder.
+      // Every pod of an Indexed Job (every task of a Slurm array) gets the same arguments: each writes its own shard folder.
       const outDir = flags.shardCount !== undefined && shard ? join(baseOut, `shard-${shard.index}-of-${shard.count}`) : baseOut;
       if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
         return fail(setExitCode, "run_dir_invalid", `${outDir} already holds a run; pass --resume to continue it or choose another --out`, json);
