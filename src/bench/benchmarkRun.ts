@@ -57,9 +57,14 @@ function union<T>(a: readonly T[], b: readonly T[]): T[] {
   return [...new Set([...a, ...b])];
 }
 
-export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature">): Record<string, unknown> {
+export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature" | "environment">): Record<string, unknown> {
+  // A generated task set (make-taskset) is another benchmark: its identity is part of what a
+  // resume or a merge must match, so shards of QuixBugs and of a generated set never mix.
+  // Absent for QuixBugs itself, so earlier runs keep their fingerprint.
+  const taskset = o.environment.taskset;
   return {
     ...(o.temperature ? { temperature: o.temperature } : {}),
+    ...(taskset !== undefined ? { taskset } : {}),
     model: o.modelName,
     promptSetVersion: PROMPT_SET_VERSION,
     promptHashes: promptHashes(),
@@ -83,7 +88,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     const m = readManifest(o.outDir);
     if (!m.ok) return m;
     if (!sameFingerprint(m.value.fingerprint, fingerprint)) {
-      return err("run_dir_invalid", "the existing run used a different model, prompts, budget or grading; it cannot be resumed with these options");
+      return err("run_dir_invalid", "the existing run used a different model, prompts, budget, grading or task set; it cannot be resumed with these options");
     }
     const shardOf = (x: Pick<Shard, "index" | "count"> | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
     if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);

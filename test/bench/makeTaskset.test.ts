@@ -221,6 +221,12 @@ test("run and compare accept a generated set unchanged and name it: a scripted m
     assert.match(readFileSync(join(scratch, "run", "results.md"), "utf8"), /data set: generated task set seed 11 /);
     const compared = await tca(["bench", "quixbugs", "compare", join(scratch, "run")]);
     assert.match(compared.out, /\| .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/);
+    // The set is part of the run's fingerprint: the same run resumed on QuixBugs' own programs
+    // (the mini set) is another benchmark, refused before anything runs.
+    assert.deepEqual((JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as { fingerprint: { taskset?: { seed: number } } }).fingerprint.taskset?.seed, 11);
+    const mixed = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A", "--programs", "gcd", "--out", join(scratch, "run"), "--json", "--jobs", "1", "--dataset", MINI_DATASET_DIR, "--resume"]);
+    assert.notEqual(mixed.code, 0);
+    assert.match(`${mixed.out}${mixed.err}`, /run_dir_invalid/);
   } finally {
     await server.close();
     rmSync(scratch, { recursive: true, force: true });

@@ -20,7 +20,7 @@ export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ 
     const m = readManifest(dir);
     if (!m.ok) return m;
     if (manifests[0] && !sameFingerprint(manifests[0].fingerprint, m.value.fingerprint)) {
-      return err("run_dir_invalid", `${dir} used a different model, prompts, budget or grading than ${runDirs[0]}; use compare for different runs`);
+      return err("run_dir_invalid", `${dir} used a different model, prompts, budget, grading or task set than ${runDirs[0]}; use compare for different runs`);
     }
     manifests.push(m.value);
     const rs = readTaskResults(dir);
