@@ -175,7 +175,7 @@ function harnessSection(input: SubmissionInput): string[] {
   );
   if (input.checks) {
     const r = input.checks.report;
-    out.push(`- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed [checks.json].`, "");
+    out.push(`- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed, each re-derived from its own run directory against the spec's table [checks.json].`, "");
     const rows = r.checks.map((c) => [String(c["id"]), String(c["expected"]), String(c["observed"]), String(c["unchanged"]), String(c["stopReason"] ?? "(no run)"), c["passed"] === true ? "ok" : "FAIL"]);
     out.push(table(["check", "expected", "observed", "source/version unchanged", "run stop reason", "result"], rows));
   } else {
