@@ -61,7 +61,7 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     if (verdict.kind === "incomplete") return err("checks_invalid", "checks.json is missing in --checks");
     if (verdict.kind === "evidence_invalid") return err("checks_invalid", `${verdict.headline}: ${verdict.problems.slice(0, 3).join("; ")}`);
     const rows = verdict.rows.map((row) => ({ id: row.id, expected: row.expected, observed: row.observed, unchanged: row.unchanged, stopReason: row.stopReason, passed: row.passed }));
-    checks = { directory: request.checksDirectory, report: { total: verdict.total, passed: verdict.passed, failed: verdict.failed, checks: rows } };
+    checks = { directory: request.checksDirectory, report: { total: verdict.total, passed: verdict.passed, failed: verdict.failed, checks: rows }, processesStarted: verdict.processesStarted };
   }
   let predictions: PredictionsRecord | null = null;
   const embedded = model ? record(model.manifest["model_trial"])["predictions"] : undefined;
