@@ -68,6 +68,9 @@ export function checkManifestAgainstSpec(manifest: Json, records: readonly Audit
   if (typeof label !== "string") says("proposal_source.label", label, "a label");
   else if (other !== undefined) report(`manifest.json: the proposal source is ${JSON.stringify(label)}, audit event ${other.event_id} was recorded for ${JSON.stringify(other.source)}`);
 
+  const started = records.find((record) => record.type === "run_started");
+  if (started !== undefined && started.data.run_kind !== object(manifest.labels).kind) says("labels.kind", object(manifest.labels).kind, `run_started's run_kind ${JSON.stringify(started.data.run_kind)}`);
+
   const harness = object(manifest.harness);
   const aggregate = harnessAggregate(object(harness.files));
   if (aggregate === null || harness.aggregate_sha256 !== aggregate) says("harness.aggregate_sha256", harness.aggregate_sha256, aggregate);

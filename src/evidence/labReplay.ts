@@ -79,6 +79,8 @@ interface ProposalContext {
   dispatched: boolean;
   intent: { readonly id: unknown; readonly source: string } | null;
   committed: boolean;
+  /** The integrity check before dispatch: null until recorded. */
+  integrityOk: boolean | null;
   failed: boolean;
   stoppedUncounted: boolean;
 }
@@ -147,6 +149,8 @@ function onValidation(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
 
 function onAuthorization(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
   if (ctx.action === null) return r.at(record, "an authorization of no validated action");
+  // The controller authorizes only after a passing integrity check; a failed one stops the run.
+  if (ctx.integrityOk !== true) r.at(record, "an authorization without a passing integrity check before it");
   const decision = authorize(
     { sourceRead: r.sourceRead, knownVersion: r.knownVersion, currentVersion: r.version, currentSha256: r.sha, passingTest: r.passingTest },
     ctx.action,
@@ -164,9 +168,14 @@ function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
   const source = renderToyMathSource({ ...before, [action.function]: action.new });
   if (!parseToyMathSource(source).ok) return r.at(record, "an edit intent whose new source is outside the grammar");
   const d = record.data;
-  const expected = { function: action.function, old_version: r.version, new_version: r.version + 1, before_sha256: r.sha, after_sha256: sha256Hex(source), backup_file: `backups/toy_math.v${r.version}.py` };
+  const after = { ...before, [action.function]: action.new };
+  const expected = {
+    function: action.function, old_version: r.version, new_version: r.version + 1, before_sha256: r.sha, after_sha256: sha256Hex(source),
+    backup_file: `backups/toy_math.v${r.version}.py`, expressions_before: canonicalJson(before), expressions_after: canonicalJson(after),
+  };
   for (const [key, value] of Object.entries(expected)) {
-    if (d[key] !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+    const recorded = key.startsWith("expressions_") ? canonicalJson(d[key]) : d[key];
+    if (recorded !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
   }
   ctx.intent = { id: d.intent_id, source };
 }
@@ -179,7 +188,14 @@ function onEditOutcome(r: Replayer, record: AuditRecord, ctx: ProposalContext): 
   if (committed) {
     const afterSha = sha256Hex(intent.source);
     if (d.version !== r.version + 1 || d.sha256 !== afterSha) r.at(record, `records version ${String(d.version)} / ${String(d.sha256)}, the replayed edit gives ${r.version + 1} / ${afterSha}`);
+    const oldVersion = r.version;
     r.commit(intent.source);
+    if (canonicalJson(d.expressions) !== canonicalJson(r.expressions())) r.at(record, "its expressions are not those of the rebuilt version");
+    if (record.type === "edit_committed") {
+      const action = ctx.action as Extract<Action, { action: "replace" }>;
+      const receipt = { ok: true, action: "replace", status: "edit_committed", function: action.function, old_version: oldVersion };
+      for (const [key, value] of Object.entries(receipt)) if (d[key] !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+    }
   } else if (record.type !== "edit_interrupted" && (d.version !== r.version || (d.sha256 !== undefined && d.sha256 !== r.sha))) {
     r.at(record, `an edit that did not commit names version ${String(d.version)}, the replay is at ${r.version}`);
   }
@@ -198,17 +214,20 @@ function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext,
   switch (action.action) {
     case "read":
       if (action.file === "TASK.txt") {
-        if (o.content !== TASK_TXT) r.at(record, "the TASK.txt read does not hold the spec's bytes");
+        if (o.file !== "TASK.txt" || o.content !== TASK_TXT) r.at(record, "the TASK.txt read does not hold the spec's bytes");
         return;
       }
-      if (!checkSnapshot(r, record, o)) return;
+      if (o.file !== "toy_math.py" || !checkSnapshot(r, record, o)) return r.at(record, "a read of toy_math.py that names another file or version");
       if (o.content !== r.versions[r.version] || typeof o.content !== "string" || sha256Hex(o.content) !== o.sha256) r.at(record, "the read content is not the bytes of the version and digest it names");
+      if (canonicalJson(o.expressions) !== canonicalJson(r.expressions())) r.at(record, "the read's expressions are not those of the version it names");
       r.sourceRead = true;
       r.knownVersion = r.version;
       return;
     case "replace":
       if (o.status === "edit_committed" && !ctx.committed) r.at(record, "an edit receipt without a committed edit");
       if (o.status === "no_change" && ctx.committed) r.at(record, "a no_change receipt for an edit that committed");
+      if (o.status !== "edit_committed" && o.status !== "no_change") r.at(record, "a replace receipt that is neither edit_committed nor no_change");
+      if (o.function !== action.function || canonicalJson(o.expressions) !== canonicalJson(r.expressions())) r.at(record, "the receipt's function or expressions are not those of the replayed edit");
       checkSnapshot(r, record, o);
       return;
     case "test": {
@@ -243,7 +262,7 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
     r.closeProposal();
     if (n !== r.proposalsUsed + 1) r.at(record, `a request for proposal ${n} after proposal ${r.proposalsUsed}: proposals are numbered 1, 2, 3, ...`);
     r.proposalsUsed = n;
-    r.context = { number: n, raw: null, action: null, allowed: null, dispatched: false, intent: null, committed: false, failed: false, stoppedUncounted: false };
+    r.context = { number: n, raw: null, action: null, allowed: null, dispatched: false, intent: null, committed: false, integrityOk: null, failed: false, stoppedUncounted: false };
     return;
   }
   const ctx = r.context;
@@ -255,6 +274,10 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
   switch (record.type) {
     case "generation": return onGeneration(r, record, ctx);
     case "validation": return onValidation(r, record, ctx);
+    case "integrity_check":
+      if (ctx.action === null || ctx.integrityOk !== null) r.at(record, "an integrity check of no validated action, or a second one");
+      ctx.integrityOk = record.data.ok === true;
+      return;
     case "authorization": return onAuthorization(r, record, ctx);
     case "dispatch":
       if (ctx.allowed !== true || canonicalJson(record.data.action) !== canonicalJson(ctx.action)) r.at(record, "a dispatch of an action that was not validated and allowed");

@@ -102,6 +102,35 @@ test("the finish's raw text replaced is EVIDENCE INVALID (the recorded action is
   }
 });
 
+test("a failed integrity check with the run going on as if it passed is EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(run, (records) => {
+    records.find(byType("integrity_check", 6))!.data = { ok: false, at: "before_dispatch", message: "toy_math.py changed outside the controller" };
+  });
+  assertNoSuccess(run, /without a passing integrity check/);
+});
+
+test("an edit's recorded expressions, or a read's, not those of the rebuilt version are EVIDENCE INVALID", () => {
+  const committed = forge();
+  editRecords(committed, (records) => {
+    (records.find(byType("edit_committed", 4))!.data.expressions as Record<string, string>).total = "unit * qty";
+  });
+  assertNoSuccess(committed, /expressions are not those of the rebuilt version/);
+  const read = forge();
+  editRecords(read, (records) => {
+    (observationOf(records.find(byType("observation", 1))!).expressions as Record<string, string>).clamp = "lo";
+  });
+  assertNoSuccess(read, /read's expressions/);
+});
+
+test("the run kind in the audit changed (a check run passed off as a baseline) is EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(run, (records) => {
+    records.find(byType("run_started"))!.data.run_kind = "model_trial";
+  });
+  assertNoSuccess(run, /run_started's run_kind/);
+});
+
 test("read content that does not match its own digest is EVIDENCE INVALID", () => {
   const run = forge();
   editRecords(run, (records) => {
