@@ -43,8 +43,12 @@ export interface Replay {
 
 /** Stop reasons that end a proposal before its rejection is counted as invalid (controllerLoop). */
 const UNCOUNTED_STOPS = new Set(["workspace_conflict", "observation_limit", "cancelled", "time_limit"]);
-/** Records written after a proposal's stop by design: a late answer is recorded when it arrives. */
-const AFTER_STOP_ALLOWED = new Set(["late_proposal_discarded"]);
+/**
+ * Records written after a proposal's stop by design: a late answer is recorded when it arrives,
+ * a source that cannot close and a harness fault after the loop are recorded with the last
+ * proposal's number (labRun.ts). None of them changes a replayed decision.
+ */
+const AFTER_STOP_ALLOWED = new Set(["late_proposal_discarded", "source_close_failed", "harness_error"]);
 
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);

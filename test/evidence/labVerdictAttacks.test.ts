@@ -10,8 +10,11 @@ import { join } from "node:path";
 import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
+import { runLab } from "../../src/lab/labRun.ts";
+import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
+import type { ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
-import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { assertNoSuccess, copyRun, editJson, editRecords, observationOf, sed, swapFinalSource, type Record_ } from "./forgery.ts";
 
@@ -40,6 +43,29 @@ test("honest: an untouched baseline is VERIFIED SUCCESS in the verdict, the repo
   const built = buildSubmission({ baselineDirectory: baseline, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
   assert.ok(built.ok);
   assert.match(built.value, /verified_success is true/);
+});
+
+test("honest runs that end in other ways are re-derived without a problem and never verify", async () => {
+  const closing: ProposalSource = {
+    label: "model",
+    describe: () => ({}),
+    propose: () => Promise.resolve({ kind: "model_error", message: "the model failed", metadata: {} }),
+    close: () => Promise.reject(new Error("the worker would not stop")),
+  };
+  const runs: [string, Parameters<typeof runLab>[0]][] = [
+    ["harness_error", { runDirectory: join(root, "honest-fault"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "negative_check", controllerHooks: { afterObservation: (n) => { if (n === 3) throw new TypeError("injected harness fault"); } } }],
+    ["invalid_proposal_limit", { runDirectory: join(root, "honest-invalid"), source: new ScriptedSource(["not json", '{"action":"finish","version":0}']), kind: "negative_check" }],
+    ["proposal_limit", { runDirectory: join(root, "honest-task-read"), source: new ScriptedSource(['{"action":"read","file":"TASK.txt"}', ...BASELINE_PROPOSALS.slice(0, 5)]), kind: "negative_check" }],
+    ["model_error", { runDirectory: join(root, "honest-close"), source: closing, kind: "model_trial" }],
+  ];
+  for (const [stopReason, options] of runs) {
+    const made = await runLab(options);
+    assert.ok(made.ok);
+    assert.equal(made.value.final.stop_reason, stopReason);
+    const verdict = deriveRunVerdict(made.value.runDirectory);
+    assert.deepEqual(verdict.problems, [], stopReason);
+    assert.equal(verdict.kind, "not_verified", stopReason);
+  }
 });
 
 test("one-line sed: a wrong `total` with its digest rewritten everywhere is EVIDENCE INVALID", () => {
