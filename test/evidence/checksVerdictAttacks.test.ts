@@ -4,7 +4,7 @@
 // neither may the report or submission.md. The untouched root still passes all 44.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { deriveChecksVerdict, type ChecksVerdictKind } from "../../src/evidence/checksVerdict.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
@@ -91,6 +91,13 @@ test("a check's run directory deleted is EVIDENCE INVALID, even with its row rem
     report.passed = 43;
   });
   assertNotAllPassed(alsoRow, "evidence_invalid", /stale_version: its directory is missing/);
+});
+
+test("a check's run directory replaced by a link to a real run is EVIDENCE INVALID (never followed)", () => {
+  const forged = forge();
+  rmSync(join(forged, "call"), { recursive: true });
+  symlinkSync(join(forged, "import"), join(forged, "call"));
+  assertNotAllPassed(forged, "evidence_invalid", /call: its directory is missing or not a directory \(symlink\)/);
 });
 
 test("a check run's audit edited is EVIDENCE INVALID or a failed row, never a pass", () => {
