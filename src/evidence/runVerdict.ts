@@ -17,7 +17,8 @@
 //   manifest.json  labels, source label, budgets, fixtures, prompt, harness aggregate
 //                  (labManifestCheck.ts)
 // Recorded, not re-derived: times and durations, the model's raw text itself (only what the
-// harness did with it), integrity-check outcomes and the final evaluation's status.
+// harness did with it), what an integrity check found on disk at the time (only that nothing is
+// authorized after a failed one) and the final evaluation's status.
 // A run with no final.json and no run_finished record is INCOMPLETE (a crash), not invalid.
 import { sha256Hex } from "../core/digest.ts";
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
@@ -86,7 +87,7 @@ export interface Recomputed {
 export const NOT_REDERIVED: readonly string[] = [
   "times and durations (t_ms, elapsed_ms, deadlines)",
   "the model's raw text itself: only what the harness did with it is replayed",
-  "request messages, integrity-check outcomes, the final evaluation's status and the harness file hashes",
+  "request messages, what an integrity check found on disk at the time, the final evaluation's status and the harness file hashes",
 ];
 
 export interface RunVerdict {
