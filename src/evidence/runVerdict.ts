@@ -1,23 +1,33 @@
-// The one verdict of a Lab run, derived from its audit (the event log) and cross-checked against
-// every summary file, never read from a summary alone. Used by the report, `tca lab submission`
-// and the CLI summaries, so no two places can disagree about what a run showed.
+// The one verdict of a Lab run, RE-DERIVED from its artifacts: the final toy_math.py is validated
+// and evaluated again, and the audit's decision chain is replayed from the spec's initial file
+// (labReplay.ts). A recorded claim is only ever compared with what was recomputed; no claim is
+// believed because other claims agree with it. Used by the report, `tca lab submission`, the
+// checks verdict and the CLI summaries, so no two places can disagree about what a run showed.
 //
-// What is checked (each failure is listed; any one makes the verdict evidence_invalid):
-//   audit.jsonl    readable regular file (no link, no FIFO), non-empty, strict UTF-8, no torn tail,
-//                  the recorder's strict reader (JSON lines, event ids 1..n, non-decreasing time),
-//                  every record against schemas/audit-record.schema.json, one run id throughout,
-//                  at most one stop / final_evaluation / run_finished / accepted finish, and the
-//                  final_evaluation's verified_success equal to what its own counts say
-//   final.json     schema, run id, stop reason, finish, evaluation status/snapshot/counts, cases
-//                  consistent with the spec fixtures, labels, verified_success derived from the audit
-//   manifest.json  schema, run id, labels equal to run_started's
-//   workspace/toy_math.py  its digest equals the final snapshot's digest
+// Recomputed (each disagreement is listed; any one makes the verdict evidence_invalid):
+//   workspace/toy_math.py  validated by src/expr and evaluated on the 4 public and 8 held-out
+//                  fixtures; verified_success is what that evaluation says (with a replayed
+//                  accepted finish of exactly the final version); a completed final evaluation
+//                  must be of these bytes, which must be the final version the replay rebuilt
+//   audit.jsonl    the recorder's strict reader, schemas, one run id, no CR byte; the decision
+//                  chain replayed (labReplay.ts): versions, digests, backups, tests, finish,
+//                  validation and authorization, read contents, record order, proposal counts
+//   final.json     every recorded field against the recomputed one: stop reason, finish,
+//                  counts, the twelve cases one by one, proposals_used, invalid_proposals
+//   manifest.json  labels, source label, budgets, fixtures, prompt, harness aggregate
+//                  (labManifestCheck.ts)
+// Recorded, not re-derived: times and durations, the model's raw text itself (only what the
+// harness did with it), what an integrity check found on disk at the time (only that nothing is
+// authorized after a failed one) and the final evaluation's status.
 // A run with no final.json and no run_finished record is INCOMPLETE (a crash), not invalid.
 import { sha256Hex } from "../core/digest.ts";
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
-import { decodeUtf8Strict, readFileUnder } from "../core/safeRead.ts";
+import { decodeUtf8Strict, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "./auditRecorder.ts";
 import { schemaProblem, type EvidenceSchemaName } from "./evidenceSchemas.ts";
+import { checkManifestAgainstSpec } from "./labManifestCheck.ts";
+import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
+import { canonicalJson, replayDecisionChain, type Replay } from "./labReplay.ts";
 
 export const LAB_EVIDENCE_FILES = {
   audit: "audit.jsonl",
@@ -65,8 +75,24 @@ export interface AuditFacts {
   readonly finished: boolean;
 }
 
+/** What the verdict recomputed itself (never read from a summary). */
+export interface Recomputed {
+  readonly replay: Replay;
+  /** The final workspace/toy_math.py re-evaluated; null when it could not be read. */
+  readonly finalSource: Reevaluation | null;
+  readonly verifiedSuccess: boolean;
+}
+
+/** What a verdict shows but cannot recompute; the report prints it under "recorded, not re-derived". */
+export const NOT_REDERIVED: readonly string[] = [
+  "times and durations (t_ms, elapsed_ms, deadlines)",
+  "the model's raw text itself: only what the harness did with it is replayed",
+  "request messages, what an integrity check found on disk at the time, the final evaluation's status and the harness file hashes",
+];
+
 export interface RunVerdict {
   readonly kind: RunVerdictKind;
+  readonly recomputed: Recomputed;
   /** Every disagreement or defect found; non-empty exactly when kind is evidence_invalid. */
   readonly problems: readonly string[];
   readonly facts: AuditFacts;
@@ -90,12 +116,7 @@ function snapshotOf(value: unknown): Snapshot | null {
   return { version: value.version as number, sha256: value.sha256 };
 }
 
-/** Key-order-independent JSON text, so two equal objects compare equal however they were written. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
-  );
-}
+const canonical = canonicalJson;
 
 class ProblemList {
   readonly items: string[] = [];
@@ -121,6 +142,8 @@ function readJsonEvidence(runDirectory: string, name: string, schema: EvidenceSc
     problems.add(`${name}: ${text.error}: ${text.message}`);
     return null;
   }
+  // The harness writes LF only and escapes every CR inside strings: a raw CR means an edit.
+  if (bytes.value.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
   let value: unknown;
   try {
     value = JSON.parse(text.value);
@@ -148,6 +171,7 @@ function readAudit(runDirectory: string, problems: ProblemList): AuditRecord[] {
     problems.add(`${name}: the audit is empty: a run always records events`);
     return [];
   }
+  if (bytes.value.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the recorder never writes one`);
   const parsed = parseAuditBytes(bytes.value);
   if (!parsed.ok) {
     problems.add(`${name}: ${parsed.error}: ${parsed.message}`);
@@ -209,13 +233,17 @@ function sameSnapshot(a: Snapshot | null, b: Snapshot | null): boolean {
   return a === null || b === null ? a === b : a.version === b.version && a.sha256 === b.sha256;
 }
 
-function checkFinal(final: Json, facts: AuditFacts, records: readonly AuditRecord[], problems: ProblemList): void {
+function checkFinal(final: Json, facts: AuditFacts, records: readonly AuditRecord[], recomputed: Recomputed, problems: ProblemList): void {
   const says = (what: string, recorded: unknown, audit: unknown): void =>
     problems.add(`final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, the audit says ${JSON.stringify(audit)}`);
+  const differs = (what: string, recorded: unknown, value: unknown): void =>
+    problems.add(`final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(value)}`);
   if (final.run_id !== facts.runId) says("run_id", final.run_id, facts.runId);
   if (final.stop_reason !== facts.stopReason) says("stop_reason", final.stop_reason, facts.stopReason);
-  if (!sameSnapshot(snapshotOf(final.finish), facts.finish) || (final.finish !== null && snapshotOf(final.finish) === null)) says("finish", final.finish, facts.finish);
-  if (final.verified_success !== facts.verifiedByAudit) says("verified_success", final.verified_success, facts.verifiedByAudit);
+  if (!sameSnapshot(snapshotOf(final.finish), recomputed.replay.finish) || (final.finish !== null && snapshotOf(final.finish) === null)) differs("finish", final.finish, recomputed.replay.finish);
+  if (final.verified_success !== recomputed.verifiedSuccess) differs("verified_success", final.verified_success, recomputed.verifiedSuccess);
+  if (final.proposals_used !== recomputed.replay.proposalsUsed) differs("proposals_used", final.proposals_used, recomputed.replay.proposalsUsed);
+  if (final.invalid_proposals !== recomputed.replay.invalidProposals) differs("invalid_proposals", final.invalid_proposals, recomputed.replay.invalidProposals);
   const evaluation = field(final, "final_evaluation");
   const audited = facts.evaluation;
   if (audited === null) problems.add("final.json: has a final evaluation, the audit records none");
@@ -225,64 +253,110 @@ function checkFinal(final: Json, facts: AuditFacts, records: readonly AuditRecor
     if (!sameSnapshot(snapshot, audited.snapshot)) says("the final snapshot", { version: evaluation.version, sha256: evaluation.sha256 }, audited.snapshot);
     if (evaluation.public_passed !== audited.publicPassed) says("public_passed", evaluation.public_passed, audited.publicPassed);
     if (evaluation.held_out_passed !== audited.heldOutPassed) says("held_out_passed", evaluation.held_out_passed, audited.heldOutPassed);
-    checkCases(evaluation, problems);
+    checkCases(evaluation, audited, recomputed, problems);
   }
   const started = records.find((record) => record.type === "run_started");
   if (started !== undefined && canonical(final.labels) !== canonical(started.data.labels)) problems.add("final.json: labels differ from the audit's run_started labels");
 }
 
-/** Each recorded case: a spec fixture, `passed` true exactly when actual equals expected, counts that add up. */
-function checkCases(evaluation: Json, problems: ProblemList): void {
-  const cases = Array.isArray(evaluation.cases) ? evaluation.cases.filter(isObject) : [];
-  const fixtures = { public: PUBLIC_FIXTURES, held_out: HELD_OUT_FIXTURES } as const;
-  const passed = { public: 0, held_out: 0 };
-  for (const [index, item] of cases.entries()) {
-    const set = item.set === "public" || item.set === "held_out" ? item.set : null;
-    const known = set === null ? undefined : fixtures[set].find((fixture) => fixture.function === item.function && canonical(fixture.inputs) === canonical(item.inputs));
-    if (set === null || known === undefined || known.expected !== item.expected) {
-      problems.add(`final.json: case ${index + 1} is not one of the spec's fixtures`);
-      continue;
-    }
-    const shouldPass = item.error === null && item.actual === known.expected;
-    if (item.passed !== shouldPass) problems.add(`final.json: case ${index + 1} says passed ${String(item.passed)}, its actual value says ${shouldPass}`);
-    if (shouldPass) passed[set] += 1;
-  }
-  if (cases.length > 0 && (passed.public !== evaluation.public_passed || passed.held_out !== evaluation.held_out_passed)) {
-    problems.add(`final.json: the listed cases pass ${passed.public} public and ${passed.held_out} held-out, the counts say ${String(evaluation.public_passed)} and ${String(evaluation.held_out_passed)}`);
+/**
+ * The recorded cases must be exactly the recomputed ones: all twelve, in order, for a completed
+ * evaluation; a prefix of them for an interrupted one; none where no snapshot was captured.
+ */
+function checkCases(evaluation: Json, audited: NonNullable<AuditFacts["evaluation"]>, recomputed: Recomputed, problems: ProblemList): void {
+  const recorded = Array.isArray(evaluation.cases) ? evaluation.cases : [];
+  const snapshotSource = audited.snapshot === null ? null : recomputed.replay.versions[audited.snapshot.version] ?? null;
+  const expected = snapshotSource === null ? [] : reevaluateSource(snapshotSource).cases;
+  const comparable = audited.status === "completed" ? expected : expected.slice(0, recorded.length);
+  if (canonical(recorded) !== canonical(comparable)) {
+    problems.add(`final.json: the ${recorded.length} recorded case(s) differ from the ${comparable.length} recomputed on the final version (first difference at case ${firstDifference(recorded, comparable) + 1})`);
   }
 }
 
-function checkManifest(manifest: Json, facts: AuditFacts, records: readonly AuditRecord[], problems: ProblemList): void {
+function firstDifference(a: readonly unknown[], b: readonly unknown[]): number {
+  const length = Math.max(a.length, b.length);
+  for (let index = 0; index < length; index++) if (canonical(a[index]) !== canonical(b[index])) return index;
+  return length;
+}
+
+function checkManifest(manifest: Json, facts: AuditFacts, records: readonly AuditRecord[], replay: Replay, problems: ProblemList): void {
   if (manifest.run_id !== facts.runId) problems.add(`manifest.json: run_id is ${JSON.stringify(manifest.run_id)}, the audit says ${JSON.stringify(facts.runId)}`);
   const started = records.find((record) => record.type === "run_started");
   if (started !== undefined && canonical(manifest.labels) !== canonical(started.data.labels)) problems.add("manifest.json: labels differ from the audit's run_started labels");
+  checkManifestAgainstSpec(manifest, records, replay.proposalsUsed, (problem) => problems.add(problem));
 }
 
-/** The final toy_math.py on disk must be the bytes the final evaluation captured. */
-function checkSnapshotDigest(runDirectory: string, facts: AuditFacts, problems: ProblemList): void {
-  const snapshot = facts.evaluation?.snapshot ?? null;
-  if (snapshot === null) return;
-  const bytes = readFileUnder(runDirectory, LAB_EVIDENCE_FILES.finalSource, SOURCE_MAX_BYTES);
-  if (!bytes.ok) problems.add(`${LAB_EVIDENCE_FILES.finalSource}: ${bytes.error}: ${bytes.message}`);
-  else if (sha256Hex(bytes.value) !== snapshot.sha256) problems.add(`${LAB_EVIDENCE_FILES.finalSource}: its digest differs from the final snapshot's`);
+const BACKUP_NAME = /^toy_math\.v(0|[1-9][0-9]{0,5})\.py$/;
+
+/** Every backup holds the rebuilt bytes of the version its name gives; every committed edit left one. */
+function checkBackups(runDirectory: string, replay: Replay, problems: ProblemList): void {
+  const listed = listDirectoryUnder(runDirectory, "backups");
+  const names = listed.ok ? listed.value : [];
+  if (!listed.ok && listed.error !== "not_found") problems.add(`backups: ${listed.error}: ${listed.message}`);
+  for (const name of names) {
+    const match = BACKUP_NAME.exec(name);
+    const source = match === null ? undefined : replay.versions[Number(match[1])];
+    if (source === undefined) {
+      problems.add(`backups/${name}: not the backup of a version the replay rebuilt`);
+      continue;
+    }
+    const bytes = readFileUnder(runDirectory, `backups/${name}`, SOURCE_MAX_BYTES);
+    if (!bytes.ok) problems.add(`backups/${name}: ${bytes.error}: ${bytes.message}`);
+    else if (!bytes.value.equals(Buffer.from(source, "utf8"))) problems.add(`backups/${name}: does not hold the bytes of version ${match![1]} (rebuilt from the audit)`);
+  }
+  for (let version = 0; version < replay.finalVersion.version; version++) {
+    if (!names.includes(`toy_math.v${version}.py`)) problems.add(`backups/toy_math.v${version}.py: missing, although the audit commits an edit from version ${version}`);
+  }
 }
 
-/** The verdict of the Lab run in `runDirectory`, derived from its audit and cross-checked. */
+/**
+ * The final toy_math.py is read and re-evaluated. A completed final evaluation must be of exactly
+ * these bytes, which must be the final version the replay rebuilt, and its counts must be theirs.
+ */
+function reevaluateFinal(runDirectory: string, facts: AuditFacts, replay: Replay, problems: ProblemList): Recomputed {
+  const name = LAB_EVIDENCE_FILES.finalSource;
+  const bytes = readFileUnder(runDirectory, name, SOURCE_MAX_BYTES);
+  const finalSource = bytes.ok ? reevaluateSource(bytes.value) : null;
+  const evaluation = facts.evaluation;
+  const snapshot = evaluation?.snapshot ?? null;
+  if (snapshot !== null && !sameSnapshot(snapshot, replay.finalVersion)) problems.add(`audit.jsonl: the final evaluation names version ${snapshot.version} / ${snapshot.sha256}, the replayed final version is ${replay.finalVersion.version} / ${replay.finalVersion.sha256}`);
+  const onDiskSha = bytes.ok ? sha256Hex(bytes.value) : null;
+  if (snapshot !== null) {
+    if (!bytes.ok) problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
+    else if (onDiskSha !== snapshot.sha256) problems.add(`${name}: its digest differs from the final snapshot's`);
+  }
+  if (evaluation?.status === "completed" && finalSource !== null) {
+    if (finalSource.grammar !== "valid") problems.add(`${name}: outside the grammar (${finalSource.grammar}): it can never have been evaluated`);
+    else if (evaluation.publicPassed !== finalSource.publicPassed || evaluation.heldOutPassed !== finalSource.heldOutPassed) {
+      problems.add(`audit.jsonl: the final evaluation records ${String(evaluation.publicPassed)}/${PUBLIC_FIXTURES.length} public and ${String(evaluation.heldOutPassed)}/${HELD_OUT_FIXTURES.length} held-out, re-evaluating ${name} gives ${finalSource.publicPassed} and ${finalSource.heldOutPassed}`);
+    }
+  }
+  const finish = replay.finish;
+  const verifiedSuccess =
+    replay.stopReason === "finish_accepted" && finish !== null && sameSnapshot(finish, replay.finalVersion) &&
+    evaluation?.status === "completed" && onDiskSha === finish.sha256 && finalSource !== null && finalSource.allPass;
+  if (facts.verifiedByAudit !== verifiedSuccess) problems.add(`audit.jsonl: its records claim verified_success ${facts.verifiedByAudit}, re-deriving it gives ${verifiedSuccess}`);
+  return { replay, finalSource, verifiedSuccess };
+}
+
+/** The verdict of the Lab run in `runDirectory`, re-derived from its artifacts. */
 export function deriveRunVerdict(runDirectory: string): RunVerdict {
   const problems = new ProblemList();
   const records = readAudit(runDirectory, problems);
   const facts = auditFacts(records, problems);
+  const replay = replayDecisionChain(records, (problem) => problems.add(problem));
+  const recomputed = reevaluateFinal(runDirectory, facts, replay, problems);
   const final = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.final, "final", problems);
   const manifest = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.manifest, "manifest", problems);
   const finalPresent = final !== null || problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.final}:`));
-  if (final !== null) checkFinal(final, facts, records, problems);
+  if (final !== null) checkFinal(final, facts, records, recomputed, problems);
   else if (facts.finished) problems.add("final.json: missing, although the audit records that the run finished");
   if (final !== null && !facts.finished && records.length > 0) problems.add("audit.jsonl: no run_finished record, although final.json exists");
-  if (manifest !== null) checkManifest(manifest, facts, records, problems);
+  if (manifest !== null) checkManifest(manifest, facts, records, replay, problems);
   else if (records.some((record) => record.type === "run_started")) problems.add("manifest.json: missing, although the audit records the run started");
-  checkSnapshotDigest(runDirectory, facts, problems);
+  if (records.length > 0) checkBackups(runDirectory, replay, problems);
   const listed = problems.done();
   const kind: RunVerdictKind =
-    listed.length > 0 ? "evidence_invalid" : !finalPresent ? "incomplete" : facts.verifiedByAudit ? "verified_success" : "not_verified";
-  return { kind, problems: listed, facts, records, manifest, final };
+    listed.length > 0 ? "evidence_invalid" : !finalPresent ? "incomplete" : recomputed.verifiedSuccess ? "verified_success" : "not_verified";
+  return { kind, problems: listed, recomputed, facts, records, manifest, final };
 }

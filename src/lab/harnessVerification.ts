@@ -1,14 +1,18 @@
 // Part 7: "Verify the harness before loading a model". Before the model trial loads anything it
 // records whether a verified scripted baseline and a fully passing checks run exist for THIS
-// harness version (the aggregate hash of src/, bin/ and the package files), read from their
-// evidence. It records; it does not decide for the learner (submission.md cites the record).
+// harness version (the aggregate hash of src/, bin/ and the package files). "Verified" and
+// "passing" are the re-derived verdicts (deriveRunVerdict, deriveChecksVerdict), never the
+// summary files' own claims. It records; it does not decide for the learner (submission.md cites
+// the record).
 import { readJsonObjectUnder } from "../core/safeRead.ts";
+import { deriveChecksVerdict } from "../evidence/checksVerdict.ts";
 import { harnessHashes } from "../evidence/runtimeIdentity.ts";
+import { deriveRunVerdict } from "../evidence/runVerdict.ts";
 
 export interface EvidenceCheck {
   readonly directory: string | null;
   /** "verified": exists, passed, same harness; otherwise the first reason it is not. */
-  readonly status: "verified" | "not_supplied" | "unreadable" | "not_passing" | "other_harness_version" | "wrong_kind";
+  readonly status: "verified" | "not_supplied" | "unreadable" | "evidence_invalid" | "not_passing" | "other_harness_version" | "wrong_kind";
   readonly harness_sha256: string | null;
 }
 
@@ -34,13 +38,14 @@ function field(value: unknown, key: string): unknown {
 
 export function checkBaselineEvidence(directory: string | null, current: string): EvidenceCheck {
   if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
-  const manifest = readObject(directory, "manifest.json");
-  const final = readObject(directory, "final.json");
+  const verdict = deriveRunVerdict(directory);
+  const { manifest, final } = verdict;
   if (manifest === null || final === null) return { directory, status: "unreadable", harness_sha256: null };
   const harness = field(manifest["harness"], "aggregate_sha256");
   const sha = typeof harness === "string" ? harness : null;
+  if (verdict.kind === "evidence_invalid") return { directory, status: "evidence_invalid", harness_sha256: sha };
   if (field(manifest["labels"], "kind") !== "scripted_baseline") return { directory, status: "wrong_kind", harness_sha256: sha };
-  if (final["verified_success"] !== true) return { directory, status: "not_passing", harness_sha256: sha };
+  if (verdict.kind !== "verified_success") return { directory, status: "not_passing", harness_sha256: sha };
   return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
 }
 
@@ -49,12 +54,11 @@ export function checkChecksEvidence(directory: string | null, current: string): 
   const report = readObject(directory, "checks.json");
   if (report === null || report["schema"] !== "tca.checks/1") return { directory, status: "unreadable", harness_sha256: null };
   const sha = typeof report["harness_sha256"] === "string" ? report["harness_sha256"] : null;
-  const watch = report["process_watch"];
-  const processes = ["processes_started", "threads_started", "native_addons_loaded"].reduce((sum, key) => sum + Number(field(watch, key) ?? Number.NaN), 0);
-  // A missing watch or count is not a zero (NaN !== 0).
-  if (report["failed"] !== 0 || typeof report["total"] !== "number" || report["total"] === 0 || processes !== 0) {
-    return { directory, status: "not_passing", harness_sha256: sha };
-  }
+  // Every row re-derived from its own run directory against the spec's table; a process count
+  // that is missing or not zero fails it.
+  const verdict = deriveChecksVerdict(directory);
+  if (verdict.kind === "evidence_invalid" || verdict.kind === "incomplete") return { directory, status: "evidence_invalid", harness_sha256: sha };
+  if (verdict.kind !== "all_passed") return { directory, status: "not_passing", harness_sha256: sha };
   return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
 }
 

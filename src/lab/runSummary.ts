@@ -17,7 +17,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     : labels["kind"] === "extension" ? "EXTENSION trial (a further trial after the first; its declared change is in manifest.json)"
     : labels["kind"] === "model_trial" ? "model trial (the first trial of this model directory)"
     : String(labels["kind"]);
-  // The verdict is derived from the audit and cross-checked (src/evidence/runVerdict.ts); the
+  // The verdict is re-derived from the artifacts (src/evidence/runVerdict.ts); the
   // final.json figures below are shown for reading, never as the verdict.
   const verdict = deriveRunVerdict(runDirectory);
   return [

@@ -1,10 +1,10 @@
 // The headline of a Lab run's report (Part 9). The verdict itself is the evidence room's
-// deriveRunVerdict: recomputed from the audit and cross-checked against final.json, manifest.json
-// and the final source; this module only words it. Termination and final correctness are shown
+// deriveRunVerdict: re-derived from the artifacts (the final file re-evaluated, the audit's
+// decision chain replayed), every summary file compared with it; this module only words it. Termination and final correctness are shown
 // separately; "success" appears only when the audit proves it and every summary file agrees, and
 // any disagreement is EVIDENCE INVALID, never a softer headline.
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
-import { RUN_VERDICT_HEADLINES, type RunVerdict } from "../evidence/runVerdict.ts";
+import { NOT_REDERIVED, RUN_VERDICT_HEADLINES, type RunVerdict } from "../evidence/runVerdict.ts";
 import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";
 
@@ -43,7 +43,8 @@ export function labVerdict(verdict: RunVerdict): Verdict {
     `stop reason: ${facts.stopReason ?? "not recorded"}`,
     `final evaluation: ${evaluation?.status ?? "not recorded"}${snapshot === null ? "" : ` at version ${snapshot.version}`}; public ${counts(evaluation?.publicPassed ?? null, PUBLIC_FIXTURES.length)}, held-out ${counts(evaluation?.heldOutPassed ?? null, HELD_OUT_FIXTURES.length)}`,
     facts.finish === null ? "no finish was accepted" : `finish accepted at version ${facts.finish.version}`,
-    "derived from the audit and cross-checked against final.json, manifest.json and the final source",
+    recomputedLine(verdict),
+    `recorded, not re-derived: ${NOT_REDERIVED.join("; ")}`,
   ];
   if (verdict.kind === "verified_success") return { headline: VERIFIED_SUCCESS_HEADLINE, tone: "success", details };
   const why =
@@ -53,6 +54,15 @@ export function labVerdict(verdict: RunVerdict): Verdict {
         ? "not verified: a finish was accepted but final evaluation did not complete"
         : "not verified: a finish was accepted but final evaluation did not pass every case";
   return { headline: NOT_VERIFIED_HEADLINE, tone: "failure", details: [why, ...details] };
+}
+
+/** What the verdict recomputed itself: the final file re-evaluated and the decision chain replayed. */
+function recomputedLine(verdict: RunVerdict): string {
+  const { finalSource, replay } = verdict.recomputed;
+  const source = finalSource === null ? "the final toy_math.py could not be read"
+    : finalSource.grammar !== "valid" ? `the final toy_math.py is outside the grammar (${finalSource.grammar})`
+      : `the final toy_math.py re-evaluated: public ${finalSource.publicPassed}/${PUBLIC_FIXTURES.length}, held-out ${finalSource.heldOutPassed}/${HELD_OUT_FIXTURES.length}`;
+  return `re-derived: ${source}; the decision chain replayed from the spec's initial file (${replay.proposalsUsed} proposals, ${replay.invalidProposals} invalid, final version ${replay.finalVersion.version})`;
 }
 
 const KIND_LABELS: Readonly<Record<string, Omit<KindLabel, "kind" | "pipelineCheck">>> = {

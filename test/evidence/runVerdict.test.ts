@@ -63,7 +63,7 @@ test("a planted final.json claiming success beside a model_error audit is EVIDEN
   writeFileSync(join(planted, "final.json"), JSON.stringify({ schema: "tca.final/1", verified_success: true }));
   const verdict = deriveRunVerdict(planted);
   assertInvalid(verdict, /final\.json: does not match its schema/);
-  assertInvalid(verdict, /verified_success is true, the audit says false/);
+  assertInvalid(verdict, /verified_success is true, recomputed false/);
   assertInvalid(verdict, /stop_reason is missing, the audit says "model_error"/);
 });
 
@@ -73,7 +73,7 @@ test("a schema-valid forged final.json (success copied from another run) is EVID
   cpSync(join(baseline, "final.json"), join(forged, "final.json"));
   const verdict = deriveRunVerdict(forged);
   assertInvalid(verdict, /final\.json: run_id/);
-  assertInvalid(verdict, /final\.json: verified_success is true, the audit says false/);
+  assertInvalid(verdict, /final\.json: verified_success is true, recomputed false/);
 });
 
 test("a forged audit claim of success that its own counts contradict is EVIDENCE INVALID", () => {

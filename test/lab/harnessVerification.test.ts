@@ -3,21 +3,32 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkBaselineEvidence, checkChecksEvidence, verifyHarnessEvidence } from "../../src/lab/harnessVerification.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { runLab } from "../../src/lab/labRun.ts";
+import { runAllChecks } from "../../src/lab/checkRunner.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { harnessHashes } from "../../src/evidence/runtimeIdentity.ts";
+import { sha256Hex } from "../../src/core/digest.ts";
 import { freshRoot } from "./labRunTestSupport.ts";
 
 const root = freshRoot("harness-verification");
 const current = harnessHashes().aggregate_sha256;
 
+// One real checks root (every check's run directory): the checks verdict re-derives each row
+// from it, so a checks.json without its runs is never passing.
+const realChecks = join(root, "checks-runs");
+mkdirSync(realChecks);
+const realRows = await runAllChecks(realChecks);
+const WATCH_ZERO = { processes_started: 0, threads_started: 0, native_addons_loaded: 0 };
+const PASSING = { harness_sha256: current, total: realRows.length, passed: realRows.length, failed: 0, process_watch: WATCH_ZERO, checks: realRows };
+
+/** A copy of the real checks root whose checks.json is `report` (a forged or altered summary). */
 function checksDir(name: string, report: Record<string, unknown>): string {
   const directory = join(root, name);
-  mkdirSync(directory);
+  cpSync(realChecks, directory, { recursive: true });
   writeFileSync(join(directory, "checks.json"), JSON.stringify({ schema: "tca.checks/1", ...report }));
   return directory;
 }
@@ -25,7 +36,7 @@ function checksDir(name: string, report: Record<string, unknown>): string {
 test("a verified baseline and passing checks of this harness version: verified before loading", async () => {
   const baseline = await runScriptedBaseline(join(root, "baseline"));
   assert.ok(baseline.ok);
-  const checks = checksDir("checks-ok", { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: [] });
+  const checks = checksDir("checks-ok", PASSING);
   const verification = verifyHarnessEvidence(baseline.value.runDirectory, checks);
   assert.equal(verification.current_harness_sha256, current);
   assert.equal(verification.baseline.status, "verified");
@@ -45,11 +56,28 @@ test("missing, failing, other-version, wrong-kind or process-starting evidence i
   const good = await runScriptedBaseline(join(root, "good"));
   assert.ok(good.ok);
   assert.equal(checkBaselineEvidence(good.value.runDirectory, "f".repeat(64)).status, "other_harness_version");
+  // The one-line forgery (a wrong program, its digest rewritten everywhere) is never a verified baseline.
+  const forged = join(root, "forged-baseline");
+  cpSync(good.value.runDirectory, forged, { recursive: true });
+  const sourcePath = join(forged, "workspace", "toy_math.py");
+  const before = sha256Hex(readFileSync(sourcePath));
+  writeFileSync(sourcePath, readFileSync(sourcePath, "utf8").replace("unit * qty + fee", "unit * qty"));
+  const after = sha256Hex(readFileSync(sourcePath));
+  for (const name of ["audit.jsonl", "final.json"]) writeFileSync(join(forged, name), readFileSync(join(forged, name), "utf8").split(before).join(after));
+  assert.equal(checkBaselineEvidence(forged, current).status, "evidence_invalid");
 
-  const base = { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: [] };
+  const base = PASSING;
   assert.equal(checkChecksEvidence(null, current).status, "not_supplied");
-  assert.equal(checkChecksEvidence(checksDir("c-failed", { ...base, passed: 39, failed: 1 }), current).status, "not_passing");
-  assert.equal(checkChecksEvidence(checksDir("c-empty", { ...base, total: 0, passed: 0 }), current).status, "not_passing");
+  // Summaries that disagree with the re-derived rows, or a root without its runs: never passing.
+  assert.equal(checkChecksEvidence(checksDir("c-failed", { ...base, passed: 39, failed: 1 }), current).status, "evidence_invalid");
+  assert.equal(checkChecksEvidence(checksDir("c-empty", { ...base, total: 0, passed: 0, checks: [] }), current).status, "evidence_invalid");
+  const summaryOnly = join(root, "c-summary-only");
+  mkdirSync(summaryOnly);
+  writeFileSync(join(summaryOnly, "checks.json"), readFileSync(join(checksDir("c-source", base), "checks.json")));
+  assert.equal(checkChecksEvidence(summaryOnly, current).status, "evidence_invalid");
+  const runDeleted = checksDir("c-run-deleted", base);
+  rmSync(join(runDeleted, "import"), { recursive: true });
+  assert.equal(checkChecksEvidence(runDeleted, current).status, "evidence_invalid");
   assert.equal(checkChecksEvidence(checksDir("c-process", { ...base, process_watch: { processes_started: 1, threads_started: 0, native_addons_loaded: 0 } }), current).status, "not_passing");
   assert.equal(checkChecksEvidence(checksDir("c-addon", { ...base, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 1 } }), current).status, "not_passing");
   assert.equal(checkChecksEvidence(checksDir("c-unwatched", { ...base, process_watch: undefined }), current).status, "not_passing");
@@ -60,7 +88,7 @@ test("missing, failing, other-version, wrong-kind or process-starting evidence i
 });
 
 test("a checks.json that is a FIFO or a link to a passing report is refused at once, never read", () => {
-  const passing = checksDir("checks-real", { harness_sha256: current, total: 40, passed: 40, failed: 0, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: [] });
+  const passing = checksDir("checks-real", PASSING);
   assert.equal(checkChecksEvidence(passing, current).status, "verified", "control: the real report is verified");
   const linked = join(root, "checks-linked");
   mkdirSync(linked);

@@ -38,7 +38,7 @@ before(async () => {
     baseline: baselineRun(root),
     hostile: hostileRun(root),
     synthetic: syntheticModelRun(root),
-    checks: checksRun(root, 6, true),
+    checks: checksRun(root, true),
     bench: scriptedBenchRun(root),
   };
   // Nothing may reject unobserved while an earlier test runs; each test re-awaits its own.
@@ -132,18 +132,18 @@ test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PI
 test("checks report: failures first with expected and observed codes, a filter, a bounded long text", async () => {
   const opened = await openReport(session, reportOf(await fixtures.checks));
   const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "1 OF 7 CHECKS FAILED");
+  assert.equal(await page.textContent("#verdict-headline"), "1 OF 44 CHECKS FAILED");
   // The heading names the kind once; the folder (often named "checks") is on its own line.
   assert.equal(await page.locator("h1").first().textContent(), "Negative checks");
   assert.doesNotMatch(await page.locator("body").innerText(), /Negative checks\s+checks/);
   const first = page.locator("#checks-table tbody tr.check").first();
   assert.equal(await first.getAttribute("data-status"), "failed");
-  assert.equal(await first.locator(".expected").textContent(), "deliberately_wrong_expectation");
+  assert.equal(await first.locator(".expected").textContent(), "unknown_action");
   assert.equal(await first.locator(".observed").textContent(), "proposal_too_large");
-  const unknown = page.locator("#checks-table tr.check", { hasText: "unknown action" });
-  assert.equal(await unknown.locator(".observed").textContent(), "unknown_action");
+  const extraField = page.locator("#checks-table tr.check", { hasText: "extra field" });
+  assert.equal(await extraField.locator(".observed").textContent(), "extra_key");
   // Each row shows its own run's stop reason (script_exhausted: the scripted check ran out of proposals).
-  assert.equal(await unknown.locator(".stop-reason").textContent(), "script_exhausted");
+  assert.equal(await extraField.locator(".stop-reason").textContent(), "script_exhausted");
   // The failed check's own run: its 2,049-byte proposal is cut at 2,000 characters until "show all".
   await page.locator("#checks-table tr.check-run.failed summary").first().click();
   const nested = page.locator("#checks-table tr.check-run.failed details.proposal").first();

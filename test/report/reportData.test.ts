@@ -169,7 +169,7 @@ test("a gap in event ids or records from another run are flagged", () => {
 
 test("run kinds are detected from the directory contents; unknown and ambiguous directories are refused", async () => {
   assert.deepEqual(detectRunKind(baseline), { ok: true, value: "lab" });
-  const checksRoot = await checksRun(scratchRoot("kind"), 1, false);
+  const checksRoot = await checksRun(scratchRoot("kind"), false);
   assert.deepEqual(detectRunKind(checksRoot), { ok: true, value: "checks" });
   const bench = join(root, "bench-like");
   mkdirSync(bench);
@@ -194,24 +194,27 @@ test("run kinds are detected from the directory contents; unknown and ambiguous 
 });
 
 test("a checks run: failures first, codes kept, each check's own run summarised", async () => {
-  const checksRoot = await checksRun(scratchRoot("checks"), 3, true);
+  const checksRoot = await checksRun(scratchRoot("checks"), true);
   const report = checks(checksRoot);
-  assert.equal(report.verdict.headline, "1 OF 4 CHECKS FAILED");
+  assert.equal(report.verdict.headline, "1 OF 44 CHECKS FAILED");
+  assert.deepEqual(report.problems, []);
+  // The failed row: its expected code from the spec's table, its observed code from the run it holds.
   assert.equal(report.checks[0]?.passed, false);
-  assert.equal(report.checks[0]?.expected, "deliberately_wrong_expectation");
-  assert.deepEqual(report.checks.slice(1).map((row) => row.passed), [true, true, true]);
-  const unknownAction = report.checks.find((row) => row.id === "unknown_action");
-  assert.equal(unknownAction?.observed, "unknown_action");
-  assert.equal(unknownAction?.run?.proposals[0]?.status, "invalid");
-  assert.equal(unknownAction?.run?.proposals[0]?.code, "unknown_action");
-  assert.equal(unknownAction?.run?.manifest, null, "nested runs leave the manifest to their own report");
-  // Each row shows its own run's stop reason, read from that run's final.json by the check runner.
-  const unknownActionFinal = JSON.parse(readFileSync(join(checksRoot, unknownAction?.runDirectoryName ?? "missing", "final.json"), "utf8")) as { stop_reason: string };
-  assert.equal(unknownAction?.stopReason, unknownActionFinal.stop_reason);
-  assert.equal(report.checks.find((row) => row.runDirectoryName === null)?.stopReason, "none");
-  assert.ok(report.problems.length === 0);
-  const passing = checks(await checksRun(scratchRoot("checks-ok"), 2, false));
-  assert.equal(passing.verdict.headline, "ALL 3 CHECKS PASSED");
+  assert.equal(report.checks[0]?.id, "unknown_action");
+  assert.equal(report.checks[0]?.expected, "unknown_action");
+  assert.equal(report.checks[0]?.observed, "proposal_too_large");
+  assert.ok(report.checks.slice(1).every((row) => row.passed));
+  const extraField = report.checks.find((row) => row.id === "extra_field");
+  assert.equal(extraField?.observed, "extra_key");
+  assert.equal(extraField?.run?.proposals[0]?.status, "invalid");
+  assert.equal(extraField?.run?.proposals[0]?.code, "extra_key");
+  assert.equal(extraField?.run?.manifest, null, "nested runs leave the manifest to their own report");
+  // Each row shows its own run's stop reason, re-derived from that run's audit.
+  const extraFieldFinal = JSON.parse(readFileSync(join(checksRoot, extraField?.runDirectoryName ?? "missing", "final.json"), "utf8")) as { stop_reason: string };
+  assert.equal(extraField?.stopReason, extraFieldFinal.stop_reason);
+  assert.equal(report.checks.find((row) => row.id === "existing_output_destination")?.stopReason, "none");
+  const passing = checks(await checksRun(scratchRoot("checks-ok"), false));
+  assert.equal(passing.verdict.headline, "ALL 44 CHECKS PASSED");
 });
 
 test("the report is written next to the run directory, never inside it; an existing file needs force", () => {

@@ -1,13 +1,12 @@
 // Real evidence for the report tests, produced by the project's own runLab and ScriptedSource
 // (never hand-written audit lines): a baseline run, a run with a denied proposal and injected
-// markup in proposal texts, a synthetic pipeline-check-labelled run, and a small checks run.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+// markup in proposal texts, a synthetic pipeline-check-labelled run, and a checks root.
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { runLab, type RunKind } from "../../src/lab/labRun.ts";
-import { runNegativeCheck, SOURCE_VALIDATOR_CHECKS, type CheckRow } from "../../src/lab/checkRunner.ts";
-import { NEGATIVE_CHECKS } from "../../src/lab/negativeChecks.ts";
+import { runAllChecks, type CheckRow } from "../../src/lab/checkRunner.ts";
 import { runModelTrial } from "../../src/lab/modelTrial.ts";
 import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../../src/controller/proposalSource.ts";
@@ -94,24 +93,27 @@ export async function syntheticModelRun(root: string): Promise<string> {
 /** The checks.json shape `tca lab checks` writes (src/cli/commands/lab.ts). */
 export function writeChecksJson(root: string, rows: readonly CheckRow[]): void {
   const failed = rows.filter((row) => !row.passed).length;
-  writeFileSync(join(root, "checks.json"), JSON.stringify({ schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed, failed, checks: rows }, null, 2));
+  writeFileSync(join(root, "checks.json"), JSON.stringify({ schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed, failed, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: rows }, null, 2));
 }
 
 /**
- * A small checks run: the source-validator rows and the first `count` negative checks, run by the
- * project's check runner. With `withFailure`, the last row's expectation is altered so one check
- * fails (the only way to get a failed row from a correct harness) to exercise failures-first.
+ * A real checks root: every check of the spec's table, run by the project's check runner (the
+ * checks verdict re-derives every row from its run directory, so a partial root is EVIDENCE
+ * INVALID). With `withFailure`, the unknown_action check's run directory is replaced by the
+ * oversized_proposal check's run, and checks.json records what that shows (observed
+ * proposal_too_large, a failed row): the only way to get an honestly failed row from a correct
+ * harness, to exercise failures-first.
  */
-export async function checksRun(root: string, count: number, withFailure: boolean): Promise<string> {
+export async function checksRun(root: string, withFailure: boolean): Promise<string> {
   const checksRoot = join(root, "checks");
   mkdirSync(checksRoot);
-  const rows: CheckRow[] = SOURCE_VALIDATOR_CHECKS.slice(0, 1).map((check) => ({
-    id: check.id, description: `${check.description} (source validator)`, expected: check.expected, observed: check.expected, unchanged: "n/a", passed: true, problems: [], runDirectory: null, stopReason: null,
-  }));
-  for (const check of NEGATIVE_CHECKS.slice(0, count)) rows.push(await runNegativeCheck(check, checksRoot));
+  const rows: CheckRow[] = await runAllChecks(checksRoot);
   if (withFailure) {
-    const last = rows[rows.length - 1];
-    if (last !== undefined) rows[rows.length - 1] = { ...last, expected: "deliberately_wrong_expectation", passed: false, problems: ["fixture: expectation altered to produce a failed row"] };
+    rmSync(join(checksRoot, "unknown_action"), { recursive: true });
+    cpSync(join(checksRoot, "oversized_proposal"), join(checksRoot, "unknown_action"), { recursive: true });
+    const index = rows.findIndex((row) => row.id === "unknown_action");
+    const row = rows[index]!;
+    rows[index] = { ...row, observed: "proposal_too_large", passed: false, stopReason: "script_exhausted" };
   }
   writeChecksJson(checksRoot, rows);
   return checksRoot;

@@ -15,6 +15,7 @@ import type { ProgressNotice } from "../liveGeneration.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
 import { formatRunSummary } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
+import { deriveChecksVerdict } from "../../evidence/checksVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../evidence/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
@@ -81,8 +82,10 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       };
       writeJsonExclusive(join(root, "checks.json"), report);
       const started = report.process_watch.processes_started + report.process_watch.threads_started + report.process_watch.native_addons_loaded;
-      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\n`);
-      setExitCode(failed.length === 0 && started === 0 ? 0 : 1);
+      // What `tca report` and `tca lab submission` will say: every row re-derived from its run directory.
+      const derived = deriveChecksVerdict(root);
+      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\nre-derived from the run directories: ${derived.headline}\n`);
+      setExitCode(failed.length === 0 && started === 0 && derived.kind === "all_passed" ? 0 : 1);
     });
 }
 

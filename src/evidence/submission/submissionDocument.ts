@@ -13,6 +13,8 @@ import { harnessVerificationCell, labelled, manifestKindCell, pipelineLabel, tri
 export interface ChecksEvidence {
   readonly directory: string;
   readonly report: { readonly total: number; readonly passed: number; readonly failed: number; readonly checks: readonly Readonly<Record<string, unknown>>[] };
+  /** Processes, threads and native addons the checks run recorded as started (recorded, not re-derived); null: none recorded. */
+  readonly processesStarted: number | null;
 }
 
 export interface SubmissionInput {
@@ -175,7 +177,12 @@ function harnessSection(input: SubmissionInput): string[] {
   );
   if (input.checks) {
     const r = input.checks.report;
-    out.push(`- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed [checks.json].`, "");
+    out.push(
+      input.checks.processesStarted === 0
+        ? `- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed, each re-derived from its own run directory against the spec's table [checks.json].`
+        : `- The harness checks did NOT pass: the checks run records ${String(input.checks.processesStarted ?? "no count of")} processes, threads or native addons started; ${r.passed} of ${r.total} checks observed their expected code [checks.json].`,
+      "",
+    );
     const rows = r.checks.map((c) => [String(c["id"]), String(c["expected"]), String(c["observed"]), String(c["unchanged"]), String(c["stopReason"] ?? "(no run)"), c["passed"] === true ? "ok" : "FAIL"]);
     out.push(table(["check", "expected", "observed", "source/version unchanged", "run stop reason", "result"], rows));
   } else {

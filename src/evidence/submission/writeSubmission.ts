@@ -1,8 +1,8 @@
 // Gathers the evidence named on the command line and writes submission.md exclusively.
 import { readFileSync } from "node:fs";
-import { readTextUnder } from "../../core/safeRead.ts";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
+import { deriveChecksVerdict } from "../checksVerdict.ts";
 import { readPredictions, type PredictionsRecord } from "../predictions.ts";
 import { PACKAGE_ROOT } from "../runtimeIdentity.ts";
 import { renderSubmission, type ChecksEvidence } from "./submissionDocument.ts";
@@ -55,17 +55,13 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
   const diskUse = modelDirectory ? measureDiskUse(modelDirectory) : null;
   let checks: ChecksEvidence | null = null;
   if (request.checksDirectory !== null) {
-    // Through src/core/safeRead: never a link or a FIFO, strict UTF-8, bounded.
-    const text = readTextUnder(request.checksDirectory, "checks.json", 64 * 1024 * 1024);
-    if (!text.ok && text.error === "not_found") return err("checks_invalid", "checks.json is missing in --checks");
-    if (!text.ok) return err("checks_invalid", `checks.json: ${text.error}: ${text.message}`);
-    try {
-      const report = JSON.parse(text.value) as ChecksEvidence["report"] & { schema?: string };
-      if (report.schema !== "tca.checks/1" || !Array.isArray(report.checks)) return err("checks_invalid", "checks.json is not a tca.checks/1 report");
-      checks = { directory: request.checksDirectory, report };
-    } catch {
-      return err("checks_invalid", "checks.json is not JSON");
-    }
+    // Re-derived check by check from the run directories (src/evidence/checksVerdict.ts);
+    // checks.json is only compared, never believed.
+    const verdict = deriveChecksVerdict(request.checksDirectory);
+    if (verdict.kind === "incomplete") return err("checks_invalid", "checks.json is missing in --checks");
+    if (verdict.kind === "evidence_invalid") return err("checks_invalid", `${verdict.headline}: ${verdict.problems.slice(0, 3).join("; ")}`);
+    const rows = verdict.rows.map((row) => ({ id: row.id, expected: row.expected, observed: row.observed, unchanged: row.unchanged, stopReason: row.stopReason, passed: row.passed }));
+    checks = { directory: request.checksDirectory, report: { total: verdict.total, passed: verdict.passed, failed: verdict.failed, checks: rows }, processesStarted: verdict.processesStarted };
   }
   let predictions: PredictionsRecord | null = null;
   const embedded = model ? record(model.manifest["model_trial"])["predictions"] : undefined;

@@ -1,0 +1,322 @@
+// Replays a Lab run's decision chain from the audit, starting from the spec's own initial
+// toy_math.py bytes, with the project's own parser, authorizer and expression validator. Every
+// recorded decision is compared with what replaying it yields; nothing is believed because other
+// records agree with it. Hand-written on purpose: this is the trusted core of the Lab verdict.
+//
+// Replayed per proposal (in audit order):
+//   generation raw text -> parseProposal        == the validation record (ok, action or error code)
+//   replayed state      -> authorize            == the authorization record (allowed, error code)
+//   dispatch                                    == the validated action, only after an allowed authorization
+//   edit_intent / edit_committed / reconciled   == the replace applied to the current rebuilt source:
+//                                                  versions chain 0,1,2..., digests of the rebuilt bytes
+//   read observation                            == the rebuilt bytes of the version it names (and their digest)
+//   test observation                            == the public fixtures evaluated on the rebuilt version
+//   accepted finish                             == only after a passing test on the same version and digest
+// and over the whole audit: proposal numbers consecutive, proposals_used / invalid_proposals
+// counted from the records, the stop after the last proposal's records.
+import { sha256Hex } from "../core/digest.ts";
+import { evaluateFixtures, parseToyMathSource, renderToyMathSource } from "../expr/index.ts";
+import { parseProposal, type Action } from "../proposal/index.ts";
+import { authorize } from "../controller/authorize.ts";
+import { INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, TASK_TXT } from "../spec/constants.ts";
+import type { AuditRecord } from "./auditRecorder.ts";
+
+type Json = Readonly<Record<string, unknown>>;
+type Report = (problem: string) => void;
+
+export interface ReplayedSnapshot {
+  readonly version: number;
+  readonly sha256: string;
+}
+
+export interface Replay {
+  /** Rebuilt source of every version, index = version (0 is the spec's initial file). */
+  readonly versions: readonly string[];
+  readonly finalVersion: ReplayedSnapshot;
+  /** The accepted finish the replay allows (null: none, or one the replay refused). */
+  readonly finish: ReplayedSnapshot | null;
+  readonly proposalsUsed: number;
+  readonly invalidProposals: number;
+  /** The first stop record's reason, and whether it came after every proposal record. */
+  readonly stopReason: string | null;
+}
+
+/** Stop reasons that end a proposal before its rejection is counted as invalid (controllerLoop). */
+const UNCOUNTED_STOPS = new Set(["workspace_conflict", "observation_limit", "cancelled", "time_limit"]);
+/**
+ * Records written after a proposal's stop by design: a late answer is recorded when it arrives,
+ * a source that cannot close and a harness fault after the loop are recorded with the last
+ * proposal's number (labRun.ts). None of them changes a replayed decision.
+ */
+const AFTER_STOP_ALLOWED = new Set(["late_proposal_discarded", "source_close_failed", "harness_error"]);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Key-order-independent JSON text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
+}
+
+/** The public-test cases as the dispatcher words them (dispatch.ts), recomputed. */
+export function publicTestOf(source: string): { readonly passed: number; readonly total: number; readonly cases: readonly unknown[] } | null {
+  const parsed = parseToyMathSource(source);
+  if (!parsed.ok) return null;
+  const evaluated = evaluateFixtures(parsed.value, PUBLIC_FIXTURES);
+  if (!evaluated.ok) return null;
+  const cases = evaluated.value.map((record) =>
+    record.error === null
+      ? { function: record.function, inputs: record.inputs, expected: record.expected, actual: record.actual }
+      : { function: record.function, inputs: record.inputs, expected: record.expected, error: record.error.code },
+  );
+  return { passed: evaluated.value.filter((record) => record.passed).length, total: evaluated.value.length, cases };
+}
+
+interface ProposalContext {
+  readonly number: number;
+  raw: string | null;
+  action: Action | null;
+  allowed: boolean | null;
+  dispatched: boolean;
+  intent: { readonly id: unknown; readonly source: string } | null;
+  committed: boolean;
+  /** The integrity check before dispatch: null until recorded. */
+  integrityOk: boolean | null;
+  failed: boolean;
+  stoppedUncounted: boolean;
+}
+
+class Replayer {
+  readonly versions: string[] = [INITIAL_TOY_MATH_PY];
+  readonly #digests: string[] = [sha256Hex(INITIAL_TOY_MATH_PY)];
+  sourceRead = false;
+  knownVersion: number | null = null;
+  passingTest: ReplayedSnapshot | null = null;
+  finish: ReplayedSnapshot | null = null;
+  proposalsUsed = 0;
+  invalidProposals = 0;
+  stopReason: string | null = null;
+  stopEventId: number | null = null;
+  lastProposalEventId = 0;
+  context: ProposalContext | null = null;
+
+  constructor(readonly report: Report) {}
+
+  get version(): number {
+    return this.versions.length - 1;
+  }
+  get sha(): string {
+    return this.#digests[this.version]!;
+  }
+  expressions(): { clamp: string; total: string } | null {
+    const parsed = parseToyMathSource(this.versions[this.version]!);
+    return parsed.ok ? { ...parsed.value.expressions } : null;
+  }
+  commit(source: string): void {
+    this.versions.push(source);
+    this.#digests.push(sha256Hex(source));
+    this.knownVersion = this.version;
+    this.passingTest = null; // a committed edit invalidates the previous passing test
+    if (this.context !== null) this.context.committed = true;
+  }
+  closeProposal(): void {
+    const ctx = this.context;
+    if (ctx !== null && ctx.failed && !ctx.stoppedUncounted) this.invalidProposals += 1;
+    this.context = null;
+  }
+  at(record: AuditRecord, what: string): void {
+    this.report(`audit.jsonl: event ${record.event_id} (${record.type}, proposal ${String(record.proposal)}): ${what}`);
+  }
+}
+
+function onGeneration(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+  if (record.data.outcome === "text") {
+    if (typeof record.data.raw_text !== "string") r.at(record, "a text outcome without its raw text");
+    else ctx.raw = record.data.raw_text;
+  }
+}
+
+function onValidation(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+  if (ctx.raw === null) return r.at(record, "a validation without generated text");
+  const verdict = parseProposal(ctx.raw);
+  if (record.data.ok !== verdict.ok) return r.at(record, `recorded ok ${String(record.data.ok)}, re-validating the raw text says ${verdict.ok}`);
+  if (verdict.ok) {
+    if (canonicalJson(record.data.action) !== canonicalJson(verdict.action)) r.at(record, "the recorded action differs from the one parsed from the raw text");
+    ctx.action = verdict.action;
+  } else if (record.data.error !== verdict.error) {
+    r.at(record, `recorded error ${JSON.stringify(record.data.error)}, re-validating the raw text says ${verdict.error}`);
+  }
+}
+
+function onAuthorization(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+  if (ctx.action === null) return r.at(record, "an authorization of no validated action");
+  // The controller authorizes only after a passing integrity check; a failed one stops the run.
+  if (ctx.integrityOk !== true) r.at(record, "an authorization without a passing integrity check before it");
+  const decision = authorize(
+    { sourceRead: r.sourceRead, knownVersion: r.knownVersion, currentVersion: r.version, currentSha256: r.sha, passingTest: r.passingTest },
+    ctx.action,
+  );
+  ctx.allowed = decision.allowed;
+  if (record.data.allowed !== decision.allowed) return r.at(record, `recorded allowed ${String(record.data.allowed)}, the replayed authorizer says ${decision.allowed}`);
+  if (!decision.allowed && record.data.error !== decision.error) r.at(record, `recorded denial ${JSON.stringify(record.data.error)}, the replayed authorizer says ${decision.error}`);
+}
+
+function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+  const action = ctx.action;
+  if (!ctx.dispatched || action?.action !== "replace") return r.at(record, "an edit intent without a dispatched replace");
+  const before = r.expressions();
+  if (before === null || before[action.function] !== action.old) return r.at(record, "an edit intent whose old expression is not the current one");
+  const source = renderToyMathSource({ ...before, [action.function]: action.new });
+  if (!parseToyMathSource(source).ok) return r.at(record, "an edit intent whose new source is outside the grammar");
+  const d = record.data;
+  const after = { ...before, [action.function]: action.new };
+  const expected = {
+    function: action.function, old_version: r.version, new_version: r.version + 1, before_sha256: r.sha, after_sha256: sha256Hex(source),
+    backup_file: `backups/toy_math.v${r.version}.py`, expressions_before: canonicalJson(before), expressions_after: canonicalJson(after),
+  };
+  for (const [key, value] of Object.entries(expected)) {
+    const recorded = key.startsWith("expressions_") ? canonicalJson(d[key]) : d[key];
+    if (recorded !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+  }
+  ctx.intent = { id: d.intent_id, source };
+}
+
+function onEditOutcome(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+  const d = record.data;
+  const intent = ctx.intent;
+  const committed = record.type === "edit_committed" || (record.type === "edit_reconciled" && d.outcome === "committed");
+  if (intent === null || d.intent_id !== intent.id) return r.at(record, "an edit outcome without its intent");
+  if (committed) {
+    const afterSha = sha256Hex(intent.source);
+    if (d.version !== r.version + 1 || d.sha256 !== afterSha) r.at(record, `records version ${String(d.version)} / ${String(d.sha256)}, the replayed edit gives ${r.version + 1} / ${afterSha}`);
+    const oldVersion = r.version;
+    r.commit(intent.source);
+    if (canonicalJson(d.expressions) !== canonicalJson(r.expressions())) r.at(record, "its expressions are not those of the rebuilt version");
+    if (record.type === "edit_committed") {
+      const action = ctx.action as Extract<Action, { action: "replace" }>;
+      const receipt = { ok: true, action: "replace", status: "edit_committed", function: action.function, old_version: oldVersion };
+      for (const [key, value] of Object.entries(receipt)) if (d[key] !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+    }
+  } else if (record.type !== "edit_interrupted" && (d.version !== r.version || (d.sha256 !== undefined && d.sha256 !== r.sha))) {
+    r.at(record, `an edit that did not commit names version ${String(d.version)}, the replay is at ${r.version}`);
+  }
+  if (record.type !== "edit_interrupted") ctx.intent = committed || record.type === "edit_aborted" ? null : intent;
+}
+
+function checkSnapshot(r: Replayer, record: AuditRecord, o: Json): boolean {
+  if (o.version === r.version && o.sha256 === r.sha) return true;
+  r.at(record, `names version ${String(o.version)} / ${String(o.sha256)}, the replayed version is ${r.version} / ${r.sha}`);
+  return false;
+}
+
+function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext, o: Json): void {
+  const action = ctx.action;
+  if (action === null || !ctx.dispatched || o.action !== action.action) return r.at(record, "a successful observation of no dispatched action");
+  switch (action.action) {
+    case "read":
+      if (action.file === "TASK.txt") {
+        if (o.file !== "TASK.txt" || o.content !== TASK_TXT) r.at(record, "the TASK.txt read does not hold the spec's bytes");
+        return;
+      }
+      if (o.file !== "toy_math.py" || !checkSnapshot(r, record, o)) return r.at(record, "a read of toy_math.py that names another file or version");
+      if (o.content !== r.versions[r.version] || typeof o.content !== "string" || sha256Hex(o.content) !== o.sha256) r.at(record, "the read content is not the bytes of the version and digest it names");
+      if (canonicalJson(o.expressions) !== canonicalJson(r.expressions())) r.at(record, "the read's expressions are not those of the version it names");
+      r.sourceRead = true;
+      r.knownVersion = r.version;
+      return;
+    case "replace":
+      if (o.status === "edit_committed" && !ctx.committed) r.at(record, "an edit receipt without a committed edit");
+      if (o.status === "no_change" && ctx.committed) r.at(record, "a no_change receipt for an edit that committed");
+      if (o.status !== "edit_committed" && o.status !== "no_change") r.at(record, "a replace receipt that is neither edit_committed nor no_change");
+      if (o.function !== action.function || canonicalJson(o.expressions) !== canonicalJson(r.expressions())) r.at(record, "the receipt's function or expressions are not those of the replayed edit");
+      checkSnapshot(r, record, o);
+      return;
+    case "test": {
+      if (!checkSnapshot(r, record, o)) return;
+      const recomputed = publicTestOf(r.versions[r.version]!);
+      if (recomputed === null || o.passed !== recomputed.passed || o.total !== recomputed.total || canonicalJson(o.cases) !== canonicalJson(recomputed.cases)) {
+        return r.at(record, `the test result differs from evaluating version ${r.version} (${recomputed?.passed ?? "?"}/${recomputed?.total ?? "?"} recomputed)`);
+      }
+      r.passingTest = recomputed.passed === recomputed.total ? { version: r.version, sha256: r.sha } : null;
+      return;
+    }
+    case "finish":
+      if (o.status !== "finish_accepted" || !checkSnapshot(r, record, o)) return;
+      if (r.passingTest?.version !== r.version || r.passingTest.sha256 !== r.sha) return r.at(record, "a finish accepted without a passing test on the same version and digest");
+      if (r.finish !== null) return r.at(record, "a second accepted finish");
+      r.finish = { version: r.version, sha256: r.sha };
+      return;
+  }
+}
+
+function onObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+  const o = record.data.observation;
+  if (!isObject(o)) return r.at(record, "an observation without its body");
+  if (o.ok === true) return onOkObservation(r, record, ctx, o);
+  if (ctx.committed && o.error !== "edit_interrupted") r.at(record, "a refusal recorded for an edit that committed");
+  if (o.error !== "edit_interrupted") ctx.failed = true;
+}
+
+function onProposalRecord(r: Replayer, record: AuditRecord): void {
+  const n = record.proposal!;
+  if (record.type === "request") {
+    r.closeProposal();
+    if (n !== r.proposalsUsed + 1) r.at(record, `a request for proposal ${n} after proposal ${r.proposalsUsed}: proposals are numbered 1, 2, 3, ...`);
+    r.proposalsUsed = n;
+    r.context = { number: n, raw: null, action: null, allowed: null, dispatched: false, intent: null, committed: false, integrityOk: null, failed: false, stoppedUncounted: false };
+    return;
+  }
+  const ctx = r.context;
+  // Before a proposal's request only an injected observation, a context limit or a stop is recorded.
+  if (ctx === null || ctx.number !== n) {
+    if (n !== r.proposalsUsed + 1 || !["synthetic_observation_injected", "context_limit", "stop"].includes(record.type)) r.at(record, "a record outside its proposal");
+    return;
+  }
+  switch (record.type) {
+    case "generation": return onGeneration(r, record, ctx);
+    case "validation": return onValidation(r, record, ctx);
+    case "integrity_check":
+      if (ctx.action === null || ctx.integrityOk !== null) r.at(record, "an integrity check of no validated action, or a second one");
+      ctx.integrityOk = record.data.ok === true;
+      return;
+    case "authorization": return onAuthorization(r, record, ctx);
+    case "dispatch":
+      if (ctx.allowed !== true || canonicalJson(record.data.action) !== canonicalJson(ctx.action)) r.at(record, "a dispatch of an action that was not validated and allowed");
+      ctx.dispatched = true;
+      return;
+    case "edit_intent": return onEditIntent(r, record, ctx);
+    case "edit_committed": case "edit_aborted": case "edit_interrupted": case "edit_reconciled": return onEditOutcome(r, record, ctx);
+    case "observation": return onObservation(r, record, ctx);
+  }
+}
+
+/** Replays the audit's decision chain; every disagreement is reported through `report`. */
+export function replayDecisionChain(records: readonly AuditRecord[], report: Report): Replay {
+  const r = new Replayer(report);
+  const started = records.find((record) => record.type === "run_started");
+  const initial = isObject(started?.data.initial_state) ? started.data.initial_state : null;
+  if (initial !== null && (initial.version !== 0 || initial.sourceSha256 !== r.sha || initial.taskSha256 !== sha256Hex(TASK_TXT))) {
+    report("audit.jsonl: run_started names an initial state other than the spec's initial files");
+  }
+  for (const record of records) {
+    if (record.type === "stop") {
+      if (r.stopEventId === null) {
+        r.stopEventId = record.event_id;
+        r.stopReason = typeof record.data.stop_reason === "string" ? record.data.stop_reason : null;
+      }
+      if (r.context !== null && record.proposal === r.context.number && UNCOUNTED_STOPS.has(String(record.data.stop_reason))) r.context.stoppedUncounted = true;
+    } else if (record.proposal !== null) {
+      if (r.stopEventId !== null && !AFTER_STOP_ALLOWED.has(record.type)) r.at(record, "a proposal record after the stop");
+      r.lastProposalEventId = record.event_id;
+    }
+    if (record.proposal !== null && Number.isSafeInteger(record.proposal)) onProposalRecord(r, record);
+    if (record.type === "final_evaluation" && (r.stopEventId === null || record.event_id < r.stopEventId)) r.at(record, "the final evaluation is not after the stop");
+  }
+  r.closeProposal();
+  if (r.finish !== null && r.stopReason !== "finish_accepted") report(`audit.jsonl: a finish was accepted, but the stop reason is ${String(r.stopReason)}`);
+  if (r.finish === null && r.stopReason === "finish_accepted") report("audit.jsonl: the stop reason is finish_accepted, but the replay accepts no finish");
+  return { versions: r.versions, finalVersion: { version: r.version, sha256: r.sha }, finish: r.finish, proposalsUsed: r.proposalsUsed, invalidProposals: r.invalidProposals, stopReason: r.stopReason };
+}

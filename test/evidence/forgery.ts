@@ -1,0 +1,73 @@
+// The tools of a user who wants to fake a result: copy a real run and edit its files the way a
+// text editor or `sed` would (never through the harness), keeping what they touch consistent.
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import assert from "node:assert/strict";
+import { sha256Hex } from "../../src/core/digest.ts";
+import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
+import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { readLabReport } from "../../src/report/labReport.ts";
+
+export type Record_ = { event_id: number; t_ms: number; proposal: number | null; type: string; data: Record<string, unknown> } & Record<string, unknown>;
+
+export function copyRun(source: string, target: string): string {
+  cpSync(source, target, { recursive: true });
+  return target;
+}
+
+export function readRecords(run: string): Record_[] {
+  return readFileSync(join(run, "audit.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record_);
+}
+
+/** Rewrites audit.jsonl as the recorder writes it; `renumber` makes event ids 1..n and times non-decreasing again. */
+export function writeRecords(run: string, records: readonly Record_[], renumber = false): void {
+  const lines = records.map((record, index) => JSON.stringify(renumber ? { ...record, event_id: index + 1, t_ms: index + 1 } : record));
+  writeFileSync(join(run, "audit.jsonl"), `${lines.join("\n")}\n`);
+}
+
+export function editRecords(run: string, edit: (records: Record_[]) => Record_[] | void, renumber = false): void {
+  const records = readRecords(run);
+  writeRecords(run, edit(records) ?? records, renumber);
+}
+
+export function observationOf(record: Record_): Record<string, unknown> {
+  return record.data.observation as Record<string, unknown>;
+}
+
+export function editJson(run: string, name: string, edit: (value: Record<string, unknown>) => void): void {
+  const path = join(run, name);
+  const value = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  edit(value);
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `sed -i s/from/to/g` on the given files of the run. */
+export function sed(run: string, names: readonly string[], from: string, to: string): void {
+  for (const name of names) {
+    const path = join(run, name);
+    writeFileSync(path, readFileSync(path, "utf8").split(from).join(to));
+  }
+}
+
+/**
+ * The one-line forgery: write a new workspace/toy_math.py and replace the old digest by the new
+ * one everywhere in audit.jsonl and final.json, so every recorded digest agrees with the file.
+ */
+export function swapFinalSource(run: string, source: string): void {
+  const path = join(run, "workspace", "toy_math.py");
+  const oldDigest = sha256Hex(readFileSync(path));
+  writeFileSync(path, source);
+  sed(run, ["audit.jsonl", "final.json"], oldDigest, sha256Hex(source));
+}
+
+/** No consumer may show success: the verdict, the report headline, and submission.md (which refuses). */
+export function assertNoSuccess(run: string, mentions?: RegExp): void {
+  const verdict = deriveRunVerdict(run);
+  assert.equal(verdict.kind, "evidence_invalid", `expected EVIDENCE INVALID, got ${verdict.kind}`);
+  if (mentions !== undefined) assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`);
+  const report = readLabReport(run, { includeRequests: false });
+  assert.equal(report.verdict.tone, "invalid");
+  assert.notEqual(report.verdict.headline, "VERIFIED SUCCESS");
+  const built = buildSubmission({ baselineDirectory: run, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  assert.equal(built.ok ? "written" : built.error, "run_evidence_invalid");
+}
