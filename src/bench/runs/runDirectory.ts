@@ -9,7 +9,9 @@ import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
-import { OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
+import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
+import { conditionFindings } from "../results/claimFindings.ts";
+import { FIXED_MEANS, OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
 
 export const RUN_SCHEMA_VERSION = 1;
 
@@ -57,6 +59,10 @@ export function parseTaskResult(v: unknown): TaskResult | undefined {
   for (const k of ["turns", "tokens", "seconds"]) if (typeof v[k] !== "number") return undefined;
   for (const k of ["claimedFixed", "falseFixed"]) if (typeof v[k] !== "boolean") return undefined;
   if (!isRecord(v.guardrails) || !isRecord(v.grade)) return undefined;
+  // Fields of newer records: absent in older runs, checked when present.
+  if (v.fixedMeans !== undefined && v.fixedMeans !== FIXED_MEANS) return undefined;
+  if (v.falseFixedHeldOut !== undefined && typeof v.falseFixedHeldOut !== "boolean") return undefined;
+  if (v.claim !== undefined && v.claim !== null && (!isRecord(v.claim) || !CLAIM_KINDS.includes(v.claim.kind as never) || typeof v.claim.finalWords !== "string")) return undefined;
   if (v.repeat !== undefined && (typeof v.repeat !== "number" || !Number.isInteger(v.repeat) || v.repeat < 1)) return undefined;
   return v as unknown as TaskResult;
 }
@@ -140,7 +146,7 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const model = manifest.model;
   writeFileSync(
     join(dir, RUN_FILES.resultsJson),
-    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
+    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), findings: conditionFindings(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
   );
   const label = typeof model.label === "string" ? model.label : "model";
   const env = manifest.environment;
