@@ -7,6 +7,7 @@ import { conditionFindings, falseClaimQuotes } from "../../src/bench/results/cla
 import { renderResultsMarkdown } from "../../src/bench/results/resultsSummary.ts";
 import { classifyTask, FIXED_MEANS, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { parseTaskResult } from "../../src/bench/runs/runDirectory.ts";
+import { renderComparison } from "../../src/bench/runs/runComparison.ts";
 import type { GradeRecord } from "../../src/bench/grading/gradeRecord.ts";
 import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import type { ClaimRecord } from "../../src/bench/results/claimAnalysis.ts";
@@ -147,4 +148,13 @@ test("parseTaskResult: older records without the new fields stay readable; malfo
   assert.equal(parseTaskResult({ ...newer, claim: { kind: "guessed", finalWords: "" } }), undefined);
   assert.equal(parseTaskResult({ ...newer, claim: { kind: "verified" } }), undefined);
   assert.ok(parseTaskResult({ ...newer, claim: null }));
+});
+
+test("compare: the false-fixed split and the claim kinds per run and condition", () => {
+  const findings = Object.fromEntries(conditionFindings(results).map((f) => [f.condition, f]));
+  const table = renderComparison([{ dir: "runs/x", label: "scripted", tasks: results.length, byCondition: {}, findings }]);
+  assert.match(table, /\| Run \| Condition \| Claimed \| False "fixed" \(claimed, tests fail\) \| Claimed, tests pass, held-out fail \| \(a\) final change, not re-run \| \(b\) stopped after a failing run \| \(c\) never ran the tests \| Refused stop attempts \|/);
+  assert.match(table, /\| scripted \| C \| 4 \| 2 \| 1 \| 1 \| 1 \| 0 \| 0 \|/);
+  assert.match(table, /\| scripted \| B \| 1 \| 1 \| 0 \| 0 \| 0 \| 1 \| 0 \|/);
+  assert.match(table, /\| scripted \| D \| 1 \| 0 \| 0 \| 0 \| 0 \| 0 \| 2 \|/);
 });

@@ -3,6 +3,7 @@
 import { err, ok, type Result } from "../../core/result.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
+import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
 import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
 import { readManifest, readTaskResults } from "./runDirectory.ts";
 
@@ -11,6 +12,8 @@ export interface ComparedRun {
   readonly label: string;
   readonly tasks: number;
   readonly byCondition: Partial<Record<ConditionId, ConditionSummary>>;
+  /** The held-out findings and the claim breakdown per condition (claimFindings.ts). */
+  readonly findings: Partial<Record<ConditionId, ConditionFindings>>;
 }
 
 export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], BenchErrorCode> {
@@ -24,7 +27,9 @@ export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], B
     const label = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(rs.value)) byCondition[s.condition] = s;
-    out.push({ dir, label, tasks: rs.value.length, byCondition });
+    const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
+    for (const f of conditionFindings(rs.value)) findings[f.condition] = f;
+    out.push({ dir, label, tasks: rs.value.length, byCondition, findings });
   }
   return ok(out);
 }
@@ -47,5 +52,21 @@ export function renderComparison(runs: readonly ComparedRun[]): string {
     });
     lines.push(`| ${r.label} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
   }
+  lines.push("", ...renderClaimComparison(runs));
   return lines.join("\n") + "\n";
+}
+
+/** Per run and condition: the false-"fixed" split and the claims without a passing run, by kind. */
+function renderClaimComparison(runs: readonly ComparedRun[]): string[] {
+  const lines = [
+    "| Run | Condition | Claimed | False \"fixed\" (claimed, tests fail) | Claimed, tests pass, held-out fail | (a) final change, not re-run | (b) stopped after a failing run | (c) never ran the tests | Refused stop attempts |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of runs) {
+    for (const c of CONDITION_IDS) {
+      const f = r.findings[c];
+      if (f) lines.push(`| ${r.label} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`);
+    }
+  }
+  return lines;
 }
