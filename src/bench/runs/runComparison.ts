@@ -5,7 +5,17 @@ import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
 import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
+import { publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
 import { readManifest, readTaskResults } from "./runDirectory.ts";
+
+export type Reference = (typeof REFERENCES)[number];
+
+/** --reference: "published" (the document's numbers); anything else is refused by name. */
+export function parseReference(value: string | undefined): Result<Reference | null, BenchErrorCode> {
+  if (value === undefined) return ok(null);
+  const known = REFERENCES.find((r) => r === value);
+  return known === undefined ? err("invalid_option", `--reference must be one of: ${REFERENCES.join(", ")} (got "${value}")`) : ok(known);
+}
 
 export interface ComparedRun {
   readonly dir: string;
@@ -16,8 +26,8 @@ export interface ComparedRun {
   readonly findings: Partial<Record<ConditionId, ConditionFindings>>;
 }
 
-export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], BenchErrorCode> {
-  if (dirs.length === 0) return err("invalid_option", "compare needs at least one run directory");
+export function loadComparison(dirs: readonly string[], reference: Reference | null = null): Result<ComparedRun[], BenchErrorCode> {
+  if (dirs.length === 0 && reference === null) return err("invalid_option", "compare needs at least one run directory (or --reference published)");
   const out: ComparedRun[] = [];
   for (const dir of dirs) {
     const m = readManifest(dir);
@@ -34,8 +44,9 @@ export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], B
   return ok(out);
 }
 
-export function renderComparison(runs: readonly ComparedRun[]): string {
-  const conds = CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
+export function renderComparison(runs: readonly ComparedRun[], reference: Reference | null = null): string {
+  // With the published reference alone, all four of the document's conditions.
+  const conds = runs.length === 0 ? [...CONDITION_IDS] : CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
   const lines = [
     `| Run | ${conds.map((c) => `${c} fixed (95% CI)`).join(" | ")} | ${conds.map((c) => `${c} false fixed`).join(" | ")} |`,
     `|---|${conds.map(() => "---").join("|")}|${conds.map(() => "---").join("|")}|`,
@@ -52,7 +63,9 @@ export function renderComparison(runs: readonly ComparedRun[]): string {
     });
     lines.push(`| ${r.label} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
   }
-  lines.push("", ...renderClaimComparison(runs));
+  if (reference === "published") lines.push(...publishedComparisonRows(conds));
+  if (runs.length > 0) lines.push("", ...renderClaimComparison(runs));
+  if (reference === "published") lines.push("", ...renderPublished());
   return lines.join("\n") + "\n";
 }
 

@@ -15,7 +15,8 @@ import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
-import { loadComparison, renderComparison } from "../../bench/runs/runComparison.ts";
+import { loadComparison, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
+import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeRuns } from "../../bench/runs/runMerge.ts";
 import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
@@ -280,13 +281,17 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     });
 
   quix.command("compare")
-    .description("put several runs side by side (fixed rate with 95% interval, false fixed)")
-    .argument("<runs...>", "run directories")
+    .description("put several runs side by side (fixed rate with 95% interval, false fixed, claims); --reference published adds the document's numbers")
+    .argument("[runs...]", "run directories")
+    .option("--reference <which>", "published: the benchmark document's tables beside the runs (alone when no run is given)")
     .option("--json", "print JSON")
-    .action((runs: string[], flags: { json?: boolean }) => {
-      const r = loadComparison(runs);
+    .action((runs: string[], flags: { json?: boolean; reference?: string }) => {
+      const reference = parseReference(flags.reference);
+      if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
+      const r = loadComparison(runs, reference.value);
       if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
-      process.stdout.write(flags.json ? JSON.stringify(r.value, null, 2) + "\n" : renderComparison(r.value));
+      const json = reference.value === "published" ? { runs: r.value, published: PUBLISHED } : r.value;
+      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(r.value, reference.value));
     });
 
   quix.command("merge")
