@@ -75,7 +75,7 @@ test("C: a correct fix, tested, then done: fixed, not false fixed", async () => 
   assert.match(first.messages[0]?.content ?? "", /The buggy file is python_programs\/gcd\.py\. You may only modify that file\./);
   // The test observation went back to the model as a tool message.
   const fourth = requests[3] as { messages: { role: string; content: string | null }[] };
-  assert.match(String(fourth.messages.at(-1)?.content), /^PASSED: all tests pass\./);
+  assert.match(String(fourth.messages.at(-1)?.content), /^PASSED: all tests pass\. \.+ \[100%\] \d+ passed in [0-9.]+s$/);
 });
 
 test("C: a wrong fix claimed done without running tests is a false fixed", async () => {
