@@ -12,6 +12,7 @@ import type { QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
+import type { ThinkingMode } from "./agent/thinkingMode.ts";
 import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
@@ -36,6 +37,8 @@ export interface BenchmarkOptions {
   readonly repeats?: number;
   /** Sampling temperature sent by the backend; recorded in the fingerprint when not 0. */
   readonly temperature?: number;
+  /** --thinking for an OpenAI-compatible endpoint; in the fingerprint when set. */
+  readonly thinking?: ThinkingMode;
   readonly budget?: AgentBudget;
   readonly testTimeoutMs: number;
   readonly includeSlow: boolean;
@@ -51,9 +54,10 @@ function union<T>(a: readonly T[], b: readonly T[]): T[] {
   return [...new Set([...a, ...b])];
 }
 
-export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature">): Record<string, unknown> {
+export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature" | "thinking">): Record<string, unknown> {
   return {
     ...(o.temperature ? { temperature: o.temperature } : {}),
+    ...(o.thinking !== undefined ? { thinking: o.thinking } : {}),
     model: o.modelName,
     promptSetVersion: PROMPT_SET_VERSION,
     promptHashes: promptHashes(),

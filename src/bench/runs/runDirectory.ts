@@ -160,6 +160,7 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
     `prompts: ${String(manifest.fingerprint.promptSetVersion)} (hashes in run.json)`,
+    ...(typeof manifest.fingerprint.thinking === "string" ? [`thinking: ${manifest.fingerprint.thinking}${manifest.fingerprint.thinking === "server-default" ? " (no chat_template_kwargs sent)" : ` (chat_template_kwargs enable_thinking: ${String(manifest.fingerprint.thinking === "on")})`}`] : []),
     `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
     `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),

@@ -17,6 +17,7 @@ import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
 import { loadComparison, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
+import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeRuns } from "../../bench/runs/runMerge.ts";
 import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
@@ -46,7 +47,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
+  apiKeyEnv?: string; disableThinking?: boolean; thinking?: string; label?: string; shardCount?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
 }
 
 interface OpenedBackend {
@@ -54,14 +55,16 @@ interface OpenedBackend {
   readonly description: Readonly<Record<string, unknown>>;
   /** In the run's fingerprint: what --resume and merge compare. */
   readonly modelName: string;
+  /** --thinking, for an OpenAI-compatible endpoint (in the fingerprint); undefined for the local engine. */
+  readonly thinking?: ThinkingMode;
 }
 
 /** Creates the chosen backend and records its identity; errors as (code, message). */
 async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number, onGenerationProgress?: (progress: SupervisedProgress) => void): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
   if (flags.backend === "local") {
     if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
-    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.pipelineCheck) {
-      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --disable-thinking and --pipeline-check belong to --backend openai" };
+    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.thinking !== undefined || flags.pipelineCheck) {
+      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --thinking, --disable-thinking and --pipeline-check belong to --backend openai" };
     }
     const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory, ...(onGenerationProgress !== undefined ? { onGenerationProgress } : {}) });
     if (!local.ok) return local;
@@ -79,16 +82,18 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
     // The OpenAI clients' convention; like --api-key-env, the key is sent and never recorded.
     apiKey = process.env.OPENAI_API_KEY || undefined;
   }
-  const client = new OpenAiCompatibleClient({
-    endpoint: flags.endpoint,
-    model: flags.model,
-    temperature,
-    ...(apiKey ? { apiKey } : {}),
-    ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
-  });
+  const thinking = parseThinking(flags.thinking, flags.disableThinking === true);
+  if (!thinking.ok) return thinking;
+  const thinkingFields = thinkingRequestFields(thinking.value);
+  const clientOptions = { endpoint: flags.endpoint, model: flags.model, temperature, ...(apiKey ? { apiKey } : {}) };
+  const client = new OpenAiCompatibleClient({ ...clientOptions, ...(thinkingFields ? { extraBody: thinkingFields } : {}) });
   // Before the data set check and before any task: a wrong model name, a missing /v1 or key,
-  // or a server without tool calling stops here with the server's message and the likely fix.
-  const preflight = await preflightEndpoint(client, { endpoint: flags.endpoint, model: flags.model, needsTools: conditions.some((c) => c !== "A"), apiKeySent: apiKey !== undefined });
+  // a server without tool calling, or one that refuses the thinking field stops here with the
+  // server's message and the likely fix.
+  const preflight = await preflightEndpoint(client, {
+    endpoint: flags.endpoint, model: flags.model, needsTools: conditions.some((c) => c !== "A"), apiKeySent: apiKey !== undefined,
+    ...(thinkingFields ? { thinking: { mode: thinking.value, withoutField: new OpenAiCompatibleClient(clientOptions) } } : {}),
+  });
   if (!preflight.ok) return preflight;
   for (const w of preflight.value.warnings) process.stderr.write(`warning: ${w}\n`);
   const identity = await client.describe(AbortSignal.timeout(30_000));
@@ -96,7 +101,7 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   const report: PreflightReport = preflight.value;
   // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
   // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
-  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model } };
+  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model, thinking: thinking.value } };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -156,7 +161,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
     .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
     .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
-    .option("--disable-thinking", "send chat_template_kwargs {enable_thinking:false} (Qwen3 on llama-server)")
+    .option("--thinking <mode>", "openai: off (default, as in the benchmark's document), on, or server-default (sends no chat_template_kwargs)")
+    .option("--disable-thinking", "the same as --thinking off (kept for older invocations)")
     .option("--label <text>", "label for tables (default: the model name)")
     .option("--include-slow", "include knapsack's --runslow case in grading")
     .option("--test-timeout <seconds>", "per test run timeout", "60")
@@ -206,7 +212,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       };
       const opened = await openBackend(flags, conditions, temperature, showsBar ? onGenerationProgress : undefined);
       if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
-      const { backend, description, modelName } = opened.value;
+      const { backend, description, modelName, thinking } = opened.value;
       try {
         // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
         let check: VerifyReport | undefined;
@@ -247,6 +253,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           ...(shard ? { shard } : {}),
           repeats,
           temperature,
+          ...(thinking !== undefined ? { thinking } : {}),
           budget: AGENT_BUDGET,
           testTimeoutMs: timeout * 1000,
           includeSlow: flags.includeSlow === true,
