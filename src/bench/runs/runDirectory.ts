@@ -9,6 +9,7 @@ import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
+import { hardwareLine } from "./hostHardware.ts";
 import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
 import { conditionFindings } from "../results/claimFindings.ts";
 import { FIXED_MEANS, OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
@@ -141,6 +142,19 @@ export function appendTaskResult(dir: string, result: TaskResult): void {
   appendFileSync(join(dir, RUN_FILES.tasks), JSON.stringify(result) + "\n");
 }
 
+/** The /props facts a reader compares runs by: build, model file, context size. */
+function serverPropsSummary(props: Readonly<Record<string, unknown>>): string {
+  // The client records n_ctx at the top (a selection of /props); a raw /props has it in its settings.
+  const settings = isRecord(props.default_generation_settings) ? props.default_generation_settings : {};
+  const context = typeof props.n_ctx === "number" ? props.n_ctx : settings.n_ctx;
+  const facts = [
+    typeof props.build_info === "string" ? `build ${props.build_info}` : null,
+    typeof props.model_path === "string" ? `model ${props.model_path}` : null,
+    typeof context === "number" ? `context ${context}` : null,
+  ].filter((f): f is string => f !== null);
+  return facts.length > 0 ? facts.join(", ") : "recorded";
+}
+
 export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number): void {
   const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   const model = manifest.model;
@@ -163,6 +177,8 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(typeof manifest.fingerprint.thinking === "string" ? [`thinking: ${manifest.fingerprint.thinking}${manifest.fingerprint.thinking === "server-default" ? " (no chat_template_kwargs sent)" : ` (chat_template_kwargs enable_thinking: ${String(manifest.fingerprint.thinking === "on")})`}`] : []),
     `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
     `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
+    ...[hardwareLine(env.hardwareLabel, env.clientHardware)].filter((l): l is string => l !== null),
+    ...(Object.keys(props).length > 0 ? [`server /props: ${serverPropsSummary(props)} (all of it in run.json)`] : []),
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
     ...((manifest.repeats ?? 1) > 1 ? [`repeats: ${manifest.repeats} per task (repeat r samples with seed r - 1)`] : []),
     ...(manifest.resumedAt ? [`resumed ${manifest.resumedAt.length} time(s); tasks.ndjson keeps every attempt, the tables use each task's latest`] : []),

@@ -17,6 +17,7 @@ import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
 import { loadComparison, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
+import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
 import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeRuns } from "../../bench/runs/runMerge.ts";
@@ -47,7 +48,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; thinking?: string; label?: string; shardCount?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
+  apiKeyEnv?: string; disableThinking?: boolean; thinking?: string; hardware?: string; label?: string; shardCount?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
 }
 
 interface OpenedBackend {
@@ -164,6 +165,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--thinking <mode>", "openai: off (default, as in the benchmark's document), on, or server-default (sends no chat_template_kwargs)")
     .option("--disable-thinking", "the same as --thinking off (kept for older invocations)")
     .option("--label <text>", "label for tables (default: the model name)")
+    .option("--hardware <text>", "the server's hardware, as it should be reported (e.g. \"RTX 4070 12 GB, llama.cpp b11461\"); recorded in run.json and results.md")
     .option("--include-slow", "include knapsack's --runslow case in grading")
     .option("--test-timeout <seconds>", "per test run timeout", "60")
     .option("--json", "print the summary as JSON; plain progress lines")
@@ -189,6 +191,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const shard = shardChoice.value;
       if (repeats === undefined || repeats > 100) return fail(setExitCode, "invalid_option", "--repeats takes an integer 1..100", json);
       if (!(temperature >= 0 && temperature <= 2)) return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
+      // One line in results.md: no control characters, a label's length.
+      if (flags.hardware !== undefined && (flags.hardware.trim() === "" || flags.hardware.length > 200 || /\p{Cc}/u.test(flags.hardware))) return fail(setExitCode, "invalid_option", "--hardware takes one line of text (1-200 characters)", json);
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
@@ -257,7 +261,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           budget: AGENT_BUDGET,
           testTimeoutMs: timeout * 1000,
           includeSlow: flags.includeSlow === true,
-          environment: { ...env.value.facts, datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
+          environment: { ...env.value.facts, clientHardware: describeHostHardware(), ...(flags.hardware !== undefined ? { hardwareLabel: flags.hardware } : {}), datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
           progress,
           signal: controller.signal,
         });
