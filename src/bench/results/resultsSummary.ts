@@ -6,6 +6,7 @@ import { renderRepeatsSection } from "./repeatStatistics.ts";
 import { median, wilsonInterval } from "./summaryStatistics.ts";
 import { renderHeldOutSection } from "./heldOutSummary.ts";
 import { conditionFindings, renderClaimSection } from "./claimFindings.ts";
+import { renderPairedSection } from "./pairedStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export interface ConditionSummary {
@@ -154,6 +155,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
   for (const c of s) {
     out.push(`| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${findings.get(c.condition)?.claimedTestsPassHeldOutFail ?? 0} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`);
   }
+  out.push(...renderPairedSection(results));
   out.push(...renderRepeatsSection(results));
   out.push(...renderHeldOutSection(results));
   out.push("", `False "fixed" (claimed, tests fail) in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`);
