@@ -12,6 +12,7 @@ import { summarizeRepeats } from "../results/repeatStatistics.ts";
 import { hardwareLine } from "./hostHardware.ts";
 import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
 import { conditionFindings } from "../results/claimFindings.ts";
+import { conditionPairs } from "../results/pairedStatistics.ts";
 import { FIXED_MEANS, OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
 
 export const RUN_SCHEMA_VERSION = 1;
@@ -160,7 +161,7 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const model = manifest.model;
   writeFileSync(
     join(dir, RUN_FILES.resultsJson),
-    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), findings: conditionFindings(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
+    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), findings: conditionFindings(sorted), pairs: conditionPairs(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
   );
   const label = typeof model.label === "string" ? model.label : "model";
   const env = manifest.environment;
