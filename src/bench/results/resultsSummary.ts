@@ -173,7 +173,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
     : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`);
   out.push("", "## Tasks", "", "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |", "|---|---|---|---|---|---|---|---|---|");
   for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1))) {
-    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
+    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
   }
   return out.join("\n") + "\n";
 }
