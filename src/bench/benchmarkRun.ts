@@ -13,6 +13,7 @@ import type { QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
+import type { ThinkingMode } from "./agent/thinkingMode.ts";
 import { appendTaskResult, prepareRunDir, repairAfterInterruption, replaceRunFile, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunFileStep, type RunManifest } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
@@ -37,6 +38,8 @@ export interface BenchmarkOptions {
   readonly repeats?: number;
   /** Sampling temperature sent by the backend; recorded in the fingerprint when not 0. */
   readonly temperature?: number;
+  /** --thinking for an OpenAI-compatible endpoint; in the fingerprint when set. */
+  readonly thinking?: ThinkingMode;
   readonly budget?: AgentBudget;
   readonly testTimeoutMs: number;
   readonly includeSlow: boolean;
@@ -57,13 +60,14 @@ function union<T>(a: readonly T[], b: readonly T[]): T[] {
   return [...new Set([...a, ...b])];
 }
 
-export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature" | "environment">): Record<string, unknown> {
+export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature" | "thinking" | "environment">): Record<string, unknown> {
   // A generated task set (make-taskset) is another benchmark: its identity is part of what a
   // resume or a merge must match, so shards of QuixBugs and of a generated set never mix.
   // Absent for QuixBugs itself, so earlier runs keep their fingerprint.
   const taskset = o.environment.taskset;
   return {
     ...(o.temperature ? { temperature: o.temperature } : {}),
+    ...(o.thinking !== undefined ? { thinking: o.thinking } : {}),
     ...(taskset !== undefined ? { taskset } : {}),
     model: o.modelName,
     promptSetVersion: PROMPT_SET_VERSION,

@@ -17,6 +17,8 @@ export const BENCH_ERROR_CODES = [
   "endpoint_rejected",
   "model_not_served",
   "tool_calls_not_parsed",
+  // The server refuses the chat_template_kwargs field that --thinking off|on sends, and answers without it.
+  "thinking_field_rejected",
   // A run in which every task ended in a model error: no result, non-zero exit.
   "model_errors_only",
   "run_dir_invalid",

@@ -6,11 +6,13 @@
 import { sha256Hex } from "../core/digest.ts";
 import type { StepHook } from "../core/stepHook.ts";
 import { runAgentLoop, type AgentTaskContext } from "./agent/agentLoop.ts";
+import { TeeTrace } from "./agent/taskTrace.ts";
 import { supportFiles, targetPath } from "./dataset/dataset.ts";
 import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
 import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
 import { checkSpecialCasing } from "./results/specialCasing.ts";
-import { classifyOutcome, type TaskResult } from "./results/taskOutcome.ts";
+import { analyzeClaim, ClaimRecorder } from "./results/claimAnalysis.ts";
+import { classifyTask, FIXED_MEANS, type TaskResult } from "./results/taskOutcome.ts";
 import { sameModuloTrailingWhitespace, unifiedDiff } from "./results/unifiedDiff.ts";
 
 export interface TaskContext extends Omit<AgentTaskContext, "hook"> {
@@ -35,7 +37,9 @@ export function isInterruption(x: TaskResult | TaskInterruption): x is TaskInter
 
 export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterruption> {
   const { program, trace, clock } = ctx;
-  const agent = await runAgentLoop(ctx);
+  // The claim analysis reads the agent's own trace events, kept in memory beside the trace file.
+  const claimEvents = new ClaimRecorder();
+  const agent = await runAgentLoop({ ...ctx, trace: new TeeTrace([trace, claimEvents]) });
   if ("interrupted" in agent) return agent;
   const t = (): number => clock() - agent.startedAt;
   const { original, final, stopReason } = agent;
@@ -58,7 +62,8 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   const changed = !sameModuloTrailingWhitespace(original, final);
   const diff = unifiedDiff(targetPath(program.name), original, final);
   if (changed) trace.write("diff", t(), { diff });
-  const outcome = classifyOutcome(grade.outcome, stopReason, changed);
+  // "fixed" is the document's: every public case passes; held-out is a finding beside it.
+  const { outcome, falseFixed, falseFixedHeldOut } = classifyTask(gradeRecord, stopReason, changed, agent.claimedFixed, FIXED_MEANS);
   const testTexts = supportFiles(ctx.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
   const result: TaskResult = {
     taskId: agent.taskId,
@@ -67,7 +72,10 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
     outcome,
     stopReason,
     claimedFixed: agent.claimedFixed,
-    falseFixed: agent.claimedFixed && grade.outcome !== "passed",
+    falseFixed,
+    fixedMeans: FIXED_MEANS,
+    falseFixedHeldOut,
+    claim: analyzeClaim(claimEvents.events),
     turns: agent.turns,
     promptTokens: agent.promptTokens,
     completionTokens: agent.completionTokens,

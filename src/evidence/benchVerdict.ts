@@ -6,7 +6,8 @@
 // What is checked (each failure is listed; any one makes the verdict evidence_invalid):
 //   tasks.ndjson   readable regular file (no link, no FIFO), strict UTF-8, no torn tail, every
 //                  line a task result; per task, the outcome recomputed from its grade, stop
-//                  reason and change (classifyOutcome) and falseFixed from its claim and grade
+//                  reason and change and falseFixed from its claim and grade (classifyTask,
+//                  by the rule the record names in fixedMeans)
 //   traces/<task>  the task's trace ends in task_end whose result equals the task record, and
 //                  its grade event names the same grade
 //   diffs/<task>   when recorded, equals the trace's diff event
@@ -15,7 +16,7 @@
 //   run.json       its fingerprint equals results.json's
 import { summarize } from "../bench/results/resultsSummary.ts";
 import { parseTaskResult, resultKey, RUN_FILES } from "../bench/runs/runDirectory.ts";
-import { classifyOutcome, type TaskResult } from "../bench/results/taskOutcome.ts";
+import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
 import { decodeUtf8Strict, readFileUnder, readTextUnder } from "../core/safeRead.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
@@ -100,9 +101,11 @@ function withoutPaths(result: TaskResult): Json {
 /** One task: its recomputed outcome, its trace's task_end and grade, its diff file. Returns files read. */
 function checkTask(runDirectory: string, task: TaskResult, problems: string[]): number {
   const key = resultKey(task);
-  const recomputed = classifyOutcome(task.grade.outcome, task.stopReason, task.changed);
-  if (recomputed !== task.outcome) problems.push(`${RUN_FILES.tasks}: ${key} says ${task.outcome}; its grade, stop reason and change say ${recomputed}`);
-  if (task.falseFixed !== (task.claimedFixed && task.grade.outcome !== "passed")) problems.push(`${RUN_FILES.tasks}: ${key} falseFixed disagrees with its claim and grade`);
+  // Each record by the rule it was written under (fixedMeans; absent in older runs).
+  const recomputed = classifyTask(task.grade, task.stopReason, task.changed, task.claimedFixed, task.fixedMeans);
+  if (recomputed.outcome !== task.outcome) problems.push(`${RUN_FILES.tasks}: ${key} says ${task.outcome}; its grade, stop reason and change say ${recomputed.outcome}`);
+  if (task.falseFixed !== recomputed.falseFixed) problems.push(`${RUN_FILES.tasks}: ${key} falseFixed disagrees with its claim and grade`);
+  if (task.falseFixedHeldOut !== undefined && task.falseFixedHeldOut !== recomputed.falseFixedHeldOut) problems.push(`${RUN_FILES.tasks}: ${key} falseFixedHeldOut disagrees with its claim and grade`);
   if (task.tracePath === undefined) {
     problems.push(`${RUN_FILES.tasks}: ${key} names no trace`);
     return 0;

@@ -3,6 +3,7 @@
 // results.json is the source of the tables (it is what results.md shows); when it is missing
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
+import { conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
 import { summarize } from "../bench/results/resultsSummary.ts";
 import { parseTaskResult, RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
@@ -77,11 +78,17 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
   return { kind: "bench_model_run", title: "BENCHMARK RUN", explanation: `Model: ${label}${typeof model?.servedModel === "string" ? ` (server reports ${model.servedModel})` : ""}.`, pipelineCheck: false };
 }
 
-function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null, done: number, expected: number | null, summary: readonly JsonObject[]): Verdict {
+/** The claim breakdown of one condition as a verdict line (the document's false-"fixed" analysis). */
+function claimLine(f: ConditionFindings): string {
+  return `${f.label}: claimed "done" ${f.claimed}; false "fixed" (claimed, tests fail) ${f.claimedTestsFail}; claimed, tests pass, held-out fail ${f.claimedTestsPassHeldOutFail}; ` +
+    `without a passing run: (a) final change, not re-run ${f.claims.final_change_not_rerun}, (b) stopped after a failing run ${f.claims.after_failing_run}, (c) never ran the tests ${f.claims.never_ran_tests}; refused stop attempts ${f.refusedStopAttempts}`;
+}
+
+function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null, done: number, expected: number | null, summary: readonly JsonObject[], findings: readonly ConditionFindings[]): Verdict {
   const fixed = tasks.filter((task) => task.outcome === "fixed").length;
   const falseFixed = tasks.filter((task) => task.falseFixed).length;
   const details = summary.map((row) => `${stringField(row, "label") ?? stringField(row, "condition") ?? "?"}: fixed ${numberField(row, "fixed") ?? "?"} of ${numberField(row, "tasks") ?? "?"}, false fixed ${numberField(row, "falseFixed") ?? "?"}`);
-  details.push(`false "fixed" claims in all: ${falseFixed}`);
+  details.push(`false "fixed" claims in all: ${falseFixed}`, ...findings.map(claimLine));
   if (complete !== true) {
     return { headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`, tone: "incomplete", details: ["the tables cover the finished tasks only", ...details] };
   }
@@ -118,7 +125,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? { headline: EVIDENCE_INVALID_HEADLINE, tone: "invalid", details: ["The run's files disagree with its task log and traces: the tables below are not verified.", ...derived.problems] }
-      : benchVerdict(tasks, complete, tasks.length, expected, summary);
+      : benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(rawTasks.map(parseTaskResult).filter((task) => task !== undefined)));
   return {
     directoryName: baseName(runDirectory),
     verdict,

@@ -139,7 +139,7 @@ test("unified diffs", () => {
   const after = "a\nB\nc\nd\ne\nf\ng\nh\ni\nJ\n";
   assert.equal(unifiedDiff("p.py", before, after), "--- a/p.py\n+++ b/p.py\n@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n@@ -7,4 +7,4 @@\n g\n h\n i\n-j\n+J\n");
   assert.equal(unifiedDiff("p.py", "x\n", "x\n"), "");
-  assert.equal(unifiedDiff("p.py", "", "new\n"), "--- a/p.py\n+++ b/p.py\n@@ -0,0 +1,1 @@\n+new\n");
+  assert.equal(unifiedDiff("p.py", "", "new\n"), "--- a/p.py\n+++ b/p.py\n@@ -0,0 +1 @@\n+new\n"); // git omits a count of 1
 });
 
 test("special-casing check flags added test literals only", () => {

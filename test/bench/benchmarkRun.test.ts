@@ -74,9 +74,10 @@ test("a run writes the manifest, traces, diffs, tasks.ndjson, results.json and r
       assert.equal(existsSync(join(out, "diffs/A-pascal.diff")), false);
       assert.match(readFileSync(join(out, "diffs/B-gcd.diff"), "utf8"), /^\+ +return gcd\(b, a % b\)$/m);
       const md = readFileSync(join(out, "results.md"), "utf8");
-      assert.match(md, /\| A · one-shot, no tools \| 50\.0% \| 0 \| 1 \| 0 \| 0 \|/);
+      // Fixed | Fixed, confirmed by held-out | Tests pass, held-out fail | Wrong fix | No change | Broken file | Out of budget
+      assert.match(md, /\| A · one-shot, no tools \| 50\.0% \| 1 \| 0 \| 0 \| 1 \| 0 \| 0 \|/);
       assert.match(md, /\| Test runs \| Blocked writes \| Attempts to edit tests \| Blocked reads \|/);
-      assert.match(md, /False fixed in all: 1\./);
+      assert.match(md, /False "fixed" \(claimed, tests fail\) in all: 1\./);
       const json = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { complete: boolean; summary: { condition: string; fixedRateCi95: number[] }[] };
       assert.equal(json.complete, true);
       assert.equal(json.summary.length, 2);

@@ -210,8 +210,9 @@ test("case 5: the run's tables count text tool calls in their own column and war
       assert.match(md, /--enable-auto-tool-choice --tool-call-parser hermes/);
       assert.match(md, /"supports_tool_calls":false/);
       // Tasks | Graded | Fixed | Fixed rate | … | Model errors | Tool calls as text | Retried requests
-      assert.match(md, /\| B · agent, cannot run tests \| 1 \| 0 \| 0 \| 0\.0% \| 0\.0% – 0\.0% \| 0 \| 0 \| 1 \| 1 \| 0 \|/);
-      assert.match(md, /False fixed in all: 0\./);
+      // ... | Claimed fixed | False "fixed" (claimed, tests fail) | Claimed, tests pass, held-out fail | Model errors | Tool calls as text | Retried
+      assert.match(md, /\| B · agent, cannot run tests \| 1 \| 0 \| 0 \| 0\.0% \| 0\.0% – 0\.0% \| 0 \| 0 \| 0 \| 1 \| 1 \| 0 \|/);
+      assert.match(md, /False "fixed" \(claimed, tests fail\) in all: 0\./);
     });
   } finally {
     await server.close();
@@ -230,8 +231,8 @@ test("case 6: model errors have their own column and are never in the fixed rate
       const r = await runBenchmark(runOptions(server, out, { programs: ["gcd", "pascal"] }));
       assert.ok(r.ok);
       const md = readFileSync(join(out, "results.md"), "utf8");
-      // Fixed | Wrong fix | No change | Broken file | Out of budget | Model error
-      assert.match(md, /\| A · one-shot, no tools \| 100\.0% \| 0 \| 0 \| 0 \| 0 \| 1 \|/);
+      // Fixed | Fixed, confirmed by held-out | Tests pass, held-out fail | Wrong fix | No change | Broken file | Out of budget | Model error
+      assert.match(md, /\| A · one-shot, no tools \| 100\.0% \| 1 \| 0 \| 0 \| 0 \| 0 \| 0 \| 1 \|/);
       assert.match(md, /\| A · one-shot, no tools \| 2 \| 1 \| 1 \| 100\.0% \|/);
       const trace = traceEvents(join(out, "traces/A-pascal.ndjson"));
       const error = trace.find((e) => e.event === "model_error");

@@ -39,6 +39,12 @@ export function specText(env: NodeJS.ProcessEnv = process.env): OptionalResource
   return resource(path, existsSync(path), "the Lab spec", env);
 }
 
+/** The benchmark's normative document (shared/spec/controlled-coding-agent-quixbugs.txt). */
+export function benchSpecText(env: NodeJS.ProcessEnv = process.env): OptionalResource {
+  const path = join(sharedDir(env), "spec", "controlled-coding-agent-quixbugs.txt");
+  return resource(path, existsSync(path), "the benchmark's document", env);
+}
+
 /**
  * The real QuixBugs data set (40 programs): $TCA_SHARED_DIR/quixbugs when that is set, else
  * the benchmark's own default (the fetched copy in the user's cache, else ../shared/quixbugs).

@@ -7,7 +7,8 @@ import type { Condition } from "./conditions.ts";
 import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { runProgramTests, type TestRunResult } from "./testRunner.ts";
+import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
+import { progressLine, runProgramTests, type TestRunResult } from "./testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
 import { sha256Hex } from "../../core/digest.ts";
 
@@ -33,10 +34,10 @@ function bound(text: string): string {
 }
 
 export function testObservation(result: TestRunResult, timeoutMs: number): string {
-  if (result.outcome === "passed") return `PASSED: all tests pass. ${result.summary}`;
-  if (result.outcome === "timeout") return `FAILED. TIMEOUT after ${Math.round(timeoutMs / 1000)}s`;
+  if (result.outcome === "passed") return fillTemplate(PROMPT_TEMPLATES.run_tests_passed, { progress: progressLine(result.output), summary: result.summary }).replace(/ {2,}/g, " ");
+  if (result.outcome === "timeout") return fillTemplate(PROMPT_TEMPLATES.run_tests_timeout, { seconds: String(Math.round(timeoutMs / 1000)) });
   const tail = result.output.length > 4000 ? result.output.slice(-4000) : result.output;
-  return `FAILED.\n${tail}`;
+  return fillTemplate(PROMPT_TEMPLATES.run_tests_failed, { output: tail });
 }
 
 export interface AgentToolsOptions {

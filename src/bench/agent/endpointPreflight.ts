@@ -18,6 +18,12 @@ export interface PreflightOptions {
   readonly needsTools: boolean;
   /** An API key is sent (from --api-key-env or OPENAI_API_KEY). */
   readonly apiKeySent: boolean;
+  /**
+   * --thinking off|on sends chat_template_kwargs; when the chat request is refused (400/422), the
+   * same request through this client, which sends no such field, tells a server that refuses
+   * the field apart from one that refuses the request.
+   */
+  readonly thinking?: { readonly mode: string; readonly withoutField: OpenAiCompatibleClient };
   /** Bounds the whole preflight (a slow CPU server answers a tiny request in seconds). */
   readonly timeoutMs?: number;
 }
@@ -73,12 +79,19 @@ export async function preflightEndpoint(client: OpenAiCompatibleClient, o: Prefl
   // decides. With several models, the name must be one of them.
   if (notListed && listed.ids.length > 1) return err("model_not_served", notServed);
   const tools = o.needsTools ? toolSchemasFor(CONDITIONS.C).filter((t) => t.function.name === "run_tests") : [];
-  const reply = await client.complete({
-    messages: [{ role: "user", content: o.needsTools ? "This is a connection check. Call the run_tests tool once." : "This is a connection check. Reply with the word ok." }],
+  const request = {
+    messages: [{ role: "user" as const, content: o.needsTools ? "This is a connection check. Call the run_tests tool once." : "This is a connection check. Reply with the word ok." }],
     tools,
     maxTokens: 64,
     signal,
-  });
+  };
+  const reply = await client.complete(request);
+  if (!reply.ok && o.thinking !== undefined && (reply.exchange.httpStatus === 400 || reply.exchange.httpStatus === 422)) {
+    const plain = await o.thinking.withoutField.complete(request);
+    if (plain.ok || plain.error === "model_output_unparsed") {
+      return err("thinking_field_rejected", `POST ${o.endpoint.replace(/\/+$/, "")}/chat/completions: ${reply.message}; the server refuses the chat_template_kwargs field that --thinking ${o.thinking.mode} sends, and answers without it. Pass --thinking server-default (the run then records thinking as the server's default; for the document's "thinking off", configure the server, e.g. a chat template with thinking off)`);
+    }
+  }
   const warnings: string[] = [];
   if (!reply.ok) {
     // The server took the request (and its tools) but its own parser rejected what the model

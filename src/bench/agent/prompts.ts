@@ -4,7 +4,9 @@
 // before any run. Every run records PROMPT_SET_VERSION and the SHA-256 of each template.
 import { sha256Hex } from "../../core/digest.ts";
 
-export const PROMPT_SET_VERSION = "quixbugs-prompts-v1";
+// v2: run_tests' observations became templates here, the pass text with pytest's progress line
+// as the document's recorded run shows it; a v1 run cannot be resumed under v2 (its fingerprint differs).
+export const PROMPT_SET_VERSION = "quixbugs-prompts-v2";
 
 export const PROMPT_TEMPLATES = {
   one_shot:
@@ -18,6 +20,11 @@ export const PROMPT_TEMPLATES = {
   verify_line_with_tests: "then run the tests with run_tests. ",
   harness_refusal_D_not_run: "Not done: the tests have not been run since your last change. Continue until run_tests passes.",
   harness_refusal_D_fail: "Not done: the tests still fail. Continue until run_tests passes.",
+  // What run_tests returns, in the document's recorded run's words: "PASSED: all tests pass.
+  // ......... [100%] 9 passed in 0.01s" and "FAILED. TIMEOUT after 60s"; a failure shows pytest's own output.
+  run_tests_passed: "PASSED: all tests pass. {progress} {summary}",
+  run_tests_timeout: "FAILED. TIMEOUT after {seconds}s",
+  run_tests_failed: "FAILED.\n{output}",
 } as const;
 export type PromptName = keyof typeof PROMPT_TEMPLATES;
 

@@ -56,6 +56,14 @@ export function parseSummary(output: string): { summary: string; counts: TestCou
   return { summary: summary.replace(/^=+\s*|\s*=+$/g, ""), counts };
 }
 
+/**
+ * pytest's progress line(s) (-q: one character per test, then the share done, "......... [100%]"),
+ * padding collapsed as the document's recorded run shows them; "" when the output has none.
+ */
+export function progressLine(output: string): string {
+  return output.split("\n").map((l) => l.trim()).filter((l) => /^[.sxXFEP]+\s+\[\s*\d+%\]$/.test(l)).map((l) => l.replace(/\s+\[/, " [")).join(" ");
+}
+
 /** Replaces host paths that can appear in tracebacks (the Python prefix) with a placeholder. */
 export function sanitizeOutput(text: string, config: SandboxConfig): string {
   return text.split(config.python.prefix).join("<python>");

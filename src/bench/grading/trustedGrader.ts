@@ -187,7 +187,11 @@ export async function gradeProgram(
   const heldGrade = held ? { ...gradeCaseSet(held.cases, pub.length, output, "held-out "), seed: held.seed, dropped: held.dropped } : null;
   const reason = whyNot(run, output, publicGrade, heldGrade);
   const outcome = outcomeOf(run, output, reason);
-  const fixedPublic = reason === null || (publicGrade.fixed && output.finished && !output.malformed && !output.importError && !run.timedOut && !run.aborted);
+  // The runner writes a result for every case it was given before its completion marker, so a
+  // run that "finished" with held-out results missing did not run them: results written for the
+  // public cases and a marker, then an exit (a forged channel), are never "every public case passes".
+  const ranEveryCase = heldGrade === null || heldGrade.missing === 0;
+  const fixedPublic = reason === null || (publicGrade.fixed && ranEveryCase && output.finished && !output.malformed && !output.importError && !run.timedOut && !run.aborted);
   const heldText = heldGrade ? `; held-out ${heldGrade.passed}/${heldGrade.total} passed (seed ${heldGrade.seed})` : "; no held-out cases for this program";
   return {
     grader: GRADER_ID,

@@ -5,6 +5,8 @@ import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions
 import { renderRepeatsSection } from "./repeatStatistics.ts";
 import { median, wilsonInterval } from "./summaryStatistics.ts";
 import { renderHeldOutSection } from "./heldOutSummary.ts";
+import { conditionFindings, renderClaimSection } from "./claimFindings.ts";
+import { renderPairedSection } from "./pairedStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 
 export interface ConditionSummary {
@@ -135,22 +137,29 @@ export function endpointWarnings(results: readonly TaskResult[], serverProps: un
 export function renderResultsMarkdown(header: ResultsHeader, results: readonly TaskResult[]): string {
   const s = summarize(results);
   const out: string[] = [`# ${header.title}`, "", ...(header.warnings ?? []).map((w) => `> **Warning:** ${w}\n`), ...header.lines.map((l) => `- ${l}`), ""];
+  const findings = new Map(conditionFindings(results).map((f) => [f.condition, f]));
+  const older = results.filter((r) => r.fixedMeans === undefined).length;
   out.push("## Outcomes", "");
-  out.push("Fixed % is over graded tasks: model errors (endpoint failures) have their own column and are never in the denominator.", "");
-  out.push("| | Fixed | Wrong fix | No change | Broken file | Out of budget | Model error | Turns (mean) | Tokens (mean) | Time (median, s) |");
-  out.push("|---|---|---|---|---|---|---|---|---|---|");
+  out.push("Fixed is the benchmark document's: every public test case passes, graded outside the program. The two columns after it are our held-out finding beside it, never inside it. Fixed % is over graded tasks: model errors (endpoint failures) have their own column and are never in the denominator.", "");
+  if (older > 0) out.push(`${older} record(s) come from a run written before this rule: their "fixed" also required every held-out case, and they are outside the two held-out columns.`, "");
+  out.push("| | Fixed | Fixed, confirmed by held-out | Tests pass, held-out fail | Wrong fix | No change | Broken file | Out of budget | Model error | Turns (mean) | Tokens (mean) | Time (median, s) |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
-    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${int(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
+    const f = findings.get(c.condition);
+    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${f?.fixedConfirmed ?? 0} | ${f?.testsPassHeldOutFail ?? 0} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${int(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
   }
   out.push("", "## Fixed rate with 95% interval (Wilson), and false \"fixed\"", "");
-  out.push("| | Tasks | Graded | Fixed | Fixed rate | 95% interval | Claimed fixed | False fixed (claimed, failing) | Model errors | Tool calls as text | Retried requests |");
-  out.push("|---|---|---|---|---|---|---|---|---|---|---|");
+  out.push("False \"fixed\" is the document's: claimed, and the tests fail. Claimed with the tests passing and a held-out case failing is our finding beside it.", "");
+  out.push("| | Tasks | Graded | Fixed | Fixed rate | 95% interval | Claimed fixed | False \"fixed\" (claimed, tests fail) | Claimed, tests pass, held-out fail | Model errors | Tool calls as text | Retried requests |");
+  out.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
-    out.push(`| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`);
+    out.push(`| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${findings.get(c.condition)?.claimedTestsPassHeldOutFail ?? 0} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`);
   }
+  out.push(...renderPairedSection(results));
   out.push(...renderRepeatsSection(results));
   out.push(...renderHeldOutSection(results));
-  out.push("", `False fixed in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`, "");
+  out.push("", `False "fixed" (claimed, tests fail) in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`);
+  out.push(...renderClaimSection(results), "");
   out.push("## Guardrails", "");
   out.push("| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |");
   out.push("|---|---|---|---|---|---|---|---|");
@@ -164,7 +173,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
     : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`);
   out.push("", "## Tasks", "", "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |", "|---|---|---|---|---|---|---|---|---|");
   for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1))) {
-    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
+    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
   }
   return out.join("\n") + "\n";
 }

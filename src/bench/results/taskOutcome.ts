@@ -4,6 +4,7 @@ import type { TaskStopReason } from "../agent/agentLoop.ts";
 import type { GuardrailCounts } from "../agent/agentTools.ts";
 import type { ConditionId } from "../agent/conditions.ts";
 import type { GradeOutcome, GradeRecord } from "../grading/gradeRecord.ts";
+import type { ClaimRecord } from "./claimAnalysis.ts";
 import type { SpecialCasingReport } from "./specialCasing.ts";
 
 export const OUTCOME_CLASSES = ["fixed", "wrong_fix", "no_change", "broken_file", "out_of_budget", "model_error"] as const;
@@ -17,8 +18,21 @@ export interface TaskResult {
   readonly stopReason: TaskStopReason;
   /** The agent ended the task by saying it was done (A: returned a corrected file). */
   readonly claimedFixed: boolean;
-  /** Claimed fixed, but the grading run did not pass. */
+  /**
+   * The document's false "fixed": claimed, and a public case fails. In records without
+   * fixedMeans (older runs) it was "claimed, and the public or held-out grade failed".
+   */
   readonly falseFixed: boolean;
+  /**
+   * What "fixed" (the outcome) means in this record: "public_cases", every public case passes,
+   * as the benchmark's document grades. Absent in older records, where "fixed" also needed every
+   * held-out case: they stay readable and are checked by the rule they were written under.
+   */
+  readonly fixedMeans?: typeof FIXED_MEANS;
+  /** Claimed, every public case passes, a held-out case fails: a fix the tests could not tell from a wrong one. */
+  readonly falseFixedHeldOut?: boolean;
+  /** How the agent's "done" stood against its own test runs, from its trace (null: no claim). */
+  readonly claim?: ClaimRecord | null;
   readonly turns: number;
   readonly promptTokens: number;
   readonly completionTokens: number;
@@ -43,6 +57,45 @@ export interface TaskResult {
   /** Relative paths inside the run directory. */
   readonly tracePath?: string;
   readonly diffPath?: string;
+}
+
+export const FIXED_MEANS = "public_cases";
+
+/** Every public case passes (graded outside the program); a grade from before the trusted grader: its outcome. */
+export function passesTests(grade: GradeRecord): boolean {
+  return grade.fixedPublic ?? grade.outcome === "passed";
+}
+
+/** The grade outcome that decides the headline under `fixedMeans` (absent: the older, held-out-inclusive rule). */
+export function headlineGrade(grade: GradeRecord, fixedMeans: typeof FIXED_MEANS | undefined): GradeOutcome {
+  if (fixedMeans === undefined) return grade.outcome;
+  if (passesTests(grade)) return "passed";
+  return grade.outcome === "passed" ? "failed" : grade.outcome;
+}
+
+export interface Classification {
+  readonly outcome: OutcomeClass;
+  readonly falseFixed: boolean;
+  readonly falseFixedHeldOut: boolean;
+}
+
+/**
+ * The outcome and false-"fixed" flags of a task, by the rule `fixedMeans` names: the task runner
+ * writes them with it, and the bench verdict recomputes every record with the rule it was written under.
+ */
+export function classifyTask(
+  grade: GradeRecord,
+  stopReason: TaskStopReason,
+  changed: boolean,
+  claimedFixed: boolean,
+  fixedMeans: typeof FIXED_MEANS | undefined,
+): Classification {
+  const decisive = headlineGrade(grade, fixedMeans);
+  return {
+    outcome: classifyOutcome(decisive, stopReason, changed),
+    falseFixed: claimedFixed && decisive !== "passed",
+    falseFixedHeldOut: fixedMeans !== undefined && claimedFixed && decisive === "passed" && grade.fixedWithHeldOut === false,
+  };
 }
 
 export function classifyOutcome(grade: GradeOutcome, stopReason: TaskStopReason, changed: boolean): OutcomeClass {

@@ -1,90 +1,56 @@
-// A unified diff of two small text files (QuixBugs programs are under ~100 lines), by a plain
-// LCS table: quadratic, exact, and small enough to audit. Used for the per-fix diffs.
+// Unified diffs of a program before and after a fix, through jsdiff (the `diff` package): hunks
+// as git shows them, and a change of the end-of-file newline shown as git shows it
+// ("\\ No newline at end of file"). The exported API is the one its callers (taskRunner, the
+// special-casing check, the report's edit diffs) were written against.
+import { createTwoFilesPatch, diffLines as changesByLine, FILE_HEADERS_ONLY, type ChangeObject } from "diff";
+
 export interface DiffLine {
   readonly kind: " " | "-" | "+";
   readonly text: string;
 }
 
-function splitLines(text: string): string[] {
-  const lines = text.split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+/** Beyond this many edited lines the diff is not searched further: everything removed, everything added (still correct). */
+const MAX_EDIT_LENGTH = 20_000;
+
+function linesOf(value: string): string[] {
+  const lines = value.split("\n");
+  if (lines.at(-1) === "") lines.pop();
   return lines;
 }
 
+function wholesale(before: string, after: string): ChangeObject<string>[] {
+  return [
+    ...(before === "" ? [] : [{ value: before, added: false, removed: true, count: linesOf(before).length }]),
+    ...(after === "" ? [] : [{ value: after, added: true, removed: false, count: linesOf(after).length }]),
+  ];
+}
+
 export function diffLines(before: string, after: string): DiffLine[] {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  if (a.length * b.length > 4_000_000) {
-    // Too large for the table: everything removed, everything added (still a correct diff).
-    return [...a.map((t) => ({ kind: "-" as const, text: t })), ...b.map((t) => ({ kind: "+" as const, text: t }))];
-  }
-  const n = a.length;
-  const m = b.length;
-  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) {
-    const row = lcs[i]!;
-    const below = lcs[i + 1]!;
-    for (let j = m - 1; j >= 0; j--) {
-      row[j] = a[i] === b[j] ? below[j + 1]! + 1 : Math.max(below[j]!, row[j + 1]!);
-    }
-  }
-  const out: DiffLine[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      out.push({ kind: " ", text: a[i]! });
-      i++;
-      j++;
-    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) {
-      out.push({ kind: "-", text: a[i++]! });
-    } else {
-      out.push({ kind: "+", text: b[j++]! });
-    }
-  }
-  while (i < n) out.push({ kind: "-", text: a[i++]! });
-  while (j < m) out.push({ kind: "+", text: b[j++]! });
-  return out;
+  const changes = changesByLine(before, after, { maxEditLength: MAX_EDIT_LENGTH }) ?? wholesale(before, after);
+  return changes.flatMap((change) => {
+    const kind = change.added ? "+" : change.removed ? "-" : " ";
+    return linesOf(change.value).map((text) => ({ kind, text }));
+  });
+}
+
+/** git writes a hunk range of one line without its count ("@@ -3 +3 @@"); jsdiff always writes it. */
+function gitHunkHeaders(patch: string): string {
+  const range = (start: string, count: string): string => (count === "1" ? start : `${start},${count}`);
+  // Only header lines start with "@@": every line of a hunk body starts with " ", "-", "+" or "\\".
+  return patch.replace(/^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/gm, (_all, a: string, al: string, b: string, bl: string) => `@@ -${range(a, al)} +${range(b, bl)} @@`);
 }
 
 export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
   if (before === after) return "";
-  const lines = diffLines(before, after);
-  const header = [`--- a/${path}`, `+++ b/${path}`];
-  const hunks: string[] = [];
-  let idx = 0;
-  while (idx < lines.length) {
-    while (idx < lines.length && lines[idx]!.kind === " ") idx++;
-    if (idx >= lines.length) break;
-    const start = Math.max(0, idx - context);
-    let end = idx;
-    // Extend the hunk while changes are within 2*context lines of each other.
-    for (;;) {
-      while (end < lines.length && lines[end]!.kind !== " ") end++;
-      let look = end;
-      while (look < lines.length && look - end < 2 * context && lines[look]!.kind === " ") look++;
-      if (look < lines.length && lines[look]!.kind !== " " && look - end < 2 * context + 1) {
-        end = look;
-        continue;
-      }
-      break;
-    }
-    const stop = Math.min(lines.length, end + context);
-    // Line numbers: count lines of each side before `start`.
-    let aStart = 1;
-    let bStart = 1;
-    for (let k = 0; k < start; k++) {
-      if (lines[k]!.kind !== "+") aStart++;
-      if (lines[k]!.kind !== "-") bStart++;
-    }
-    const body = lines.slice(start, stop);
-    const aLen = body.filter((l) => l.kind !== "+").length;
-    const bLen = body.filter((l) => l.kind !== "-").length;
-    hunks.push(`@@ -${aLen === 0 ? aStart - 1 : aStart},${aLen} +${bLen === 0 ? bStart - 1 : bStart},${bLen} @@`);
-    for (const l of body) hunks.push(`${l.kind}${l.text}`);
-    idx = stop;
-  }
-  return [...header, ...hunks].join("\n") + "\n";
+  const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context, headerOptions: FILE_HEADERS_ONLY, maxEditLength: MAX_EDIT_LENGTH });
+  if (patch !== undefined) return gitHunkHeaders(patch);
+  // Too many edits to search: the whole file out, the whole file in.
+  const removed = linesOf(before).map((l) => `-${l}`);
+  const added = linesOf(after).map((l) => `+${l}`);
+  const eof = (text: string): string[] => (text !== "" && !text.endsWith("\n") ? ["\\ No newline at end of file"] : []);
+  const aLen = removed.length;
+  const bLen = added.length;
+  return [`--- a/${path}`, `+++ b/${path}`, gitHunkHeaders(`@@ -${aLen === 0 ? 0 : 1},${aLen} +${bLen === 0 ? 0 : 1},${bLen} @@`), ...removed, ...eof(before), ...added, ...eof(after)].join("\n") + "\n";
 }
 
 export function addedLines(before: string, after: string): string[] {

@@ -3,8 +3,19 @@
 import { err, ok, type Result } from "../../core/result.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
+import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
 import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
+import { publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
 import { readManifest, readTaskResults } from "./runDirectory.ts";
+
+export type Reference = (typeof REFERENCES)[number];
+
+/** --reference: "published" (the document's numbers); anything else is refused by name. */
+export function parseReference(value: string | undefined): Result<Reference | null, BenchErrorCode> {
+  if (value === undefined) return ok(null);
+  const known = REFERENCES.find((r) => r === value);
+  return known === undefined ? err("invalid_option", `--reference must be one of: ${REFERENCES.join(", ")} (got "${value}")`) : ok(known);
+}
 
 export interface ComparedRun {
   readonly dir: string;
@@ -13,10 +24,12 @@ export interface ComparedRun {
   readonly dataset: string;
   readonly tasks: number;
   readonly byCondition: Partial<Record<ConditionId, ConditionSummary>>;
+  /** The held-out findings and the claim breakdown per condition (claimFindings.ts). */
+  readonly findings: Partial<Record<ConditionId, ConditionFindings>>;
 }
 
-export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], BenchErrorCode> {
-  if (dirs.length === 0) return err("invalid_option", "compare needs at least one run directory");
+export function loadComparison(dirs: readonly string[], reference: Reference | null = null): Result<ComparedRun[], BenchErrorCode> {
+  if (dirs.length === 0 && reference === null) return err("invalid_option", "compare needs at least one run directory (or --reference published)");
   const out: ComparedRun[] = [];
   for (const dir of dirs) {
     const m = readManifest(dir);
@@ -27,13 +40,16 @@ export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], B
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(rs.value)) byCondition[s.condition] = s;
     const dataset = typeof m.value.environment.datasetSource === "string" ? m.value.environment.datasetSource : "QuixBugs";
-    out.push({ dir, label, dataset, tasks: rs.value.length, byCondition });
+    const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
+    for (const f of conditionFindings(rs.value)) findings[f.condition] = f;
+    out.push({ dir, label, dataset, tasks: rs.value.length, byCondition, findings });
   }
   return ok(out);
 }
 
-export function renderComparison(runs: readonly ComparedRun[]): string {
-  const conds = CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
+export function renderComparison(runs: readonly ComparedRun[], reference: Reference | null = null): string {
+  // With the published reference alone, all four of the document's conditions.
+  const conds = runs.length === 0 ? [...CONDITION_IDS] : CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
   const lines = [
     `| Run | ${conds.map((c) => `${c} fixed (95% CI)`).join(" | ")} | ${conds.map((c) => `${c} false fixed`).join(" | ")} |`,
     `|---|${conds.map(() => "---").join("|")}|${conds.map(() => "---").join("|")}|`,
@@ -50,5 +66,23 @@ export function renderComparison(runs: readonly ComparedRun[]): string {
     });
     lines.push(`| ${r.label} on ${r.dataset} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
   }
+  if (reference === "published") lines.push(...publishedComparisonRows(conds));
+  if (runs.length > 0) lines.push("", ...renderClaimComparison(runs));
+  if (reference === "published") lines.push("", ...renderPublished());
   return lines.join("\n") + "\n";
+}
+
+/** Per run and condition: the false-"fixed" split and the claims without a passing run, by kind. */
+function renderClaimComparison(runs: readonly ComparedRun[]): string[] {
+  const lines = [
+    "| Run | Condition | Claimed | False \"fixed\" (claimed, tests fail) | Claimed, tests pass, held-out fail | (a) final change, not re-run | (b) stopped after a failing run | (c) never ran the tests | Refused stop attempts |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of runs) {
+    for (const c of CONDITION_IDS) {
+      const f = r.findings[c];
+      if (f) lines.push(`| ${r.label} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`);
+    }
+  }
+  return lines;
 }

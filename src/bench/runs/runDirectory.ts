@@ -10,7 +10,11 @@ import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
-import { OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
+import { hardwareLine } from "./hostHardware.ts";
+import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
+import { conditionFindings } from "../results/claimFindings.ts";
+import { conditionPairs } from "../results/pairedStatistics.ts";
+import { FIXED_MEANS, OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
 
 export const RUN_SCHEMA_VERSION = 1;
 
@@ -59,6 +63,10 @@ export function parseTaskResult(v: unknown): TaskResult | undefined {
   for (const k of ["turns", "tokens", "seconds"]) if (typeof v[k] !== "number") return undefined;
   for (const k of ["claimedFixed", "falseFixed"]) if (typeof v[k] !== "boolean") return undefined;
   if (!isRecord(v.guardrails) || !isRecord(v.grade)) return undefined;
+  // Fields of newer records: absent in older runs, checked when present.
+  if (v.fixedMeans !== undefined && v.fixedMeans !== FIXED_MEANS) return undefined;
+  if (v.falseFixedHeldOut !== undefined && typeof v.falseFixedHeldOut !== "boolean") return undefined;
+  if (v.claim !== undefined && v.claim !== null && (!isRecord(v.claim) || !CLAIM_KINDS.includes(v.claim.kind as never) || typeof v.claim.finalWords !== "string")) return undefined;
   if (v.repeat !== undefined && (typeof v.repeat !== "number" || !Number.isInteger(v.repeat) || v.repeat < 1)) return undefined;
   return v as unknown as TaskResult;
 }
@@ -203,12 +211,25 @@ export function appendTaskResult(dir: string, result: TaskResult, hook?: StepHoo
   appendFileSync(join(dir, RUN_FILES.tasks), line.slice(half));
 }
 
+/** The /props facts a reader compares runs by: build, model file, context size. */
+function serverPropsSummary(props: Readonly<Record<string, unknown>>): string {
+  // The client records n_ctx at the top (a selection of /props); a raw /props has it in its settings.
+  const settings = isRecord(props.default_generation_settings) ? props.default_generation_settings : {};
+  const context = typeof props.n_ctx === "number" ? props.n_ctx : settings.n_ctx;
+  const facts = [
+    typeof props.build_info === "string" ? `build ${props.build_info}` : null,
+    typeof props.model_path === "string" ? `model ${props.model_path}` : null,
+    typeof context === "number" ? `context ${context}` : null,
+  ].filter((f): f is string => f !== null);
+  return facts.length > 0 ? facts.join(", ") : "recorded";
+}
+
 export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number, hook?: StepHook<RunFileStep>): void {
   const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   const model = manifest.model;
   replaceRunFile(
     join(dir, RUN_FILES.resultsJson),
-    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
+    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), findings: conditionFindings(sorted), pairs: conditionPairs(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
     hook,
   );
   const label = typeof model.label === "string" ? model.label : "model";
@@ -223,8 +244,11 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
     `prompts: ${String(manifest.fingerprint.promptSetVersion)} (hashes in run.json)`,
+    ...(typeof manifest.fingerprint.thinking === "string" ? [`thinking: ${manifest.fingerprint.thinking}${manifest.fingerprint.thinking === "server-default" ? " (no chat_template_kwargs sent)" : ` (chat_template_kwargs enable_thinking: ${String(manifest.fingerprint.thinking === "on")})`}`] : []),
     `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
     `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
+    ...[hardwareLine(env.hardwareLabel, env.clientHardware)].filter((l): l is string => l !== null),
+    ...(Object.keys(props).length > 0 ? [`server /props: ${serverPropsSummary(props)} (all of it in run.json)`] : []),
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
     ...((manifest.repeats ?? 1) > 1 ? [`repeats: ${manifest.repeats} per task (repeat r samples with seed r - 1)`] : []),
     ...(manifest.resumedAt ? [`resumed ${manifest.resumedAt.length} time(s); tasks.ndjson keeps every attempt, the tables use each task's latest`] : []),

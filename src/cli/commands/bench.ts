@@ -16,7 +16,10 @@ import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
-import { loadComparison, renderComparison } from "../../bench/runs/runComparison.ts";
+import { loadComparison, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
+import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
+import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
+import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeRuns } from "../../bench/runs/runMerge.ts";
 import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
@@ -46,7 +49,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; label?: string; shardCount?: string; shardFrom?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
+  apiKeyEnv?: string; disableThinking?: boolean; thinking?: string; hardware?: string; label?: string; shardCount?: string; shardFrom?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
 }
 
 interface OpenedBackend {
@@ -54,14 +57,16 @@ interface OpenedBackend {
   readonly description: Readonly<Record<string, unknown>>;
   /** In the run's fingerprint: what --resume and merge compare. */
   readonly modelName: string;
+  /** --thinking, for an OpenAI-compatible endpoint (in the fingerprint); undefined for the local engine. */
+  readonly thinking?: ThinkingMode;
 }
 
 /** Creates the chosen backend and records its identity; errors as (code, message). */
 async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number, onGenerationProgress?: (progress: SupervisedProgress) => void): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
   if (flags.backend === "local") {
     if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
-    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.pipelineCheck) {
-      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --disable-thinking and --pipeline-check belong to --backend openai" };
+    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.thinking !== undefined || flags.pipelineCheck) {
+      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --thinking, --disable-thinking and --pipeline-check belong to --backend openai" };
     }
     const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory, ...(onGenerationProgress !== undefined ? { onGenerationProgress } : {}) });
     if (!local.ok) return local;
@@ -79,16 +84,18 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
     // The OpenAI clients' convention; like --api-key-env, the key is sent and never recorded.
     apiKey = process.env.OPENAI_API_KEY || undefined;
   }
-  const client = new OpenAiCompatibleClient({
-    endpoint: flags.endpoint,
-    model: flags.model,
-    temperature,
-    ...(apiKey ? { apiKey } : {}),
-    ...(flags.disableThinking ? { extraBody: { chat_template_kwargs: { enable_thinking: false } } } : {}),
-  });
+  const thinking = parseThinking(flags.thinking, flags.disableThinking === true);
+  if (!thinking.ok) return thinking;
+  const thinkingFields = thinkingRequestFields(thinking.value);
+  const clientOptions = { endpoint: flags.endpoint, model: flags.model, temperature, ...(apiKey ? { apiKey } : {}) };
+  const client = new OpenAiCompatibleClient({ ...clientOptions, ...(thinkingFields ? { extraBody: thinkingFields } : {}) });
   // Before the data set check and before any task: a wrong model name, a missing /v1 or key,
-  // or a server without tool calling stops here with the server's message and the likely fix.
-  const preflight = await preflightEndpoint(client, { endpoint: flags.endpoint, model: flags.model, needsTools: conditions.some((c) => c !== "A"), apiKeySent: apiKey !== undefined });
+  // a server without tool calling, or one that refuses the thinking field stops here with the
+  // server's message and the likely fix.
+  const preflight = await preflightEndpoint(client, {
+    endpoint: flags.endpoint, model: flags.model, needsTools: conditions.some((c) => c !== "A"), apiKeySent: apiKey !== undefined,
+    ...(thinkingFields ? { thinking: { mode: thinking.value, withoutField: new OpenAiCompatibleClient(clientOptions) } } : {}),
+  });
   if (!preflight.ok) return preflight;
   for (const w of preflight.value.warnings) process.stderr.write(`warning: ${w}\n`);
   const identity = await client.describe(AbortSignal.timeout(30_000));
@@ -96,7 +103,7 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   const report: PreflightReport = preflight.value;
   // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
   // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
-  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model } };
+  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model, thinking: thinking.value } };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -158,8 +165,10 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
     .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
     .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
-    .option("--disable-thinking", "send chat_template_kwargs {enable_thinking:false} (Qwen3 on llama-server)")
+    .option("--thinking <mode>", "openai: off (default, as in the benchmark's document), on, or server-default (sends no chat_template_kwargs)")
+    .option("--disable-thinking", "the same as --thinking off (kept for older invocations)")
     .option("--label <text>", "label for tables (default: the model name)")
+    .option("--hardware <text>", "the server's hardware, as it should be reported (e.g. \"RTX 4070 12 GB, llama.cpp b11461\"); recorded in run.json and results.md")
     .option("--include-slow", "include knapsack's --runslow case in grading")
     .option("--test-timeout <seconds>", "per test run timeout", "60")
     .option("--json", "print the summary as JSON; plain progress lines")
@@ -185,6 +194,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const shard = shardChoice.value;
       if (repeats === undefined || repeats > 100) return fail(setExitCode, "invalid_option", "--repeats takes an integer 1..100", json);
       if (!(temperature >= 0 && temperature <= 2)) return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
+      // One line in results.md: no control characters, a label's length.
+      if (flags.hardware !== undefined && (flags.hardware.trim() === "" || flags.hardware.length > 200 || /\p{Cc}/u.test(flags.hardware))) return fail(setExitCode, "invalid_option", "--hardware takes one line of text (1-200 characters)", json);
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
@@ -208,7 +219,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       };
       const opened = await openBackend(flags, conditions, temperature, showsBar ? onGenerationProgress : undefined);
       if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
-      const { backend, description, modelName } = opened.value;
+      const { backend, description, modelName, thinking } = opened.value;
       try {
         // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
         let check: VerifyReport | undefined;
@@ -249,10 +260,11 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           ...(shard ? { shard } : {}),
           repeats,
           temperature,
+          ...(thinking !== undefined ? { thinking } : {}),
           budget: AGENT_BUDGET,
           testTimeoutMs: timeout * 1000,
           includeSlow: flags.includeSlow === true,
-          environment: { ...env.value.facts, datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
+          environment: { ...env.value.facts, clientHardware: describeHostHardware(), ...(flags.hardware !== undefined ? { hardwareLabel: flags.hardware } : {}), datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
           progress,
           signal: controller.signal,
         });
@@ -283,13 +295,17 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     });
 
   quix.command("compare")
-    .description("put several runs side by side (fixed rate with 95% interval, false fixed)")
-    .argument("<runs...>", "run directories")
+    .description("put several runs side by side (fixed rate with 95% interval, false fixed, claims); --reference published adds the document's numbers")
+    .argument("[runs...]", "run directories")
+    .option("--reference <which>", "published: the benchmark document's tables beside the runs (alone when no run is given)")
     .option("--json", "print JSON")
-    .action((runs: string[], flags: { json?: boolean }) => {
-      const r = loadComparison(runs);
+    .action((runs: string[], flags: { json?: boolean; reference?: string }) => {
+      const reference = parseReference(flags.reference);
+      if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
+      const r = loadComparison(runs, reference.value);
       if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
-      process.stdout.write(flags.json ? JSON.stringify(r.value, null, 2) + "\n" : renderComparison(r.value));
+      const json = reference.value === "published" ? { runs: r.value, published: PUBLISHED } : r.value;
+      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(r.value, reference.value));
     });
 
   quix.command("merge")
