@@ -54,14 +54,14 @@ test("tca lab model names a missing model directory before anything about predic
   const result = tca("lab", "model", "--run", join(root, "run"), "--model-directory", missing, "--yes");
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^tca lab model: model_directory_rejected: /);
-  assert.ok(result.stderr.includes(`${missing} does not exist or is not a directory`), result.stderr);
+  assert.ok(result.stderr.includes(`--model-directory ${missing} does not exist`), result.stderr);
   assert.doesNotMatch(result.stderr, /predictions/);
   assert.deepEqual(readdirSync(root), []);
   // A plain file is not a model directory either.
   writeFileSync(missing, "x");
   const file = tca("lab", "model", "--run", join(root, "run"), "--model-directory", missing, "--yes");
   assert.equal(file.status, 2);
-  assert.match(file.stderr, /model_directory_rejected: .*does not exist or is not a directory/);
+  assert.match(file.stderr, /model_directory_rejected: --model-directory .* is a file, not a folder/);
   // An existing directory passes this check and meets the next cause (no predictions recorded).
   const empty = join(root, "empty");
   mkdirSync(empty);
@@ -90,7 +90,7 @@ test("tca lab submission writes beside the baseline run by default, never into t
   const before = readFileSync(expected, "utf8");
   const second = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other");
   assert.equal(second.status, 2);
-  assert.equal(second.stderr, `tca lab submission: output_exists: ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`);
+  assert.equal(second.stderr, `tca lab submission: output_exists: --out ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`);
   assert.equal(readFileSync(expected, "utf8"), before);
   // --out chooses the path; relative to the current directory only when asked.
   const chosen = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other", "--out", "mine.md");

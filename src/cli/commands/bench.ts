@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
@@ -182,6 +183,24 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const shard = shardChoice.value;
       if (repeats === undefined || repeats > 100) return fail(setExitCode, "invalid_option", "--repeats takes an integer 1..100", json);
       if (!(temperature >= 0 && temperature <= 2)) return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
+      // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
+      if (flags.out !== undefined) {
+        const out = flags.resume === true ? inputDirectory("--out", resolve(flags.out)) : outputFolder("--out", resolve(flags.out));
+        if (!out.ok) return fail(setExitCode, out.error, out.message, json);
+      }
+      if (flags.backend === "local" && flags.modelDirectory !== undefined) {
+        const model = inputDirectory("--model-directory", resolve(flags.modelDirectory));
+        if (!model.ok) return fail(setExitCode, "model_directory_invalid", model.message, json);
+      }
+      // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
+      if (flags.out !== undefined) {
+        const out = flags.resume === true ? inputDirectory("--out", resolve(flags.out)) : outputFolder("--out", resolve(flags.out));
+        if (!out.ok) return fail(setExitCode, out.error, out.message, json);
+      }
+      if (flags.backend === "local" && flags.modelDirectory !== undefined) {
+        const model = inputDirectory("--model-directory", resolve(flags.modelDirectory));
+        if (!model.ok) return fail(setExitCode, "model_directory_invalid", model.message, json);
+      }
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
@@ -284,6 +303,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .argument("<runs...>", "run directories")
     .option("--json", "print JSON")
     .action((runs: string[], flags: { json?: boolean }) => {
+      const badRun = firstUnusable(runs.map((run) => inputDirectory("run", resolve(run))));
+      if (badRun !== null) return fail(setExitCode, badRun.error, badRun.message, flags.json === true);
       const r = loadComparison(runs);
       if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
       process.stdout.write(flags.json ? JSON.stringify(r.value, null, 2) + "\n" : renderComparison(r.value));
@@ -294,6 +315,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .requiredOption("--out <dir>", "new run directory")
     .argument("<runs...>", "shard run directories")
     .action((runs: string[], flags: { out: string }) => {
+      const badPath = firstUnusable([...runs.map((run) => inputDirectory("run", resolve(run))), outputFolder("--out", resolve(flags.out))]);
+      if (badPath !== null) return fail(setExitCode, badPath.error, badPath.message, false);
       const r = mergeRuns(runs, resolve(flags.out));
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);

@@ -5,6 +5,8 @@ import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
+import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
@@ -18,7 +20,7 @@ import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../evidence/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
-import { readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
 import { readPredictions } from "../../evidence/predictions.ts";
@@ -59,6 +61,12 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
     .option("--json", "print checks.json instead of the table")
     .action(async (options: { root?: string; json?: boolean }) => {
       const root = options.root ? resolve(options.root) : join(mkdtempSync(join(tmpdir(), "tca-checks-")), "checks");
+      const checkedRoot = newOutput("--root", root, "choose a new path with --root DIR");
+      if (!checkedRoot.ok) {
+        printCommandError(checkedRoot.error, checkedRoot.message);
+        setExitCode(2);
+        return;
+      }
       try {
         mkdirSync(root, { mode: 0o700 });
       } catch {
@@ -103,10 +111,19 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       const modelDirectory = resolve(options.modelDirectory);
       // The most specific cause first: a missing model directory is named before anything about
       // the predictions that would live beside it.
-      if (!isDirectory(modelDirectory)) {
-        printCommandError("model_directory_rejected", `${modelDirectory} does not exist or is not a directory (tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint)`);
+      const checkedModel = modelDirectoryArgument(modelDirectory);
+      if (!checkedModel.ok) {
+        printCommandError(checkedModel.error, checkedModel.message);
         setExitCode(2);
         return;
+      }
+      if (options.predictions) {
+        const given = inputFile("--predictions", resolve(options.predictions));
+        if (!given.ok) {
+          printCommandError(given.error, given.message);
+          setExitCode(2);
+          return;
+        }
       }
       const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
       let predictions: Parameters<typeof runModelTrial>[0]["predictions"] = null;
@@ -163,18 +180,30 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--predictions <file>", "or record them in this new file")
     .option("--answers <file>", "a JSON file with five answers (array, or object keyed 1-5) instead of the interactive prompt")
     .action(async (options: { modelDirectory?: string; predictions?: string; answers?: string }) => {
-      const path = options.predictions ? resolve(options.predictions) : options.modelDirectory ? predictionsPath(resolve(options.modelDirectory)) : null;
-      if (path === null) {
-        printCommandError("usage_error", "give --model-directory DIR or --predictions FILE");
+      const refuse = (code: string, message: string): void => {
+        printCommandError(code, message);
         setExitCode(2);
-        return;
+      };
+      let path: string;
+      if (options.predictions) {
+        const out = newOutput("--predictions", resolve(options.predictions), "choose a new file with --predictions FILE");
+        if (!out.ok) return refuse(out.error === "output_exists" ? "predictions_exist" : out.error, out.message);
+        path = out.value;
+      } else if (options.modelDirectory) {
+        const directory = modelDirectoryArgument(resolve(options.modelDirectory));
+        if (!directory.ok) return refuse(directory.error, directory.message);
+        path = predictionsPath(directory.value);
+      } else {
+        return refuse("usage_error", "give --model-directory DIR or --predictions FILE");
       }
+      const answersFile = options.answers ? inputFile("--answers", resolve(options.answers)) : null;
+      if (answersFile !== null && !answersFile.ok) return refuse(answersFile.error, answersFile.message);
       let answers: { answer: string; answeredAt: Date }[];
       let form: "interactive" | "answers_file";
-      if (options.answers) {
-        const parsed = parseAnswers(readFileSync(resolve(options.answers), "utf8"));
+      if (answersFile !== null) {
+        const parsed = parseAnswers(readFileSync(answersFile.value, "utf8"));
         if (!parsed.ok) {
-          printCommandError(parsed.error, parsed.message);
+          printCommandError(parsed.error, `${answersFile.value}: ${parsed.message}`);
           setExitCode(2);
           return;
         }
@@ -209,7 +238,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       }
       const recorded = recordPredictions(path, answers, form);
       if (!recorded.ok) {
-        printCommandError(recorded.error, recorded.message);
+        printCommandError(recorded.error, `${path}: ${recorded.message}`);
         setExitCode(2);
         return;
       }
@@ -228,12 +257,25 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--out <file>", "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)")
     .action((options: { baseline: string; model?: string; extension: string[]; blocked?: string; checks?: string; predictions?: string; out?: string }) => {
       // Beside the runs, never into the current directory (often the git checkout) unless asked.
-      const out = resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md"));
-      if (existsSync(out)) {
-        printCommandError("output_exists", `${out} exists; it is never overwritten (choose another path with --out FILE)`);
+      const pathProblem = submissionPathProblem({
+        baseline: resolve(options.baseline),
+        model: options.model ? resolve(options.model) : null,
+        extensions: options.extension.map((directory) => resolve(directory)),
+        checks: options.checks ? resolve(options.checks) : null,
+        predictions: options.predictions ? resolve(options.predictions) : null,
+      });
+      if (pathProblem !== null) {
+        printCommandError(pathProblem.error, pathProblem.message);
         setExitCode(2);
         return;
       }
+      const checkedOut = newOutput("--out", resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")), "choose another path with --out FILE");
+      if (!checkedOut.ok) {
+        printCommandError(checkedOut.error, checkedOut.message);
+        setExitCode(2);
+        return;
+      }
+      const out = checkedOut.value;
       const built = buildSubmission({
         baselineDirectory: resolve(options.baseline),
         modelDirectory: options.model ? resolve(options.model) : null,
@@ -252,21 +294,18 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     });
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The run directory's refusals come from the workspace layer without the path (what a model may
  * see never holds host paths); the person at the terminal gets the path and what to do. Missing
  * parents are not created: `--run` stays one new owner-only folder (src/workspace/runDirectory.ts).
  */
 export function runErrorMessage(code: string, message: string, runDirectory: string): string {
-  if (code === "run_parent_invalid") return `${message}: ${dirname(runDirectory)} (create it first, e.g. mkdir -p -m 700 ${dirname(runDirectory)}; --run makes only the last folder)`;
+  if (code === "run_parent_invalid") {
+    // mkdir -p cannot help when a file stands in the way: say which one.
+    const blocking = fileAbove(dirname(runDirectory));
+    if (blocking !== null) return `the run directory cannot be made under ${blocking}: it is a file, not a folder (choose --run DIR under a folder)`;
+    return `${message}: ${dirname(runDirectory)} (create it first, e.g. mkdir -p -m 700 ${dirname(runDirectory)}; --run makes only the last folder)`;
+  }
   if (code === "run_destination_exists") return `${message}: ${runDirectory} (choose a new path with --run DIR)`;
   if (code.startsWith("run_")) return `${message}: ${runDirectory}`;
   return message;
