@@ -106,7 +106,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--extension <change>", "a further trial after the first one in the ledger: the declared change (required for every later trial)")
     .option("--baseline <dir>", "the `tca lab baseline` run that verified this harness (recorded before loading)")
     .option("--checks <dir>", "the `tca lab checks` root that verified this harness (recorded before loading)")
-    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string }) => {
+    .option("--unverified-harness", "run even though the --baseline/--checks evidence does not verify (recorded in the manifest)")
+    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string; unverifiedHarness?: boolean }) => {
       const runDirectory = resolve(options.run);
       const modelDirectory = resolve(options.modelDirectory);
       // The most specific cause first: a missing model directory is named before anything about
@@ -156,6 +157,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           extension: options.extension ?? null,
           baselineDirectory: options.baseline ? resolve(options.baseline) : null,
           checksDirectory: options.checks ? resolve(options.checks) : null,
+          unverifiedHarness: options.unverifiedHarness === true,
           // Tokens so far and tok/s on the status line; asked of the worker only when a terminal shows them.
           ...(progress.active ? { onGenerationProgress: (notice: ProgressNotice) => progress.progress(notice) } : {}),
         });
