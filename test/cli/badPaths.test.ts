@@ -70,6 +70,7 @@ const ARGUMENTS: readonly PathArgument[] = [
   { command: "report", role: "folder", argv: (p) => ["report", p] },
   { command: "report", role: "new", argv: (p, f) => ["report", f.baseline, "--out", p] },
   { command: "expr check", role: "file", argv: (p) => ["expr", "check", p] },
+  { command: "proposal check", role: "file", argv: (p) => ["proposal", "check", p] },
 ];
 
 /** Each kind of bad path for a role, inside a case's own scratch folder (which holds f, d/ and ln -> nowhere). */
