@@ -129,9 +129,9 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
   const loader: ProposalSourceLoader = {
     label,
     describePending: () => ({ model_directory: checkpoint.value.directory, synthetic }),
-    async load(overallDeadlineMs) {
+    async load(overallDeadlineMs, signal) {
       const created = await LocalModelSource.create({
-        modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock,
+        modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock, signal,
         ...(options.onGenerationProgress !== undefined ? { onGenerationProgress: options.onGenerationProgress } : {}),
       });
       return created.ok ? ok(created.value) : err(created.error, created.message);

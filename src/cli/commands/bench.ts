@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts";
+import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
@@ -248,7 +249,10 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         mkdirSync(outDir, { recursive: true });
         writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
         const controller = new AbortController();
-        const onSigint = (): void => controller.abort();
+        const onSigint = (): void => {
+          process.stderr.write(cancellingNotice("bench quixbugs run", "the running tasks stop and are not graded; finished ones are kept"));
+          controller.abort();
+        };
         process.once("SIGINT", onSigint);
         const progress = showsBar ? (bar = new BarProgress()) : new LineProgress((l) => process.stderr.write(l + "\n"));
         const result = await runBenchmark({
@@ -274,6 +278,12 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         });
         process.removeListener("SIGINT", onSigint);
         if (!result.ok) return fail(setExitCode, result.error, result.message, json);
+        // A cancelled run is not summarized as if complete: what was kept, and how to go on.
+        if (controller.signal.aborted) {
+          if (json) process.stdout.write(JSON.stringify({ ok: false, cancelled: true, outDir, finishedTasks: result.value.results.length, resume: resumeCommand(process.argv.slice(2), outDir) }, null, 2) + "\n");
+          else process.stdout.write(benchCancelledText(result.value.results.length, outDir, process.argv.slice(2)));
+          return setExitCode(CANCELLED_EXIT_CODE);
+        }
         const summary = summarize(result.value.results);
         if (json) {
           process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), summary }, null, 2) + "\n");
@@ -286,7 +296,6 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
         }
-        if (controller.signal.aborted) return setExitCode(130);
         // No task with a verdict: the run measured the endpoint, not the model.
         if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
           return fail(setExitCode, "model_errors_only", `every task (${result.value.results.length}) ended in a model error; see the traces' model_error events in ${outDir}`, false);

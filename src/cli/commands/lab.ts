@@ -7,6 +7,7 @@ import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
 import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
+import { CANCELLED_EXIT_CODE, cancellingNotice } from "../interruption.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
@@ -147,10 +148,16 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (/^(y|yes)$/i.test(answer.trim())) runConsent = "interactive_confirmation";
       }
       const cancel = new AbortController();
-      const onSigint = (): void => cancel.abort();
-      process.once("SIGINT", onSigint);
       // Loading the full-size model takes seconds and each generation tens of them: say so on a terminal.
       const progress = watchRunProgress(runDirectory);
+      // Ctrl-C is acknowledged at once; the load (worker killed) or generation stops within the
+      // supervisor's 2-second grace, and the run is recorded with stop reason cancelled.
+      const onSigint = (): void => {
+        progress.stop();
+        process.stderr.write(cancellingNotice("lab model", "the model is stopped; the run is kept and recorded as cancelled"));
+        cancel.abort();
+      };
+      process.once("SIGINT", onSigint);
       try {
         const trial = await runModelTrial({
           runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal,
@@ -168,6 +175,11 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           return;
         }
         process.stdout.write(formatRunSummary(trial.value.run.final, trial.value.run.runDirectory));
+        if (trial.value.run.final.stop_reason === "cancelled") {
+          printCommandError("cancelled", `stopped by Ctrl-C; the run is recorded as cancelled in ${trial.value.run.runDirectory} (a trial needs a new --run)`);
+          setExitCode(CANCELLED_EXIT_CODE);
+          return;
+        }
         setExitCode(trial.value.run.final.stop_reason === "harness_error" || deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid" ? 1 : 0);
       } finally {
         progress.stop();
