@@ -8,9 +8,12 @@ import type { Command } from "commander";
 /**
  * Codes of the command layer itself: usage_error (the arguments did not parse, or options that
  * belong together are missing), output_exists (an output path the command would create exists;
- * nothing is overwritten), input_incomplete (interactive input ended early; nothing recorded).
+ * nothing is overwritten), input_incomplete (interactive input ended early; nothing recorded),
+ * path_not_found / path_wrong_kind / path_unreadable (a path argument is missing or a dangling
+ * symlink, a file where a folder is expected or the reverse, or cannot be read: pathArguments.ts),
+ * unexpected_error (a command failed in a way it does not handle: a bug, still one line).
  */
-export const CLI_ERROR_CODES = ["usage_error", "output_exists", "input_incomplete"] as const;
+export const CLI_ERROR_CODES = ["usage_error", "output_exists", "input_incomplete", "path_not_found", "path_wrong_kind", "path_unreadable", "unexpected_error"] as const;
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
 
 /** One line; a message is never allowed to add lines of its own (they are joined with "; "). */

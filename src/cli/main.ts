@@ -38,7 +38,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
-    throw error;
+    // A failure no command handles is still one line in the one form, never a stack trace
+    // (TCA_DEBUG=1 adds the stack for whoever fixes it); exit 70 is EX_SOFTWARE.
+    process.stderr.write(formatCommandError(commandPathFromArgv(program, argv), "unexpected_error", `${describeUnexpected(error)} (a bug in tca; please report it)`).replace(/^tca : /, "tca: "));
+    if (process.env["TCA_DEBUG"] === "1" && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    return 70;
   }
   return exitCode;
+}
+
+/** The error's own words and, for a system error, its code and path (Node puts them on the error). */
+function describeUnexpected(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const system = error as NodeJS.ErrnoException;
+  if (typeof system.code === "string" && typeof system.path === "string") return `${system.code}: ${system.path}: ${system.syscall ?? "system call"} failed`;
+  return error.message;
 }

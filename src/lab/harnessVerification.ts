@@ -2,17 +2,21 @@
 // records whether a verified scripted baseline and a fully passing checks run exist for THIS
 // harness version (the aggregate hash of src/, bin/ and the package files). "Verified" and
 // "passing" are the re-derived verdicts (deriveRunVerdict, deriveChecksVerdict), never the
-// summary files' own claims. It records; it does not decide for the learner (submission.md cites
-// the record).
+// summary files' own claims. Evidence that was supplied but does not verify (a typo'd path, the wrong kind of run,
+// a failed verdict) refuses the trial before its window is claimed or the model loads, unless the
+// learner passes --unverified-harness, which is recorded (issue 28). Evidence not supplied at all
+// is recorded as such and does not stop the trial; submission.md cites the record.
+import { statSync } from "node:fs";
+import { err, ok, type Result } from "../core/result.ts";
 import { readJsonObjectUnder } from "../core/safeRead.ts";
 import { deriveChecksVerdict } from "../evidence/checksVerdict.ts";
-import { harnessHashes } from "../evidence/runtimeIdentity.ts";
 import { deriveRunVerdict } from "../evidence/runVerdict.ts";
+import { harnessHashes } from "../evidence/runtimeIdentity.ts";
 
 export interface EvidenceCheck {
   readonly directory: string | null;
   /** "verified": exists, passed, same harness; otherwise the first reason it is not. */
-  readonly status: "verified" | "not_supplied" | "unreadable" | "evidence_invalid" | "not_passing" | "other_harness_version" | "wrong_kind";
+  readonly status: "verified" | "not_supplied" | "missing" | "unreadable" | "evidence_invalid" | "not_passing" | "other_harness_version" | "wrong_kind";
   readonly harness_sha256: string | null;
 }
 
@@ -23,6 +27,16 @@ export interface HarnessVerification {
   readonly checks: EvidenceCheck;
   /** True only when both are "verified". */
   readonly verified_before_loading: boolean;
+  /** The learner ran the trial with --unverified-harness although supplied evidence did not verify. */
+  readonly unverified_harness: boolean;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Evidence summaries are small; anything larger is not one of ours. */
@@ -38,6 +52,7 @@ function field(value: unknown, key: string): unknown {
 
 export function checkBaselineEvidence(directory: string | null, current: string): EvidenceCheck {
   if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
+  if (!isDirectory(directory)) return { directory, status: "missing", harness_sha256: null };
   const verdict = deriveRunVerdict(directory);
   const { manifest, final } = verdict;
   if (manifest === null || final === null) return { directory, status: "unreadable", harness_sha256: null };
@@ -51,6 +66,7 @@ export function checkBaselineEvidence(directory: string | null, current: string)
 
 export function checkChecksEvidence(directory: string | null, current: string): EvidenceCheck {
   if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
+  if (!isDirectory(directory)) return { directory, status: "missing", harness_sha256: null };
   const report = readObject(directory, "checks.json");
   if (report === null || report["schema"] !== "tca.checks/1") return { directory, status: "unreadable", harness_sha256: null };
   const sha = typeof report["harness_sha256"] === "string" ? report["harness_sha256"] : null;
@@ -62,7 +78,7 @@ export function checkChecksEvidence(directory: string | null, current: string): 
   return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
 }
 
-export function verifyHarnessEvidence(baselineDirectory: string | null, checksDirectory: string | null, now: Date = new Date()): HarnessVerification {
+export function verifyHarnessEvidence(baselineDirectory: string | null, checksDirectory: string | null, now: Date = new Date(), unverifiedHarness = false): HarnessVerification {
   const current = harnessHashes().aggregate_sha256;
   const baseline = checkBaselineEvidence(baselineDirectory, current);
   const checks = checkChecksEvidence(checksDirectory, current);
@@ -72,5 +88,30 @@ export function verifyHarnessEvidence(baselineDirectory: string | null, checksDi
     baseline,
     checks,
     verified_before_loading: baseline.status === "verified" && checks.status === "verified",
+    unverified_harness: unverifiedHarness,
   };
+}
+
+const STATUS_WORDS: Record<Exclude<EvidenceCheck["status"], "verified" | "not_supplied">, string> = {
+  missing: "does not exist or is not a folder",
+  unreadable: "holds no readable evidence of that kind",
+  evidence_invalid: "does not verify (its re-derived verdict disagrees with its files)",
+  not_passing: "did not pass (its verdict is not a verified success)",
+  other_harness_version: "was made by another harness version (run it again with this checkout)",
+  wrong_kind: "is not that kind of run",
+};
+
+/**
+ * Supplied evidence must verify before the trial claims its window or loads the model; the
+ * explicit override lets the trial run and is recorded in the verification itself.
+ */
+export function requireVerifiedHarness(verification: HarnessVerification): Result<HarnessVerification, "harness_evidence_invalid"> {
+  if (verification.unverified_harness) return ok(verification);
+  const problems: string[] = [];
+  for (const [option, check, kind] of [["--baseline", verification.baseline, "a tca lab baseline run"], ["--checks", verification.checks, "a tca lab checks root"]] as const) {
+    if (check.status === "verified" || check.status === "not_supplied") continue;
+    problems.push(`${option} ${check.directory ?? ""} ${check.status === "wrong_kind" ? `is not ${kind}` : STATUS_WORDS[check.status]}`);
+  }
+  if (problems.length === 0) return ok(verification);
+  return err("harness_evidence_invalid", `${problems.join("; ")}; nothing was loaded and no trial window was claimed (fix the path, or pass --unverified-harness to run anyway, which is recorded)`);
 }

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT } from "../evidence/runtimeIdentity.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { openTrialWindow, readLedger, type LedgerWindow } from "../model/artifacts/ledger.ts";
 import { checkRunDestination } from "../workspace/index.ts";
-import { verifyHarnessEvidence } from "./harnessVerification.ts";
+import { requireVerifiedHarness, verifyHarnessEvidence } from "./harnessVerification.ts";
 import { decideTrialRole, type TrialRole, type TrialRoleErrorCode } from "./trialSequence.ts";
 import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
@@ -31,6 +31,7 @@ export type ModelTrialErrorCode =
   | "model_directory_rejected"
   | "trial_window_closed"
   | "run_directory_rejected"
+  | "harness_evidence_invalid"
   | TrialRoleErrorCode;
 
 export interface ModelTrialOptions {
@@ -48,6 +49,8 @@ export interface ModelTrialOptions {
   /** The baseline run and checks root that verified this harness (recorded before loading). */
   readonly baselineDirectory?: string | null;
   readonly checksDirectory?: string | null;
+  /** Run although supplied --baseline/--checks evidence does not verify (recorded in the manifest). */
+  readonly unverifiedHarness?: boolean;
   /** Live token counts of each generation, for the CLI's status line (never recorded). */
   readonly onGenerationProgress?: LocalModelSourceOptions["onGenerationProgress"];
 }
@@ -69,6 +72,11 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
   if (lock.mismatches.length > 0) {
     return err("runtime_lock_mismatch", `the installed packages disagree with package-lock.json (${lock.mismatches.slice(0, 3).join("; ")}); run npm ci`);
   }
+
+  // Before anything is opened, claimed or loaded: supplied evidence that does not verify stops here.
+  const harnessChecked = requireVerifiedHarness(verifyHarnessEvidence(options.baselineDirectory ?? null, options.checksDirectory ?? null, new Date(), options.unverifiedHarness === true));
+  if (!harnessChecked.ok) return harnessChecked;
+  const harness = harnessChecked.value;
 
   const checkpoint = await openCheckpointDirectory(options.modelDirectory);
   if (!checkpoint.ok) return err("model_directory_rejected", `${checkpoint.error}: ${checkpoint.message}`);
@@ -106,7 +114,6 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     acquisitionMs = claimed?.acquisition.elapsed_ms ?? null;
     consent = claimed?.consent ?? null;
   }
-  const harness = verifyHarnessEvidence(options.baselineDirectory ?? null, options.checksDirectory ?? null);
 
   // Input tokens are counted in this process with the same verified tokenizer and template the
   // worker uses, so compaction happens before the worker is ever asked.
@@ -122,9 +129,9 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
   const loader: ProposalSourceLoader = {
     label,
     describePending: () => ({ model_directory: checkpoint.value.directory, synthetic }),
-    async load(overallDeadlineMs) {
+    async load(overallDeadlineMs, signal) {
       const created = await LocalModelSource.create({
-        modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock,
+        modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock, signal,
         ...(options.onGenerationProgress !== undefined ? { onGenerationProgress: options.onGenerationProgress } : {}),
       });
       return created.ok ? ok(created.value) : err(created.error, created.message);

@@ -20,6 +20,8 @@ export interface LocalModelSourceOptions {
    * it only when it shows one). Not recorded and not shown to the model; see supervisor.generate.
    */
   readonly onGenerationProgress?: (progress: GenerationProgressNotice) => void;
+  /** Aborting it (Ctrl-C) stops the load at once: the worker is killed, the result is cancelled. */
+  readonly signal?: AbortSignal;
 }
 
 export type GenerationProgressNotice = SupervisedProgress & { readonly proposalNumber: number };
@@ -38,7 +40,7 @@ export class LocalModelSource implements ProposalSource {
 
   static async create(options: LocalModelSourceOptions): Promise<Result<LocalModelSource, "time_limit" | "model_error" | "cancelled">> {
     const supervisor = new ModelSupervisor({ ...options.supervisor, clock: options.clock ?? systemClock });
-    const loaded = await supervisor.load(options.modelDirectory, options.overallDeadlineMs);
+    const loaded = await supervisor.load(options.modelDirectory, options.overallDeadlineMs, options.signal === undefined ? {} : { signal: options.signal });
     if (!loaded.ok) {
       await supervisor.close();
       return err(loaded.error, loaded.message);

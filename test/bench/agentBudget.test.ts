@@ -1,6 +1,6 @@
 // The time budget, driven by an injected clock (nothing sleeps), with an in-process backend:
 // the ChatBackend contract needs no HTTP, which is how a local-engine backend plugs in.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";

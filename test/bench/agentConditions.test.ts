@@ -1,6 +1,6 @@
 // End to end: the local scripted OpenAI-compatible server drives every condition through the
 // real client, the real tool policy, the real sandbox and the real grading.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { isInterruption, runTask, type TaskInterruption } from "../../src/bench/taskRunner.ts";
 import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agent/conditions.ts";

@@ -1,6 +1,6 @@
 // The `tca bench quixbugs run` command end to end against the scripted local server, as a
 // user would call it, plus its option errors.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

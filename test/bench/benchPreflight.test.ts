@@ -2,7 +2,7 @@
 // calls it: a wrong model name, a missing /v1, a missing API key, a server without tool support
 // or without tool parsing stop the command before any task with the server's message and the
 // likely fix; a run whose every task is a model error exits non-zero.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";

@@ -1,5 +1,6 @@
 // The run layer: run directory files, incremental results, --resume, --shard, merge, compare.
 import { test } from "node:test";
+import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,7 +56,7 @@ test("planTasks orders by task id and --shard takes a deterministic slice that p
   for (const bad of ["0/3", "4/3", "1/0", "a/b", "1-2", ""]) assert.equal(parseShard(bad), undefined, bad);
 });
 
-test("a run writes the manifest, traces, diffs, tasks.ndjson, results.json and results.md; --resume skips finished tasks", async () => {
+test("a run writes the manifest, traces, diffs, tasks.ndjson, results.json and results.md; --resume skips finished tasks", { skip: sandboxPackages().skip }, async () => {
   const out = mkdtempSync(join(tmpdir(), "tca-run-"));
   try {
     await withRun(async (opts, calls) => {
@@ -102,7 +103,7 @@ test("a run writes the manifest, traces, diffs, tasks.ndjson, results.json and r
   }
 });
 
-test("an interrupted run (a torn last line, missing tasks) resumes only the missing tasks", async () => {
+test("an interrupted run (a torn last line, missing tasks) resumes only the missing tasks", { skip: sandboxPackages().skip }, async () => {
   const out = mkdtempSync(join(tmpdir(), "tca-run-"));
   try {
     await withRun(async (opts, calls) => {
@@ -124,7 +125,7 @@ test("an interrupted run (a torn last line, missing tasks) resumes only the miss
   }
 });
 
-test("two shards merge into the same results as one run, and compare puts runs side by side", async () => {
+test("two shards merge into the same results as one run, and compare puts runs side by side", { skip: sandboxPackages().skip }, async () => {
   const base = mkdtempSync(join(tmpdir(), "tca-shards-"));
   try {
     await withRun(async (opts) => {
@@ -152,7 +153,7 @@ test("two shards merge into the same results as one run, and compare puts runs s
   }
 });
 
-test("tasks that ended in a model error are redone on --resume", async () => {
+test("tasks that ended in a model error are redone on --resume", { skip: sandboxPackages().skip }, async () => {
   const out = mkdtempSync(join(tmpdir(), "tca-run-"));
   const down = await startScriptedServer([], { httpStatus: 503 });
   try {

@@ -2,7 +2,7 @@
 // is not one. Each is sent as the model's answer in condition A (the real client, the real
 // sandbox, the real trusted grader) and must grade NOT fixed, with the reason in the trace.
 // The first three are the attacks that forged "fixed" under the pytest-based grade.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { defaultDatasetDir } from "../../src/bench/dataset/dataset.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
-import { benchSetup, program, referenceFix } from "./benchFixtures.ts";
+import { benchSetup, MINI_DATASET_DIR, program, referenceFix } from "./benchFixtures.ts";
 import { startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 
 const T = "python_programs/gcd.py";
@@ -47,8 +47,7 @@ const oneShot = (source: string): ScriptedTurn[] => [{ content: "```python\n" + 
 
 /** The public gcd cases as the model can read them in C and D (the data set's JSON lines). */
 function publicGcdCases(): [number, number, number][] {
-  const { dataset } = benchSetup();
-  return readFileSync(join(dataset.root, "json_testcases", "gcd.json"), "utf8").split("\n").filter((l) => l.trim() !== "")
+  return readFileSync(join(MINI_DATASET_DIR, "json_testcases", "gcd.json"), "utf8").split("\n").filter((l) => l.trim() !== "")
     .map((l) => {
       const [[a, b], expected] = JSON.parse(l) as [[number, number], number];
       return [a, b, expected];
@@ -95,7 +94,7 @@ const ATTACKS: Readonly<Record<string, string>> = {
   "reads the reference fix (import, relative and host paths)": [
     "import os",
     "paths = ['correct_python_programs/gcd.py', '../correct_python_programs/gcd.py', '/task/correct_python_programs/gcd.py',",
-    `         ${JSON.stringify(join(defaultDatasetDir(), "correct_python_programs", "gcd.py"))}, ${JSON.stringify(join(benchSetup().dataset.root, "correct_python_programs", "gcd.py"))}]`,
+    `         ${JSON.stringify(join(defaultDatasetDir(), "correct_python_programs", "gcd.py"))}, ${JSON.stringify(join(MINI_DATASET_DIR, "correct_python_programs", "gcd.py"))}]`,
     "source = None",
     "for p in paths:",
     "    try:",

@@ -3,6 +3,7 @@
 // canonical form the runner writes (checked against hand-written canonical texts), the seeded
 // held-out generators, and a data set whose test file no transcription matches.
 import { test } from "node:test";
+import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,7 +80,7 @@ test("test-data reader: an untranscribed test file, no cases, no marker and a ma
   assert.deepEqual(good.value.cases[0]?.compare, { kind: "approx_abs", tolerance: 0.5 });
 });
 
-test("the runner's canonical form: Python equality for plain values, contents (not claims) for subclasses", async () => {
+test("the runner's canonical form: Python equality for plain values, contents (not claims) for subclasses", { skip: sandboxPackages().skip }, async () => {
   const { sandbox, dataset } = benchSetup();
   const returns: [string, string][] = [
     ["[1, 2.0, True]", "[\"l\",[[\"n\",\"1\"],[\"n\",\"2\"],[\"n\",\"1\"]]]"],
@@ -113,7 +114,7 @@ test("held-out generators are seeded: the same seed gives the same inputs, anoth
   assert.ok(xs.every((x) => x >= 0 && x < 1));
 });
 
-test("a data set whose test file matches no template or transcription is not graded (never guessed at)", async () => {
+test("a data set whose test file matches no template or transcription is not graded (never guessed at)", { skip: sandboxPackages().skip }, async () => {
   const { sandbox, dataset } = benchSetup();
   const copy = mkdtempSync(join(tmpdir(), "tca-untranscribed-"));
   try {

@@ -3,6 +3,7 @@
 // gcd with a tiny synthetic (random-weight) checkpoint — a pipeline check whose outcome is
 // whatever the random model earns.
 import { after, before, test } from "node:test";
+import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -239,7 +240,7 @@ test("an over-budget conversation is model_context_limit: never truncated, nothi
   assert.ok(!bad.ok && bad.error === "model_engine_error");
 });
 
-test("conditions A and C on gcd with the tiny checkpoint: real generations, sandbox grading, a labelled pipeline check", async () => {
+test("conditions A and C on gcd with the tiny checkpoint: real generations, sandbox grading, a labelled pipeline check", { skip: sandboxPackages().skip }, async () => {
   const { sandbox, dataset } = benchSetup();
   const outDir = join(scratch, "run");
   const result = await runBenchmark({
@@ -304,7 +305,7 @@ function tca(args: string[]): Promise<{ code: number; out: string; err: string }
   });
 }
 
-test("tca bench quixbugs run --backend local: option errors, then a one-shot run on the tiny checkpoint", async () => {
+test("tca bench quixbugs run --backend local: option errors, then a one-shot run on the tiny checkpoint", { skip: sandboxPackages().skip }, async () => {
   const out = join(scratch, "cli-run");
   const missing = await tca(["bench", "quixbugs", "run", "--backend", "local", "--out", out]);
   assert.equal(missing.code, 2, "--model-directory is required for --backend local");

@@ -1,7 +1,7 @@
 // Issue 13, cases 1-9: outcomes that were recorded wrongly, each replayed against the scripted
 // OpenAI-compatible server through the real client, the real agent loop, the real sandbox and
 // the real grading: the expected outcome, the trace, and what the run directory records.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

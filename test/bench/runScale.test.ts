@@ -2,6 +2,7 @@
 // shards as separate processes joined by merge, --repeats with pass@k / pass^k, and the example
 // Job manifest checked with a YAML parser against the CLI's own options.
 import { test } from "node:test";
+import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -134,7 +135,7 @@ test("pass@k and pass^k per condition, over programs with k graded repeats, with
   assert.deepEqual(summarizeRepeats(results.filter((r) => r.repeat === 1)), []);
 });
 
-test("shards as separate processes (JOB_COMPLETION_INDEX 0 and 1) merge into the same results as one run; --repeats samples one seed per repeat", async () => {
+test("shards as separate processes (JOB_COMPLETION_INDEX 0 and 1) merge into the same results as one run; --repeats samples one seed per repeat", { skip: sandboxPackages().skip }, async () => {
   const { dataset } = benchSetup();
   const fix = referenceFix(dataset, "gcd");
   const server = await startRoutedServer((body) => (JSON.stringify(body.messages).includes("python_programs/gcd.py") ? { content: "```python\n" + fix + "```" } : { content: "I cannot fix this." }));
@@ -269,7 +270,7 @@ test("merge copies only trace and diff names the harness writes; a recorded path
   }
 });
 
-test("a resume with another shard than the run's is refused (run_dir_invalid), asking the model nothing", async () => {
+test("a resume with another shard than the run's is refused (run_dir_invalid), asking the model nothing", { skip: sandboxPackages().skip }, async () => {
   const { sandbox, dataset } = benchSetup();
   const server = await startRoutedServer(() => ({ content: "No idea." }));
   const out = mkdtempSync(join(tmpdir(), "tca-shard-resume-"));

@@ -1,7 +1,7 @@
 // The sandbox holds: escape attempts from a program under test fail and are reported, a
 // non-terminating run is killed with its whole process group, limits apply, and a missing
 // bwrap stops everything with a clear error instead of running unsandboxed.
-import { test } from "node:test";
+import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";

@@ -4,6 +4,7 @@
 // Also: groups left by a SIGKILLed owner are removed at the next start, and the self-test names
 // every cap it cannot apply.
 import { test } from "node:test";
+import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
@@ -46,13 +47,13 @@ function assertNothingLeft(sandbox: SandboxConfig, r: SandboxRunResult): void {
   }
 }
 
-test("this machine applies every cap (the self-test would refuse otherwise)", () => {
+test("this machine applies every cap (the self-test would refuse otherwise)", { skip: sandboxPackages().skip }, () => {
   const { sandbox } = benchSetup();
   assert.deepEqual(missingCaps(sandbox), []);
   assert.notEqual(sandbox.processLimit, "rlimit-only");
 });
 
-test("a memory hog spread over three children is stopped by the run's memory cap, and it is recorded", async () => {
+test("a memory hog spread over three children is stopped by the run's memory cap, and it is recorded", { skip: sandboxPackages().skip }, async () => {
   const { sandbox: base } = benchSetup();
   const sandbox = { ...base, limits: { ...base.limits, memoryBytes: 256 * MiB } };
   // Each child stays under the per-process address-space limit; together they exceed the cap.
@@ -75,7 +76,7 @@ test("a memory hog spread over three children is stopped by the run's memory cap
   assertNothingLeft(sandbox, r);
 });
 
-test("/tmp and /dev/shm fillers stop at their tmpfs size; /task cannot be written at all", async () => {
+test("/tmp and /dev/shm fillers stop at their tmpfs size; /task cannot be written at all", { skip: sandboxPackages().skip }, async () => {
   const { sandbox: base } = benchSetup();
   const sandbox = { ...base, limits: { ...base.limits, tmpBytes: 8 * MiB, shmBytes: 4 * MiB } };
   const r = await runScript(sandbox, [
@@ -106,7 +107,7 @@ test("/tmp and /dev/shm fillers stop at their tmpfs size; /task cannot be writte
   assertNothingLeft(sandbox, r);
 });
 
-test("a fork bomb stops at the run's process cap, and it is recorded", async () => {
+test("a fork bomb stops at the run's process cap, and it is recorded", { skip: sandboxPackages().skip }, async () => {
   const { sandbox } = benchSetup();
   const r = await runScript(sandbox, "import os, time\nn = 0\nfor i in range(500):\n    try:\n        if os.fork() == 0:\n            time.sleep(5); os._exit(0)\n        n += 1\n    except OSError:\n        break\nprint('forked', n, flush=True)\nos._exit(0)\n", 20_000);
   const n = Number(/forked (\d+)/.exec(r.stdout)?.[1] ?? "-1");
@@ -115,7 +116,7 @@ test("a fork bomb stops at the run's process cap, and it is recorded", async () 
   assertNothingLeft(sandbox, r);
 });
 
-test("ptrace of the sandbox's init is refused at once (the run does not stall until the timeout)", async () => {
+test("ptrace of the sandbox's init is refused at once (the run does not stall until the timeout)", { skip: sandboxPackages().skip }, async () => {
   const { sandbox } = benchSetup();
   const r = await runScript(sandbox, [
     "import ctypes, os",
@@ -144,7 +145,7 @@ test("the seccomp filter is well-formed classic BPF for each supported machine, 
   assert.equal(seccompFilterBytes("riscv64"), undefined);
 });
 
-test("the self-test refuses, naming the cap, when the run caps or the ptrace filter cannot be applied", async () => {
+test("the self-test refuses, naming the cap, when the run caps or the ptrace filter cannot be applied", { skip: sandboxPackages().skip }, async () => {
   const { sandbox } = benchSetup();
   const noCgroups: SandboxConfig = { ...sandbox, processLimit: "rlimit-only", cgroups: { mechanism: "none", memoryParent: undefined, pidsParent: undefined, reason: "no writable memory and pids cgroup" } };
   const r1 = await sandboxSelfTest(noCgroups);
@@ -157,7 +158,7 @@ test("the self-test refuses, naming the cap, when the run caps or the ptrace fil
   assert.match(r2.ok ? "" : r2.message, /ptrace filter/);
 });
 
-test("groups left behind by an owner that was SIGKILLed are removed (their processes killed) at the next start", async (t) => {
+test("groups left behind by an owner that was SIGKILLed are removed (their processes killed) at the next start", { skip: sandboxPackages().skip }, async (t) => {
   const { sandbox } = benchSetup();
   const parent = sandbox.cgroups.pidsParent;
   if (!parent || !sandbox.cgroups.memoryParent) {
@@ -196,7 +197,7 @@ test("groups left behind by an owner that was SIGKILLed are removed (their proce
   }
 });
 
-test("a harness SIGKILLed mid-run leaves its run's groups behind; the next start removes them", async (t) => {
+test("a harness SIGKILLed mid-run leaves its run's groups behind; the next start removes them", { skip: sandboxPackages().skip }, async (t) => {
   const { sandbox } = benchSetup();
   const parents = [sandbox.cgroups.memoryParent, sandbox.cgroups.pidsParent].filter((p): p is string => p !== undefined);
   if (parents.length === 0) {
@@ -232,7 +233,7 @@ test("a harness SIGKILLed mid-run leaves its run's groups behind; the next start
   }
 });
 
-test("no descriptor a parent leaked enters the sandbox: only stdio is open there", async () => {
+test("no descriptor a parent leaked enters the sandbox: only stdio is open there", { skip: sandboxPackages().skip }, async () => {
   const outer = mkdtempSync(join(tmpdir(), "tca-fdprobe-"));
   try {
     // fds 3, 4 and 5 of the helper are inherited pipes without close-on-exec.

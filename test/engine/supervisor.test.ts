@@ -111,6 +111,34 @@ test("loading is bounded by the overall deadline", async () => {
   await supervisor.close();
 });
 
+test("Ctrl-C during a load: cancelled at once (no deadline reached), the worker's whole group killed", async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "tca-supervisor-"));
+  const pidFile = path.join(dir, "grandchild.pid");
+  const clock = new ManualClock(0);
+  const events: SupervisorEvent[] = [];
+  const supervisor = supervisorFor("hang_load", clock, events, pidFile);
+  const controller = new AbortController();
+  const pending = supervisor.load("/nowhere", 600_000, { signal: controller.signal });
+  // The fake worker writes its grandchild's pid as it starts; wait for it, then press Ctrl-C.
+  let grandchild = Number.NaN;
+  for (let i = 0; i < 500 && Number.isNaN(grandchild); i++) {
+    grandchild = Number(await readFile(pidFile, "utf8").catch(() => "NaN"));
+    if (Number.isNaN(grandchild)) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const workerPid = supervisor.pid as number;
+  controller.abort();
+  // The manual clock never moves: only the abort can end this load.
+  const loaded = await pending;
+  assert.equal(!loaded.ok && loaded.error, "cancelled");
+  assert.ok(events.some((e) => e.kind === "killed" && e.reason === "load_cancelled"));
+  assert.ok(await gone(workerPid), "worker killed");
+  assert.ok(await gone(grandchild), "grandchild in the same process group killed");
+  const already = await supervisorFor("hang_load", clock, []).load("/nowhere", 600_000, { signal: controller.signal });
+  assert.equal(!already.ok && already.error, "cancelled", "an aborted signal never starts a worker");
+  await supervisor.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
 test("a failed load is model_error and carries the worker's code only in the message", async () => {
   const supervisor = supervisorFor("fail_load", new ManualClock(0), []);
   const loaded = await supervisor.load("/nowhere", 600_000);

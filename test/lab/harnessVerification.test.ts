@@ -3,9 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkBaselineEvidence, checkChecksEvidence, verifyHarnessEvidence } from "../../src/lab/harnessVerification.ts";
+import { checkBaselineEvidence, checkChecksEvidence, requireVerifiedHarness, verifyHarnessEvidence } from "../../src/lab/harnessVerification.ts";
+import { runModelTrial } from "../../src/lab/modelTrial.ts";
+import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
+import { LEDGER_FILE_NAME } from "../../src/model/artifacts/ledger.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { runAllChecks } from "../../src/lab/checkRunner.ts";
@@ -46,7 +49,8 @@ test("a verified baseline and passing checks of this harness version: verified b
 
 test("missing, failing, other-version, wrong-kind or process-starting evidence is never verified", async () => {
   assert.equal(checkBaselineEvidence(null, current).status, "not_supplied");
-  assert.equal(checkBaselineEvidence(join(root, "nowhere"), current).status, "unreadable");
+  assert.equal(checkBaselineEvidence(join(root, "nowhere"), current).status, "missing");
+  assert.equal(checkChecksEvidence(join(root, "nowhere"), current).status, "missing");
   const failing = await runLab({ runDirectory: join(root, "failing"), source: new ScriptedSource(["nope", "nope"]), kind: "scripted_baseline" });
   assert.ok(failing.ok);
   assert.equal(checkBaselineEvidence(failing.value.runDirectory, current).status, "not_passing");
@@ -99,4 +103,67 @@ test("a checks.json that is a FIFO or a link to a passing report is refused at o
   execFileSync("mkfifo", [join(fifo, "checks.json")]);
   // A blocking open would hang this test (and the trial) forever; the refusal is immediate.
   assert.equal(checkChecksEvidence(fifo, current).status, "unreadable");
+});
+
+test("a final.json that claims success over a failing audit is not a verified baseline (the verdict is derived)", async () => {
+  const failing = await runLab({ runDirectory: join(root, "claims-success"), source: new ScriptedSource(["nope", "nope"]), kind: "scripted_baseline" });
+  assert.ok(failing.ok);
+  const finalPath = join(failing.value.runDirectory, "final.json");
+  const final = JSON.parse(readFileSync(finalPath, "utf8")) as Record<string, unknown>;
+  writeFileSync(finalPath, JSON.stringify({ ...final, verified_success: true }));
+  // The re-derived verdict disagrees with the file's claim: the evidence itself is invalid.
+  assert.equal(checkBaselineEvidence(failing.value.runDirectory, current).status, "evidence_invalid");
+});
+
+test("supplied evidence that does not verify is refused (harness_evidence_invalid) naming the path; not supplied is recorded; the override is recorded", async () => {
+  const baseline = await runScriptedBaseline(join(root, "gate-baseline"));
+  assert.ok(baseline.ok);
+  const checks = checksDir("gate-checks", PASSING);
+  assert.equal(requireVerifiedHarness(verifyHarnessEvidence(baseline.value.runDirectory, checks)).ok, true);
+  const notSupplied = requireVerifiedHarness(verifyHarnessEvidence(null, null));
+  assert.ok(notSupplied.ok);
+  assert.equal(notSupplied.value.verified_before_loading, false);
+
+  const typo = join(root, "baselin");
+  const typoRefused = requireVerifiedHarness(verifyHarnessEvidence(typo, checks));
+  assert.equal(typoRefused.ok ? null : typoRefused.error, "harness_evidence_invalid");
+  assert.ok(!typoRefused.ok && typoRefused.message.includes(`--baseline ${typo} does not exist`), typoRefused.ok ? "" : typoRefused.message);
+  // --checks pointing at a baseline run, and --baseline pointing at a checks root: the wrong kind.
+  const swapped = requireVerifiedHarness(verifyHarnessEvidence(checks, baseline.value.runDirectory));
+  assert.equal(swapped.ok ? null : swapped.error, "harness_evidence_invalid");
+  assert.ok(!swapped.ok && swapped.message.includes(`--baseline ${checks}`) && swapped.message.includes(`--checks ${baseline.value.runDirectory}`), swapped.ok ? "" : swapped.message);
+  const failed = requireVerifiedHarness(verifyHarnessEvidence(baseline.value.runDirectory, checksDir("gate-failed", { ...PASSING, passed: 39, failed: 1 })));
+  assert.equal(failed.ok ? null : failed.error, "harness_evidence_invalid");
+
+  const overridden = requireVerifiedHarness(verifyHarnessEvidence(typo, checks, new Date(), true));
+  assert.ok(overridden.ok);
+  assert.equal(overridden.value.unverified_harness, true);
+  assert.equal(overridden.value.baseline.status, "missing");
+  assert.equal(overridden.value.verified_before_loading, false);
+});
+
+test("the trial refuses a typo'd --baseline before it opens the model directory, claims a window or creates the run", async () => {
+  // Not a checkpoint at all, with a ledger: reaching the model or the window would answer otherwise.
+  const modelDirectory = join(root, "gate-model");
+  mkdirSync(modelDirectory);
+  const ledger = JSON.stringify({ schema: "tca.acquisition-ledger", schema_version: 1, windows: [] });
+  writeFileSync(join(modelDirectory, LEDGER_FILE_NAME), ledger);
+  const runDirectory = join(root, "gate-run");
+  const refused = await runModelTrial({ runDirectory, modelDirectory, runConsent: "yes_flag", predictions: "without_predictions", baselineDirectory: join(root, "baselin"), checksDirectory: null });
+  assert.equal(refused.ok ? null : refused.error, "harness_evidence_invalid");
+  assert.equal(existsSync(runDirectory), false);
+  assert.equal(readFileSync(join(modelDirectory, LEDGER_FILE_NAME), "utf8"), ledger);
+});
+
+test("with --unverified-harness the trial runs and its manifest records the override and the missing evidence", async () => {
+  const modelDirectory = join(root, "override-model");
+  const made = await makeTestCheckpoint({ directory: modelDirectory, size: "tiny", seed: 3 });
+  assert.ok(made.ok);
+  const runDirectory = join(root, "override-run");
+  const trial = await runModelTrial({ runDirectory, modelDirectory, runConsent: "yes_flag", predictions: "without_predictions", baselineDirectory: join(root, "baselin"), checksDirectory: null, unverifiedHarness: true });
+  assert.ok(trial.ok, trial.ok ? "" : trial.message);
+  const manifest = JSON.parse(readFileSync(join(runDirectory, "manifest.json"), "utf8")) as { model_trial: { harness_verification: { unverified_harness: boolean; verified_before_loading: boolean; baseline: { status: string } } } };
+  assert.equal(manifest.model_trial.harness_verification.unverified_harness, true);
+  assert.equal(manifest.model_trial.harness_verification.verified_before_loading, false);
+  assert.equal(manifest.model_trial.harness_verification.baseline.status, "missing");
 });

@@ -54,14 +54,14 @@ test("tca lab model names a missing model directory before anything about predic
   const result = tca("lab", "model", "--run", join(root, "run"), "--model-directory", missing, "--yes");
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^tca lab model: model_directory_rejected: /);
-  assert.ok(result.stderr.includes(`${missing} does not exist or is not a directory`), result.stderr);
+  assert.ok(result.stderr.includes(`--model-directory ${missing} does not exist`), result.stderr);
   assert.doesNotMatch(result.stderr, /predictions/);
   assert.deepEqual(readdirSync(root), []);
   // A plain file is not a model directory either.
   writeFileSync(missing, "x");
   const file = tca("lab", "model", "--run", join(root, "run"), "--model-directory", missing, "--yes");
   assert.equal(file.status, 2);
-  assert.match(file.stderr, /model_directory_rejected: .*does not exist or is not a directory/);
+  assert.match(file.stderr, /model_directory_rejected: --model-directory .* is a file, not a folder/);
   // An existing directory passes this check and meets the next cause (no predictions recorded).
   const empty = join(root, "empty");
   mkdirSync(empty);
@@ -90,7 +90,7 @@ test("tca lab submission writes beside the baseline run by default, never into t
   const before = readFileSync(expected, "utf8");
   const second = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other");
   assert.equal(second.status, 2);
-  assert.equal(second.stderr, `tca lab submission: output_exists: ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`);
+  assert.equal(second.stderr, `tca lab submission: output_exists: --out ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`);
   assert.equal(readFileSync(expected, "utf8"), before);
   // --out chooses the path; relative to the current directory only when asked.
   const chosen = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other", "--out", "mine.md");
@@ -130,4 +130,32 @@ test("tca lab baseline records in its own audit that no process was started", ()
   assert.equal(watch[0]?.data["processes_started"], 0);
   assert.equal(watch[0]?.data["threads_started"], 0);
   assert.equal(watch[0]?.data["native_addons_loaded"], 0);
+});
+
+test("a run folder given as --model-directory is refused by lab predict and lab model as a run folder; nothing is written into its evidence", () => {
+  const root = freshRoot("cli-run-as-model");
+  const run = join(root, "baseline");
+  assert.equal(tca("lab", "baseline", "--run", run).status, 0);
+  const before = readdirSync(run).sort();
+  const answers = join(root, "answers.json");
+  writeFileSync(answers, JSON.stringify(["a", "b", "c", "d", "e"]));
+  const predict = tca("lab", "predict", "--model-directory", run, "--answers", answers);
+  assert.equal(predict.status, 2);
+  assert.equal(predict.stderr.split("\n")[0], `tca lab predict: model_directory_rejected: --model-directory ${run} is a run folder (it holds audit.jsonl), not a model directory (tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint)`);
+  const model = tca("lab", "model", "--run", join(root, "trial"), "--model-directory", run, "--yes");
+  assert.equal(model.status, 2);
+  assert.match(model.stderr, /^tca lab model: model_directory_rejected: --model-directory .* is a run folder \(it holds audit\.jsonl\)/);
+  assert.doesNotMatch(model.stderr, /predictions_missing/);
+  assert.deepEqual(readdirSync(run).sort(), before);
+  assert.equal(existsSync(join(root, "trial")), false);
+});
+
+test("a file in the way of --run is named, with no mkdir advice that cannot work", () => {
+  const root = freshRoot("cli-file-parent");
+  const file = join(root, "submission.md");
+  writeFileSync(file, "x");
+  const result = tca("lab", "baseline", "--run", join(file, "run"));
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr, `tca lab baseline: run_parent_invalid: the run directory cannot be made under ${file}: it is a file, not a folder (choose --run DIR under a folder)\n`);
+  assert.doesNotMatch(result.stderr, /mkdir/);
 });

@@ -1,5 +1,6 @@
 // Drives Debian's Chromium (/usr/bin/chromium) through playwright-core for the report tests.
-// No browser is ever downloaded; if Chromium is missing the tests fail with a clear message.
+// No browser is ever downloaded; if Chromium is missing the tests are skipped with the install
+// command (test/support/systemPackages.ts), or fail with TCA_REQUIRE_SYSTEM=1 (CI).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

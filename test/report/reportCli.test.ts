@@ -119,5 +119,5 @@ test("a FIFO audit.jsonl: tca report refuses it and exits instead of blocking", 
   execFileSync("mkfifo", [join(alone, "audit.jsonl")]);
   const refused = await tcaWithin(30_000, ["report", alone, "--json"]);
   assert.equal(refused.code, 2);
-  assert.match(refused.stderr, /^tca report: evidence_unreadable: audit\.jsonl is not a regular file/);
+  assert.match(refused.stderr, /^tca report: evidence_unreadable: \/.*: audit\.jsonl is not a regular file/);
 });

@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts";
+import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
@@ -196,6 +198,15 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (!(temperature >= 0 && temperature <= 2)) return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
       // One line in results.md: no control characters, a label's length.
       if (flags.hardware !== undefined && (flags.hardware.trim() === "" || flags.hardware.length > 200 || /\p{Cc}/u.test(flags.hardware))) return fail(setExitCode, "invalid_option", "--hardware takes one line of text (1-200 characters)", json);
+      // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
+      if (flags.out !== undefined) {
+        const out = flags.resume === true ? inputDirectory("--out", resolve(flags.out)) : outputFolder("--out", resolve(flags.out));
+        if (!out.ok) return fail(setExitCode, out.error, out.message, json);
+      }
+      if (flags.backend === "local" && flags.modelDirectory !== undefined) {
+        const model = inputDirectory("--model-directory", resolve(flags.modelDirectory));
+        if (!model.ok) return fail(setExitCode, "model_directory_invalid", model.message, json);
+      }
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
@@ -243,7 +254,10 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         mkdirSync(outDir, { recursive: true });
         writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
         const controller = new AbortController();
-        const onSigint = (): void => controller.abort();
+        const onSigint = (): void => {
+          process.stderr.write(cancellingNotice("bench quixbugs run", "the running tasks stop and are not graded; finished ones are kept"));
+          controller.abort();
+        };
         process.once("SIGINT", onSigint);
         const progress = showsBar ? (bar = new BarProgress()) : new LineProgress((l) => process.stderr.write(l + "\n"));
         const result = await runBenchmark({
@@ -270,6 +284,12 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         });
         process.removeListener("SIGINT", onSigint);
         if (!result.ok) return fail(setExitCode, result.error, result.message, json);
+        // A cancelled run is not summarized as if complete: what was kept, and how to go on.
+        if (controller.signal.aborted) {
+          if (json) process.stdout.write(JSON.stringify({ ok: false, cancelled: true, outDir, finishedTasks: result.value.results.length, resume: resumeCommand(process.argv.slice(2), outDir) }, null, 2) + "\n");
+          else process.stdout.write(benchCancelledText(result.value.results.length, outDir, process.argv.slice(2)));
+          return setExitCode(CANCELLED_EXIT_CODE);
+        }
         const summary = summarize(result.value.results);
         if (json) {
           process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), summary }, null, 2) + "\n");
@@ -282,7 +302,6 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
         }
-        if (controller.signal.aborted) return setExitCode(130);
         // No task with a verdict: the run measured the endpoint, not the model.
         if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
           return fail(setExitCode, "model_errors_only", `every task (${result.value.results.length}) ended in a model error; see the traces' model_error events in ${outDir}`, false);
@@ -302,6 +321,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .action((runs: string[], flags: { json?: boolean; reference?: string }) => {
       const reference = parseReference(flags.reference);
       if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
+      const badRun = firstUnusable(runs.map((run) => inputDirectory("run", resolve(run))));
+      if (badRun !== null) return fail(setExitCode, badRun.error, badRun.message, flags.json === true);
       const r = loadComparison(runs, reference.value);
       if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
       const json = reference.value === "published" ? { runs: r.value, published: PUBLISHED } : r.value;
@@ -313,6 +334,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .requiredOption("--out <dir>", "new run directory")
     .argument("<runs...>", "shard run directories")
     .action((runs: string[], flags: { out: string }) => {
+      const badPath = firstUnusable([...runs.map((run) => inputDirectory("run", resolve(run))), outputFolder("--out", resolve(flags.out))]);
+      if (badPath !== null) return fail(setExitCode, badPath.error, badPath.message, false);
       const r = mergeRuns(runs, resolve(flags.out));
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);

@@ -8,6 +8,7 @@ import { fetchedDatasetDir } from "../../bench/dataset/dataset.ts";
 import { FETCH_LIMITS, fetchDataset, QUIXBUGS_MANIFEST } from "../../bench/dataset/datasetFetch.ts";
 import { isExplicitYes } from "../../model/artifacts/consent.ts";
 import { printCommandError } from "../commandError.ts";
+import { outputFolder } from "../pathArguments.ts";
 import { megabytes, statusLine } from "../progress.ts";
 import type { SetExitCode } from "./index.ts";
 
@@ -39,6 +40,13 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
     .action(async (flags: FetchFlags) => {
       const json = flags.json === true;
       const directory = resolve(flags.directory ?? fetchedDatasetDir());
+      const usable = outputFolder("--directory", directory);
+      if (!usable.ok) {
+        if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: usable.error, message: usable.message })}\n`);
+        printCommandError(usable.error, usable.message);
+        setExitCode(1);
+        return;
+      }
       const url = flags.archiveUrl ?? QUIXBUGS_MANIFEST.archiveUrl;
       const question = `Download ${QUIXBUGS_MANIFEST.repository} at ${QUIXBUGS_MANIFEST.commit.slice(0, 12)} (${QUIXBUGS_MANIFEST.license} licence, at most ${megabytes(FETCH_LIMITS.archiveMaxBytes)}) from ${new URL(url).origin} into ${directory}?`;
       if (flags.yes !== true) {

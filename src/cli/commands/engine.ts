@@ -6,8 +6,9 @@
 import type { Command } from "commander";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { printCommandError } from "../commandError.ts";
-import { ENGINE_BINARY_ENV, getLlamaBinaryOptions, hashPrebuiltFiles, nativeBuildStatus, parseEngineBinaryRequest, selectEngineBinary } from "../../model/engine/engineBinary.ts";
-import { compileNative, missingBuildTools, verifyNativeBuild } from "../../model/engine/nativeBuild.ts";
+import { ENGINE_BINARY_ENV, getLlamaBinaryOptions, hashPrebuiltFiles, nativeBuildStatus, parseEngineBinaryRequest, selectEngineBinary, type VerifiedNativeRecord } from "../../model/engine/engineBinary.ts";
+import type { Result } from "../../core/result.ts";
+import { compileNative, missingBuildTools, nativeCompileInvocation, nodeLlamaCppCli, verifyNativeBuild, type CompileInvocation } from "../../model/engine/nativeBuild.ts";
 import type { SetExitCode } from "./index.ts";
 
 async function info(setExitCode: SetExitCode): Promise<void> {
@@ -45,32 +46,50 @@ async function info(setExitCode: SetExitCode): Promise<void> {
   setExitCode(0);
 }
 
-async function build(options: { force?: boolean }, setExitCode: SetExitCode): Promise<void> {
-  const missing = missingBuildTools(process.env["PATH"]);
-  if (missing.length > 0) {
-    printCommandError("build_tools_missing", `install ${missing.join(", ")} to build llama.cpp natively; the prebuilt binary stays in use`);
+/** What `engine build` touches outside itself; tests replace the compile and the load. */
+export interface EngineBuildDeps {
+  readonly pathVariable: string | undefined;
+  readonly nativePresent: () => boolean;
+  readonly resolveCli: () => Result<string, "engine_unavailable">;
+  readonly compile: (invocation: CompileInvocation, onOutput: (chunk: Buffer) => void) => Promise<number>;
+  readonly verify: (buildSeconds: number | null) => Promise<Result<VerifiedNativeRecord, "engine_unavailable">>;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+function defaultBuildDeps(): EngineBuildDeps {
+  return {
+    pathVariable: process.env["PATH"],
+    nativePresent: () => nativeBuildStatus().present,
+    resolveCli: () => nodeLlamaCppCli(),
+    compile: compileNative,
+    verify: (buildSeconds) => verifyNativeBuild(buildSeconds),
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+}
+
+/** `tca engine build`: tools, then node-llama-cpp's CLI, then the compile (when needed), then the verifying load. */
+export async function runEngineBuild(options: { force?: boolean }, setExitCode: SetExitCode, deps: EngineBuildDeps = defaultBuildDeps()): Promise<void> {
+  const fail = (code: string, message: string): void => {
+    printCommandError(code, message, deps.stderr);
     setExitCode(1);
-    return;
-  }
+  };
+  const missing = missingBuildTools(deps.pathVariable);
+  if (missing.length > 0) return fail("build_tools_missing", `install ${missing.join(", ")} to build llama.cpp natively; the prebuilt binary stays in use`);
   let buildSeconds: number | null = null;
-  if (options.force === true || !nativeBuildStatus().present) {
-    process.stderr.write("tca engine build: compiling llama.cpp for the CPU from node-llama-cpp's bundled source (about 10 minutes on 2 cores)\n");
+  if (options.force === true || !deps.nativePresent()) {
+    const cli = deps.resolveCli();
+    if (!cli.ok) return fail(cli.error, cli.message);
+    deps.stderr.write("tca engine build: compiling llama.cpp for the CPU from node-llama-cpp's bundled source (about 10 minutes on 2 cores)\n");
     const started = performance.now();
-    const status = await compileNative((chunk) => process.stderr.write(chunk));
+    const status = await deps.compile(nativeCompileInvocation(cli.value), (chunk) => deps.stderr.write(chunk));
     buildSeconds = Math.round((performance.now() - started) / 100) / 10;
-    if (status !== 0) {
-      printCommandError("native_build_failed", `the llama.cpp build exited with status ${status}; the prebuilt binary stays in use`);
-      setExitCode(1);
-      return;
-    }
+    if (status !== 0) return fail("native_build_failed", `the llama.cpp build exited with status ${status}; the prebuilt binary stays in use`);
   }
-  const verified = await verifyNativeBuild(buildSeconds);
-  if (!verified.ok) {
-    printCommandError(verified.error, verified.message);
-    setExitCode(1);
-    return;
-  }
-  process.stdout.write(JSON.stringify({ verified: true, compiled: buildSeconds !== null, build_seconds: buildSeconds, llama_cpp_release: verified.value.llama_cpp_release, system_info: verified.value.system_info, files_sha256: verified.value.files }) + "\n");
+  const verified = await deps.verify(buildSeconds);
+  if (!verified.ok) return fail(verified.error, verified.message);
+  deps.stdout.write(JSON.stringify({ verified: true, compiled: buildSeconds !== null, build_seconds: buildSeconds, llama_cpp_release: verified.value.llama_cpp_release, system_info: verified.value.system_info, files_sha256: verified.value.files }) + "\n");
   setExitCode(0);
 }
 
@@ -84,5 +103,5 @@ export function registerEngineCommands(program: Command, setExitCode: SetExitCod
     .command("build")
     .description("compile llama.cpp for this CPU from the source bundled in node-llama-cpp (offline; needs cmake and a C++ compiler) and verify it")
     .option("--force", "recompile even when a build exists")
-    .action(async (options: { force?: boolean }) => build(options, setExitCode));
+    .action(async (options: { force?: boolean }) => runEngineBuild(options, setExitCode));
 }

@@ -2,7 +2,10 @@
 // whole toy_math.py. Each prints exactly one JSON object and exits 0 (ok) or 1 (error).
 // Missing options are reported as JSON too (arguments_invalid), not as commander's usage text.
 // Logic lives in src/expr/commandRequests.ts; this file only reads and prints.
+import { resolve } from "node:path";
 import type { Command } from "commander";
+import { printCommandError } from "../commandError.ts";
+import { inputFile } from "../pathArguments.ts";
 import { EXPR_LIMITS } from "../../spec/constants.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { readRegularFile } from "../../core/safeRead.ts";
@@ -44,6 +47,11 @@ export function registerExprCommands(program: Command, setExitCode: SetExitCode)
     .argument("<file>", "path of the source file")
     .action((file: string) => {
       const bytes = readBoundedFile(file);
+      // The JSON answer holds no host path; the error line on stderr says which file, for the person.
+      if (!bytes.ok) {
+        const named = inputFile("the file", resolve(file));
+        printCommandError(bytes.error, named.ok ? `${named.value}: ${bytes.message}` : named.message);
+      }
       const result = bytes.ok ? runCheckRequest(bytes.value) : bytes;
       print(result, (summary) => summary, setExitCode);
     });

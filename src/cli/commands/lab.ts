@@ -5,6 +5,9 @@ import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
+import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
+import { CANCELLED_EXIT_CODE, cancellingNotice } from "../interruption.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../evidence/runtimeIdentity.ts";
@@ -19,7 +22,7 @@ import { deriveChecksVerdict } from "../../evidence/checksVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../evidence/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
-import { readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
 import { readPredictions } from "../../evidence/predictions.ts";
@@ -60,6 +63,12 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
     .option("--json", "print checks.json instead of the table")
     .action(async (options: { root?: string; json?: boolean }) => {
       const root = options.root ? resolve(options.root) : join(mkdtempSync(join(tmpdir(), "tca-checks-")), "checks");
+      const checkedRoot = newOutput("--root", root, "choose a new path with --root DIR");
+      if (!checkedRoot.ok) {
+        printCommandError(checkedRoot.error, checkedRoot.message);
+        setExitCode(2);
+        return;
+      }
       try {
         mkdirSync(root, { mode: 0o700 });
       } catch {
@@ -101,15 +110,25 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--extension <change>", "a further trial after the first one in the ledger: the declared change (required for every later trial)")
     .option("--baseline <dir>", "the `tca lab baseline` run that verified this harness (recorded before loading)")
     .option("--checks <dir>", "the `tca lab checks` root that verified this harness (recorded before loading)")
-    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string }) => {
+    .option("--unverified-harness", "run even though the --baseline/--checks evidence does not verify (recorded in the manifest)")
+    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string; unverifiedHarness?: boolean }) => {
       const runDirectory = resolve(options.run);
       const modelDirectory = resolve(options.modelDirectory);
       // The most specific cause first: a missing model directory is named before anything about
       // the predictions that would live beside it.
-      if (!isDirectory(modelDirectory)) {
-        printCommandError("model_directory_rejected", `${modelDirectory} does not exist or is not a directory (tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint)`);
+      const checkedModel = modelDirectoryArgument(modelDirectory);
+      if (!checkedModel.ok) {
+        printCommandError(checkedModel.error, checkedModel.message);
         setExitCode(2);
         return;
+      }
+      if (options.predictions) {
+        const given = inputFile("--predictions", resolve(options.predictions));
+        if (!given.ok) {
+          printCommandError(given.error, given.message);
+          setExitCode(2);
+          return;
+        }
       }
       const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
       let predictions: Parameters<typeof runModelTrial>[0]["predictions"] = null;
@@ -132,16 +151,23 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (/^(y|yes)$/i.test(answer.trim())) runConsent = "interactive_confirmation";
       }
       const cancel = new AbortController();
-      const onSigint = (): void => cancel.abort();
-      process.once("SIGINT", onSigint);
       // Loading the full-size model takes seconds and each generation tens of them: say so on a terminal.
       const progress = watchRunProgress(runDirectory);
+      // Ctrl-C is acknowledged at once; the load (worker killed) or generation stops within the
+      // supervisor's 2-second grace, and the run is recorded with stop reason cancelled.
+      const onSigint = (): void => {
+        progress.stop();
+        process.stderr.write(cancellingNotice("lab model", "the model is stopped; the run is kept and recorded as cancelled"));
+        cancel.abort();
+      };
+      process.once("SIGINT", onSigint);
       try {
         const trial = await runModelTrial({
           runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal,
           extension: options.extension ?? null,
           baselineDirectory: options.baseline ? resolve(options.baseline) : null,
           checksDirectory: options.checks ? resolve(options.checks) : null,
+          unverifiedHarness: options.unverifiedHarness === true,
           // Tokens so far and tok/s on the status line; asked of the worker only when a terminal shows them.
           ...(progress.active ? { onGenerationProgress: (notice: ProgressNotice) => progress.progress(notice) } : {}),
         });
@@ -152,6 +178,11 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           return;
         }
         process.stdout.write(formatRunSummary(trial.value.run.final, trial.value.run.runDirectory));
+        if (trial.value.run.final.stop_reason === "cancelled") {
+          printCommandError("cancelled", `stopped by Ctrl-C; the run is recorded as cancelled in ${trial.value.run.runDirectory} (a trial needs a new --run)`);
+          setExitCode(CANCELLED_EXIT_CODE);
+          return;
+        }
         setExitCode(trial.value.run.final.stop_reason === "harness_error" || deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid" ? 1 : 0);
       } finally {
         progress.stop();
@@ -166,18 +197,30 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--predictions <file>", "or record them in this new file")
     .option("--answers <file>", "a JSON file with five answers (array, or object keyed 1-5) instead of the interactive prompt")
     .action(async (options: { modelDirectory?: string; predictions?: string; answers?: string }) => {
-      const path = options.predictions ? resolve(options.predictions) : options.modelDirectory ? predictionsPath(resolve(options.modelDirectory)) : null;
-      if (path === null) {
-        printCommandError("usage_error", "give --model-directory DIR or --predictions FILE");
+      const refuse = (code: string, message: string): void => {
+        printCommandError(code, message);
         setExitCode(2);
-        return;
+      };
+      let path: string;
+      if (options.predictions) {
+        const out = newOutput("--predictions", resolve(options.predictions), "choose a new file with --predictions FILE");
+        if (!out.ok) return refuse(out.error === "output_exists" ? "predictions_exist" : out.error, out.message);
+        path = out.value;
+      } else if (options.modelDirectory) {
+        const directory = modelDirectoryArgument(resolve(options.modelDirectory));
+        if (!directory.ok) return refuse(directory.error, directory.message);
+        path = predictionsPath(directory.value);
+      } else {
+        return refuse("usage_error", "give --model-directory DIR or --predictions FILE");
       }
+      const answersFile = options.answers ? inputFile("--answers", resolve(options.answers)) : null;
+      if (answersFile !== null && !answersFile.ok) return refuse(answersFile.error, answersFile.message);
       let answers: { answer: string; answeredAt: Date }[];
       let form: "interactive" | "answers_file";
-      if (options.answers) {
-        const parsed = parseAnswers(readFileSync(resolve(options.answers), "utf8"));
+      if (answersFile !== null) {
+        const parsed = parseAnswers(readFileSync(answersFile.value, "utf8"));
         if (!parsed.ok) {
-          printCommandError(parsed.error, parsed.message);
+          printCommandError(parsed.error, `${answersFile.value}: ${parsed.message}`);
           setExitCode(2);
           return;
         }
@@ -212,7 +255,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       }
       const recorded = recordPredictions(path, answers, form);
       if (!recorded.ok) {
-        printCommandError(recorded.error, recorded.message);
+        printCommandError(recorded.error, `${path}: ${recorded.message}`);
         setExitCode(2);
         return;
       }
@@ -231,12 +274,25 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .option("--out <file>", "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)")
     .action((options: { baseline: string; model?: string; extension: string[]; blocked?: string; checks?: string; predictions?: string; out?: string }) => {
       // Beside the runs, never into the current directory (often the git checkout) unless asked.
-      const out = resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md"));
-      if (existsSync(out)) {
-        printCommandError("output_exists", `${out} exists; it is never overwritten (choose another path with --out FILE)`);
+      const pathProblem = submissionPathProblem({
+        baseline: resolve(options.baseline),
+        model: options.model ? resolve(options.model) : null,
+        extensions: options.extension.map((directory) => resolve(directory)),
+        checks: options.checks ? resolve(options.checks) : null,
+        predictions: options.predictions ? resolve(options.predictions) : null,
+      });
+      if (pathProblem !== null) {
+        printCommandError(pathProblem.error, pathProblem.message);
         setExitCode(2);
         return;
       }
+      const checkedOut = newOutput("--out", resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")), "choose another path with --out FILE");
+      if (!checkedOut.ok) {
+        printCommandError(checkedOut.error, checkedOut.message);
+        setExitCode(2);
+        return;
+      }
+      const out = checkedOut.value;
       const built = buildSubmission({
         baselineDirectory: resolve(options.baseline),
         modelDirectory: options.model ? resolve(options.model) : null,
@@ -255,21 +311,18 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     });
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The run directory's refusals come from the workspace layer without the path (what a model may
  * see never holds host paths); the person at the terminal gets the path and what to do. Missing
  * parents are not created: `--run` stays one new owner-only folder (src/workspace/runDirectory.ts).
  */
 export function runErrorMessage(code: string, message: string, runDirectory: string): string {
-  if (code === "run_parent_invalid") return `${message}: ${dirname(runDirectory)} (create it first, e.g. mkdir -p -m 700 ${dirname(runDirectory)}; --run makes only the last folder)`;
+  if (code === "run_parent_invalid") {
+    // mkdir -p cannot help when a file stands in the way: say which one.
+    const blocking = fileAbove(dirname(runDirectory));
+    if (blocking !== null) return `the run directory cannot be made under ${blocking}: it is a file, not a folder (choose --run DIR under a folder)`;
+    return `${message}: ${dirname(runDirectory)} (create it first, e.g. mkdir -p -m 700 ${dirname(runDirectory)}; --run makes only the last folder)`;
+  }
   if (code === "run_destination_exists") return `${message}: ${runDirectory} (choose a new path with --run DIR)`;
   if (code.startsWith("run_")) return `${message}: ${runDirectory}`;
   return message;

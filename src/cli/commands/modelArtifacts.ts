@@ -13,6 +13,7 @@ import { lineProgress, terminalProgress } from "../../model/artifacts/progress.t
 import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { inputDirectory } from "../pathArguments.ts";
 
 function endpointFromEnvironment(flag: string | undefined): ReturnType<typeof resolveEndpoint> {
   return resolveEndpoint(flag, { HF_ENDPOINT: process.env.HF_ENDPOINT, CI: process.env.CI });
@@ -55,7 +56,8 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
         progress: process.stderr.isTTY ? terminalProgress(process.stderr) : lineProgress((line) => process.stderr.write(`${line}\n`)),
       });
       if (!result.ok) {
-        fail(setExitCode, result.error, result.message);
+        // The library's message says what is wrong; the person at the terminal also gets which folder.
+        fail(setExitCode, result.error, `--directory ${directory}: ${result.message}`);
         if (result.manifestPath !== undefined) process.stderr.write(`the download manifest records why: ${result.manifestPath}\n`);
         return;
       }
@@ -72,8 +74,11 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
     .description("re-check the model directory from the bytes on disk; non-zero exit on any mismatch")
     .requiredOption("--directory <dir>", "the model directory")
     .action(async (options: { directory: string }) => {
+      const directory = inputDirectory("--directory", resolve(options.directory));
       const report = await inspectModelDirectory(resolve(options.directory), PINNED_FILES, { requireManifest: true });
       process.stdout.write(`${formatReport(report).join("\n")}\n`);
+      // Not a folder at all: the table says what is missing, the error line which path.
+      if (!directory.ok) printCommandError("model_directory_invalid", directory.message);
       if (!report.ok) setExitCode(1);
     });
 }

@@ -13,6 +13,20 @@ import type { ProgressNotice } from "../liveGeneration.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { inputDirectory, inputFile, newOutput } from "../pathArguments.ts";
+
+/** A new checkpoint folder: nothing there yet (destination_exists) and its parent a folder. */
+function newCheckpointDirectory(directory: string): { ok: true } | { ok: false; error: string; message: string } {
+  const checked = newOutput("--directory", directory, "choose a new --directory");
+  if (checked.ok) return { ok: true };
+  return { ok: false, error: checked.error === "output_exists" ? "destination_exists" : checked.error, message: checked.message };
+}
+
+/** --model-directory must be a folder before anything loads; the code stays the engine's. */
+function modelDirectoryGiven(directory: string): { ok: true } | { ok: false; error: string; message: string } {
+  const checked = inputDirectory("--model-directory", directory);
+  return checked.ok ? { ok: true } : { ok: false, error: "model_directory_invalid", message: checked.message };
+}
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {
   printCommandError(code, message);
@@ -42,6 +56,8 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
       if (!(SYNTHETIC_SIZES as readonly string[]).includes(options.size)) return fail(setExitCode, "input_invalid", "--size must be tiny or full");
       if (!/^\d{1,10}$/.test(options.seed)) return fail(setExitCode, "input_invalid", "--seed must be a non-negative integer");
       if (options.tokenizer !== "synthetic" && options.tokenizer !== "qwen2.5") return fail(setExitCode, "input_invalid", "--tokenizer must be synthetic or qwen2.5");
+      const destination = newCheckpointDirectory(path.resolve(options.directory));
+      if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
       const result = await makeTestCheckpoint({
         directory: path.resolve(options.directory),
         size: options.size as SyntheticSize,
@@ -63,9 +79,13 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
     .option("--user <text>", "user message (with --system)")
     .option("--input-ids <file>", "JSON array of token ids; skips the chat template")
     .action(async (options: { modelDirectory: string; system?: string; user?: string; inputIds?: string }) => {
+      const model = modelDirectoryGiven(path.resolve(options.modelDirectory));
+      if (!model.ok) return fail(setExitCode, model.error, model.message);
       let input: GenerationInput;
       if (options.inputIds !== undefined) {
         if (options.system !== undefined || options.user !== undefined) return fail(setExitCode, "input_invalid", "use either --input-ids or --system/--user");
+        const idsFile = inputFile("--input-ids", path.resolve(options.inputIds));
+        if (!idsFile.ok) return fail(setExitCode, "input_invalid", idsFile.message);
         const ids = await readInputIdsFile(path.resolve(options.inputIds));
         if (!ids.ok) return fail(setExitCode, ids.error, ids.message);
         input = { kind: "ids", ids: ids.value };
@@ -93,6 +113,8 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
     .description("write the rehearsal model (trained in-project on scripted transcripts; proves the model path, says nothing about any real model)")
     .requiredOption("--directory <dir>", "a new directory to create")
     .action(async (options: { directory: string }) => {
+      const destination = newCheckpointDirectory(path.resolve(options.directory));
+      if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
       const result = await makeRehearsalCheckpoint({ directory: path.resolve(options.directory) });
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability.\n");
@@ -111,13 +133,17 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
     .action(async (options: { modelDirectory: string; text?: string; file?: string; system?: string; user?: string }) => {
       const given = [options.text !== undefined, options.file !== undefined, options.system !== undefined || options.user !== undefined].filter(Boolean).length;
       if (given !== 1) return fail(setExitCode, "input_invalid", "give exactly one of --text, --file, or --system with --user");
+      const model = modelDirectoryGiven(path.resolve(options.modelDirectory));
+      if (!model.ok) return fail(setExitCode, model.error, model.message);
       let input: TokenizeInput;
       if (options.system !== undefined || options.user !== undefined) {
         if (options.system === undefined || options.user === undefined) return fail(setExitCode, "input_invalid", "--system and --user go together");
         input = { kind: "chat", system: options.system, user: options.user };
       } else if (options.file !== undefined) {
-        const bytes = await readFile(path.resolve(options.file)).catch(() => null);
-        if (bytes === null) return fail(setExitCode, "input_invalid", "--file could not be read");
+        const file = inputFile("--file", path.resolve(options.file));
+        if (!file.ok) return fail(setExitCode, "input_invalid", file.message);
+        const bytes = await readFile(file.value).catch(() => null);
+        if (bytes === null) return fail(setExitCode, "input_invalid", `--file ${file.value} could not be read`);
         const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
         let decoded: string;
         try {

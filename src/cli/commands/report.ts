@@ -1,5 +1,6 @@
 // tca report: writes the self-contained HTML report of a Lab run, a checks run or a QuixBugs
 // bench run, or serves it on 127.0.0.1 with --open. Thin: parsing and printing only.
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
@@ -26,7 +27,7 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
     .action(async (runDirectory: string, flags: ReportFlags) => {
       if (flags.json) {
         const built = buildReport(runDirectory);
-        if (!built.ok) return fail(setExitCode, built.error, built.message);
+        if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
         process.stdout.write(`${JSON.stringify(built.value.document, null, 2)}\n`);
         failIfInvalid(setExitCode, built.value.document);
         return;
@@ -35,24 +36,25 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
         let html: string;
         if (flags.out !== undefined) {
           const written = writeReport(runDirectory, { out: flags.out, force: flags.force === true });
-          if (!written.ok) return fail(setExitCode, written.error, written.message);
+          if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out: flags.out });
           process.stdout.write(`report: ${written.value.path}\n`);
           html = written.value.report.html;
         } else {
           const built = buildReport(runDirectory);
-          if (!built.ok) return fail(setExitCode, built.error, built.message);
+          if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
           html = built.value.html;
         }
         const served = await serveReport(html);
-        if (!served.ok) return fail(setExitCode, served.error, served.message);
+        if (!served.ok) return fail(setExitCode, served.error, served.message, { run: runDirectory });
         process.stdout.write(`serving the report at ${served.value.url}\nopen it in a browser; press Ctrl-C to stop\n`);
         await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
         await served.value.close();
         process.stdout.write("stopped\n");
         return;
       }
-      const written = writeReport(runDirectory, { out: flags.out ?? defaultReportPath(runDirectory), force: flags.force === true });
-      if (!written.ok) return fail(setExitCode, written.error, written.message);
+      const out = flags.out ?? defaultReportPath(runDirectory);
+      const written = writeReport(runDirectory, { out, force: flags.force === true });
+      if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
       process.stdout.write(`${document.kind} run: ${verdictOf(document).headline}\nreport: ${written.value.path}\n`);
       failIfInvalid(setExitCode, document);
@@ -71,7 +73,12 @@ function failIfInvalid(setExitCode: SetExitCode, document: ReportDocument): void
   setExitCode(1);
 }
 
-function fail(setExitCode: SetExitCode, code: string, message: string): void {
-  printCommandError(code, message);
+// The report builder's codes that are about the output file; every other refusal is about the run directory.
+const OUTPUT_CODES: readonly string[] = ["output_exists", "output_unwritable", "output_inside_run_directory"];
+
+/** The refusal, naming the path it is about (the builder's messages do not carry host paths). */
+function fail(setExitCode: SetExitCode, code: string, message: string, paths: { run: string; out?: string }): void {
+  const about = OUTPUT_CODES.includes(code) && paths.out !== undefined ? `--out ${resolve(paths.out)}` : resolve(paths.run);
+  printCommandError(code, `${about}: ${message}`);
   setExitCode(2);
 }

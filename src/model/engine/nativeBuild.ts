@@ -4,9 +4,9 @@
 // check the tools first, run it, then load the result once and record its file hashes: that
 // record is what makes a build "verified" for engine selection (engineBinary.ts).
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, resolve as resolvePath } from "node:path";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { err, ok, type Result } from "../../core/result.ts";
 import { getLlamaBinaryOptions, hashNativeBuildFiles, nativeBuildDirectory, PACKAGE_ROOT, verifiedRecordPath, type VerifiedNativeRecord } from "./engineBinary.ts";
@@ -35,19 +35,60 @@ export function missingBuildTools(pathVariable: string | undefined): string[] {
 
 const require = createRequire(import.meta.url);
 
-/** node-llama-cpp's CLI entry point (its `bin`), resolved from the installed package. */
-function nodeLlamaCppCli(): string {
-  return join(dirname(require.resolve("node-llama-cpp/package.json")), "dist", "cli", "cli.js");
+/** How the compile is started: the program, its exact arguments, where and with which environment. */
+export interface CompileInvocation {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/**
+ * node-llama-cpp's CLI entry point: the `node-llama-cpp` entry of its package.json `bin`. The
+ * package's `exports` do not export package.json, so it is found by walking up from the
+ * package's main entry (which `exports` does allow) to the folder whose package.json names it.
+ */
+export function nodeLlamaCppCli(resolveMain: () => string = () => require.resolve("node-llama-cpp")): Result<string, "engine_unavailable"> {
+  let main: string;
+  try {
+    main = resolveMain();
+  } catch {
+    return err("engine_unavailable", "node-llama-cpp is not installed (run npm install in the checkout)");
+  }
+  for (let dir = dirname(main); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifestPath = join(dir, "package.json");
+    if (!existsSync(manifestPath)) continue;
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+    } catch {
+      return err("engine_unavailable", `${manifestPath} is not readable JSON`);
+    }
+    if (typeof manifest !== "object" || manifest === null || (manifest as { name?: unknown }).name !== "node-llama-cpp") continue;
+    const bin = (manifest as { bin?: unknown }).bin;
+    const entry = typeof bin === "object" && bin !== null ? (bin as Record<string, unknown>)["node-llama-cpp"] : undefined;
+    if (typeof entry !== "string") return err("engine_unavailable", `${manifestPath} names no node-llama-cpp command in its "bin"`);
+    const cli = resolvePath(dir, entry);
+    if (!existsSync(cli)) return err("engine_unavailable", `node-llama-cpp's command ${cli} is missing (reinstall the package)`);
+    return ok(cli);
+  }
+  return err("engine_unavailable", `no node-llama-cpp package.json above ${main}`);
+}
+
+/** The compile: node-llama-cpp's `source download` from its bundled source, CPU only, no example printed. */
+export function nativeCompileInvocation(cli: string, env: NodeJS.ProcessEnv = process.env, packageRoot: string = PACKAGE_ROOT): CompileInvocation {
+  return {
+    file: process.execPath,
+    args: [cli, "source", "download", "--gpu", "false", "--noUsageExample"],
+    cwd: packageRoot,
+    env: { ...env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: "false" },
+  };
 }
 
 /** Runs the compile with progress on our stderr; resolves with the exit status. */
-export function compileNative(onOutput: (chunk: Buffer) => void): Promise<number> {
+export function compileNative(invocation: CompileInvocation, onOutput: (chunk: Buffer) => void): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [nodeLlamaCppCli(), "source", "download", "--gpu", "false", "--noUsageExample"], {
-      cwd: PACKAGE_ROOT,
-      env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(invocation.file, [...invocation.args], { cwd: invocation.cwd, env: invocation.env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.on("data", onOutput);
     child.stderr.on("data", onOutput);
     child.on("error", () => resolve(127));

@@ -243,13 +243,17 @@ export class ModelSupervisor {
     });
   }
 
-  /** Start the worker and load the model, bounded by the overall deadline. */
+  /**
+   * Start the worker and load the model, bounded by the overall deadline. A load cannot be
+   * interrupted inside the engine, so an abort (Ctrl-C) kills the worker's process group at once.
+   */
   async load(
     modelDirectory: string,
     overallDeadlineMs: number,
-    options: { readonly profile?: GenerationProfileName } = {},
+    options: { readonly profile?: GenerationProfileName; readonly signal?: AbortSignal } = {},
   ): Promise<Result<LoadedWorker, SupervisorErrorCode>> {
     const started = this.clock.now();
+    if (options.signal?.aborted === true) return err("cancelled", "cancelled before loading");
     if (started >= overallDeadlineMs) return err("time_limit", "the overall deadline has passed");
     const child = this.start();
     if (!child.ok) return child;
@@ -257,7 +261,8 @@ export class ModelSupervisor {
     const request: WorkerRequest = options.profile === undefined || options.profile === "lab" ? { type: "load", modelDirectory } : { type: "load", modelDirectory, profile: options.profile };
     if (this.dead || !this.send(request)) return err("model_error", "the model worker is not running");
     type LoadOutcome = Result<LoadedWorker, SupervisorErrorCode>;
-    return this.waitFor<LoadOutcome>(
+    let cancelled = false;
+    const wait = this.waitFor<LoadOutcome>(
       overallDeadlineMs,
       (m) => {
         if (m.type === "loaded") return ok({ label: m.label, synthetic: m.synthetic, identity: m.identity, loadMs: this.clock.now() - started });
@@ -271,8 +276,21 @@ export class ModelSupervisor {
         this.kill("load_deadline");
         return err("time_limit", "loading did not finish before the overall deadline");
       },
-      (message) => err("model_error", message),
+      (message) => (cancelled ? err("cancelled", "cancelled while loading") : err("model_error", message)),
     );
+    const onAbort = (): void => {
+      if (cancelled) return;
+      cancelled = true;
+      const waiter = this.waiter;
+      this.kill("load_cancelled");
+      waiter?.({ kind: "failure", message: "cancelled" });
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await wait;
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /** One supervised generation: ends by the earlier of the call deadline and the overall deadline. */

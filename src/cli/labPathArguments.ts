@@ -1,0 +1,51 @@
+// The Lab commands' path arguments, checked before any evidence is read or written, with the
+// Lab rooms' own codes (a missing run folder stays run_evidence_missing, as the submission room
+// says it) and a message naming the option and the path (pathArguments.ts).
+import { err, type Result } from "../core/result.ts";
+import { inputDirectory, inputFile, runFolderMarker, type PathErrorCode } from "./pathArguments.ts";
+
+const MODEL_HINT = "tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint";
+
+/**
+ * --model-directory: an existing folder that is not a run's evidence folder (a run folder there
+ * would get predictions written into its evidence, or be answered only with predictions_missing).
+ */
+export function modelDirectoryArgument(directory: string): Result<string, "model_directory_rejected"> {
+  const found = inputDirectory("--model-directory", directory);
+  if (!found.ok) return err("model_directory_rejected", `${found.message} (${MODEL_HINT})`);
+  const marker = runFolderMarker(directory);
+  if (marker !== null) return err("model_directory_rejected", `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory (${MODEL_HINT})`);
+  return found;
+}
+
+export interface SubmissionPaths {
+  readonly baseline: string;
+  readonly model: string | null;
+  readonly extensions: readonly string[];
+  readonly checks: string | null;
+  readonly predictions: string | null;
+}
+
+function roomCode(code: PathErrorCode, missing: string, invalid: string): string {
+  return code === "path_not_found" ? missing : invalid;
+}
+
+/** The first unusable path of `lab submission`, as (code, message), or null when every one is usable. */
+export function submissionPathProblem(paths: SubmissionPaths): { error: string; message: string } | null {
+  const folders: [string, string][] = [["--baseline", paths.baseline]];
+  if (paths.model !== null) folders.push(["--model", paths.model]);
+  for (const extension of paths.extensions) folders.push(["--extension", extension]);
+  for (const [label, path] of folders) {
+    const found = inputDirectory(label, path);
+    if (!found.ok) return { error: roomCode(found.error, "run_evidence_missing", "run_evidence_invalid"), message: found.message };
+  }
+  if (paths.checks !== null) {
+    const found = inputDirectory("--checks", paths.checks);
+    if (!found.ok) return { error: "checks_invalid", message: found.message };
+  }
+  if (paths.predictions !== null) {
+    const found = inputFile("--predictions", paths.predictions);
+    if (!found.ok) return { error: roomCode(found.error, "predictions_missing", "predictions_invalid"), message: found.message };
+  }
+  return null;
+}
