@@ -12,7 +12,7 @@ import type { QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
-import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runs/runDirectory.ts";
+import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, runBinding, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
 import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
@@ -82,7 +82,8 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     const shardOf = (x: Shard | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
     if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);
     prior = m.value;
-    dropTornTail(o.outDir);
+    const tail = dropTornTail(o.outDir);
+    if (!tail.ok) return tail;
     const prev = readTaskResults(o.outDir);
     if (!prev.ok) return prev;
     previous = prev.value;
@@ -107,6 +108,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     environment: o.environment,
   };
   writeManifest(o.outDir, manifest);
+  const binding = { ...runBinding(manifest) };
   const expected = planTasks(allPrograms, allConditions, o.shard, allRepeats).length;
   const planned = planTasks(programs, o.conditions, o.shard, repeats);
   // Every task's latest record stays in the tables, planned now or not. A planned task whose
@@ -142,6 +144,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
       includeSlow: o.includeSlow,
       attempt,
       repeat: task.repeat,
+      runBinding: binding,
       ...(repeats > 1 || task.repeat > 1 ? { seed: task.repeat - 1 } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
     });

@@ -1,10 +1,12 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, constants, ftruncateSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { sha256Hex } from "../../core/digest.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { readTextUnder } from "../../core/safeRead.ts";
+import { parseBoundedJson } from "../../core/boundedJson.ts";
+import { readFileUnder, readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
@@ -69,12 +71,9 @@ export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
   const text = readTextUnder(dir, RUN_FILES.manifest, RUN_READ_LIMITS.manifestBytes);
   if (!text.ok && text.error === "not_found") return err("run_dir_invalid", `${dir} has no ${RUN_FILES.manifest}`);
   if (!text.ok) return err("run_dir_invalid", `${RUN_FILES.manifest}: ${text.error}: ${text.message}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.value) as unknown;
-  } catch {
-    return err("run_dir_invalid", `${RUN_FILES.manifest} is not JSON`);
-  }
+  const read = parseBoundedJson(text.value, RUN_FILES.manifest);
+  if (!read.ok) return err("run_dir_invalid", read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `${RUN_FILES.manifest} is not JSON`);
+  const parsed = read.value;
   if (!isRecord(parsed) || parsed.kind !== "quixbugs-run" || parsed.schema !== RUN_SCHEMA_VERSION || !isRecord(parsed.fingerprint)) {
     return err("run_dir_invalid", `${RUN_FILES.manifest} is not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
   }
@@ -94,13 +93,13 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
   const out = new Map<string, TaskResult>();
   for (const [i, line] of lines.entries()) {
     if (line.trim() === "") continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line) as unknown;
-    } catch {
+    const read = parseBoundedJson(line, `${RUN_FILES.tasks} line ${i + 1}`);
+    if (!read.ok && read.error === "json_too_deep") return err("results_invalid", `${read.error}: ${read.message}`);
+    if (!read.ok) {
       if (i === lines.length - 1) continue;
       return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not JSON`);
     }
+    const parsed = read.value;
     const r = parseTaskResult(parsed);
     if (!r) return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not a task result`);
     out.set(resultKey(r), r);
@@ -108,18 +107,81 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
   return ok([...out.values()]);
 }
 
-/** Cuts a torn last line (a write interrupted mid-line) so that new results start on a fresh line. */
-export function dropTornTail(dir: string): void {
-  const path = join(dir, RUN_FILES.tasks);
-  if (!existsSync(path)) return;
-  const text = readFileSync(path, "utf8");
-  if (text === "" || text.endsWith("\n")) return;
-  writeFileSync(path, text.slice(0, text.lastIndexOf("\n") + 1));
+/**
+ * Cuts a torn last line (a write interrupted mid-line) so that new results start on a fresh line.
+ * The file is read through src/core/safeRead first: a symlink, FIFO, hard link or oversized file
+ * is refused BEFORE anything is written, so a truncation never goes through a link.
+ */
+export function dropTornTail(dir: string): Result<true, BenchErrorCode> {
+  const bytes = readFileUnder(dir, RUN_FILES.tasks, RUN_READ_LIMITS.tasksBytes);
+  if (!bytes.ok && bytes.error === "not_found") return ok(true);
+  if (!bytes.ok) return err("results_invalid", `${RUN_FILES.tasks}: ${bytes.error}: ${bytes.message}`);
+  const length = bytes.value.length;
+  if (length === 0 || bytes.value[length - 1] === 0x0a) return ok(true);
+  // O_NOFOLLOW on the write too: a link put in place between the check and the write is not followed.
+  const fd = openSync(join(dir, RUN_FILES.tasks), constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    ftruncateSync(fd, bytes.value.lastIndexOf(0x0a) + 1);
+  } finally {
+    closeSync(fd);
+  }
+  return ok(true);
 }
 
 export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
   const canon = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => p.localeCompare(q))) : v));
   return canon(a) === canon(b);
+}
+
+function canonicalJson(x: unknown): string {
+  return JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0))) : v));
+}
+
+/**
+ * The run's labels as every trace's task_start records them: the fingerprint (by digest), the
+ * model label, the pipeline-check flag and the plan (conditions, programs, repeats, shard) at the
+ * time the task started. Editing run.json alone (a label, `synthetic` removed, half the programs)
+ * then disagrees with every trace, and the verdict says EVIDENCE INVALID (evidence/benchVerdict.ts).
+ */
+export interface RunBinding {
+  readonly fingerprintSha256: string;
+  readonly label: string | null;
+  readonly pipelineCheck: boolean;
+  readonly conditions: readonly string[];
+  readonly programs: readonly string[];
+  readonly repeats: number;
+  readonly shard: string | null;
+}
+
+export function runBinding(manifest: RunManifest): RunBinding {
+  return {
+    fingerprintSha256: sha256Hex(canonicalJson(manifest.fingerprint)),
+    label: typeof manifest.model.label === "string" ? manifest.model.label : null,
+    pipelineCheck: isPipelineCheck(manifest.model),
+    conditions: [...manifest.conditions],
+    programs: [...manifest.programs],
+    repeats: manifest.repeats ?? 1,
+    shard: manifest.shard ? `${manifest.shard.index}/${manifest.shard.count}` : null,
+  };
+}
+
+/**
+ * Why a trace's recorded binding does not fit the run's manifest, or null when it does. A resumed
+ * run only grows its plan, so the manifest's conditions and programs must include the trace's; a
+ * merged run (mergedFrom) joins shards, so its shard may differ.
+ */
+export function bindingMismatch(recorded: unknown, manifest: RunManifest): string | null {
+  if (!isRecord(recorded)) return "records no run binding";
+  const now = runBinding(manifest);
+  if (recorded.fingerprintSha256 !== now.fingerprintSha256) return "was made under another fingerprint than run.json's";
+  if (recorded.label !== now.label) return `names the model ${JSON.stringify(recorded.label)}, run.json ${JSON.stringify(now.label)}`;
+  if (recorded.pipelineCheck !== now.pipelineCheck) return `says pipeline check ${String(recorded.pipelineCheck)}, run.json ${String(now.pipelineCheck)}`;
+  const within = (list: unknown, all: readonly string[]): boolean => Array.isArray(list) && list.every((x) => typeof x === "string" && all.includes(x));
+  if (!within(recorded.conditions, now.conditions)) return "was planned with conditions run.json does not list";
+  if (!within(recorded.programs, now.programs)) return "was planned with programs run.json does not list";
+  if (typeof recorded.repeats !== "number" || recorded.repeats > now.repeats) return "was planned with more repeats than run.json lists";
+  if (manifest.mergedFrom === undefined && recorded.shard !== now.shard) return `was planned as shard ${String(recorded.shard)}, run.json says ${String(now.shard)}`;
+  return null;
 }
 
 export function prepareRunDir(dir: string): void {
