@@ -21,6 +21,9 @@ export const BENCH_ERROR_CODES = [
   "model_errors_only",
   "run_dir_invalid",
   "results_invalid",
+  // The run's evidence disagrees with itself or with its re-grade (evidence/benchVerdict.ts,
+  // runRegrade.ts): verify-run, compare and merge refuse it, naming the task or file.
+  "evidence_invalid",
 ] as const;
 export type BenchErrorCode = (typeof BENCH_ERROR_CODES)[number];
 

@@ -12,7 +12,7 @@ import type { TaskResult } from "../bench/results/taskOutcome.ts";
 export type Json = Readonly<Record<string, unknown>>;
 
 /** What verify-run writes beside the run (src/bench/runRegrade.ts). */
-export const VERIFICATION_FILE = "verification.json";
+export const VERIFICATION_FILE = RUN_FILES.verification;
 
 export const BENCH_READ_LIMITS = { json: 64 * 1024 * 1024, tasks: 256 * 1024 * 1024, trace: 64 * 1024 * 1024, diff: 8 * 1024 * 1024 } as const;
 

@@ -99,3 +99,51 @@ export function addedLines(before: string, after: string): string[] {
 export function sameModuloTrailingWhitespace(before: string, after: string): boolean {
   return before.trimEnd() === after.trimEnd();
 }
+
+/**
+ * The lines of `before` with a diff made by unifiedDiff applied, or null when the diff does not
+ * apply exactly (a context or removed line that is not there, a malformed hunk). Used by verify-run
+ * to rebuild the graded file from the recorded diff; the caller checks the result's digest.
+ */
+export function applyUnifiedDiff(before: string, diff: string): string[] | null {
+  const source = splitLines(before);
+  if (diff === "") return source;
+  const lines = splitLines(diff);
+  if (!lines[0]?.startsWith("--- ") || !lines[1]?.startsWith("+++ ")) return null;
+  const out: string[] = [];
+  let next = 0;
+  let k = 2;
+  while (k < lines.length) {
+    const header = /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/.exec(lines[k]!);
+    if (!header) return null;
+    const aStart = Number(header[1]);
+    const aLen = Number(header[2]);
+    const bLen = Number(header[4]);
+    // unifiedDiff writes the line before an empty side's position (aLen 0: insert after aStart).
+    const at = aLen === 0 ? aStart : aStart - 1;
+    if (at < next || at > source.length) return null;
+    while (next < at) out.push(source[next++]!);
+    let seenA = 0;
+    let seenB = 0;
+    for (k++; k < lines.length && !lines[k]!.startsWith("@@ "); k++) {
+      const line = lines[k]!;
+      const kind = line[0];
+      const text = line.slice(1);
+      if (kind === " " || kind === "-") {
+        if (source[next] !== text) return null;
+        next++;
+        seenA++;
+        if (kind === " ") {
+          out.push(text);
+          seenB++;
+        }
+      } else if (kind === "+") {
+        out.push(text);
+        seenB++;
+      } else return null;
+    }
+    if (seenA !== aLen || seenB !== bLen) return null;
+  }
+  while (next < source.length) out.push(source[next++]!);
+  return out;
+}

@@ -4,7 +4,8 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
-import { readManifest, readTaskResults } from "./runDirectory.ts";
+import { readManifest, readTaskResults, type RunManifest } from "./runDirectory.ts";
+import type { TaskResult } from "../results/taskOutcome.ts";
 
 export interface ComparedRun {
   readonly dir: string;
@@ -13,20 +14,28 @@ export interface ComparedRun {
   readonly byCondition: Partial<Record<ConditionId, ConditionSummary>>;
 }
 
+/** Reads each run itself; the CLI compares the bench verdict's verified snapshots instead (compareRuns). */
 export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], BenchErrorCode> {
   if (dirs.length === 0) return err("invalid_option", "compare needs at least one run directory");
-  const out: ComparedRun[] = [];
+  const runs: { dir: string; manifest: RunManifest; tasks: readonly TaskResult[] }[] = [];
   for (const dir of dirs) {
     const m = readManifest(dir);
     if (!m.ok) return m;
     const rs = readTaskResults(dir);
     if (!rs.ok) return rs;
-    const label = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
-    const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
-    for (const s of summarize(rs.value)) byCondition[s.condition] = s;
-    out.push({ dir, label, tasks: rs.value.length, byCondition });
+    runs.push({ dir, manifest: m.value, tasks: rs.value });
   }
-  return ok(out);
+  return ok(compareRuns(runs));
+}
+
+/** The comparison rows of runs already read. */
+export function compareRuns(runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[]): ComparedRun[] {
+  return runs.map(({ dir, manifest, tasks }) => {
+    const label = typeof manifest.model.label === "string" ? manifest.model.label : String(manifest.fingerprint.model);
+    const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
+    for (const s of summarize(tasks)) byCondition[s.condition] = s;
+    return { dir, label, tasks: tasks.length, byCondition };
+  });
 }
 
 export function renderComparison(runs: readonly ComparedRun[]): string {

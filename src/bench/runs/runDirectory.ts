@@ -45,6 +45,8 @@ export const RUN_FILES = {
   resultsMd: "results.md",
   traces: "traces",
   diffs: "diffs",
+  /** verify-run's re-grade record (runRegrade.ts), tied to the tasks.ndjson it re-graded. */
+  verification: "verification.json",
 } as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -15,9 +15,10 @@ import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
-import { loadComparison, renderComparison } from "../../bench/runs/runComparison.ts";
+import { compareRuns, renderComparison } from "../../bench/runs/runComparison.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
-import { mergeRuns } from "../../bench/runs/runMerge.ts";
+import { mergeInputs } from "../../bench/runs/runMerge.ts";
+import { mergeInputOf, registerVerifyRunCommand, verifiedRuns } from "./benchVerify.ts";
 import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
 import type { ChatBackend } from "../../sources/openaiCompatibleChat.ts";
 import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
@@ -103,6 +104,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
   const quix = bench.command("quixbugs").description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
 
   registerFetchDatasetCommand(quix, setExitCode);
+  registerVerifyRunCommand(quix, setExitCode);
 
   quix.command("verify-dataset")
     .description("in the sandbox: every buggy program must fail its tests and every reference fix must pass")
@@ -284,9 +286,11 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .argument("<runs...>", "run directories")
     .option("--json", "print JSON")
     .action((runs: string[], flags: { json?: boolean }) => {
-      const r = loadComparison(runs);
-      if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
-      process.stdout.write(flags.json ? JSON.stringify(r.value, null, 2) + "\n" : renderComparison(r.value));
+      // Through the bench verdict: an EVIDENCE INVALID run is refused; the table comes from its one read.
+      const gate = verifiedRuns(runs);
+      if (!gate.ok) return fail(setExitCode, gate.error, gate.message, flags.json === true);
+      const compared = compareRuns(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })));
+      process.stdout.write(flags.json ? JSON.stringify(compared, null, 2) + "\n" : renderComparison(compared));
     });
 
   quix.command("merge")
@@ -294,7 +298,9 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .requiredOption("--out <dir>", "new run directory")
     .argument("<runs...>", "shard run directories")
     .action((runs: string[], flags: { out: string }) => {
-      const r = mergeRuns(runs, resolve(flags.out));
+      const gate = verifiedRuns(runs);
+      if (!gate.ok) return fail(setExitCode, gate.error, gate.message, false);
+      const r = mergeInputs(gate.value.map(mergeInputOf), resolve(flags.out));
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
       process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);

@@ -1,0 +1,156 @@
+// verify-run: every task of a finished run re-graded from its artifacts. The graded file is
+// rebuilt from the pristine buggy program (from a data set whose files match what the run's
+// traces recorded, src/bench/dataset/programDigest.ts) and the task's recorded diff; its sha256
+// must be the recorded finalSha256; it is graded by the trusted grader in a fresh sandbox (public
+// cases, and held-out cases from the recorded seed); and the recomputed grade, outcome, change,
+// false-fixed flag and special-casing report are compared with the record field by field.
+// Nothing the run recorded about the grade is believed: any difference names the task.
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { mapWithConcurrency } from "../core/concurrency.ts";
+import { sha256Hex } from "../core/digest.ts";
+import { buggySource, supportFiles, type QuixDataset } from "./dataset/dataset.ts";
+import { programDigest } from "./dataset/programDigest.ts";
+import { heldOutCases } from "./grading/heldOutCases.ts";
+import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
+import type { SandboxConfig } from "./sandbox/sandbox.ts";
+import { checkSpecialCasing } from "./results/specialCasing.ts";
+import { classifyOutcome, type TaskResult } from "./results/taskOutcome.ts";
+import { applyUnifiedDiff, sameModuloTrailingWhitespace } from "./results/unifiedDiff.ts";
+import { resultKey, RUN_FILES } from "./runs/runDirectory.ts";
+
+/** One task as the run recorded it: its record, its trace's task_start, its diff file's text. */
+export interface RegradeInput {
+  readonly task: TaskResult;
+  readonly taskStart: Readonly<Record<string, unknown>> | undefined;
+  readonly diff: string | undefined;
+}
+
+export interface RegradeOptions {
+  readonly dataset: QuixDataset;
+  readonly sandbox: SandboxConfig;
+  readonly jobs: number;
+  /** From the run's fingerprint: what its grading used. */
+  readonly includeSlow: boolean;
+  readonly testTimeoutMs: number;
+  readonly onTask?: (entry: RegradeEntry, done: number, total: number) => void;
+}
+
+export interface RegradeEntry {
+  readonly key: string;
+  readonly identical: boolean;
+  /** What differs, e.g. `grade.outcome: recorded passed, re-graded failed`. */
+  readonly differences: readonly string[];
+  readonly seconds: number;
+}
+
+export interface RegradeReport {
+  readonly entries: readonly RegradeEntry[];
+  readonly identical: number;
+  readonly seconds: number;
+  /** Sum of the grading seconds the run itself recorded (the figure verify-run is measured against). */
+  readonly recordedGradingSeconds: number;
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  ) ?? "undefined";
+}
+
+function compare(differences: string[], field: string, recorded: unknown, recomputed: unknown): void {
+  if (canonical(recorded) !== canonical(recomputed)) differences.push(`${field}: recorded ${canonical(recorded)}, re-graded ${canonical(recomputed)}`);
+}
+
+/** The file the task left, rebuilt from the pristine program and its diff, or why it cannot be. */
+function rebuildFinal(original: string, input: RegradeInput): { final: string } | { problem: string } {
+  const { task } = input;
+  if (task.changed && input.diff === undefined) return { problem: "it changed the file but no diff was recorded" };
+  const lines = applyUnifiedDiff(original, task.changed ? (input.diff ?? "") : "");
+  if (lines === null) return { problem: "its diff does not apply to the pristine program" };
+  // A diff does not record the final newline (nor an unchanged file's trailing whitespace): the
+  // candidates differ only there, and the recorded digest picks one or none.
+  const body = lines.join("\n");
+  const candidates = task.changed ? [`${body}\n`, body] : [original, original.trimEnd(), `${original.trimEnd()}\n`];
+  const final = candidates.find((candidate) => sha256Hex(candidate) === task.finalSha256);
+  return final === undefined ? { problem: `the pristine program ${task.changed ? "with its diff" : "(unchanged)"} does not have the recorded finalSha256` } : { final };
+}
+
+async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise<RegradeEntry> {
+  const started = performance.now();
+  const { task } = input;
+  const key = resultKey(task);
+  const differences: string[] = [];
+  const done = (): RegradeEntry => ({ key, identical: differences.length === 0, differences, seconds: (performance.now() - started) / 1000 });
+  const program = options.dataset.programs.find((p) => p.name === task.program);
+  if (program === undefined) {
+    differences.push(`the data set has no program ${task.program}`);
+    return done();
+  }
+  const original = buggySource(options.dataset, program.name).toString("utf8");
+  // The data set must be the one the run was graded on: the trace recorded its digest.
+  if (input.taskStart?.originalSha256 !== sha256Hex(original)) differences.push("the pristine program differs from the one the trace recorded (originalSha256)");
+  if (input.taskStart?.programSha256 !== programDigest(options.dataset, program)) differences.push("the data set's files for this program differ from the ones the trace recorded (programSha256)");
+  if (differences.length > 0) return done();
+  const rebuilt = rebuildFinal(original, input);
+  if ("problem" in rebuilt) {
+    differences.push(rebuilt.problem);
+    return done();
+  }
+  const { final } = rebuilt;
+  const seed = task.grade.heldOut?.seed ?? 1;
+  const heldOut = await heldOutCases(options.sandbox, options.dataset, program, seed);
+  const grade = gradeRecordOf(await gradeProgram(options.sandbox, options.dataset, program, final, { includeSlow: options.includeSlow, timeoutMs: options.testTimeoutMs, heldOut }));
+  // Field by field, so that any meaning of the headline (public only, held-out columns) is covered.
+  for (const field of ["outcome", "counts", "summary", "grader", "fixedPublic", "fixedWithHeldOut", "heldOut", "excluded"] as const) compare(differences, `grade.${field}`, task.grade[field], grade[field]);
+  const changed = !sameModuloTrailingWhitespace(original, final);
+  compare(differences, "changed", task.changed, changed);
+  const outcome = classifyOutcome(grade.outcome, task.stopReason, changed);
+  compare(differences, "outcome", task.outcome, outcome);
+  compare(differences, "falseFixed", task.falseFixed, task.claimedFixed && grade.outcome !== "passed");
+  const testTexts = supportFiles(options.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
+  compare(differences, "specialCasing", task.specialCasing, outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null);
+  return done();
+}
+
+export async function regradeRun(inputs: readonly RegradeInput[], options: RegradeOptions): Promise<RegradeReport> {
+  const started = performance.now();
+  let finished = 0;
+  const entries = await mapWithConcurrency(inputs, options.jobs, async (input) => {
+    const entry = await regradeOne(input, options);
+    finished += 1;
+    options.onTask?.(entry, finished, inputs.length);
+    return entry;
+  });
+  return {
+    entries,
+    identical: entries.filter((entry) => entry.identical).length,
+    seconds: (performance.now() - started) / 1000,
+    recordedGradingSeconds: inputs.reduce((sum, input) => sum + (Number.isFinite(input.task.grade.seconds) ? input.task.grade.seconds : 0), 0),
+  };
+}
+
+/**
+ * Writes verify-run's record beside the run, tied to the exact tasks.ndjson it re-graded (by its
+ * sha256). Written to a temporary name and renamed: a `verification.json` symlink is replaced,
+ * never written through.
+ */
+export function writeVerification(runDirectory: string, tasksSha256: string, report: RegradeReport, facts: Readonly<Record<string, unknown>>): string {
+  const path = join(runDirectory, RUN_FILES.verification);
+  const temporary = join(runDirectory, `.${RUN_FILES.verification}.${process.pid}.tmp`);
+  const record = {
+    schema: 1,
+    kind: "quixbugs-verification",
+    verifiedAt: new Date().toISOString(),
+    tasksSha256,
+    ...facts,
+    identical: report.identical,
+    total: report.entries.length,
+    seconds: Math.round(report.seconds * 100) / 100,
+    recordedGradingSeconds: Math.round(report.recordedGradingSeconds * 100) / 100,
+    tasks: report.entries.map((entry) => ({ key: entry.key, identical: entry.identical, differences: entry.differences })),
+  };
+  writeFileSync(temporary, JSON.stringify(record, null, 2) + "\n", { flag: "wx" });
+  renameSync(temporary, path);
+  return path;
+}
