@@ -5,10 +5,12 @@
 // cases, and held-out cases from the recorded seed); and the recomputed grade, outcome, change,
 // false-fixed flag and special-casing report are compared with the record field by field.
 // Nothing the run recorded about the grade is believed: any difference names the task.
-import { renameSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mapWithConcurrency } from "../core/concurrency.ts";
 import { sha256Hex } from "../core/digest.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import type { BenchErrorCode } from "./errorCodes.ts";
 import { buggySource, supportFiles, type QuixDataset } from "./dataset/dataset.ts";
 import { programDigest } from "./dataset/programDigest.ts";
 import { heldOutCases } from "./grading/heldOutCases.ts";
@@ -135,7 +137,7 @@ export async function regradeRun(inputs: readonly RegradeInput[], options: Regra
  * sha256). Written to a temporary name and renamed: a `verification.json` symlink is replaced,
  * never written through.
  */
-export function writeVerification(runDirectory: string, tasksSha256: string, report: RegradeReport, facts: Readonly<Record<string, unknown>>): string {
+export function writeVerification(runDirectory: string, tasksSha256: string, report: RegradeReport, facts: Readonly<Record<string, unknown>>): Result<string, BenchErrorCode> {
   const path = join(runDirectory, RUN_FILES.verification);
   const temporary = join(runDirectory, `.${RUN_FILES.verification}.${process.pid}.tmp`);
   const record = {
@@ -150,7 +152,13 @@ export function writeVerification(runDirectory: string, tasksSha256: string, rep
     recordedGradingSeconds: Math.round(report.recordedGradingSeconds * 100) / 100,
     tasks: report.entries.map((entry) => ({ key: entry.key, identical: entry.identical, differences: entry.differences })),
   };
-  writeFileSync(temporary, JSON.stringify(record, null, 2) + "\n", { flag: "wx" });
-  renameSync(temporary, path);
-  return path;
+  try {
+    writeFileSync(temporary, JSON.stringify(record, null, 2) + "\n", { flag: "wx" });
+    renameSync(temporary, path);
+    return ok(path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    // A read-only run folder, or a directory in the record's place: the re-grade is still printed.
+    return err("run_dir_invalid", `${RUN_FILES.verification} could not be written in ${runDirectory} (${error instanceof Error && "code" in error ? String(error.code) : "error"})`);
+  }
 }

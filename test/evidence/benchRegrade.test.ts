@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { applyUnifiedDiff, unifiedDiff } from "../../src/bench/results/unifiedDiff.ts";
+import { writeVerification } from "../../src/bench/runRegrade.ts";
 import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
@@ -171,4 +172,12 @@ test("applyUnifiedDiff rebuilds any file from unifiedDiff's output (up to the fi
   }), { numRuns: 500 });
   assert.equal(applyUnifiedDiff("x\ny\n", unifiedDiff("p.py", "a\nb\n", "a\nc\n")), null);
   assert.equal(applyUnifiedDiff("a\n", "not a diff\n"), null);
+});
+
+test("a verification record that cannot be written is an error result naming the file, never an exception", () => {
+  const report = { entries: [], identical: 0, seconds: 0, recordedGradingSeconds: 0 };
+  const written = writeVerification(join(root, "no-such-folder"), "0".repeat(64), report, {});
+  assert.ok(!written.ok);
+  assert.equal(written.error, "run_dir_invalid");
+  assert.match(written.message, /verification\.json could not be written .*ENOENT/);
 });

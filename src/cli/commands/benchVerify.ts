@@ -93,10 +93,14 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       const written = writeVerification(dir, snapshot.tasksSha256 ?? "", report, { grader: GRADER_ID, dataset: env.value.dataset.root });
       const disagreeing = report.entries.filter((entry) => !entry.identical);
       const timing = `${report.seconds.toFixed(1)} s; the run's own grading took ${report.recordedGradingSeconds.toFixed(1)} s of grader time`;
-      if (json) process.stdout.write(JSON.stringify({ ok: disagreeing.length === 0, run: dir, verification: written, ...report }, null, 2) + "\n");
+      if (json) process.stdout.write(JSON.stringify({ ok: disagreeing.length === 0 && written.ok, run: dir, verification: written.ok ? written.value : null, ...report }, null, 2) + "\n");
       else {
         for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
-        if (disagreeing.length === 0) process.stdout.write(`re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\nverification: ${written}\n`);
+        if (disagreeing.length === 0) process.stdout.write(`re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\n` : ""}`);
+      }
+      if (!written.ok && disagreeing.length === 0) {
+        if (!json) printCommandError(written.error, written.message);
+        return setExitCode(1);
       }
       if (disagreeing.length > 0) {
         if (!json) printCommandError("evidence_invalid", `${dir}: EVIDENCE INVALID: the re-grade disagrees with ${disagreeing.length} of ${report.entries.length} task record(s): ${disagreeing.map((entry) => entry.key).join(", ")}`);
