@@ -60,9 +60,18 @@ function failure<T>(error: unknown, name: string): Result<T, SafeReadErrorCode> 
   }
 }
 
+/** What a non-regular file is, for the refusal's message. */
+function kindName(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isBlockDevice() || stats.isCharacterDevice()) return "a device";
+  return "something else";
+}
+
 function typeProblem<T>(stats: Stats, name: string, wanted: "file" | "directory"): Result<T, SafeReadErrorCode> | null {
   if (stats.isSymbolicLink()) return err("symlink_refused", `${name} is a symbolic link; links are never followed`);
-  if (wanted === "file" && !stats.isFile()) return err("not_regular_file", `${name} is not a regular file`);
+  if (wanted === "file" && !stats.isFile()) return err("not_regular_file", `${name} is ${kindName(stats)}, not a regular file`);
   if (wanted === "directory" && !stats.isDirectory()) return err("not_a_directory", `${name} is not a directory`);
   return null;
 }
