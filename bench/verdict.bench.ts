@@ -18,7 +18,7 @@ import { BASELINE_PROPOSALS } from "../src/spec/constants.ts";
 import { runLab } from "../src/lab/labRun.ts";
 import { ScriptedSource } from "../src/sources/scriptedSource.ts";
 import { writeBenchRun } from "../test/evidence/benchRunFixture.ts";
-import { regradeRun } from "../test/evidence/regradeRunFixture.ts";
+import { realBenchRun } from "../test/evidence/regradeRunFixture.ts";
 import { benchSetup, MINI_DATASET_DIR } from "../test/bench/benchFixtures.ts";
 import { loadDataset } from "../src/bench/dataset/dataset.ts";
 import type { ConditionId } from "../src/bench/agent/conditions.ts";
@@ -53,7 +53,7 @@ async function verifyRunFigures(): Promise<void> {
   const programs = real ? dataset.programs.map((p) => p.name) : ["gcd", "is_palindrome", "linked_list_sum", "pascal"];
   const conditions: ConditionId[] = real ? ["A"] : ["A", "B", "C", "D"];
   const started = performance.now();
-  const dir = await regradeRun(root, "regrade", { programs, conditions, dataset, jobs: 2 });
+  const dir = await realBenchRun(root, "regrade", { programs, conditions, dataset, jobs: 2 });
   const runSeconds = (performance.now() - started) / 1000;
   const walls: number[] = [];
   const regradeWalls: number[] = [];

@@ -15,12 +15,12 @@ import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
 import { buildReport } from "../../src/report/reportBuilder.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup } from "../bench/benchFixtures.ts";
-import { regradeRun } from "./regradeRunFixture.ts";
+import { realBenchRun } from "./regradeRunFixture.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-bench-fail-closed-"));
 let honest = "";
 before(async () => {
-  honest = await regradeRun(root, "honest");
+  honest = await realBenchRun(root, "honest");
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 

@@ -17,13 +17,13 @@ import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
 import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { MINI_DATASET_DIR } from "../bench/benchFixtures.ts";
-import { regradeRun } from "./regradeRunFixture.ts";
+import { realBenchRun } from "./regradeRunFixture.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "tca-bench-regrade-"));
 let honest = "";
 before(async () => {
-  honest = await regradeRun(root, "honest");
+  honest = await realBenchRun(root, "honest");
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 

@@ -22,7 +22,7 @@ export interface RegradeRunOptions {
 }
 
 /** Runs the programs into `root/<name>`; returns the run directory. */
-export async function regradeRun(root: string, name = "run", options: RegradeRunOptions = {}): Promise<string> {
+export async function realBenchRun(root: string, name = "run", options: RegradeRunOptions = {}): Promise<string> {
   const outDir = join(root, name);
   const setup = benchSetup();
   const sandbox = setup.sandbox;
