@@ -74,12 +74,9 @@ async function verifyRunFigures(): Promise<void> {
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const spread = (xs: number[]): string => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
-  process.stdout.write(`verify-run (${tasks} tasks, ${real ? "QuixBugs" : "mini data set"}, --jobs 2, ${REGRADE_REPEATS} runs): the run took ${runSeconds.toFixed(1)} s wall with ${recorded.toFixed(1)} s of grading recorded
-`);
-  process.stdout.write(`  verify-run wall (CLI, start-up and sandbox self-test included): median ${median(walls).toFixed(1)} s (${spread(walls)})
-`);
-  process.stdout.write(`  re-grading time summed over tasks: median ${median(graderSums).toFixed(1)} s (${spread(graderSums)}); ${(median(graderSums) / Math.max(recorded, 1e-9)).toFixed(2)}x the run's recorded grading
-`);
+  process.stdout.write(`verify-run (${tasks} tasks, ${real ? "QuixBugs" : "mini data set"}, --jobs 2, ${REGRADE_REPEATS} runs): the run took ${runSeconds.toFixed(1)} s wall with ${recorded.toFixed(1)} s of grading recorded\n`);
+  process.stdout.write(`  verify-run wall (CLI, start-up and sandbox self-test included): median ${median(walls).toFixed(1)} s (${spread(walls)}); the re-grade alone ${median(regradeWalls).toFixed(1)} s (${spread(regradeWalls)})\n`);
+  process.stdout.write(`  re-grading time summed over tasks: median ${median(graderSums).toFixed(1)} s (${spread(graderSums)}); ${(median(graderSums) / Math.max(recorded, 1e-9)).toFixed(2)}x the run's recorded grading\n`);
 }
 
 try {
