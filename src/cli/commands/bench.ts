@@ -104,7 +104,6 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
   const quix = bench.command("quixbugs").description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
 
   registerFetchDatasetCommand(quix, setExitCode);
-  registerVerifyRunCommand(quix, setExitCode);
 
   quix.command("verify-dataset")
     .description("in the sandbox: every buggy program must fail its tests and every reference fix must pass")
@@ -305,4 +304,6 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
       process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);
     });
+
+  registerVerifyRunCommand(quix, setExitCode);
 }
