@@ -181,3 +181,15 @@ test("a verification record that cannot be written is an error result naming the
   assert.equal(written.error, "run_dir_invalid");
   assert.match(written.message, /verification\.json could not be written .*ENOENT/);
 });
+
+test("verify-run refuses a run whose verdict is EVIDENCE INVALID before re-grading anything, and a bad --jobs", async () => {
+  const dir = copyOf("invalid-before-regrade");
+  rmSync(join(dir, "run.json"));
+  const run = await verifyRun(dir);
+  assert.equal(run.code, 1);
+  assert.match(run.err, /^tca bench quixbugs verify-run: evidence_invalid: .*run\.json: not_found/m);
+  assert.equal(existsSync(join(dir, "verification.json")), false);
+  const jobs = await tca(["bench", "quixbugs", "verify-run", honest, "--jobs", "0"]);
+  assert.equal(jobs.code, 1);
+  assert.match(jobs.err, /^tca bench quixbugs verify-run: invalid_option: --jobs/m);
+});
