@@ -103,8 +103,14 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
   const seed = task.grade.heldOut?.seed ?? 1;
   const heldOut = await heldOutCases(options.sandbox, options.dataset, program, seed);
   const grade = gradeRecordOf(await gradeProgram(options.sandbox, options.dataset, program, final, { includeSlow: options.includeSlow, timeoutMs: options.testTimeoutMs, heldOut }));
-  // Field by field, so that any meaning of the headline (public only, held-out columns) is covered.
-  for (const field of ["outcome", "counts", "summary", "grader", "fixedPublic", "fixedWithHeldOut", "heldOut", "excluded"] as const) compare(differences, `grade.${field}`, task.grade[field], grade[field]);
+  // Field by field over every field either side has, so that any meaning of the headline (public
+  // only, held-out columns) and any field added later is covered. Not compared: the time it took,
+  // and `reason`, whose wording for a timeout or a killed run names exit details that may vary.
+  const recordedGrade = { ...task.grade } as Readonly<Record<string, unknown>>;
+  const regraded = { ...grade } as Readonly<Record<string, unknown>>;
+  for (const field of new Set([...Object.keys(recordedGrade), ...Object.keys(regraded)])) {
+    if (field !== "seconds" && field !== "reason") compare(differences, `grade.${field}`, recordedGrade[field], regraded[field]);
+  }
   const changed = !sameModuloTrailingWhitespace(original, final);
   compare(differences, "changed", task.changed, changed);
   const outcome = classifyOutcome(grade.outcome, task.stopReason, changed);
