@@ -2,7 +2,7 @@
 // (its own message history, its own fresh sandbox per test run). Results are appended as tasks
 // finish so an interrupted run resumes without redoing finished tasks; --shard i/n takes a
 // deterministic slice so several machines can share one benchmark.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ChatBackend } from "../sources/openaiCompatibleChat.ts";
@@ -12,7 +12,7 @@ import type { QuixDataset } from "./dataset/dataset.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
-import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, runBinding, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runs/runDirectory.ts";
+import { appendTaskResult, dropTornTail, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, runBinding, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, writeRunFile, type RunManifest } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
 import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
@@ -88,7 +88,8 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     if (!prev.ok) return prev;
     previous = prev.value;
   }
-  prepareRunDir(o.outDir);
+  const prepared = prepareRunDir(o.outDir);
+  if (!prepared.ok) return prepared;
   // A resume with a smaller (or other) selection adds to the run; it never narrows what the
   // run directory reports, so run.json and results.* always agree with tasks.ndjson.
   const allPrograms = union(prior?.programs ?? [], programs);
@@ -153,7 +154,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     let result: TaskResult = { ...ended, tracePath };
     if (result.changed) {
       const diffPath = `${RUN_FILES.diffs}/${task.key}${attempt === 1 ? "" : `.attempt-${attempt}`}.diff`;
-      writeFileSync(join(o.outDir, diffPath), trace.lastDiff ?? "");
+      writeRunFile(o.outDir, diffPath, trace.lastDiff ?? "");
       result = { ...result, diffPath };
     }
     appendTaskResult(o.outDir, result);

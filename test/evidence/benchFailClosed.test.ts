@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { appendFileSync, cpSync, linkSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
@@ -140,6 +140,32 @@ test("--resume on a symlinked tasks.ndjson refuses before writing: the link's ta
   assert.equal(result.error, "results_invalid");
   assert.match(result.message, /symlink_refused/);
   assert.deepEqual(readFileSync(outside), bytes);
+});
+
+test("--resume never writes through a planted results.json link, and refuses a diffs/ that is a link", async () => {
+  const { sandbox, dataset } = benchSetup();
+  const backend = new OpenAiCompatibleClient({ endpoint: "http://127.0.0.1:9/v1", model: "scripted" });
+  const options = (outDir: string): Parameters<typeof runBenchmark>[0] => ({
+    dataset, sandbox, backend, modelDescription: { label: "scripted", synthetic: true }, modelName: "scripted", conditions: ["A"], programs: ["gcd"],
+    outDir, jobs: 1, resume: true, testTimeoutMs: 60_000, includeSlow: false, environment: {},
+  });
+  const dir = copyOf("linked-results-resume");
+  const outside = join(root, "outside-results.json");
+  renameSync(join(dir, "results.json"), outside);
+  const bytes = readFileSync(outside);
+  symlinkSync(outside, join(dir, "results.json"));
+  const resumed = await runBenchmark(options(dir));
+  assert.ok(resumed.ok, resumed.ok ? "" : resumed.message);
+  assert.deepEqual(readFileSync(outside), bytes, "the link's target keeps every byte");
+  assert.ok(lstatSync(join(dir, "results.json")).isFile(), "the link was replaced by the run's own file");
+
+  const linkedDiffs = copyOf("linked-diffs-resume");
+  renameSync(join(linkedDiffs, "diffs"), join(root, "outside-diffs"));
+  symlinkSync(join(root, "outside-diffs"), join(linkedDiffs, "diffs"));
+  const refused = await runBenchmark(options(linkedDiffs));
+  assert.ok(!refused.ok);
+  assert.equal(refused.error, "run_dir_invalid");
+  assert.match(refused.message, /diffs in .* is a symbolic link/);
 });
 
 test("a server answering one task with a 100,000-deep field: a model error for that task, the run goes on and stays valid", async () => {

@@ -1,7 +1,7 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
-import { appendFileSync, closeSync, constants, ftruncateSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, lstatSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../core/digest.ts";
 import { err, ok, type Result } from "../../core/result.ts";
@@ -186,24 +186,51 @@ export function bindingMismatch(recorded: unknown, manifest: RunManifest): strin
   return null;
 }
 
-export function prepareRunDir(dir: string): void {
-  mkdirSync(join(dir, RUN_FILES.traces), { recursive: true });
-  mkdirSync(join(dir, RUN_FILES.diffs), { recursive: true });
+/**
+ * Creates traces/ and diffs/ and refuses a run folder whose traces/ or diffs/ is anything but a
+ * real directory: a planted `diffs -> /etc` would otherwise receive the run's writes.
+ */
+export function prepareRunDir(dir: string): Result<true, BenchErrorCode> {
+  for (const sub of [RUN_FILES.traces, RUN_FILES.diffs]) {
+    mkdirSync(join(dir, sub), { recursive: true });
+    const stats = lstatSync(join(dir, sub));
+    if (stats.isSymbolicLink() || !stats.isDirectory()) return err("run_dir_invalid", `${sub} in ${dir} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a directory"}; the run writes only into real folders`);
+  }
+  return ok(true);
+}
+
+/**
+ * Writes a whole run file without ever following a link in its place: written to a fresh
+ * temporary name (O_EXCL) and renamed over the old one, so a `results.json -> /etc/x` planted in a
+ * run folder is replaced, never written through.
+ */
+export function writeRunFile(dir: string, relativePath: string, data: string | Buffer): void {
+  const path = join(dir, relativePath);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, data, { flag: "wx" });
+  renameSync(temporary, path);
 }
 
 export function writeManifest(dir: string, manifest: RunManifest): void {
-  writeFileSync(join(dir, RUN_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n");
+  writeRunFile(dir, RUN_FILES.manifest, JSON.stringify(manifest, null, 2) + "\n");
 }
 
+/** Appends one record; O_NOFOLLOW: a tasks.ndjson link put in place is refused (ELOOP), never written through. */
 export function appendTaskResult(dir: string, result: TaskResult): void {
-  appendFileSync(join(dir, RUN_FILES.tasks), JSON.stringify(result) + "\n");
+  const fd = openSync(join(dir, RUN_FILES.tasks), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, JSON.stringify(result) + "\n");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number): void {
   const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   const model = manifest.model;
-  writeFileSync(
-    join(dir, RUN_FILES.resultsJson),
+  writeRunFile(
+    dir,
+    RUN_FILES.resultsJson,
     JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
   );
   const label = typeof model.label === "string" ? model.label : "model";
@@ -226,5 +253,5 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
   const warnings = endpointWarnings(results, model.serverProps);
-  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted));
+  writeRunFile(dir, RUN_FILES.resultsMd, renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted));
 }

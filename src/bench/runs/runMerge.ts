@@ -1,13 +1,13 @@
 // merge: joins the shards of one benchmark (same fingerprint) into one run directory, with
 // their traces and diffs, and rewrites results.json and results.md over the union.
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { readFileUnder } from "../../core/safeRead.ts";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { planTasks } from "./taskPlan.ts";
 import type { ConditionId } from "../agent/conditions.ts";
-import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_READ_LIMITS, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunManifest } from "./runDirectory.ts";
+import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_READ_LIMITS, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, writeRunFile, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "../results/taskOutcome.ts";
 
 /** One run to merge, already read (the CLI passes the bench verdict's snapshot of each run). */
@@ -55,7 +55,8 @@ export function mergeInputs(inputs: readonly MergeInput[], outDir: string): Resu
       byTask.set(key, { result: r, input });
     }
   }
-  prepareRunDir(outDir);
+  const prepared = prepareRunDir(outDir);
+  if (!prepared.ok) return prepared;
   const first = manifests[0]!;
   const union = (f: (m: RunManifest) => readonly string[]): string[] => [...new Set(manifests.flatMap(f))].sort();
   const manifest: RunManifest = {
@@ -79,7 +80,7 @@ export function mergeInputs(inputs: readonly MergeInput[], outDir: string): Resu
       if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+(\.r\d+)?(\.attempt-\d+)?\.(ndjson|diff)$/.test(rel)) {
         // The bytes as read (a `diffs -> /etc` link or a FIFO was refused, never copied), written afresh.
         const bytes = input.file(rel);
-        if (bytes !== undefined) writeFileSync(join(outDir, rel), bytes);
+        if (bytes !== undefined) writeRunFile(outDir, rel, bytes);
       }
     }
     appendTaskResult(outDir, result);
