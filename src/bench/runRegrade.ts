@@ -8,6 +8,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mapWithConcurrency } from "../core/concurrency.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
@@ -54,14 +55,9 @@ export interface RegradeReport {
   readonly recordedGradingSeconds: number;
 }
 
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === "object" && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
-  ) ?? "undefined";
-}
 
 function compare(differences: string[], field: string, recorded: unknown, recomputed: unknown): void {
-  if (canonical(recorded) !== canonical(recomputed)) differences.push(`${field}: recorded ${canonical(recorded)}, re-graded ${canonical(recomputed)}`);
+  if (canonicalJson(recorded) !== canonicalJson(recomputed)) differences.push(`${field}: recorded ${canonicalJson(recorded)}, re-graded ${canonicalJson(recomputed)}`);
 }
 
 /** The file the task left, rebuilt from the pristine program and its diff, or why it cannot be. */

@@ -20,6 +20,7 @@
 // What is not re-derived here: the grade itself (verify-run re-grades in a sandbox and writes
 // verification.json; the report shows whether it did).
 import type { ConditionId } from "../bench/agent/conditions.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
 import { summarize } from "../bench/results/resultsSummary.ts";
 import { bindingMismatch, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, type RunManifest } from "../bench/runs/runDirectory.ts";
 import { planTasks } from "../bench/runs/taskPlan.ts";
@@ -54,11 +55,6 @@ export interface BenchVerdict {
 const MAX_LISTED_PROBLEMS = 40;
 const TRACE_ENVELOPE = new Set(["v", "event", "t"]);
 
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
-  );
-}
 
 function asManifest(value: Json | null, problems: string[]): RunManifest | null {
   if (value === null) return null;
@@ -103,10 +99,10 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   }
   const end = records.at(-1);
   if (end?.event !== "task_end") problems.push(`${task.tracePath}: does not end in task_end`);
-  else if (canonical(end.result) !== canonical(withoutPaths(task))) problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
+  else if (canonicalJson(end.result) !== canonicalJson(withoutPaths(task))) problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
   const grades = records.filter((record) => record.event === "grade");
   if (grades.length !== 1) problems.push(`${task.tracePath}: has ${grades.length} grade events, not one`);
-  else if (canonical(gradeOfEvent(grades[0]!)) !== canonical(task.grade)) problems.push(`${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`);
+  else if (canonicalJson(gradeOfEvent(grades[0]!)) !== canonicalJson(task.grade)) problems.push(`${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`);
   const diffs = records.filter((record) => record.event === "diff");
   if (diffs.length !== (task.changed ? 1 : 0)) problems.push(`${task.tracePath}: has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`);
   if (task.changed !== (task.diffPath !== undefined)) problems.push(`${RUN_FILES.tasks}: ${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`);
@@ -119,16 +115,16 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
 function checkResults(results: Json, manifest: Json | null, tasks: readonly TaskResult[], expected: number | null, problems: string[]): void {
   const name = RUN_FILES.resultsJson;
   const recorded = Array.isArray(results.tasks) ? results.tasks : [];
-  const byKey = (list: readonly unknown[]): string[] => list.map(canonical).sort();
-  if (canonical(byKey(recorded)) !== canonical(byKey(tasks))) problems.push(`${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`);
+  const byKey = (list: readonly unknown[]): string[] => list.map((item) => canonicalJson(item)).sort();
+  if (canonicalJson(byKey(recorded)) !== canonicalJson(byKey(tasks))) problems.push(`${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`);
   const bySummary = [...tasks].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
-  if (canonical(results.summary) !== canonical(summarize(bySummary))) problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
+  if (canonicalJson(results.summary) !== canonicalJson(summarize(bySummary))) problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
   if (results.tasksDone !== tasks.length) problems.push(`${name}: tasksDone is ${String(results.tasksDone)}, the log holds ${tasks.length}`);
   if (expected !== null && results.tasksExpected !== expected) problems.push(`${name}: tasksExpected is ${String(results.tasksExpected)}, ${RUN_FILES.manifest}'s plan has ${expected}`);
   if (expected !== null && results.complete !== tasks.length >= expected) problems.push(`${name}: complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`);
   const manifestFingerprint = isObject(manifest) ? manifest.fingerprint : undefined;
   const resultsFingerprint = isObject(results.manifest) ? results.manifest.fingerprint : undefined;
-  if (manifest !== null && canonical(manifestFingerprint) !== canonical(resultsFingerprint)) problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
+  if (manifest !== null && canonicalJson(manifestFingerprint) !== canonicalJson(resultsFingerprint)) problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
 }
 
 /** verify-run's record, taken only for the tasks.ndjson it re-graded; a disagreement names the tasks. */

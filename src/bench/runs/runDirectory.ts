@@ -3,6 +3,7 @@
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
 import { closeSync, constants, ftruncateSync, lstatSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { canonicalJson } from "../../core/canonicalJson.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { parseBoundedJson } from "../../core/boundedJson.ts";
@@ -135,9 +136,6 @@ export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonl
   return canon(a) === canon(b);
 }
 
-function canonicalJson(x: unknown): string {
-  return JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0))) : v));
-}
 
 /**
  * The run's labels as every trace's task_start records them: the fingerprint (by digest), the
