@@ -4,6 +4,7 @@
 // model server's over-deep reply is a model error for its task while the run goes on.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { appendFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -196,5 +197,37 @@ test("a server answering one task with a 100,000-deep field: a model error for t
     assert.deepEqual(deriveBenchVerdict(out).problems, []);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+test("results.json swapped for a forged one, again and again, while pages are built: every page is the honest one or EVIDENCE INVALID", async () => {
+  const dir = copyOf("swapped-during-report");
+  const honestResults = readFileSync(join(dir, "results.json"), "utf8");
+  const forged = JSON.parse(honestResults) as { tasks: Record<string, unknown>[]; summary: Record<string, unknown>[] };
+  for (const task of forged.tasks) task.outcome = "fixed";
+  for (const row of forged.summary) row.fixed = row.tasks;
+  writeFileSync(join(root, "forged-results.json"), JSON.stringify(forged));
+  writeFileSync(join(root, "honest-results.json"), honestResults);
+  // A second process swaps the file atomically (rename) in a loop until it is stopped.
+  const swapper = spawn(process.execPath, ["-e", `
+    const { copyFileSync, renameSync } = require("node:fs");
+    const [forged, honest, target] = process.argv.slice(1);
+    for (let i = 0; ; i++) { copyFileSync(i % 2 ? honest : forged, target + ".swap"); renameSync(target + ".swap", target); }
+  `, join(root, "forged-results.json"), join(root, "honest-results.json"), join(dir, "results.json")], { stdio: "ignore" });
+  try {
+    const seen = new Set<string>();
+    // Until the forged file has been read at least once (the swap really happened), at most 500 pages.
+    for (let i = 0; i < 500 && !(seen.has("EVIDENCE INVALID") && i >= 30); i++) {
+      const built = buildReport(dir);
+      assert.ok(built.ok && built.value.document.kind === "bench");
+      const { headline } = built.value.document.bench.verdict;
+      seen.add(headline);
+      assert.ok(headline === "EVIDENCE INVALID" || /^1 OF 3 TASKS FIXED/.test(headline), headline);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.ok(seen.has("EVIDENCE INVALID"), "the forged file was read at least once");
+    assert.ok(!seen.has("3 OF 3 TASKS FIXED (graded by the harness's own test run)"));
+  } finally {
+    swapper.kill();
   }
 });
