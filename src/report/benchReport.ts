@@ -96,7 +96,8 @@ function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null,
 export function regradeLine(regrade: RegradeState, directory: string): string {
   switch (regrade.state) {
     case "identical":
-      return `re-graded ${regrade.tasks}/${regrade.tasks} tasks: identical (tca bench quixbugs verify-run, ${regrade.verifiedAt})`;
+      // verification.json is verify-run's record, not a re-grade the page made: it says so.
+      return `re-graded ${regrade.tasks}/${regrade.tasks} tasks: identical (as tca bench quixbugs verify-run recorded at ${regrade.verifiedAt}; run it again to recompute)`;
     case "disagrees":
       return `re-graded: the re-grade disagrees with ${regrade.tasks.length} task record(s): ${regrade.tasks.join(", ")}`;
     case "stale":
