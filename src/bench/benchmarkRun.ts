@@ -14,7 +14,7 @@ import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
 import type { ThinkingMode } from "./agent/thinkingMode.ts";
-import { appendTaskResult, prepareRunDir, repairAfterInterruption, replaceRunFile, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, type RunFileStep, type RunManifest } from "./runs/runDirectory.ts";
+import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, repairAfterInterruption, resultKey, RUN_FILES, runBinding, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, writeRunFile, type RunFileStep, type RunManifest } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
 import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
@@ -98,13 +98,19 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);
     prior = m.value;
     // A run killed anywhere (a preempted array task, a time limit) left at most torn last lines
-    // and partial replacements: cut and remove them before reading what it finished.
-    repairAfterInterruption(o.outDir);
+    // and partial replacements: cut and remove them (never through a link) before reading what it finished.
+    const repaired = repairAfterInterruption(o.outDir);
+    if (!repaired.ok) return repaired;
     const prev = readTaskResults(o.outDir);
     if (!prev.ok) return prev;
     previous = prev.value;
+  } else if (existsSync(o.outDir)) {
+    // No run.json: a run killed while writing its first one leaves at most that partial file.
+    const repaired = repairAfterInterruption(o.outDir);
+    if (!repaired.ok) return repaired;
   }
-  prepareRunDir(o.outDir);
+  const prepared = prepareRunDir(o.outDir);
+  if (!prepared.ok) return prepared;
   // A resume with a smaller (or other) selection adds to the run; it never narrows what the
   // run directory reports, so run.json and results.* always agree with tasks.ndjson.
   const allPrograms = union(prior?.programs ?? [], programs);
@@ -124,6 +130,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     environment: o.environment,
   };
   writeManifest(o.outDir, manifest, o.hook);
+  const binding = { ...runBinding(manifest) };
   const expected = planTasks(allPrograms, allConditions, o.shard, allRepeats).length;
   const planned = planTasks(programs, o.conditions, o.shard, repeats);
   // Every task's latest record stays in the tables, planned now or not. A planned task whose
@@ -159,6 +166,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
       includeSlow: o.includeSlow,
       attempt,
       repeat: task.repeat,
+      runBinding: binding,
       ...(repeats > 1 || task.repeat > 1 ? { seed: task.repeat - 1 } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.hook ? { hook: o.hook } : {}),
@@ -168,7 +176,7 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     let result: TaskResult = { ...ended, tracePath };
     if (result.changed) {
       const diffPath = `${RUN_FILES.diffs}/${task.key}${attempt === 1 ? "" : `.attempt-${attempt}`}.diff`;
-      replaceRunFile(join(o.outDir, diffPath), trace.lastDiff ?? "", o.hook);
+      writeRunFile(o.outDir, diffPath, trace.lastDiff ?? "", o.hook);
       result = { ...result, diffPath };
     }
     appendTaskResult(o.outDir, result, o.hook);

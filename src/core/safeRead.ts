@@ -6,9 +6,10 @@
 // directory swapped after we opened it is not followed); elsewhere by full path with the same
 // O_NOFOLLOW per component. Every open carries O_NONBLOCK and the type is checked by lstat before
 // the open and by fstat after it, so a FIFO or device is refused at once instead of hanging.
-// Every room may import this module; it imports nothing of ours but Result.
+// Every room may import this module; it imports nothing of ours but Result and boundedJson.
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { parseBoundedJson } from "./boundedJson.ts";
 import { err, ok, type Result } from "./result.ts";
 
 export const SAFE_READ_ERROR_CODES = [
@@ -18,6 +19,7 @@ export const SAFE_READ_ERROR_CODES = [
   "not_regular_file",
   "not_a_directory",
   "too_large",
+  "hard_link_refused",
   "unreadable",
   "invalid_utf8",
 ] as const;
@@ -58,9 +60,18 @@ function failure<T>(error: unknown, name: string): Result<T, SafeReadErrorCode> 
   }
 }
 
+/** What a non-regular file is, for the refusal's message. */
+function kindName(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isBlockDevice() || stats.isCharacterDevice()) return "a device";
+  return "something else";
+}
+
 function typeProblem<T>(stats: Stats, name: string, wanted: "file" | "directory"): Result<T, SafeReadErrorCode> | null {
   if (stats.isSymbolicLink()) return err("symlink_refused", `${name} is a symbolic link; links are never followed`);
-  if (wanted === "file" && !stats.isFile()) return err("not_regular_file", `${name} is not a regular file`);
+  if (wanted === "file" && !stats.isFile()) return err("not_regular_file", `${name} is ${kindName(stats)}, not a regular file`);
   if (wanted === "directory" && !stats.isDirectory()) return err("not_a_directory", `${name} is not a directory`);
   return null;
 }
@@ -96,6 +107,12 @@ function openChild(dirFd: number, dirPath: string, name: string, wanted: "file" 
     if (problem !== null || after.dev !== before.dev || after.ino !== before.ino) {
       closeSync(fd);
       return problem ?? err("unreadable", `${name} was replaced while it was opened`);
+    }
+    // A second name for the same inode may sit outside the folder (and change with it): evidence
+    // is a file of its own, so a hard-linked one is refused like a symlink.
+    if (wanted === "file" && after.nlink > 1) {
+      closeSync(fd);
+      return err("hard_link_refused", `${name} has ${after.nlink} hard links; evidence files must have one`);
     }
     return ok(fd);
   } catch (error) {
@@ -166,7 +183,7 @@ export function readFileUnder(root: string, relativePath: string, maxBytes: numb
   const name = parts[parts.length - 1]!;
   const file = openChild(parent.value.fd, parent.value.path, name, "file");
   closeSync(parent.value.fd);
-  if (!file.ok) return file.error === "not_found" || file.error === "symlink_refused" || file.error === "not_regular_file" ? err(file.error, file.message.replace(name, relativePath)) : file;
+  if (!file.ok) return file.error === "not_found" || file.error === "symlink_refused" || file.error === "not_regular_file" || file.error === "hard_link_refused" ? err(file.error, file.message.replace(name, relativePath)) : file;
   try {
     return readAllBounded(file.value, maxBytes, relativePath);
   } catch (error) {
@@ -201,12 +218,9 @@ export function readTextUnder(root: string, relativePath: string, maxBytes: numb
 export function readJsonObjectUnder(root: string, relativePath: string, maxBytes: number): Record<string, unknown> | null {
   const text = readTextUnder(root, relativePath, maxBytes);
   if (!text.ok) return null;
-  try {
-    const parsed: unknown = JSON.parse(text.value);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  const parsed = parseBoundedJson(text.value, relativePath);
+  if (!parsed.ok) return null;
+  return typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value) ? (parsed.value as Record<string, unknown>) : null;
 }
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";

@@ -6,6 +6,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
+import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, readFileUnder } from "../core/safeRead.ts";
 
 export const AUDIT_SCHEMA = "tca.audit/1";
@@ -169,12 +170,10 @@ export function parseAuditBytes(bytes: Uint8Array): Result<AuditFile, AuditReadE
   const tornTail = last !== undefined && last !== "";
   const records: AuditRecord[] = [];
   for (const [index, line] of lines.entries()) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      return err("audit_malformed", `audit line ${index + 1} is not JSON`);
-    }
+    // Depth-checked before parsing (src/core/boundedJson): a 2,000-deep record is refused, not a crash.
+    const read = parseBoundedJson(line, `audit line ${index + 1}`);
+    if (!read.ok) return err("audit_malformed", read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `audit line ${index + 1} is not JSON`);
+    const parsed = read.value;
     if (!isAuditRecord(parsed)) return err("audit_malformed", `audit line ${index + 1} is not an audit record`);
     const previous = records[records.length - 1];
     if (parsed.event_id !== index + 1 || (previous !== undefined && parsed.t_ms < previous.t_ms)) {

@@ -1,96 +1,70 @@
-// The verdict of a QuixBugs bench run, derived from its event logs and cross-checked against its
-// summary files, the bench counterpart of runVerdict.ts. The event log of a bench run is
-// tasks.ndjson (one record per finished task, appended as it finishes) and each task's trace;
-// results.json (what results.md and the report's tables show) is a summary that must agree.
+// The verdict of a QuixBugs bench run, derived from ONE snapshot of its folder (benchSnapshot.ts)
+// and cross-checked against its summary files, the bench counterpart of runVerdict.ts. The event
+// log is tasks.ndjson (one record per finished task) and each task's trace; results.json is a
+// summary that must agree; verification.json is verify-run's re-grade (src/bench/runRegrade.ts).
 //
 // What is checked (each failure is listed; any one makes the verdict evidence_invalid):
-//   tasks.ndjson   readable regular file (no link, no FIFO), strict UTF-8, no torn tail, every
-//                  line a task result; per task, the outcome recomputed from its grade, stop
-//                  reason and change and falseFixed from its claim and grade (classifyTask,
-//                  by the rule the record names in fixedMeans)
-//   traces/<task>  the task's trace ends in task_end whose result equals the task record, and
-//                  its grade event names the same grade
+//   run.json       present, a quixbugs-run manifest; the number of tasks expected is recomputed
+//                  from its plan (programs x conditions x repeats, shard), never read from results
+//   tasks.ndjson   readable regular file, strict UTF-8, no torn tail, every line a task result in
+//                  the plan; per task, the outcome recomputed from its grade, stop reason and change
+//                  and falseFixed from its claim and grade (classifyTask, by the rule the record
+//                  names in fixedMeans)
+//   traces/<task>  every line a JSON event (a corrupt line is a problem, never dropped); starts in
+//                  task_start for the same task, whose run binding fits run.json (fingerprint,
+//                  label, pipeline check, plan); ends in task_end equal to the task record; its
+//                  grade event equals the record's grade; a diff event exactly when changed
 //   diffs/<task>   when recorded, equals the trace's diff event
-//   results.json   its tasks equal tasks.ndjson's latest record per task, its summary equals the
-//                  bench's own summarize() over them, done/complete counts add up
-//   run.json       its fingerprint equals results.json's
+//   results.json   its tasks equal the log's latest record per task, its summary equals the bench's
+//                  own summarize() over them, done/expected/complete equal the recomputed counts
+//   verification   when present and of this tasks.ndjson: every task re-graded identical
+// What is not re-derived here: the grade itself (verify-run re-grades in a sandbox and writes
+// verification.json; the report shows whether it did).
+import type { ConditionId } from "../bench/agent/conditions.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
 import { summarize } from "../bench/results/resultsSummary.ts";
-import { parseTaskResult, resultKey, RUN_FILES } from "../bench/runs/runDirectory.ts";
+import { bindingMismatch, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, type RunManifest } from "../bench/runs/runDirectory.ts";
+import { planTasks } from "../bench/runs/taskPlan.ts";
 import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
-import { decodeUtf8Strict, readFileUnder, readTextUnder } from "../core/safeRead.ts";
+import { isObject, readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
+
+/** Whether verify-run re-graded this run (as verification.json records, for this very tasks.ndjson). */
+export type RegradeState =
+  | { readonly state: "identical"; readonly tasks: number; readonly verifiedAt: string }
+  | { readonly state: "absent" }
+  | { readonly state: "stale" }
+  | { readonly state: "disagrees"; readonly tasks: readonly string[] };
 
 export interface BenchVerdict {
   readonly kind: BenchVerdictKind;
   readonly problems: readonly string[];
   /** Latest record per task, from tasks.ndjson (the event log), sorted by key. */
   readonly tasks: readonly TaskResult[];
+  /** Recomputed from run.json's plan (null when run.json is unusable). */
   readonly tasksExpected: number | null;
   /** How many files were read and cross-checked (for the figures in docs/report.md). */
   readonly filesChecked: number;
+  readonly regrade: RegradeState;
+  /** run.json, when it is a usable manifest. */
+  readonly manifest: RunManifest | null;
+  /** The one read everything above was derived from; the report and merge use it too. */
+  readonly snapshot: BenchSnapshot;
 }
 
-const LIMITS = { json: 64 * 1024 * 1024, tasks: 256 * 1024 * 1024, trace: 64 * 1024 * 1024, diff: 8 * 1024 * 1024 } as const;
 const MAX_LISTED_PROBLEMS = 40;
+const TRACE_ENVELOPE = new Set(["v", "event", "t"]);
 
-type Json = Readonly<Record<string, unknown>>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
-  );
-}
-
-function readJson(runDirectory: string, name: string, problems: string[]): Json | null {
-  const text = readTextUnder(runDirectory, name, LIMITS.json);
-  if (!text.ok) {
-    if (text.error !== "not_found") problems.push(`${name}: ${text.error}: ${text.message}`);
+function asManifest(value: Json | null, problems: string[]): RunManifest | null {
+  if (value === null) return null;
+  const lists = Array.isArray(value.conditions) && Array.isArray(value.programs) && [...value.conditions, ...value.programs].every((x) => typeof x === "string");
+  if (value.kind !== "quixbugs-run" || value.schema !== RUN_SCHEMA_VERSION || !isObject(value.fingerprint) || !isObject(value.model) || !lists) {
+    problems.push(`${RUN_FILES.manifest}: not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
     return null;
   }
-  try {
-    const value: unknown = JSON.parse(text.value);
-    if (isObject(value)) return value;
-  } catch {
-    // reported below
-  }
-  problems.push(`${name}: not a JSON object`);
-  return null;
-}
-
-/** The event log: every line a task result, the latest per task key kept (a resumed task's last record). */
-function readTaskLog(runDirectory: string, problems: string[]): TaskResult[] {
-  const bytes = readFileUnder(runDirectory, RUN_FILES.tasks, LIMITS.tasks);
-  if (!bytes.ok) {
-    problems.push(`${RUN_FILES.tasks}: ${bytes.error}: ${bytes.message}`);
-    return [];
-  }
-  const text = decodeUtf8Strict(bytes.value, RUN_FILES.tasks);
-  if (!text.ok) {
-    problems.push(`${RUN_FILES.tasks}: ${text.error}: ${text.message}`);
-    return [];
-  }
-  const lines = text.value.split("\n");
-  const tail = lines.pop();
-  if (tail !== undefined && tail !== "") problems.push(`${RUN_FILES.tasks}: the last line is incomplete (truncated log)`);
-  const latest = new Map<string, TaskResult>();
-  for (const [index, line] of lines.entries()) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      problems.push(`${RUN_FILES.tasks}: line ${index + 1} is not JSON`);
-      continue;
-    }
-    const result = parseTaskResult(parsed);
-    if (result === undefined) problems.push(`${RUN_FILES.tasks}: line ${index + 1} is not a task result`);
-    else latest.set(resultKey(result), result);
-  }
-  return [...latest.values()].sort((a, b) => (resultKey(a) < resultKey(b) ? -1 : resultKey(a) > resultKey(b) ? 1 : 0));
+  return value as unknown as RunManifest;
 }
 
 function withoutPaths(result: TaskResult): Json {
@@ -98,8 +72,12 @@ function withoutPaths(result: TaskResult): Json {
   return rest;
 }
 
-/** One task: its recomputed outcome, its trace's task_end and grade, its diff file. Returns files read. */
-function checkTask(runDirectory: string, task: TaskResult, problems: string[]): number {
+function gradeOfEvent(event: Json): Json {
+  return Object.fromEntries(Object.entries(event).filter(([key]) => !TRACE_ENVELOPE.has(key) && key !== "output"));
+}
+
+/** One task against its trace and diff, both from the snapshot. */
+function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: TaskResult, problems: string[]): void {
   const key = resultKey(task);
   // Each record by the rule it was written under (fixedMeans; absent in older runs).
   const recomputed = classifyTask(task.grade, task.stopReason, task.changed, task.claimedFixed, task.fixedMeans);
@@ -108,61 +86,88 @@ function checkTask(runDirectory: string, task: TaskResult, problems: string[]): 
   if (task.falseFixedHeldOut !== undefined && task.falseFixedHeldOut !== recomputed.falseFixedHeldOut) problems.push(`${RUN_FILES.tasks}: ${key} falseFixedHeldOut disagrees with its claim and grade`);
   if (task.tracePath === undefined) {
     problems.push(`${RUN_FILES.tasks}: ${key} names no trace`);
-    return 0;
+    return;
   }
-  const trace = readTextUnder(runDirectory, task.tracePath, LIMITS.trace);
-  if (!trace.ok) {
-    problems.push(`${task.tracePath}: ${trace.error}: ${trace.message}`);
-    return 0;
-  }
-  const records = trace.value.split("\n").filter((line) => line !== "").flatMap((line): Json[] => {
-    try {
-      const value: unknown = JSON.parse(line);
-      return isObject(value) ? [value] : [];
-    } catch {
-      return [];
+  const trace = snapshot.traces.get(task.tracePath);
+  if (trace === undefined) return; // its read problem is listed already
+  const records = trace.records;
+  const start = records[0];
+  if (start?.event !== "task_start") problems.push(`${task.tracePath}: does not start with task_start`);
+  else {
+    if (start.taskId !== task.taskId || start.program !== task.program || start.condition !== task.condition) problems.push(`${task.tracePath}: task_start names another task than ${key}`);
+    if (manifest !== null) {
+      const mismatch = bindingMismatch(start.run, manifest);
+      if (mismatch !== null) problems.push(`${task.tracePath}: task_start ${mismatch}`);
     }
-  });
+  }
   const end = records.at(-1);
   if (end?.event !== "task_end") problems.push(`${task.tracePath}: does not end in task_end`);
-  else if (canonical(end.result) !== canonical(withoutPaths(task))) problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
-  const grade = records.find((record) => record.event === "grade");
-  if (grade?.outcome !== task.grade.outcome) problems.push(`${task.tracePath}: the grade event says ${String(grade?.outcome)}, the task record says ${task.grade.outcome}`);
-  if (task.diffPath === undefined) return 1;
-  const diff = readTextUnder(runDirectory, task.diffPath, LIMITS.diff);
-  const traced = records.filter((record) => record.event === "diff").at(-1)?.diff;
-  if (!diff.ok) problems.push(`${task.diffPath}: ${diff.error}: ${diff.message}`);
-  else if (diff.value !== (typeof traced === "string" ? traced : "")) problems.push(`${task.diffPath}: differs from the trace's diff`);
-  return 2;
+  else if (canonicalJson(end.result) !== canonicalJson(withoutPaths(task))) problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
+  const grades = records.filter((record) => record.event === "grade");
+  if (grades.length !== 1) problems.push(`${task.tracePath}: has ${grades.length} grade events, not one`);
+  else if (canonicalJson(gradeOfEvent(grades[0]!)) !== canonicalJson(task.grade)) problems.push(`${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`);
+  const diffs = records.filter((record) => record.event === "diff");
+  if (diffs.length !== (task.changed ? 1 : 0)) problems.push(`${task.tracePath}: has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`);
+  if (task.changed !== (task.diffPath !== undefined)) problems.push(`${RUN_FILES.tasks}: ${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`);
+  if (task.diffPath === undefined) return;
+  const diff = snapshot.diffs.get(task.diffPath);
+  const traced = diffs.at(-1)?.diff;
+  if (diff !== undefined && diff !== (typeof traced === "string" ? traced : "")) problems.push(`${task.diffPath}: differs from the trace's diff`);
 }
 
-function checkResults(results: Json, manifest: Json | null, tasks: readonly TaskResult[], problems: string[]): number | null {
+function checkResults(results: Json, manifest: Json | null, tasks: readonly TaskResult[], expected: number | null, problems: string[]): void {
   const name = RUN_FILES.resultsJson;
   const recorded = Array.isArray(results.tasks) ? results.tasks : [];
-  const byKey = (list: readonly unknown[]): string[] => list.map(canonical).sort();
-  if (canonical(byKey(recorded)) !== canonical(byKey(tasks))) problems.push(`${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`);
-  const bySummary = [...tasks].sort((a, b) => a.taskId.localeCompare(b.taskId));
-  if (canonical(results.summary) !== canonical(summarize(bySummary))) problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
-  const expected = typeof results.tasksExpected === "number" ? results.tasksExpected : null;
+  const byKey = (list: readonly unknown[]): string[] => list.map((item) => canonicalJson(item)).sort();
+  if (canonicalJson(byKey(recorded)) !== canonicalJson(byKey(tasks))) problems.push(`${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`);
+  const bySummary = [...tasks].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
+  if (canonicalJson(results.summary) !== canonicalJson(summarize(bySummary))) problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
   if (results.tasksDone !== tasks.length) problems.push(`${name}: tasksDone is ${String(results.tasksDone)}, the log holds ${tasks.length}`);
+  if (expected !== null && results.tasksExpected !== expected) problems.push(`${name}: tasksExpected is ${String(results.tasksExpected)}, ${RUN_FILES.manifest}'s plan has ${expected}`);
   if (expected !== null && results.complete !== tasks.length >= expected) problems.push(`${name}: complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`);
   const manifestFingerprint = isObject(manifest) ? manifest.fingerprint : undefined;
   const resultsFingerprint = isObject(results.manifest) ? results.manifest.fingerprint : undefined;
-  if (manifest !== null && canonical(manifestFingerprint) !== canonical(resultsFingerprint)) problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
-  return expected;
+  if (manifest !== null && canonicalJson(manifestFingerprint) !== canonicalJson(resultsFingerprint)) problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
 }
 
-/** The verdict of the bench run in `runDirectory`, derived from tasks.ndjson and the traces. */
+/** verify-run's record, taken only for the tasks.ndjson it re-graded; a disagreement names the tasks. */
+function regradeOf(snapshot: BenchSnapshot, tasks: readonly TaskResult[], problems: string[]): RegradeState {
+  const record = snapshot.verification;
+  if (record === null) return { state: "absent" };
+  if (record.kind !== "quixbugs-verification" || !Array.isArray(record.tasks)) {
+    problems.push(`${VERIFICATION_FILE}: not a verify-run record`);
+    return { state: "absent" };
+  }
+  if (record.tasksSha256 !== snapshot.tasksSha256) return { state: "stale" };
+  const entries = record.tasks.filter(isObject);
+  const disagreeing = entries.filter((entry) => entry.identical !== true).map((entry) => String(entry.key));
+  const keys = new Set(entries.map((entry) => String(entry.key)));
+  const unverified = tasks.map(resultKey).filter((key) => !keys.has(key));
+  if (disagreeing.length > 0 || unverified.length > 0 || entries.length !== tasks.length) {
+    const named = [...disagreeing, ...unverified];
+    problems.push(`${VERIFICATION_FILE}: the re-grade disagrees with the record of ${named.length > 0 ? named.join(", ") : "the task list"}`);
+    return { state: "disagrees", tasks: named };
+  }
+  return { state: "identical", tasks: tasks.length, verifiedAt: typeof record.verifiedAt === "string" ? record.verifiedAt : "?" };
+}
+
+/** The verdict of the bench run in `runDirectory`, derived from one read of it. */
 export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
   const problems: string[] = [];
-  const manifest = readJson(runDirectory, RUN_FILES.manifest, problems);
-  const tasks = readTaskLog(runDirectory, problems);
-  let filesChecked = 2;
-  for (const task of tasks) filesChecked += checkTask(runDirectory, task, problems);
-  const results = readJson(runDirectory, RUN_FILES.resultsJson, problems);
-  const expected = results === null ? null : checkResults(results, manifest, tasks, problems);
-  if (results !== null) filesChecked += 1;
+  const snapshot = readBenchSnapshot(runDirectory, problems);
+  const manifest = asManifest(snapshot.manifest, problems);
+  const tasks = snapshot.tasks;
+  const plan = manifest === null ? null : planTasks(manifest.programs, manifest.conditions as ConditionId[], manifest.shard ?? undefined, manifest.repeats ?? 1);
+  const planned = new Set(plan?.map((task) => task.key) ?? []);
+  for (const task of tasks) {
+    if (plan !== null && !planned.has(resultKey(task))) problems.push(`${RUN_FILES.tasks}: ${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`);
+    checkTask(snapshot, manifest, task, problems);
+  }
+  const expected = plan === null ? null : plan.length;
+  if (snapshot.results !== null) checkResults(snapshot.results, snapshot.manifest, tasks, expected, problems);
+  else if (tasks.length > 0) problems.push(`${RUN_FILES.resultsJson}: missing for a run with ${tasks.length} finished tasks`);
+  const regrade = regradeOf(snapshot, tasks, problems);
   const listed = problems.length <= MAX_LISTED_PROBLEMS ? problems : [...problems.slice(0, MAX_LISTED_PROBLEMS), `... and ${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`];
   const kind: BenchVerdictKind = listed.length > 0 ? "evidence_invalid" : expected !== null && tasks.length >= expected ? "complete" : "incomplete";
-  return { kind, problems: listed, tasks, tasksExpected: expected, filesChecked };
+  return { kind, problems: listed, tasks, tasksExpected: expected, filesChecked: snapshot.filesRead, regrade, manifest, snapshot };
 }

@@ -22,6 +22,7 @@
 // A run with no final.json and no run_finished record is INCOMPLETE (a crash), not invalid.
 import { sha256Hex } from "../core/digest.ts";
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
+import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "./auditRecorder.ts";
 import { schemaProblem, type EvidenceSchemaName } from "./evidenceSchemas.ts";
@@ -144,13 +145,13 @@ function readJsonEvidence(runDirectory: string, name: string, schema: EvidenceSc
   }
   // The harness writes LF only and escapes every CR inside strings: a raw CR means an edit.
   if (bytes.value.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text.value);
-  } catch {
-    problems.add(`${name}: not valid JSON`);
+  // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
+  const parsed = parseBoundedJson(text.value, name);
+  if (!parsed.ok) {
+    problems.add(parsed.error === "json_too_deep" ? `${name}: ${parsed.error}: ${parsed.message}` : `${name}: not valid JSON`);
     return null;
   }
+  const value = parsed.value;
   if (!isObject(value)) {
     problems.add(`${name}: not a JSON object`);
     return null;

@@ -1,15 +1,17 @@
 // Reads a QuixBugs bench run directory (written by src/bench: run.json, results.json,
-// tasks.ndjson, traces/<task>.ndjson, diffs/<task>.diff) into the data of its report.
+// tasks.ndjson, traces/<task>.ndjson, diffs/<task>.diff) into the data of its report, all from
+// the bench verdict's one read of the folder (src/evidence/benchSnapshot.ts).
 // results.json is the source of the tables (it is what results.md shows); when it is missing
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
 import { conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
 import { summarize } from "../bench/results/resultsSummary.ts";
-import { parseTaskResult, RUN_FILES } from "../bench/runs/runDirectory.ts";
+import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
-import { deriveBenchVerdict } from "../evidence/benchVerdict.ts";
+import { deriveBenchVerdict, type RegradeState } from "../evidence/benchVerdict.ts";
+import { VERIFICATION_FILE, type BenchSnapshot } from "../evidence/benchSnapshot.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
-import { baseName, isJsonObject, numberField, objectField, READ_LIMITS, readBoundedText, readJsonObject, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";
+import { baseName, isJsonObject, numberField, objectField, READ_LIMITS, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { BenchReportData, BenchTaskView, KindLabel, Verdict } from "./reportDocument.ts";
 
 /** A trace larger than this is not embedded (the page says so and names the file). */
@@ -26,28 +28,30 @@ function insideRunPath(recorded: unknown, fallback: string): string | null {
   return path;
 }
 
-function taskView(runDirectory: string, task: JsonObject): BenchTaskView {
+function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
   const id = stringField(task, "taskId") ?? "unknown";
   const safeId = /^[A-Za-z0-9._-]+$/.test(id) ? id : "invalid-task-id";
   const tracePath = insideRunPath(task.tracePath, `${RUN_FILES.traces}/${safeId}.ndjson`);
   let trace: JsonObject[] | null = null;
   let traceNote: string | null = null;
+  // From the verdict's one read of the folder: the page shows what the verdict checked.
   if (tracePath === null) traceNote = "the recorded trace path leaves the run directory; not read";
   else {
-    const read = readNdjson(runDirectory, tracePath, BENCH_TRACE_MAX_BYTES);
-    if (read.ok) {
-      trace = read.value.records;
-      if (read.value.badLines.length > 0) traceNote = `${read.value.badLines.length} trace line(s) are not JSON objects`;
-    } else traceNote = `trace ${baseName(tracePath)}: ${read.error} (${read.message})`;
+    const read = snapshot.traces.get(tracePath);
+    if (read === undefined) traceNote = `trace ${baseName(tracePath)}: ${snapshot.readErrors.get(tracePath) ?? "not read: not named by tasks.ndjson"}`;
+    else if (read.text.length > BENCH_TRACE_MAX_BYTES) traceNote = `trace ${baseName(tracePath)}: larger than ${BENCH_TRACE_MAX_BYTES} bytes; not embedded`;
+    else trace = [...read.records];
   }
   let diff: string | null = null;
   if (typeof task.diffPath === "string") {
     const diffPath = insideRunPath(task.diffPath, "");
-    const read = diffPath === null ? null : readBoundedText(runDirectory, diffPath, READ_LIMITS.sourceFileBytes);
-    diff = read !== null && read.ok ? read.value : null;
-    if (read !== null && !read.ok && read.error !== "evidence_unreadable") traceNote = traceNote ?? `diff: ${read.message}`;
-    else if (read !== null && !read.ok) traceNote = traceNote ?? `diff ${baseName(diffPath ?? "")}: not read (${read.message})`;
-    else if (diffPath === null) traceNote = traceNote ?? "the recorded diff path leaves the run directory; not read";
+    if (diffPath === null) traceNote = traceNote ?? "the recorded diff path leaves the run directory; not read";
+    else {
+      const read = snapshot.diffs.get(diffPath);
+      if (read === undefined) traceNote = traceNote ?? `diff ${baseName(diffPath)}: not read (${snapshot.readErrors.get(diffPath) ?? "not named by tasks.ndjson"})`;
+      else if (read.length > READ_LIMITS.sourceFileBytes) traceNote = traceNote ?? `diff ${baseName(diffPath)}: larger than ${READ_LIMITS.sourceFileBytes} bytes; not embedded`;
+      else diff = read;
+    }
   }
   return {
     taskId: id,
@@ -95,37 +99,47 @@ function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null,
   return { headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run)`, tone: "neutral", details };
 }
 
+/** What the page says about verify-run (src/bench/runRegrade.ts) for this run. */
+export function regradeLine(regrade: RegradeState, directory: string): string {
+  switch (regrade.state) {
+    case "identical":
+      // verification.json is verify-run's record, not a re-grade the page made: it says so.
+      return `re-graded ${regrade.tasks}/${regrade.tasks} tasks: identical (as tca bench quixbugs verify-run recorded at ${regrade.verifiedAt}; run it again to recompute)`;
+    case "disagrees":
+      return `re-graded: the re-grade disagrees with ${regrade.tasks.length} task record(s): ${regrade.tasks.join(", ")}`;
+    case "stale":
+      return `not re-graded: ${VERIFICATION_FILE} is of another tasks.ndjson; run tca bench quixbugs verify-run ${directory}`;
+    case "absent":
+      return `not re-graded: run tca bench quixbugs verify-run ${directory}`;
+  }
+}
+
 export function readBenchReport(runDirectory: string): BenchReportData {
+  // One read: the verdict's snapshot is the only source of the headline, the tables and the traces.
+  const derived = deriveBenchVerdict(runDirectory);
+  const { snapshot } = derived;
   const problems: string[] = [];
-  const manifestRead = readJsonObject(runDirectory, RUN_FILES.manifest);
-  const manifest = manifestRead.ok ? manifestRead.value : null;
-  if (!manifestRead.ok) problems.push(`${RUN_FILES.manifest}: ${manifestRead.error} (${manifestRead.message})`);
-  else if (manifest?.kind !== "quixbugs-run") problems.push(`${RUN_FILES.manifest}: not a quixbugs-run manifest`);
-  const resultsRead = readJsonObject(runDirectory, RUN_FILES.resultsJson);
-  const results = resultsRead.ok ? resultsRead.value : null;
+  const manifest = snapshot.manifest;
+  const results = snapshot.results;
   let rawTasks: JsonObject[];
   let summary: JsonObject[];
   if (results !== null && Array.isArray(results.tasks) && Array.isArray(results.summary)) {
     rawTasks = results.tasks.filter(isJsonObject);
     summary = results.summary.filter(isJsonObject);
   } else {
-    problems.push(`${RUN_FILES.resultsJson}: ${resultsRead.ok ? "has no tasks/summary" : `${resultsRead.error} (${resultsRead.message})`}; tables computed from ${RUN_FILES.tasks}`);
-    const lines = readNdjson(runDirectory, RUN_FILES.tasks);
-    const parsed = lines.ok ? lines.value.records.map(parseTaskResult).filter((task) => task !== undefined) : [];
-    if (lines.ok && lines.value.badLines.length > 0) problems.push(`${RUN_FILES.tasks}: ${lines.value.badLines.length} unreadable line(s)`);
-    rawTasks = parsed.map((task) => ({ ...task }) as JsonObject);
-    summary = summarize(parsed).map((row) => ({ ...row }) as JsonObject);
+    problems.push(`${RUN_FILES.resultsJson}: ${results === null ? "not read" : "has no tasks/summary"}; tables computed from ${RUN_FILES.tasks}`);
+    rawTasks = snapshot.tasks.map((task) => ({ ...task }) as JsonObject);
+    summary = summarize(snapshot.tasks).map((row) => ({ ...row }) as JsonObject);
   }
-  const tasks = rawTasks.map((task) => taskView(runDirectory, task)).sort((a, b) => a.taskId.localeCompare(b.taskId));
-  const complete = typeof results?.complete === "boolean" ? results.complete : null;
-  const expected = numberField(results, "tasksExpected");
-  // The evidence room's verdict: tasks.ndjson and the traces recomputed and cross-checked with
-  // results.json; any disagreement is the headline, above any table built from results.json.
-  const derived = deriveBenchVerdict(runDirectory);
+  const tasks = rawTasks.map((task) => taskView(snapshot, task)).sort((a, b) => a.taskId.localeCompare(b.taskId));
+  // Complete and expected are the verdict's, recomputed from run.json's plan, never results.json's claim.
+  const complete = derived.kind === "evidence_invalid" ? (typeof results?.complete === "boolean" ? results.complete : null) : derived.kind === "complete";
+  const expected = derived.tasksExpected ?? numberField(results, "tasksExpected");
+  const regrade = regradeLine(derived.regrade, baseName(runDirectory));
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
-      ? { headline: EVIDENCE_INVALID_HEADLINE, tone: "invalid", details: ["The run's files disagree with its task log and traces: the tables below are not verified.", ...derived.problems] }
-      : benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(rawTasks.map(parseTaskResult).filter((task) => task !== undefined)));
+      ? { headline: EVIDENCE_INVALID_HEADLINE, tone: "invalid", details: ["The run's files disagree with its task log and traces: the tables below are not verified.", regrade, ...derived.problems] }
+      : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)), regrade);
   return {
     directoryName: baseName(runDirectory),
     verdict,
@@ -139,4 +153,8 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     tasks,
     problems: [...derived.problems, ...problems],
   };
+}
+
+function withRegrade(verdict: Verdict, regrade: string): Verdict {
+  return { ...verdict, details: [regrade, ...verdict.details] };
 }

@@ -4,6 +4,7 @@
 // JSON.parse (data, never code), and a file that is missing, oversized, not UTF-8 or malformed
 // becomes a typed error the report shows instead of a crash.
 import { lstatSync } from "node:fs";
+import { parseBoundedJson } from "../core/boundedJson.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { kindUnder, readTextUnder, type SafeReadErrorCode } from "../core/safeRead.ts";
 import type { ReportErrorCode } from "./errorCodes.ts";
@@ -58,13 +59,11 @@ export function readBoundedText(runDirectory: string, relativePath: string, maxB
 export function readJsonObject(runDirectory: string, relativePath: string, maxBytes: number = READ_LIMITS.jsonFileBytes): Result<JsonObject, ReportErrorCode> {
   const text = readBoundedText(runDirectory, relativePath, maxBytes);
   if (!text.ok) return text;
-  try {
-    const value: unknown = JSON.parse(text.value);
-    if (!isJsonObject(value)) return err("evidence_malformed", `${relativePath} is not a JSON object`);
-    return ok(value);
-  } catch {
-    return err("evidence_malformed", `${relativePath} is not valid JSON`);
-  }
+  // Depth-checked first (src/core/boundedJson): over-deep JSON is refused, never a RangeError later.
+  const parsed = parseBoundedJson(text.value, relativePath);
+  if (!parsed.ok) return err("evidence_malformed", parsed.error === "json_too_deep" ? `${parsed.error}: ${parsed.message}` : `${relativePath} is not valid JSON`);
+  if (!isJsonObject(parsed.value)) return err("evidence_malformed", `${relativePath} is not a JSON object`);
+  return ok(parsed.value);
 }
 
 export interface NdjsonLines {
@@ -81,13 +80,9 @@ export function readNdjson(runDirectory: string, relativePath: string, maxBytes:
   const lines = text.value.split("\n");
   lines.forEach((line, index) => {
     if (line.trim() === "") return;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (isJsonObject(value)) records.push(value);
-      else badLines.push(index + 1);
-    } catch {
-      badLines.push(index + 1);
-    }
+    const parsed = parseBoundedJson(line, `${relativePath} line ${index + 1}`);
+    if (parsed.ok && isJsonObject(parsed.value)) records.push(parsed.value);
+    else badLines.push(index + 1);
   });
   return ok({ records, badLines });
 }

@@ -5,6 +5,7 @@
 // their sha256 hashes, and nothing else: no network, no other scripts, no inline handlers.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { EVIDENCE_JSON_MAX_DEPTH } from "../core/boundedJson.ts";
 import type { ReportDocument } from "./reportDocument.ts";
 
 /** The viewer's parts, concatenated in this order into the page's one inline script. */
@@ -59,16 +60,24 @@ export function jsonForScriptElement(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
-/** Copies a JSON value, cutting strings longer than maxChars (with a visible note). */
-export function capEmbeddedStrings(value: unknown, maxChars: number = EMBED_MAX_CHARS): unknown {
+/**
+ * The page's document nests the evidence's JSON a few levels down; anything deeper than this is
+ * not embedded. Every evidence reader already refuses JSON deeper than EVIDENCE_JSON_MAX_DEPTH
+ * (src/core/boundedJson), so this bound only keeps the copy's recursion finite by construction.
+ */
+export const EMBED_MAX_DEPTH = EVIDENCE_JSON_MAX_DEPTH + 32;
+
+/** Copies a JSON value, cutting strings longer than maxChars and values nested past EMBED_MAX_DEPTH (with a visible note). */
+export function capEmbeddedStrings(value: unknown, maxChars: number = EMBED_MAX_CHARS, depth = 0): unknown {
   if (typeof value === "string") {
     if (value.length <= maxChars) return value;
     return `${value.slice(0, maxChars)}\n[report: ${value.length - maxChars} more characters not embedded; see the evidence file]`;
   }
-  if (Array.isArray(value)) return value.map((item) => capEmbeddedStrings(item, maxChars));
+  if (typeof value === "object" && value !== null && depth >= EMBED_MAX_DEPTH) return `[report: nested deeper than ${EMBED_MAX_DEPTH} levels; not embedded]`;
+  if (Array.isArray(value)) return value.map((item) => capEmbeddedStrings(item, maxChars, depth + 1));
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) out[key] = capEmbeddedStrings(inner, maxChars);
+    for (const [key, inner] of Object.entries(value)) out[key] = capEmbeddedStrings(inner, maxChars, depth + 1);
     return out;
   }
   return value;

@@ -1,6 +1,7 @@
 // An OpenAI-compatible chat-completions client with tool calling (llama.cpp's llama-server,
 // vLLM, Ollama, LM Studio). Greedy by default. Every response body is treated as untrusted:
 // size-capped, parsed, and validated field by field before anything downstream sees it.
+import { jsonDepth, MODEL_REPLY_MAX_DEPTH, parseBoundedJson } from "../core/boundedJson.ts";
 import type {
   ChatBackend,
   ChatExchange,
@@ -155,7 +156,9 @@ export class OpenAiCompatibleClient implements ChatBackend {
       if (!r.ok) return { httpStatus: r.status };
       const { text, tooLarge } = await readCapped(r, 1024 * 1024);
       if (tooLarge) return { error: "too large" };
-      return JSON.parse(text) as unknown;
+      // Depth-checked (src/core/boundedJson): a /props nested 100,000 deep would end in run.json.
+      const parsed = parseBoundedJson(text, url, MODEL_REPLY_MAX_DEPTH);
+      return parsed.ok ? parsed.value : { error: parsed.message };
     } catch {
       return null;
     }
@@ -172,7 +175,8 @@ export class OpenAiCompatibleClient implements ChatBackend {
     let body: unknown;
     try {
       const { text, tooLarge } = await readCapped(r, 1024 * 1024);
-      body = tooLarge ? null : (JSON.parse(text) as unknown);
+      const parsed = tooLarge ? null : parseBoundedJson(text, "the model list", MODEL_REPLY_MAX_DEPTH);
+      body = parsed?.ok === true ? parsed.value : null;
     } catch {
       body = null;
     }
@@ -257,6 +261,11 @@ export class OpenAiCompatibleClient implements ChatBackend {
         continue;
       }
       if (tooLarge) return { ok: false, error: "model_protocol_error", message: "the response body is too large", exchange: exchange(null, r.status) };
+      // A reply nested past MODEL_REPLY_MAX_DEPTH is a model error for this task (the run goes on),
+      // refused before JSON.parse, so nothing later recurses over it (src/core/boundedJson).
+      if (jsonDepth(text, MODEL_REPLY_MAX_DEPTH) > MODEL_REPLY_MAX_DEPTH) {
+        return { ok: false, error: "model_protocol_error", message: `HTTP ${r.status}, the response nests deeper than ${MODEL_REPLY_MAX_DEPTH} levels`, exchange: exchange(null, r.status) };
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text) as unknown;

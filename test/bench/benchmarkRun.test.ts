@@ -11,6 +11,7 @@ import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import { loadComparison, renderComparison } from "../../src/bench/runs/runComparison.ts";
 import { readTaskResults } from "../../src/bench/runs/runDirectory.ts";
 import { mergeRuns } from "../../src/bench/runs/runMerge.ts";
+import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer, startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
@@ -138,6 +139,9 @@ test("two shards merge into the same results as one run, and compare puts runs s
       const results = merged.ok ? merged.value.results : [];
       assert.deepEqual(results.map((r) => r.taskId), ["A-gcd", "A-pascal", "B-gcd", "B-pascal"]);
       for (const r of results) assert.ok(existsSync(join(base, "merged", r.tracePath ?? "missing")));
+      // Each shard and the merged run pass the bench verdict: the shards' traces bind shard i/2, the merge names them.
+      for (const dir of ["s1", "s2", "merged"]) assert.deepEqual(deriveBenchVerdict(join(base, dir)).problems, [], dir);
+      assert.equal(deriveBenchVerdict(join(base, "merged")).kind, "complete");
       const again = mergeRuns([join(base, "s1")], join(base, "merged"));
       assert.equal(again.ok ? "" : again.error, "run_dir_invalid");
       const cmp = loadComparison([join(base, "merged"), join(base, "s1")]);

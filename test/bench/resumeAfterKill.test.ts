@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 
@@ -100,6 +101,7 @@ test("a run killed (SIGKILL) at 20+ steps over its life and resumed equals an un
     assert.ok(stepsLine, counted.lines.join("\n"));
     const steps = JSON.parse(stepsLine.slice("steps:".length)) as { point: string; detail: string }[];
     const referenceTasks = taskLines(reference);
+    assert.deepEqual(deriveBenchVerdict(reference).problems, []);
     assert.deepEqual(referenceTasks.map((r) => [r.taskId, r.outcome]).sort(), [["A-gcd", "fixed"], ["A-pascal", "wrong_fix"], ["D-gcd", "fixed"], ["D-pascal", "out_of_budget"]]);
 
     // The kill points: for each step its first, middle and last occurrence (trace lines also the
@@ -143,6 +145,10 @@ test("a run killed (SIGKILL) at 20+ steps over its life and resumed equals an un
         assert.equal(own, readFileSync(join(reference, String(ref?.diffPath)), "utf8"), `${point}: ${r.taskId}'s diff differs`);
       }
       assertNoTornFiles(dir, point);
+      // The resumed run is evidence like any other: the bench verdict finds nothing wrong with it
+      // (the killed attempt's trace, cut to its last whole line, is an earlier attempt, not a result).
+      const verdict = deriveBenchVerdict(dir);
+      assert.deepEqual([verdict.kind, verdict.problems], ["complete", []], `${point}: the resumed run's verdict`);
     }
   } finally {
     await server.close();

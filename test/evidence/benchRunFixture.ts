@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONDITION_IDS, type ConditionId } from "../../src/bench/agent/conditions.ts";
-import { appendTaskResult, prepareRunDir, RUN_FILES, writeManifest, writeResults, type RunManifest } from "../../src/bench/runs/runDirectory.ts";
+import { appendTaskResult, prepareRunDir, RUN_FILES, runBinding, writeManifest, writeResults, type RunManifest } from "../../src/bench/runs/runDirectory.ts";
 import { classifyOutcome, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import type { TestOutcome } from "../../src/bench/agent/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
@@ -51,7 +51,7 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
         grade: { outcome: grade, counts: { passed: grade === "passed" ? 8 : 5, failed: grade === "passed" ? 0 : 3, errors: 0, skipped: 0 }, seconds: 1.2, summary: "graded" },
         changed, finalSha256: sha256Hex(`${program}${index}`), specialCasing: null, servedModel: "scripted",
       };
-      let trace = line("task_start", 0, { taskId, program, condition });
+      let trace = line("task_start", 0, { taskId, program, condition, run: runBinding(manifest) });
       for (let turn = 1; turn <= options.turns; turn++) {
         trace += line("model_request", turn * 10, { turn, messages: turn * 2 });
         trace += line("model_response", turn * 10 + 5, { turn, content: FILLER, toolCalls: [{ name: "run_tests", arguments: {} }] });

@@ -10,6 +10,7 @@ import { sha256Hex } from "../../core/digest.ts";
 import type { StepHook } from "../../core/stepHook.ts";
 import { taskId, type AgentBudget, type Condition, type ConditionId } from "./conditions.ts";
 import { buggySource, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import { programDigest } from "../dataset/programDigest.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
@@ -43,6 +44,8 @@ export interface AgentTaskContext {
   readonly repeat?: number;
   /** Crash injection for tests: called while a model call is in flight (src/core/stepHook.ts). */
   readonly hook?: StepHook<"modelCall">;
+  /** What the run's labels were when this task started (runs/runDirectory.ts runBinding), recorded in task_start. */
+  readonly runBinding?: Readonly<Record<string, unknown>>;
 }
 
 /** What the agent did, as plain data: its transcript, why it stopped, and the file it left. */
@@ -140,7 +143,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
   const schemas = toolSchemasFor(condition);
   const messages = initialMessages(condition, program.name, original);
   const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false, modelRetries: 0, protocolFindings: 0 };
-  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), tools: schemas.map((s) => s.function.name), attempt: ctx.attempt ?? 1, repeat: ctx.repeat ?? 1, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), programSha256: programDigest(ctx.dataset, program), ...(ctx.runBinding ? { run: ctx.runBinding } : {}), tools: schemas.map((s) => s.function.name), attempt: ctx.attempt ?? 1, repeat: ctx.repeat ?? 1, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
   const interrupted = (): AgentInterruption => {
     const seconds = Math.round((clock() - startedAt) / 10) / 100;
     trace.write("task_interrupted", t(), { stage: "agent", seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });

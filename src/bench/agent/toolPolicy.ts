@@ -1,6 +1,7 @@
 // Tool permissions as a pure function of (condition, program, call): write only the target,
 // read only what the condition allows (never tests in B, never reference fixes), run tests
 // only in C and D. Knows nothing about files; agentTools.ts executes what this allows.
+import { MODEL_REPLY_MAX_DEPTH, parseBoundedJson } from "../../core/boundedJson.ts";
 import type { Condition, ToolName } from "./conditions.ts";
 import type { ToolErrorCode } from "../errorCodes.ts";
 import { targetPath } from "../dataset/dataset.ts";
@@ -81,12 +82,10 @@ export function parseToolCall(name: string, argumentsText: string): { ok: true; 
   if (name !== "read_file" && name !== "write_file" && name !== "run_tests") {
     return { ok: false, error: "unknown_tool", message: name === "" ? "The tool call has no function name." : "There is no tool by that name." };
   }
-  let args: unknown;
-  try {
-    args = argumentsText.trim() === "" ? {} : (JSON.parse(argumentsText) as unknown);
-  } catch {
-    return { ok: false, error: "invalid_arguments", message: "The tool arguments are not valid JSON." };
-  }
+  // Depth-checked before parsing (src/core/boundedJson): arguments nested past the limit never reach the trace.
+  const parsed = argumentsText.trim() === "" ? ({ ok: true, value: {} } as const) : parseBoundedJson(argumentsText, "the tool arguments", MODEL_REPLY_MAX_DEPTH);
+  if (!parsed.ok) return { ok: false, error: "invalid_arguments", message: parsed.error === "json_too_deep" ? `The tool arguments nest deeper than ${MODEL_REPLY_MAX_DEPTH} levels.` : "The tool arguments are not valid JSON." };
+  const args: unknown = parsed.value;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, error: "invalid_arguments", message: "The tool arguments must be a JSON object." };
   }

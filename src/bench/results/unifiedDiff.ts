@@ -2,7 +2,7 @@
 // as git shows them, and a change of the end-of-file newline shown as git shows it
 // ("\\ No newline at end of file"). The exported API is the one its callers (taskRunner, the
 // special-casing check, the report's edit diffs) were written against.
-import { createTwoFilesPatch, diffLines as changesByLine, FILE_HEADERS_ONLY, type ChangeObject } from "diff";
+import { applyPatch, createTwoFilesPatch, diffLines as changesByLine, FILE_HEADERS_ONLY, type ChangeObject } from "diff";
 
 export interface DiffLine {
   readonly kind: " " | "-" | "+";
@@ -64,4 +64,23 @@ export function addedLines(before: string, after: string): string[] {
  */
 export function sameModuloTrailingWhitespace(before: string, after: string): boolean {
   return before.trimEnd() === after.trimEnd();
+}
+
+/**
+ * `before` with a diff made by unifiedDiff applied, exactly (jsdiff's applyPatch with no fuzz:
+ * every context and removed line must be there, and the end-of-file newline is restored as the
+ * diff records it), or null when it does not apply (a line that is not there, a malformed or
+ * foreign diff). Used by verify-run to rebuild the graded file from the recorded diff; the caller
+ * checks the result's digest.
+ */
+export function applyUnifiedDiff(before: string, diff: string): string | null {
+  if (diff === "") return before;
+  if (!diff.startsWith("--- ") || !/^@@ /m.test(diff)) return null;
+  let patched: string | false;
+  try {
+    patched = applyPatch(before, diff, { fuzzFactor: 0 });
+  } catch {
+    return null;
+  }
+  return patched === false ? null : patched;
 }

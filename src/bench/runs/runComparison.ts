@@ -6,7 +6,8 @@ import type { BenchErrorCode } from "../errorCodes.ts";
 import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
 import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
 import { publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
-import { readManifest, readTaskResults } from "./runDirectory.ts";
+import { readManifest, readTaskResults, type RunManifest } from "./runDirectory.ts";
+import type { TaskResult } from "../results/taskOutcome.ts";
 
 export type Reference = (typeof REFERENCES)[number];
 
@@ -28,23 +29,31 @@ export interface ComparedRun {
   readonly findings: Partial<Record<ConditionId, ConditionFindings>>;
 }
 
+/** Reads each run itself; the CLI compares the bench verdict's verified snapshots instead (compareRuns). */
 export function loadComparison(dirs: readonly string[], reference: Reference | null = null): Result<ComparedRun[], BenchErrorCode> {
   if (dirs.length === 0 && reference === null) return err("invalid_option", "compare needs at least one run directory (or --reference published)");
-  const out: ComparedRun[] = [];
+  const runs: { dir: string; manifest: RunManifest; tasks: readonly TaskResult[] }[] = [];
   for (const dir of dirs) {
     const m = readManifest(dir);
     if (!m.ok) return m;
     const rs = readTaskResults(dir);
     if (!rs.ok) return rs;
-    const label = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
-    const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
-    for (const s of summarize(rs.value)) byCondition[s.condition] = s;
-    const dataset = typeof m.value.environment.datasetSource === "string" ? m.value.environment.datasetSource : "QuixBugs";
-    const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
-    for (const f of conditionFindings(rs.value)) findings[f.condition] = f;
-    out.push({ dir, label, dataset, tasks: rs.value.length, byCondition, findings });
+    runs.push({ dir, manifest: m.value, tasks: rs.value });
   }
-  return ok(out);
+  return ok(compareRuns(runs));
+}
+
+/** The comparison rows of runs already read. */
+export function compareRuns(runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[]): ComparedRun[] {
+  return runs.map(({ dir, manifest, tasks }) => {
+    const label = typeof manifest.model.label === "string" ? manifest.model.label : String(manifest.fingerprint.model);
+    const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
+    for (const s of summarize(tasks)) byCondition[s.condition] = s;
+    const dataset = typeof manifest.environment.datasetSource === "string" ? manifest.environment.datasetSource : "QuixBugs";
+    const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
+    for (const f of conditionFindings(tasks)) findings[f.condition] = f;
+    return { dir, label, dataset, tasks: tasks.length, byCondition, findings };
+  });
 }
 
 export function renderComparison(runs: readonly ComparedRun[], reference: Reference | null = null): string {

@@ -1,11 +1,14 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
-import { appendFileSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { canonicalJson } from "../../core/canonicalJson.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import type { StepHook } from "../../core/stepHook.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { readTextUnder } from "../../core/safeRead.ts";
+import { parseBoundedJson } from "../../core/boundedJson.ts";
+import { readFileUnder, readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
@@ -49,6 +52,8 @@ export const RUN_FILES = {
   resultsMd: "results.md",
   traces: "traces",
   diffs: "diffs",
+  /** verify-run's re-grade record (runRegrade.ts), tied to the tasks.ndjson it re-graded. */
+  verification: "verification.json",
 } as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -79,12 +84,9 @@ export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
   const text = readTextUnder(dir, RUN_FILES.manifest, RUN_READ_LIMITS.manifestBytes);
   if (!text.ok && text.error === "not_found") return err("run_dir_invalid", `${dir} has no ${RUN_FILES.manifest}`);
   if (!text.ok) return err("run_dir_invalid", `${RUN_FILES.manifest}: ${text.error}: ${text.message}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.value) as unknown;
-  } catch {
-    return err("run_dir_invalid", `${RUN_FILES.manifest} is not JSON`);
-  }
+  const read = parseBoundedJson(text.value, RUN_FILES.manifest);
+  if (!read.ok) return err("run_dir_invalid", read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `${RUN_FILES.manifest} is not JSON`);
+  const parsed = read.value;
   if (!isRecord(parsed) || parsed.kind !== "quixbugs-run" || parsed.schema !== RUN_SCHEMA_VERSION || !isRecord(parsed.fingerprint)) {
     return err("run_dir_invalid", `${RUN_FILES.manifest} is not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
   }
@@ -104,13 +106,13 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
   const out = new Map<string, TaskResult>();
   for (const [i, line] of lines.entries()) {
     if (line.trim() === "") continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line) as unknown;
-    } catch {
+    const read = parseBoundedJson(line, `${RUN_FILES.tasks} line ${i + 1}`);
+    if (!read.ok && read.error === "json_too_deep") return err("results_invalid", `${read.error}: ${read.message}`);
+    if (!read.ok) {
       if (i === lines.length - 1) continue;
       return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not JSON`);
     }
+    const parsed = read.value;
     const r = parseTaskResult(parsed);
     if (!r) return err("results_invalid", `${RUN_FILES.tasks} line ${i + 1} is not a task result`);
     out.set(resultKey(r), r);
@@ -118,14 +120,91 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
   return ok([...out.values()]);
 }
 
+/**
+ * Cuts a torn last line (a write interrupted mid-line) so that new results start on a fresh line.
+ * The file is read through src/core/safeRead first: a symlink, FIFO, hard link or oversized file
+ * is refused BEFORE anything is written, so a truncation never goes through a link.
+ */
+export function dropTornTail(dir: string): Result<true, BenchErrorCode> {
+  const bytes = readFileUnder(dir, RUN_FILES.tasks, RUN_READ_LIMITS.tasksBytes);
+  if (!bytes.ok && bytes.error === "not_found") return ok(true);
+  if (!bytes.ok) return err("results_invalid", `${RUN_FILES.tasks}: ${bytes.error}: ${bytes.message}`);
+  const length = bytes.value.length;
+  if (length === 0 || bytes.value[length - 1] === 0x0a) return ok(true);
+  // O_NOFOLLOW on the write too: a link put in place between the check and the write is not followed.
+  const fd = openSync(join(dir, RUN_FILES.tasks), constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    ftruncateSync(fd, bytes.value.lastIndexOf(0x0a) + 1);
+  } finally {
+    closeSync(fd);
+  }
+  return ok(true);
+}
+
 export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
   const canon = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => p.localeCompare(q))) : v));
   return canon(a) === canon(b);
 }
 
-export function prepareRunDir(dir: string): void {
-  mkdirSync(join(dir, RUN_FILES.traces), { recursive: true });
-  mkdirSync(join(dir, RUN_FILES.diffs), { recursive: true });
+
+/**
+ * The run's labels as every trace's task_start records them: the fingerprint (by digest), the
+ * model label, the pipeline-check flag and the plan (conditions, programs, repeats, shard) at the
+ * time the task started. Editing run.json alone (a label, `synthetic` removed, half the programs)
+ * then disagrees with every trace, and the verdict says EVIDENCE INVALID (evidence/benchVerdict.ts).
+ */
+export interface RunBinding {
+  readonly fingerprintSha256: string;
+  readonly label: string | null;
+  readonly pipelineCheck: boolean;
+  readonly conditions: readonly string[];
+  readonly programs: readonly string[];
+  readonly repeats: number;
+  readonly shard: string | null;
+}
+
+export function runBinding(manifest: RunManifest): RunBinding {
+  return {
+    fingerprintSha256: sha256Hex(canonicalJson(manifest.fingerprint)),
+    label: typeof manifest.model.label === "string" ? manifest.model.label : null,
+    pipelineCheck: isPipelineCheck(manifest.model),
+    conditions: [...manifest.conditions],
+    programs: [...manifest.programs],
+    repeats: manifest.repeats ?? 1,
+    shard: manifest.shard ? `${manifest.shard.index}/${manifest.shard.count}` : null,
+  };
+}
+
+/**
+ * Why a trace's recorded binding does not fit the run's manifest, or null when it does. A resumed
+ * run only grows its plan, so the manifest's conditions and programs must include the trace's; a
+ * merged run (mergedFrom) joins shards, so its shard may differ.
+ */
+export function bindingMismatch(recorded: unknown, manifest: RunManifest): string | null {
+  if (!isRecord(recorded)) return "records no run binding";
+  const now = runBinding(manifest);
+  if (recorded.fingerprintSha256 !== now.fingerprintSha256) return "was made under another fingerprint than run.json's";
+  if (recorded.label !== now.label) return `names the model ${JSON.stringify(recorded.label)}, run.json ${JSON.stringify(now.label)}`;
+  if (recorded.pipelineCheck !== now.pipelineCheck) return `says pipeline check ${String(recorded.pipelineCheck)}, run.json ${String(now.pipelineCheck)}`;
+  const within = (list: unknown, all: readonly string[]): boolean => Array.isArray(list) && list.every((x) => typeof x === "string" && all.includes(x));
+  if (!within(recorded.conditions, now.conditions)) return "was planned with conditions run.json does not list";
+  if (!within(recorded.programs, now.programs)) return "was planned with programs run.json does not list";
+  if (typeof recorded.repeats !== "number" || recorded.repeats > now.repeats) return "was planned with more repeats than run.json lists";
+  if (manifest.mergedFrom === undefined && recorded.shard !== now.shard) return `was planned as shard ${String(recorded.shard)}, run.json says ${String(now.shard)}`;
+  return null;
+}
+
+/**
+ * Creates traces/ and diffs/ and refuses a run folder whose traces/ or diffs/ is anything but a
+ * real directory: a planted `diffs -> /etc` would otherwise receive the run's writes.
+ */
+export function prepareRunDir(dir: string): Result<true, BenchErrorCode> {
+  for (const sub of [RUN_FILES.traces, RUN_FILES.diffs]) {
+    mkdirSync(join(dir, sub), { recursive: true });
+    const stats = lstatSync(join(dir, sub));
+    if (stats.isSymbolicLink() || !stats.isDirectory()) return err("run_dir_invalid", `${sub} in ${dir} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a directory"}; the run writes only into real folders`);
+  }
+  return ok(true);
 }
 
 /**
@@ -138,77 +217,103 @@ export type RunFileStep = "taskAppend" | "fileWrite";
 const PARTIAL_SUFFIX = ".partial";
 
 /**
- * Replaces a run file whole: the new bytes go to `.<name>.partial` beside it, are flushed, and
- * are renamed over the file, so a process killed at any moment leaves either the old file or the
- * new one, never a torn one (and at worst a partial file that the next --resume removes).
+ * Writes a whole run file so that neither a link nor a kill can hurt it. The new bytes go to a
+ * fresh `.<name>.<pid>.partial` beside it (O_EXCL: a link planted under that name is refused, never
+ * followed), are flushed, and are renamed over the file: a `results.json -> /etc/x` planted in a
+ * run folder is replaced, never written through, and a process killed at any moment leaves either
+ * the old file or the new one, never a torn one (at worst a partial file the next --resume removes).
  */
-export function replaceRunFile(path: string, content: string, hook?: StepHook<RunFileStep>): void {
-  const partial = join(dirname(path), `.${basename(path)}${PARTIAL_SUFFIX}`);
-  const fd = openSync(partial, "w", 0o600);
+export function writeRunFile(dir: string, relativePath: string, data: string | Buffer, hook?: StepHook<RunFileStep>): void {
+  const path = join(dir, relativePath);
+  const partial = join(dirname(path), `.${basename(path)}.${process.pid}${PARTIAL_SUFFIX}`);
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  const fd = openSync(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {
-    const bytes = Buffer.from(content, "utf8");
     const half = hook ? Math.floor(bytes.length / 2) : bytes.length;
     writeSync(fd, bytes, 0, half);
     if (hook) void hook("fileWrite", basename(path));
     writeSync(fd, bytes, half, bytes.length - half);
     fsyncSync(fd);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    rmSync(partial, { force: true });
+    throw error;
   }
+  closeSync(fd);
   renameSync(partial, path);
 }
 
 /**
- * After a process was killed anywhere in a run: removes the partial replacements it left and
- * cuts torn last lines from tasks.ndjson and from the traces (the trace of a task that never
- * finished; the task itself is redone under a new attempt number). Only regular files with one
- * link are touched: a link or anything else planted in the run folder is left alone, and the
- * run's readers refuse it.
+ * After a process was killed anywhere in a run: cuts a torn last line of tasks.ndjson (through a
+ * safe read, never through a link: dropTornTail), removes the partial replacements it left, and
+ * cuts the torn last line of a trace (the trace of a task that never finished; the task itself is
+ * redone under a new attempt number). Only regular files with one link are touched, opened with
+ * O_NOFOLLOW: a link or anything else planted in the run folder is left alone, and the run's
+ * readers refuse it.
  */
-export function repairAfterInterruption(dir: string): void {
+export function repairAfterInterruption(dir: string): Result<true, BenchErrorCode> {
+  const tail = dropTornTail(dir);
+  if (!tail.ok) return tail;
   for (const folder of [dir, join(dir, RUN_FILES.traces), join(dir, RUN_FILES.diffs)]) {
-    if (!isPlainFile(folder, true)) continue;
+    if (!isPlainEntry(folder, "directory")) continue;
     for (const name of readdirSync(folder)) {
       const path = join(folder, name);
-      if (!isPlainFile(path, false)) continue;
+      if (!isPlainEntry(path, "file")) continue;
       if (name.startsWith(".") && name.endsWith(PARTIAL_SUFFIX)) rmSync(path);
       else if (folder !== dir && name.endsWith(".ndjson")) cutTornLine(path);
     }
   }
-  const tasks = join(dir, RUN_FILES.tasks);
-  if (isPlainFile(tasks, false)) cutTornLine(tasks);
+  return ok(true);
 }
 
-function isPlainFile(path: string, directory: boolean): boolean {
+function isPlainEntry(path: string, kind: "file" | "directory"): boolean {
   try {
     const st = lstatSync(path);
-    return directory ? st.isDirectory() : st.isFile() && st.nlink === 1;
+    return kind === "directory" ? st.isDirectory() : st.isFile() && st.nlink === 1;
   } catch {
     return false;
   }
 }
 
 function cutTornLine(path: string): void {
-  const text = readFileSync(path, "utf8");
-  if (text === "" || text.endsWith("\n")) return;
-  writeFileSync(path, text.slice(0, text.lastIndexOf("\n") + 1));
+  const fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const size = lstatSync(path).size;
+    const bytes = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    if (read === 0 || bytes[read - 1] === 0x0a) return;
+    ftruncateSync(fd, bytes.subarray(0, read).lastIndexOf(0x0a) + 1);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function writeManifest(dir: string, manifest: RunManifest, hook?: StepHook<RunFileStep>): void {
-  replaceRunFile(join(dir, RUN_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n", hook);
+  writeRunFile(dir, RUN_FILES.manifest, JSON.stringify(manifest, null, 2) + "\n", hook);
 }
 
+/** Appends one record; O_NOFOLLOW: a tasks.ndjson link put in place is refused (ELOOP), never written through. */
 export function appendTaskResult(dir: string, result: TaskResult, hook?: StepHook<RunFileStep>): void {
-  const line = JSON.stringify(result) + "\n";
-  if (hook === undefined) {
-    appendFileSync(join(dir, RUN_FILES.tasks), line);
-    return;
+  const fd = openSync(join(dir, RUN_FILES.tasks), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  try {
+    const line = JSON.stringify(result) + "\n";
+    if (hook === undefined) {
+      writeSync(fd, line);
+      return;
+    }
+    // Tests: the line in two writes, so a kill between them leaves a torn line (cut on --resume).
+    const half = Math.floor(line.length / 2);
+    writeSync(fd, line.slice(0, half));
+    void hook("taskAppend", result.taskId);
+    writeSync(fd, line.slice(half));
+  } finally {
+    closeSync(fd);
   }
-  // Tests: the line in two writes, so a kill between them leaves a torn line (cut on --resume).
-  const half = Math.floor(line.length / 2);
-  appendFileSync(join(dir, RUN_FILES.tasks), line.slice(0, half));
-  void hook("taskAppend", result.taskId);
-  appendFileSync(join(dir, RUN_FILES.tasks), line.slice(half));
 }
 
 /** The /props facts a reader compares runs by: build, model file, context size. */
@@ -227,8 +332,9 @@ function serverPropsSummary(props: Readonly<Record<string, unknown>>): string {
 export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number, hook?: StepHook<RunFileStep>): void {
   const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   const model = manifest.model;
-  replaceRunFile(
-    join(dir, RUN_FILES.resultsJson),
+  writeRunFile(
+    dir,
+    RUN_FILES.resultsJson,
     JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), findings: conditionFindings(sorted), pairs: conditionPairs(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
     hook,
   );
@@ -255,5 +361,5 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
   const warnings = endpointWarnings(results, model.serverProps);
-  replaceRunFile(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted), hook);
+  writeRunFile(dir, RUN_FILES.resultsMd, renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted), hook);
 }

@@ -37,7 +37,7 @@ export function parseShard(text: string): Shard | undefined {
 }
 
 /** All tasks in a fixed order (by task id, then repeat), then the shard's slice: every count-th task. */
-export function planTasks(programs: readonly string[], conditions: readonly ConditionId[], shard?: Shard, repeats = 1): PlannedTask[] {
+export function planTasks(programs: readonly string[], conditions: readonly ConditionId[], shard?: Pick<Shard, "index" | "count">, repeats = 1): PlannedTask[] {
   const all = programs.flatMap((p) => conditions.flatMap((c) => Array.from({ length: repeats }, (_, i) => {
     const id = taskId(c, p);
     return { taskId: id, program: p, condition: c, repeat: i + 1, key: resultKey({ taskId: id, repeat: i + 1 }) };

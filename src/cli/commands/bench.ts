@@ -18,12 +18,13 @@ import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
-import { loadComparison, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
+import { compareRuns, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
 import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
 import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
-import { mergeRuns } from "../../bench/runs/runMerge.ts";
+import { mergeInputs } from "../../bench/runs/runMerge.ts";
+import { mergeInputOf, registerVerifyRunCommand, verifiedRuns } from "./benchVerify.ts";
 import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
 import type { ChatBackend } from "../../sources/openaiCompatibleChat.ts";
 import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
@@ -321,12 +322,15 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .action((runs: string[], flags: { json?: boolean; reference?: string }) => {
       const reference = parseReference(flags.reference);
       if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
+      if (runs.length === 0 && reference.value === null) return fail(setExitCode, "invalid_option", "compare needs at least one run directory (or --reference published)", flags.json === true);
       const badRun = firstUnusable(runs.map((run) => inputDirectory("run", resolve(run))));
       if (badRun !== null) return fail(setExitCode, badRun.error, badRun.message, flags.json === true);
-      const r = loadComparison(runs, reference.value);
-      if (!r.ok) return fail(setExitCode, r.error, r.message, flags.json === true);
-      const json = reference.value === "published" ? { runs: r.value, published: PUBLISHED } : r.value;
-      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(r.value, reference.value));
+      // Through the bench verdict: an EVIDENCE INVALID run is refused; the table comes from its one read.
+      const gate = runs.length === 0 ? { ok: true as const, value: [] } : verifiedRuns(runs);
+      if (!gate.ok) return fail(setExitCode, gate.error, gate.message, flags.json === true);
+      const compared = compareRuns(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })));
+      const json = reference.value === "published" ? { runs: compared, published: PUBLISHED } : compared;
+      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value));
     });
 
   quix.command("merge")
@@ -336,9 +340,13 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .action((runs: string[], flags: { out: string }) => {
       const badPath = firstUnusable([...runs.map((run) => inputDirectory("run", resolve(run))), outputFolder("--out", resolve(flags.out))]);
       if (badPath !== null) return fail(setExitCode, badPath.error, badPath.message, false);
-      const r = mergeRuns(runs, resolve(flags.out));
+      const gate = verifiedRuns(runs);
+      if (!gate.ok) return fail(setExitCode, gate.error, gate.message, false);
+      const r = mergeInputs(gate.value.map(mergeInputOf), resolve(flags.out));
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
       process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);
     });
+
+  registerVerifyRunCommand(quix, setExitCode);
 }

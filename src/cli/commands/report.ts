@@ -56,7 +56,9 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       const written = writeReport(runDirectory, { out, force: flags.force === true });
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
-      process.stdout.write(`${document.kind} run: ${verdictOf(document).headline}\nreport: ${written.value.path}\n`);
+      // A bench run's page says whether verify-run re-graded it; the terminal says it too.
+      const regrade = document.kind === "bench" ? document.bench.verdict.details.find((line) => /^(not )?re-graded/.test(line)) : undefined;
+      process.stdout.write(`${document.kind} run: ${verdictOf(document).headline}\n${regrade !== undefined ? `${regrade}\n` : ""}report: ${written.value.path}\n`);
       failIfInvalid(setExitCode, document);
     });
 }

@@ -1,0 +1,111 @@
+// tca bench quixbugs verify-run RUN, and the gate compare and merge pass every run through: the
+// bench verdict (src/evidence/benchVerdict.ts) over one read of the run, then, for verify-run, a
+// re-grade of every task (src/bench/runRegrade.ts). Argument parsing and printing only.
+import type { Command } from "commander";
+import { resolve } from "node:path";
+import type { SetExitCode } from "./index.ts";
+import { printCommandError } from "../commandError.ts";
+import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
+import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
+import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetFetch.ts";
+import { regradeRun, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
+import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
+import { defaultJobs } from "../../core/concurrency.ts";
+import { deriveBenchVerdict, type BenchVerdict } from "../../evidence/benchVerdict.ts";
+import type { RunManifest } from "../../bench/runs/runDirectory.ts";
+import type { MergeInput } from "../../bench/runs/runMerge.ts";
+
+/** A run that passed the bench verdict, with the snapshot it was derived from. */
+export interface VerifiedRun {
+  readonly dir: string;
+  readonly verdict: BenchVerdict;
+  readonly manifest: RunManifest;
+}
+
+/** The verdict of each run; the first EVIDENCE INVALID one is refused, naming the run and its first problems. */
+export function verifiedRuns(dirs: readonly string[]): { ok: true; value: VerifiedRun[] } | { ok: false; error: "evidence_invalid" | "invalid_option"; message: string } {
+  if (dirs.length === 0) return { ok: false, error: "invalid_option", message: "name at least one run directory" };
+  const out: VerifiedRun[] = [];
+  for (const dir of dirs) {
+    const verdict = deriveBenchVerdict(dir);
+    if (verdict.kind === "evidence_invalid" || verdict.manifest === null) {
+      const shown = verdict.problems.slice(0, 3).join("; ");
+      return { ok: false, error: "evidence_invalid", message: `${dir}: EVIDENCE INVALID (${verdict.problems.length} problem(s)): ${shown}` };
+    }
+    out.push({ dir, verdict, manifest: verdict.manifest });
+  }
+  return { ok: true, value: out };
+}
+
+/** merge's input from a verified run: the snapshot's records and file bytes, never a second read. */
+export function mergeInputOf(run: VerifiedRun): MergeInput {
+  const { snapshot } = run.verdict;
+  return { dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks, file: (rel) => snapshot.traces.get(rel)?.text ?? snapshot.diffs.get(rel) };
+}
+
+interface VerifyRunFlags { dataset?: string; jobs?: string; json?: boolean }
+
+function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
+  if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
+  else printCommandError(code, message);
+  setExitCode(1);
+}
+
+export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode): void {
+  quix.command("verify-run")
+    .description("re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json beside the run")
+    .argument("<run>", "run directory")
+    .option("--dataset <dir>", "QuixBugs folder (default: as for run); its files must match what the run's traces recorded")
+    .option("--jobs <n>", "tasks re-graded in parallel (default: core count, at most 8)")
+    .option("--json", "print the re-grade as JSON")
+    .action(async (run: string, flags: VerifyRunFlags) => {
+      const json = flags.json === true;
+      const jobs = flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : undefined;
+      if (jobs === undefined) return fail(setExitCode, "invalid_option", "--jobs takes a positive integer", json);
+      const dir = resolve(run);
+      const gate = verifiedRuns([dir]);
+      if (!gate.ok) return fail(setExitCode, gate.error, gate.message, json);
+      const { verdict, manifest } = gate.value[0]!;
+      const testTimeoutMs = typeof manifest.fingerprint.testTimeoutMs === "number" ? manifest.fingerprint.testTimeoutMs : 60_000;
+      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: testTimeoutMs });
+      if (!env.ok) return fail(setExitCode, env.error, env.message, json);
+      // A run on the real QuixBugs is re-graded only against the pinned files (the hash manifest);
+      // any data set is also checked per program against the digests the traces recorded.
+      if (manifest.environment.datasetSource === `jkoppel/QuixBugs@${QUIXBUGS_COMMIT}`) {
+        const pinned = await verifyDirectory(env.value.dataset.root, QUIXBUGS_MANIFEST);
+        if (!pinned.ok) return fail(setExitCode, "dataset_check_failed", `${env.value.dataset.root} is not the pinned QuixBugs: ${pinned.message}`, json);
+      }
+      const { snapshot } = verdict;
+      const inputs: RegradeInput[] = verdict.tasks.map((task) => ({
+        task,
+        taskStart: task.tracePath === undefined ? undefined : snapshot.traces.get(task.tracePath)?.records[0],
+        diff: task.diffPath === undefined ? undefined : snapshot.diffs.get(task.diffPath),
+      }));
+      const tty = process.stderr.isTTY && !json;
+      const report = await regradeRun(inputs, {
+        dataset: env.value.dataset, sandbox: env.value.sandbox, jobs, testTimeoutMs, includeSlow: manifest.fingerprint.includeSlow === true,
+        onTask: (entry, done, total) => {
+          if (tty) process.stderr.write(`\r${done}/${total} ${entry.key.padEnd(30)}`);
+          else if (!json) process.stderr.write(`${done}/${total} ${entry.key} ${entry.identical ? "identical" : "DIFFERS"}\n`);
+        },
+      });
+      if (tty) process.stderr.write("\n");
+      const written = writeVerification(dir, snapshot.tasksSha256 ?? "", report, { grader: GRADER_ID, dataset: env.value.dataset.root });
+      const disagreeing = report.entries.filter((entry) => !entry.identical);
+      const timing = `${report.seconds.toFixed(1)} s; the run's own grading took ${report.recordedGradingSeconds.toFixed(1)} s of grader time`;
+      if (json) process.stdout.write(JSON.stringify({ ok: disagreeing.length === 0 && written.ok, run: dir, verification: written.ok ? written.value : null, ...report }, null, 2) + "\n");
+      else {
+        for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
+        if (disagreeing.length === 0) process.stdout.write(`re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\n` : ""}`);
+      }
+      if (!written.ok && disagreeing.length === 0) {
+        if (!json) printCommandError(written.error, written.message);
+        return setExitCode(1);
+      }
+      if (disagreeing.length > 0) {
+        if (!json) printCommandError("evidence_invalid", `${dir}: EVIDENCE INVALID: the re-grade disagrees with ${disagreeing.length} of ${report.entries.length} task record(s): ${disagreeing.map((entry) => entry.key).join(", ")}`);
+        return setExitCode(1);
+      }
+      setExitCode(0);
+    });
+}

@@ -1,0 +1,196 @@
+// verify-run and the consumers of a bench run, attacked as a user who wants to fake a result
+// would: each forgery is made on a copy of a REAL run (the bench's own runBenchmark on the mini
+// data set, scripted server, real sandbox), and the test asserts the verdict and that no consumer
+// (report, compare, merge) shows a success.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { applyUnifiedDiff, unifiedDiff } from "../../src/bench/results/unifiedDiff.ts";
+import { writeVerification } from "../../src/bench/runRegrade.ts";
+import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
+import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
+import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { buildReportDocument } from "../../src/report/reportBuilder.ts";
+import { MINI_DATASET_DIR } from "../bench/benchFixtures.ts";
+import { realBenchRun } from "./regradeRunFixture.ts";
+
+const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
+const root = mkdtempSync(join(tmpdir(), "tca-bench-regrade-"));
+let honest = "";
+before(async () => {
+  honest = await realBenchRun(root, "honest");
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function tca(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TCA, ...args], { timeout: 300_000 }, (error, out, err) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+      resolve({ code, out, err });
+    });
+  });
+}
+
+const verifyRun = (dir: string, dataset = MINI_DATASET_DIR): ReturnType<typeof tca> => tca(["bench", "quixbugs", "verify-run", dir, "--dataset", dataset, "--jobs", "2"]);
+
+function copyOf(name: string): string {
+  const target = join(root, name);
+  cpSync(honest, target, { recursive: true });
+  rmSync(join(target, "verification.json"), { force: true });
+  return target;
+}
+
+function headline(dir: string): { headline: string; details: readonly string[] } {
+  const built = buildReportDocument(dir);
+  assert.ok(built.ok && built.value.kind === "bench");
+  return built.value.bench.verdict;
+}
+
+function rewriteTrace(dir: string, task: TaskResult, edit: (event: Record<string, unknown>) => Record<string, unknown>): void {
+  const path = join(dir, task.tracePath!);
+  const lines = readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
+  writeFileSync(path, lines.map((line) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>))).join("\n") + "\n");
+}
+
+/** The forgery of issue 23: a wrong fix turned into "fixed" in tasks.ndjson, its trace and results.json, consistently. */
+function forgeFixed(dir: string, taskId: string): void {
+  const tasks = readTaskResults(dir);
+  const manifest = readManifest(dir);
+  assert.ok(tasks.ok && manifest.ok);
+  const victim = tasks.value.find((task) => task.taskId === taskId)!;
+  const total = victim.grade.counts.passed + victim.grade.counts.failed + victim.grade.counts.errors;
+  const heldOut = victim.grade.heldOut ? { ...victim.grade.heldOut, passed: victim.grade.heldOut.total } : victim.grade.heldOut;
+  const grade = { ...victim.grade, outcome: "passed" as const, counts: { ...victim.grade.counts, passed: total, failed: 0, errors: 0 }, reason: null, fixedPublic: true, fixedWithHeldOut: heldOut ? true : victim.grade.fixedWithHeldOut, heldOut, summary: victim.grade.summary.replace(/public \d+\/(\d+)/, "public $1/$1") };
+  // Consistent under the record's own rule (fixedMeans): the held-out finding forged along with it.
+  const forged: TaskResult = { ...victim, outcome: "fixed", falseFixed: false, ...(victim.falseFixedHeldOut !== undefined ? { falseFixedHeldOut: false } : {}), grade };
+  const { tracePath: _t, diffPath: _d, ...forgedInTrace } = forged;
+  writeFileSync(join(dir, "tasks.ndjson"), tasks.value.map((task) => JSON.stringify(task.taskId === taskId ? forged : task) + "\n").join(""));
+  rewriteTrace(dir, victim, (event) => (event.event === "grade" ? { v: 1, event: "grade", t: event.t, ...grade, output: event.output } : event.event === "task_end" ? { ...event, result: forgedInTrace } : event));
+  const all = tasks.value.map((task) => (task.taskId === taskId ? forged : task));
+  writeResults(dir, manifest.value, all, all.length);
+}
+
+test("an honest run: verify-run re-grades every task identical, the report and the terminal say so", async () => {
+  assert.match(headline(honest).details.join("\n"), /not re-graded: run tca bench quixbugs verify-run/);
+  const run = await verifyRun(honest);
+  assert.equal(run.code, 0, run.err);
+  assert.match(run.out, /re-graded 3\/3 tasks: identical/);
+  const record = JSON.parse(readFileSync(join(honest, "verification.json"), "utf8")) as { tasks: { identical: boolean }[] };
+  assert.deepEqual(record.tasks.map((task) => task.identical), [true, true, true]);
+  const verdict = headline(honest);
+  assert.match(verdict.headline, /1 OF 3 TASKS FIXED/);
+  assert.match(verdict.details.join("\n"), /re-graded 3\/3 tasks: identical/);
+});
+
+test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks agree, verify-run says EVIDENCE INVALID naming it, and the report follows", async () => {
+  const dir = copyOf("forged-fixed");
+  forgeFixed(dir, "A-pascal");
+  // Claims that agree with each other are still claims: only the re-grade sees the forgery.
+  assert.equal(deriveBenchVerdict(dir).kind, "complete");
+  const run = await verifyRun(dir);
+  assert.equal(run.code, 1);
+  assert.match(run.err, /^tca bench quixbugs verify-run: evidence_invalid: .*A-pascal/m);
+  assert.match(run.out, /A-pascal: grade\.outcome: recorded "passed", re-graded "failed"/);
+  assert.doesNotMatch(run.out, /A-gcd:/);
+  const verdict = deriveBenchVerdict(dir);
+  assert.equal(verdict.kind, "evidence_invalid");
+  assert.ok(verdict.problems.some((problem) => /verification\.json: the re-grade disagrees with the record of A-pascal/.test(problem)));
+  assert.equal(headline(dir).headline, "EVIDENCE INVALID");
+  const compare = await tca(["bench", "quixbugs", "compare", dir]);
+  assert.equal(compare.code, 1);
+  assert.match(compare.err, /evidence_invalid/);
+});
+
+test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt file's digest disagrees", async () => {
+  const dir = copyOf("swapped-diff");
+  const tasks = readTaskResults(dir);
+  assert.ok(tasks.ok);
+  const pascal = tasks.value.find((task) => task.taskId === "A-pascal")!;
+  const gcd = tasks.value.find((task) => task.taskId === "A-gcd")!;
+  // gcd's diff under pascal's name, in the file and in the trace (consistent with each other).
+  const gcdDiff = readFileSync(join(dir, gcd.diffPath!), "utf8");
+  writeFileSync(join(dir, pascal.diffPath!), gcdDiff);
+  rewriteTrace(dir, pascal, (event) => (event.event === "diff" ? { ...event, diff: gcdDiff } : event.event === "task_end" ? { ...event, diff: gcdDiff } : event));
+  assert.equal(deriveBenchVerdict(dir).kind, "complete");
+  const run = await verifyRun(dir);
+  assert.equal(run.code, 1);
+  assert.match(run.out, /A-pascal: its diff does not apply to the pristine program/);
+});
+
+test("re-grading against another data set (one test file changed) is refused per task, never a silent pass", async () => {
+  const dir = copyOf("other-dataset");
+  const dataset = join(root, "edited-dataset");
+  cpSync(MINI_DATASET_DIR, dataset, { recursive: true });
+  writeFileSync(join(dataset, "python_testcases", "test_pascal.py"), readFileSync(join(dataset, "python_testcases", "test_pascal.py"), "utf8") + "\n# edited\n");
+  const run = await verifyRun(dir, dataset);
+  assert.equal(run.code, 1);
+  assert.match(run.out, /A-pascal: the data set's files for this program differ/);
+  assert.doesNotMatch(run.out, /A-gcd:/);
+});
+
+test("a verification of another tasks.ndjson is not shown as a re-grade", async () => {
+  const dir = copyOf("stale-verification");
+  cpSync(join(honest, "verification.json"), join(dir, "verification.json"));
+  const log = readFileSync(join(dir, "tasks.ndjson"), "utf8");
+  writeFileSync(join(dir, "tasks.ndjson"), log.split("\n").filter((line) => line !== "").reverse().join("\n") + "\n");
+  const verdict = headline(dir);
+  assert.notEqual(verdict.headline, "EVIDENCE INVALID");
+  assert.match(verdict.details.join("\n"), /not re-graded: verification\.json is of another tasks\.ndjson/);
+});
+
+test("compare and merge refuse a run with one edited tasks.ndjson line and write nothing", async () => {
+  const dir = copyOf("edited-line");
+  const path = join(dir, "tasks.ndjson");
+  writeFileSync(path, readFileSync(path, "utf8").replace('"outcome":"wrong_fix"', '"outcome":"fixed"'));
+  const compare = await tca(["bench", "quixbugs", "compare", dir]);
+  assert.equal(compare.code, 1);
+  assert.match(compare.err, /^tca bench quixbugs compare: evidence_invalid: .*EVIDENCE INVALID/m);
+  assert.equal(compare.out, "");
+  const out = join(root, "merged-from-edited");
+  const merge = await tca(["bench", "quixbugs", "merge", "--out", out, honest, dir]);
+  assert.equal(merge.code, 1);
+  assert.match(merge.err, /^tca bench quixbugs merge: evidence_invalid: /m);
+  assert.equal(existsSync(out), false);
+  // The honest run alone merges, from the verdict's one read, into a run that is itself valid.
+  const clean = join(root, "merged-clean");
+  const merged = await tca(["bench", "quixbugs", "merge", "--out", clean, honest]);
+  assert.equal(merged.code, 0, merged.err);
+  assert.deepEqual(deriveBenchVerdict(clean).problems, []);
+});
+
+test("applyUnifiedDiff rebuilds any file exactly from unifiedDiff's output (its final newline included), and refuses a diff of another file", () => {
+  const lines = fc.array(fc.constantFrom("a", "b", "-- x", "+y", " z", ""), { maxLength: 25 });
+  fc.assert(fc.property(lines, lines, fc.boolean(), fc.boolean(), (a, b, endA, endB) => {
+    const before = a.join("\n") + (endA ? "\n" : "");
+    const after = b.join("\n") + (endB ? "\n" : "");
+    const rebuilt = applyUnifiedDiff(before, unifiedDiff("p.py", before, after));
+    assert.equal(rebuilt, after);
+  }), { numRuns: 500 });
+  assert.equal(applyUnifiedDiff("x\ny\n", unifiedDiff("p.py", "a\nb\n", "a\nc\n")), null);
+  assert.equal(applyUnifiedDiff("a\n", "not a diff\n"), null);
+});
+
+test("a verification record that cannot be written is an error result naming the file, never an exception", () => {
+  const report = { entries: [], identical: 0, seconds: 0, recordedGradingSeconds: 0 };
+  const written = writeVerification(join(root, "no-such-folder"), "0".repeat(64), report, {});
+  assert.ok(!written.ok);
+  assert.equal(written.error, "run_dir_invalid");
+  assert.match(written.message, /verification\.json could not be written .*ENOENT/);
+});
+
+test("verify-run refuses a run whose verdict is EVIDENCE INVALID before re-grading anything, and a bad --jobs", async () => {
+  const dir = copyOf("invalid-before-regrade");
+  rmSync(join(dir, "run.json"));
+  const run = await verifyRun(dir);
+  assert.equal(run.code, 1);
+  assert.match(run.err, /^tca bench quixbugs verify-run: evidence_invalid: .*run\.json: not_found/m);
+  assert.equal(existsSync(join(dir, "verification.json")), false);
+  const jobs = await tca(["bench", "quixbugs", "verify-run", honest, "--jobs", "0"]);
+  assert.equal(jobs.code, 1);
+  assert.match(jobs.err, /^tca bench quixbugs verify-run: invalid_option: --jobs/m);
+});

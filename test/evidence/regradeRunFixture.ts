@@ -1,0 +1,50 @@
+// A real bench run on the project's mini data set for verify-run's tests: the bench's own
+// runBenchmark with the scripted OpenAI-compatible server (no model) and the real sandbox.
+// By default condition A only: gcd gets the reference fix (fixed), pascal a change that still
+// fails (wrong_fix), is_palindrome no code at all (no_change); every other program gets no code.
+// bench/verdict.bench.ts makes a larger one (more programs and conditions) for verify-run's figure.
+import { join } from "node:path";
+import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
+import type { ConditionId } from "../../src/bench/agent/conditions.ts";
+import type { QuixDataset } from "../../src/bench/dataset/dataset.ts";
+import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
+import { benchSetup, buggy, referenceFix } from "../bench/benchFixtures.ts";
+import { startRoutedServer } from "../bench/scriptedChatServer.ts";
+
+export const REGRADE_PROGRAMS = ["gcd", "is_palindrome", "pascal"] as const;
+
+export interface RegradeRunOptions {
+  /** Default: the three programs above, condition A, the mini data set. */
+  readonly programs?: readonly string[];
+  readonly conditions?: readonly ConditionId[];
+  readonly dataset?: QuixDataset;
+  readonly jobs?: number;
+}
+
+/** Runs the programs into `root/<name>`; returns the run directory. */
+export async function realBenchRun(root: string, name = "run", options: RegradeRunOptions = {}): Promise<string> {
+  const outDir = join(root, name);
+  const setup = benchSetup();
+  const sandbox = setup.sandbox;
+  const dataset = options.dataset ?? setup.dataset;
+  const fixedGcd = referenceFix(dataset, "gcd");
+  const wrongPascal = `${buggy(dataset, "pascal")}\n# an edit that fixes nothing\n`;
+  const server = await startRoutedServer((body) => {
+    const text = (body.messages as { content: string | null }[]).map((m) => m.content ?? "").join("\n");
+    if (text.includes("python_programs/gcd.py")) return { content: "```python\n" + fixedGcd + "```" };
+    if (text.includes("python_programs/pascal.py")) return { content: "```python\n" + wrongPascal + "```" };
+    return { content: "I cannot fix this." };
+  });
+  try {
+    const backend = new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted" });
+    const modelDescription = { ...(await backend.describe(AbortSignal.timeout(5000))), label: "scripted", synthetic: true };
+    const result = await runBenchmark({
+      dataset, sandbox, backend, modelDescription, modelName: "scripted", conditions: [...(options.conditions ?? ["A"])], programs: [...(options.programs ?? REGRADE_PROGRAMS)], outDir, jobs: options.jobs ?? 2, resume: false,
+      testTimeoutMs: 60_000, includeSlow: false, environment: { note: "verify-run test: scripted server, no model" },
+    });
+    if (!result.ok) throw new Error(`regrade fixture failed: ${result.error}: ${result.message}`);
+    return outDir;
+  } finally {
+    await server.close();
+  }
+}
