@@ -8,6 +8,7 @@
 // Recorded, not re-derived: each check's description, the runner's extra assertions (a recorded
 // problem only ever fails a row) and the process watch of the checks run (a non-zero count only
 // ever fails the verdict).
+import { parseBoundedJson } from "../core/boundedJson.ts";
 import { join } from "node:path";
 import { decodeUtf8Strict, kindUnder, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { parseToyMathSource } from "../expr/index.ts";
@@ -64,13 +65,12 @@ function readChecksFile(root: string): { readonly report: Json | null; readonly 
   if (!bytes.ok) return { report: null, problem: `${CHECKS_FILE}: ${bytes.error}: ${bytes.message}`, missing: bytes.error === "not_found" };
   const text = decodeUtf8Strict(bytes.value, CHECKS_FILE);
   if (!text.ok) return { report: null, problem: `${CHECKS_FILE}: ${text.error}: ${text.message}`, missing: false };
-  try {
-    const value: unknown = JSON.parse(text.value);
-    if (!isObject(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks)) return { report: null, problem: `${CHECKS_FILE}: not a tca.checks/1 report`, missing: false };
-    return { report: value, problem: null, missing: false };
-  } catch {
-    return { report: null, problem: `${CHECKS_FILE}: not JSON`, missing: false };
-  }
+  // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
+  const parsed = parseBoundedJson(text.value, CHECKS_FILE);
+  if (!parsed.ok) return { report: null, problem: parsed.error === "json_too_deep" ? `${CHECKS_FILE}: ${parsed.error}: ${parsed.message}` : `${CHECKS_FILE}: not JSON`, missing: false };
+  const value = parsed.value;
+  if (!isObject(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks)) return { report: null, problem: `${CHECKS_FILE}: not a tca.checks/1 report`, missing: false };
+  return { report: value, problem: null, missing: false };
 }
 
 function observation(record: AuditRecord): Json | null {

@@ -1,5 +1,6 @@
 // The learner's predictions (Part 1), recorded with timestamps before any trial so they can be
 // set next to the outcomes in submission.md. Written once, exclusively; never edited by a run.
+import { parseBoundedJson } from "../core/boundedJson.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PREDICTION_QUESTIONS } from "../spec/constants.ts";
@@ -33,12 +34,10 @@ export function predictionsPath(modelDirectory: string): string {
 
 /** Accepts a JSON array of five non-empty strings, or an object keyed "1".."5". */
 export function parseAnswers(text: string): Result<string[], PredictionsErrorCode> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return err("answers_invalid", "the answers file is not JSON");
-  }
+  // Depth-checked before parsing: an answers file nested thousands deep is refused, never a crash.
+  const bounded = parseBoundedJson(text, "the answers file");
+  if (!bounded.ok) return err("answers_invalid", bounded.error === "json_too_deep" ? bounded.message : "the answers file is not JSON");
+  const parsed = bounded.value;
   const list = Array.isArray(parsed)
     ? parsed
     : typeof parsed === "object" && parsed !== null
@@ -80,7 +79,9 @@ export function recordPredictions(
 export function readPredictions(path: string): Result<PredictionsRecord, PredictionsErrorCode> {
   if (!existsSync(path)) return err("predictions_missing", "no predictions are recorded");
   try {
-    const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<PredictionsRecord>;
+    const bounded = parseBoundedJson(readFileSync(path, "utf8"), "the predictions file");
+    if (!bounded.ok) return err("predictions_invalid", bounded.error === "json_too_deep" ? bounded.message : "the predictions file is not JSON");
+    const parsed = bounded.value as Partial<PredictionsRecord>;
     if (parsed.schema !== "tca.predictions/1" || !Array.isArray(parsed.predictions) || parsed.predictions.length !== PREDICTION_QUESTIONS.length) {
       return err("predictions_invalid", "the predictions file is not a tca.predictions/1 record");
     }

@@ -4,7 +4,7 @@
 // neither may the report or submission.md. The untouched root still passes all 44.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deriveChecksVerdict, type ChecksVerdictKind } from "../../src/evidence/checksVerdict.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
@@ -130,4 +130,10 @@ test("a process count of 5 in the checks run's process watch fails the checks (r
     (report.process_watch as Record<string, unknown>).processes_started = 5;
   });
   assertNotAllPassed(forged, "failed", /PROCESSES STARTED/);
+});
+
+test("a checks.json nested 5,000 deep is EVIDENCE INVALID with its own code (json_too_deep), never a crash, in every consumer", () => {
+  const forged = forge();
+  writeFileSync(join(forged, "checks.json"), `{"schema":"tca.checks/1","checks":[],"x":${"[".repeat(5000)}${"]".repeat(5000)}}`);
+  assertNotAllPassed(forged, "evidence_invalid", /checks\.json: json_too_deep/);
 });

@@ -18,6 +18,20 @@ test("answers: an array of five or an object keyed 1-5; anything else is refused
   }
 });
 
+test("an answers or predictions file nested thousands deep is refused with its code (never a crash)", () => {
+  const deep = `${"[".repeat(3000)}${"]".repeat(3000)}`;
+  const answers = parseAnswers(deep);
+  assert.ok(!answers.ok);
+  assert.equal(answers.error, "answers_invalid");
+  assert.match(answers.message, /nests deeper than/);
+  const path = join(freshRoot("predictions-deep"), "predictions.json");
+  writeFileSync(path, deep);
+  const read = readPredictions(path);
+  assert.ok(!read.ok);
+  assert.equal(read.error, "predictions_invalid");
+  assert.match(read.message, /nests deeper than/);
+});
+
 test("predictions are recorded once with timestamps, owner-only, and never overwritten", () => {
   const path = join(freshRoot("predict"), "predictions.json");
   const when = new Date("2026-11-30T01:00:00Z");
