@@ -3,7 +3,7 @@
 import { err, ok, type Result } from "../../core/result.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
+import { pct, runKindTitle, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
 import { readManifest, readTaskResults } from "./runDirectory.ts";
 
 export interface ComparedRun {
@@ -21,7 +21,10 @@ export function loadComparison(dirs: readonly string[]): Result<ComparedRun[], B
     if (!m.ok) return m;
     const rs = readTaskResults(dir);
     if (!rs.ok) return rs;
-    const label = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
+    const name = typeof m.value.model.label === "string" ? m.value.model.label : String(m.value.fingerprint.model);
+    // A rehearsal or pipeline check can never sit in a comparison unnamed as a model result.
+    const kind = runKindTitle(m.value.model);
+    const label = kind === null ? name : `${kind}: ${name}`;
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(rs.value)) byCondition[s.condition] = s;
     out.push({ dir, label, tasks: rs.value.length, byCondition });

@@ -7,7 +7,7 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
+import { endpointWarnings, PIPELINE_CHECK_LINE, REHEARSAL_LINE, renderResultsMarkdown, runKindTitle, summarize } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
 import { OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
 
@@ -147,9 +147,9 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const served = [...new Set(results.map((r) => r.servedModel).filter((m): m is string => typeof m === "string"))];
   const props = isRecord(model.serverProps) ? model.serverProps : {};
   // A synthetic (random-weight) checkpoint makes the whole run a pipeline check, never a model result.
-  const pipelineCheck = isPipelineCheck(model);
+  const kind = runKindTitle(model);
   const lines = [
-    ...(pipelineCheck ? [PIPELINE_CHECK_LINE] : []),
+    ...(kind === "REHEARSAL" ? [REHEARSAL_LINE] : kind === "PIPELINE CHECK" ? [PIPELINE_CHECK_LINE] : []),
     `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
@@ -162,5 +162,5 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
   const warnings = endpointWarnings(results, model.serverProps);
-  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted));
+  writeFileSync(join(dir, RUN_FILES.resultsMd), renderResultsMarkdown({ title: `${kind !== null ? `${kind} — ` : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted));
 }
