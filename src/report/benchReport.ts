@@ -72,7 +72,7 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
   const label = stringField(model, "label") ?? stringField(objectField(manifest, "fingerprint"), "model") ?? "unknown model";
   const synthetic = model !== null && (model.synthetic === true || model.scripted === true || /scripted|synthetic/i.test(label));
   if (model !== null && runKindTitle(model) === "REHEARSAL") {
-    return { kind: "bench_rehearsal", title: "REHEARSAL", explanation: `Rehearsal model "${label}": trained in-project on scripted transcripts of the mini data set. It proves the benchmark's model path and says nothing about any real model's ability. It is NOT a model result.`, pipelineCheck: true };
+    return { kind: "bench_rehearsal", title: "REHEARSAL", explanation: `Rehearsal model "${label}": trained in-project on scripted transcripts. It proves the benchmark's model path and says nothing about any real model's ability. It is NOT a model result.`, pipelineCheck: true };
   }
   if (synthetic) {
     return { kind: "bench_pipeline_check", title: "PIPELINE CHECK", explanation: `Scripted or synthetic model "${label}": this run checks the benchmark pipeline. It is NOT a model result.`, pipelineCheck: true };

@@ -107,7 +107,7 @@ export function isPipelineCheck(model: Readonly<Record<string, unknown>>): boole
 }
 
 /** A rehearsal model (trained in-project on this benchmark's scripted transcripts) is a pipeline check with its own name. */
-export const REHEARSAL_LINE = "REHEARSAL: a model trained in-project on scripted transcripts of the mini data set; it proves the model path, and these numbers are NOT a model result";
+export const REHEARSAL_LINE = "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path, and these numbers are NOT a model result";
 
 export function isRehearsal(model: Readonly<Record<string, unknown>>): boolean {
   return model["synthetic"] === true && model["rehearsal"] === true;
