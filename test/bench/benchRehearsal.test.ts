@@ -1,5 +1,5 @@
 // The bench rehearsal model (issue 26): a checkpoint trained in-project on the benchmark's own
-// transcripts of the mini data set drives conditions A and D through the real path: the
+// transcripts of the mini data set drives conditions A-D through the real path: the
 // stand-in chat template with its tool-calling block, the local engine's greedy generation, the
 // project's <tool_call> parser, the real tools in the sandbox and the trusted grader. Nothing
 // here scripts a reply: every tool call comes from the model's own tokens. It also pins the
@@ -68,7 +68,7 @@ function traceOf(outDir: string, task: TaskResult): TraceEvent[] {
   return readFileSync(join(outDir, RUN_FILES.traces, `${task.taskId}.ndjson`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceEvent);
 }
 
-test("conditions A and D through the local engine: the model's own tool calls fix every program, and D refuses the early stop", async () => {
+test("conditions A-D through the local engine: the model's own tool calls fix the programs, C's early stop is a false fixed, D refuses it", async () => {
   assert.ok(backend !== undefined);
   const { sandbox, dataset } = benchSetup();
   const outDir = join(scratch, "run");
@@ -79,7 +79,7 @@ test("conditions A and D through the local engine: the model's own tool calls fi
     backend,
     modelDescription: await backend.describe(AbortSignal.timeout(5000)),
     modelName: backend.modelName,
-    conditions: ["A", "D"],
+    conditions: ["A", "B", "C", "D"],
     outDir,
     jobs: 1,
     resume: false,
@@ -90,7 +90,7 @@ test("conditions A and D through the local engine: the model's own tool calls fi
   assert.ok(run.ok, run.ok ? "" : run.message);
   const seconds = (performance.now() - started) / 1000;
   const tasks = run.value.results;
-  const expected = benchScenarios(dataset.root).filter((s) => s.condition === "A" || s.condition === "D");
+  const expected = benchScenarios(dataset.root);
   assert.equal(tasks.length, expected.length);
   let turns = 0;
   for (const scenario of expected) {
@@ -118,9 +118,14 @@ test("conditions A and D through the local engine: the model's own tool calls fi
     }
     assert.equal(events.filter((e) => e.event === "model_error").length, 0);
   }
-  // D's refused stop: the model said "done" after an untested change; the harness refused it.
+  // C: the model said "done" after an untested wrong change: a false "fixed", counted as such.
+  const falseFixed = tasks.filter((t) => t.falseFixed);
+  assert.deepEqual(falseFixed.map((t) => t.taskId), ["C-is_palindrome"]);
+  const c = run.value.results.filter((t) => t.condition === "C");
+  assert.equal(c.filter((t) => t.outcome === "fixed").length, 4);
+  // D, the same program and the same replies: the harness refused that stop, the model ran the tests and fixed it.
   const refused = tasks.find((t) => t.guardrails.refusedStopAttempts > 0);
-  assert.ok(refused !== undefined && refused.condition === "D" && refused.outcome === "fixed");
+  assert.ok(refused !== undefined && refused.taskId === "D-is_palindrome" && refused.outcome === "fixed");
   const stop = traceOf(outDir, refused).find((e) => e.event === "stop_attempt" && e.accepted === false);
   assert.match(String(stop?.refusal), /tests have not been run since your last change/);
 
@@ -134,5 +139,5 @@ test("conditions A and D through the local engine: the model's own tool calls fi
   const compared = loadComparison([outDir]);
   assert.ok(compared.ok);
   assert.match(renderComparison(compared.value), /\| REHEARSAL: /);
-  process.stdout.write(`# bench rehearsal A+D: ${tasks.length} tasks, ${turns} model turns in ${seconds.toFixed(1)} s: ${(seconds / tasks.length).toFixed(1)} s per task, ${(tasks.reduce((n, t) => n + t.seconds, 0) / turns).toFixed(2)} s per turn (agent time)\n`);
+  process.stdout.write(`# bench rehearsal A-D: ${tasks.length} tasks, ${turns} model turns in ${seconds.toFixed(1)} s: ${(seconds / tasks.length).toFixed(1)} s per task, ${(tasks.reduce((n, t) => n + t.seconds, 0) / turns).toFixed(2)} s per turn (agent time)\n`);
 });

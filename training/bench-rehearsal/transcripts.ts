@@ -27,7 +27,7 @@ export const MINI_DATASET = path.resolve(path.dirname(new URL(import.meta.url).p
 /** pytest's "in N.NNs", replaced by each of these in turn (typical times here, and one slow run). */
 export const TIMING_VARIANTS = ["0.01", "0.03", "0.08", "0.52"] as const;
 const TIMING = /\bin \d+\.\d+s\b/g;
-const HAS_TIMING = /\bin \d+\.\d+s\b/;
+export const HAS_TIMING = /\bin \d+\.\d+s\b/;
 /** The test timeout the transcripts (and the bench rehearsal runs) use; it appears in no request. */
 export const REHEARSAL_TEST_TIMEOUT_MS = 60_000;
 
@@ -80,7 +80,7 @@ class ScriptedReplies implements ChatBackend {
   }
 }
 
-function withTiming(messages: readonly ChatTurnMessage[], seconds: string): ChatTurnMessage[] {
+export function withTiming(messages: readonly ChatTurnMessage[], seconds: string): ChatTurnMessage[] {
   return messages.map((m) => (m.role === "tool" ? { ...m, content: m.content.replace(TIMING, `in ${seconds}s`) } : m));
 }
 
