@@ -133,6 +133,10 @@ test("conditions A-D through the local engine: the model's own tool calls fix th
   assert.equal(manifest.model.rehearsal, true);
   assert.equal(manifest.model.synthetic, true, "a rehearsal run is never a model result");
   assert.equal(manifest.model.proposal_source, "rehearsal");
+  assert.match(String(manifest.model.modelName), /^local:rehearsal-qwen2-seed17:[0-9a-f]{12}$/, "never named like the pinned model");
+  const checkpoint = (manifest.model.model as { rehearsal: { set: string; weights_sha256: string } }).rehearsal;
+  assert.equal(checkpoint.set, "bench");
+  assert.equal(checkpoint.weights_sha256, (JSON.parse(readFileSync(join(BENCH_REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as { weights_sha256: string }).weights_sha256);
   assert.equal(manifest.model.tool_call_rendering, "chat_template", "the stand-in template renders the tools itself");
   assert.match(readFileSync(join(outDir, RUN_FILES.resultsMd), "utf8"), /^# REHEARSAL — /);
   assert.equal(readBenchReport(outDir).label.title, "REHEARSAL");
