@@ -25,7 +25,7 @@ import { benchScenarios, type BenchScenario } from "./scenarios.ts";
 
 export const MINI_DATASET = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../test/fixtures/quixbugs-mini");
 /** pytest's "in N.NNs", replaced by each of these in turn (typical times here, and one slow run). */
-export const TIMING_VARIANTS = ["0.01", "0.03", "0.08", "0.52"] as const;
+export const TIMING_VARIANTS = ["0.01", "0.03", "0.08", "0.52", "1.46", "3.79", "12.93"] as const;
 const TIMING = /\bin \d+\.\d+s\b/g;
 export const HAS_TIMING = /\bin \d+\.\d+s\b/;
 /** The test timeout the transcripts (and the bench rehearsal runs) use; it appears in no request. */
