@@ -5,7 +5,7 @@
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
 import { conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
-import { summarize } from "../bench/results/resultsSummary.ts";
+import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { deriveBenchVerdict, type RegradeState } from "../evidence/benchVerdict.ts";
@@ -76,6 +76,9 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
   const model = objectField(manifest, "model");
   const label = stringField(model, "label") ?? stringField(objectField(manifest, "fingerprint"), "model") ?? "unknown model";
   const synthetic = model !== null && (model.synthetic === true || model.scripted === true || /scripted|synthetic/i.test(label));
+  if (model !== null && runKindTitle(model) === "REHEARSAL") {
+    return { kind: "bench_rehearsal", title: "REHEARSAL", explanation: `Rehearsal model "${label}": trained in-project on scripted transcripts. It proves the benchmark's model path and says nothing about any real model's ability. It is NOT a model result.`, pipelineCheck: true };
+  }
   if (synthetic) {
     return { kind: "bench_pipeline_check", title: "PIPELINE CHECK", explanation: `Scripted or synthetic model "${label}": this run checks the benchmark pipeline. It is NOT a model result.`, pipelineCheck: true };
   }

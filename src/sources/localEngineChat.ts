@@ -15,7 +15,7 @@ import { createChatTokenizer, type ChatTokenizer } from "../model/tokenizer/chat
 import { ModelSupervisor, type LoadedWorker, type SupervisedProgress, type SupervisorOptions } from "../model/worker/supervisor.ts";
 import { createConversationRenderer, type ConversationRenderer } from "./localChatRendering.ts";
 import type { ChatBackend, ChatErrorCode, ChatExchange, ChatTurnRequest, ChatTurnResult } from "./openaiCompatibleChat.ts";
-import { parseToolCallText } from "./textToolCalls.ts";
+import { parseToolCallText, type ParsedAssistantText } from "./textToolCalls.ts";
 import { sha256Hex } from "../core/digest.ts";
 
 /** Why the backend could not be created (the checkpoint gate's codes, then the worker's). */
@@ -63,6 +63,16 @@ function sameHashes(identity: Record<string, unknown>, expected: Readonly<Record
   if (!isRecord(reported)) return false;
   const keys = Object.keys(expected).sort();
   return keys.join("\n") === Object.keys(reported).sort().join("\n") && keys.every((k) => reported[k] === expected[k]);
+}
+
+/**
+ * The model's decoded text as this turn's content and tool calls, parsed by the project's
+ * tool-call path; condition A offers no tools, so there the whole reply is content. Exported so
+ * that the bench rehearsal's transcript generator parses its scripted replies the same way.
+ */
+export function parseAssistantReply(text: string, request: Pick<ChatTurnRequest, "messages" | "tools">): ParsedAssistantText {
+  const assistantTurn = request.messages.filter((m) => m.role === "assistant").length + 1;
+  return request.tools.length > 0 ? parseToolCallText(text, `call_t${assistantTurn}`) : { content: text, toolCalls: [], malformed: [] };
 }
 
 export class LocalEngineChat implements ChatBackend {
@@ -138,8 +148,10 @@ export class LocalEngineChat implements ChatBackend {
       proposal_source: this.loaded.label,
       // The run report labels the whole run a PIPELINE CHECK when this is true.
       synthetic: this.synthetic,
+      // results.md, the report banner and compare name a rehearsal model's run REHEARSAL.
+      ...(this.loaded.label === "rehearsal" ? { rehearsal: true } : {}),
       ...(this.synthetic
-        ? { note: this.loaded.label === "rehearsal" ? "rehearsal model (trained in-project on scripted Lab transcripts): this benchmark run is a PIPELINE CHECK, not a model result" : "synthetic random-weight checkpoint: this benchmark run is a PIPELINE CHECK, not a model result" }
+        ? { note: this.loaded.label === "rehearsal" ? "REHEARSAL model (trained in-project on scripted transcripts): this benchmark run is a PIPELINE CHECK, not a model result" : "synthetic random-weight checkpoint: this benchmark run is a PIPELINE CHECK, not a model result" }
         : {}),
       tool_call_rendering: this.renderer.toolRendering,
       tool_call_protocol:
@@ -243,9 +255,7 @@ export class LocalEngineChat implements ChatBackend {
         break;
     }
     const r = outcome.report;
-    // Condition A offers no tools: the whole reply is content.
-    const assistantTurn = request.messages.filter((m) => m.role === "assistant").length + 1;
-    const parsed = request.tools.length > 0 ? parseToolCallText(r.text, `call_t${assistantTurn}`) : { content: r.text, toolCalls: [], malformed: [] };
+    const parsed = parseAssistantReply(r.text, request);
     const finishReason = r.stopCause === "max_new_tokens" ? "length" : parsed.toolCalls.length > 0 ? "tool_calls" : "stop";
     return {
       ok: true,

@@ -64,7 +64,7 @@ test("tokenize refuses ambiguous, incomplete or undecodable input with input_inv
   assert.match(notModel.stderr, /: (model_not_verified|unexpected_file|model_directory_invalid): /);
 });
 
-test("make-test-checkpoint refuses an unknown tokenizer and creates nothing; make-rehearsal-checkpoint never overwrites", async () => {
+test("make-test-checkpoint refuses an unknown tokenizer and creates nothing; make-rehearsal-checkpoint and make-bench-rehearsal-checkpoint never overwrite", async () => {
   const target = path.join(root, "never");
   const unknown = tca("model", "make-test-checkpoint", "--directory", target, "--size", "tiny", "--tokenizer", "qwen3");
   assert.equal(unknown.status, 1);
@@ -72,7 +72,10 @@ test("make-test-checkpoint refuses an unknown tokenizer and creates nothing; mak
   assert.equal(existsSync(target), false);
   const existing = path.join(root, "existing");
   await mkdir(existing);
-  const rehearsal = tca("model", "make-rehearsal-checkpoint", "--directory", existing);
-  assert.equal(rehearsal.status, 1);
-  assert.match(rehearsal.stderr, /destination_exists/);
+  for (const command of ["make-rehearsal-checkpoint", "make-bench-rehearsal-checkpoint"]) {
+    const rehearsal = tca("model", command, "--directory", existing);
+    assert.equal(rehearsal.status, 1);
+    assert.match(rehearsal.stderr, new RegExp(`^tca model ${command}: destination_exists: `));
+    assert.equal(rehearsal.stdout, "");
+  }
 });

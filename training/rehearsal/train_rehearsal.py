@@ -19,7 +19,10 @@ Why it is shaped the way it is (the machine has two shared cores, so training mu
 - Weights are rounded to BF16 in every forward pass (straight-through): what is trained is what
   the BF16 checkpoint holds.
 Deterministic: fixed seed, one thread, no shuffling. Run with low priority on shared machines:
-  nice -n 19 /usr/bin/python3 training/rehearsal/train_rehearsal.py [--out DIR]
+  nice -n 19 /usr/bin/python3 training/rehearsal/train_rehearsal.py [--data DIR] [--out DIR]
+--data names the training set's folder (default: this one, the Lab rehearsal model; the bench
+rehearsal model's is training/bench-rehearsal): transcripts.json is read from it and, without
+--out, weights.bin and weights.json are written into it. Each set has its own PROFILE below.
 Writes weights.bin (BF16 little-endian, tensors in the order of weights.json) and weights.json.
 A final self-check recomputes every trained example with plain full attention (no shortcuts).
 """
@@ -33,21 +36,33 @@ import time
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.abspath(sys.argv[sys.argv.index("--data") + 1]) if "--data" in sys.argv else HERE
+# Per training set: the bench set has seven times the Lab's target tokens (whole files to write),
+# so it gets two more fixed heads (m-4, m-5: a longer n-gram to continue a file from), a wider
+# model and more steps. Head dim stays 16: the fixed heads' sharpness is checked for that size.
+PROFILES = {
+    "rehearsal": {"hidden": 64, "intermediate": 192, "max_steps": 600, "offsets": [None, 1, 2, 3]},
+    "bench-rehearsal": {"hidden": 96, "intermediate": 288, "max_steps": 3000, "offsets": [None, 1, 2, 3, 4, 5]},
+}
+PROFILE = PROFILES[os.path.basename(DATA)]
 SEED = 17
-HIDDEN = 64
+HIDDEN = PROFILE["hidden"]
 LAYERS = 2
-HEADS = 4
-KV_HEADS = 4
+OFFSETS = PROFILE["offsets"]  # layer-1 heads: running mean, then attend to m-1, m-2, ...
+HEADS = len(OFFSETS)
+KV_HEADS = HEADS
 HEAD_DIM = HIDDEN // HEADS
-INTERMEDIATE = 192
+assert HEAD_DIM == 16, "the fixed heads' pattern is checked for head dim 16"
+INTERMEDIATE = PROFILE["intermediate"]
 THETA = 1_000_000.0
 EPS = 1e-6
-MAX_STEPS = 600
+MAX_STEPS = PROFILE["max_steps"]
 BUCKETS = 4
 LR = 1e-2
 TARGET_MARGIN = 4.0
+PATTERN_CHECK_LENGTH = 2304  # longest sequence the fixed heads are checked for (and training accepts)
+GROUP_KEY = 64  # requests whose first 64 tokens agree share one prefix computation
 PATTERN_SCALE = 16.0  # bias magnitude of the fixed previous-token heads (sharpness, see module doc)
-OFFSETS = [None, 1, 2, 3]  # layer-1 heads: running mean, then attend to m-1, m-2, m-3
 
 
 def bf16(w):
@@ -92,7 +107,7 @@ def pattern_biases():
     return q.to(torch.bfloat16).float().flatten(), k.to(torch.bfloat16).float().flatten()
 
 
-def check_pattern(q_b, k_b, length=2304):
+def check_pattern(q_b, k_b, length=PATTERN_CHECK_LENGTH):
     """The fixed heads put all but < 1e-12 of their mass on position m - r, for every m >= r."""
     pos = torch.arange(length)
     q = rope(q_b.view(HEADS, 1, HEAD_DIM).double().float().expand(HEADS, length, HEAD_DIM), pos)
@@ -101,7 +116,7 @@ def check_pattern(q_b, k_b, length=2304):
     scores = scores + torch.full((length, length), float("-inf"), dtype=torch.float64).triu(1)
     att = scores.softmax(-1)
     for h, r in enumerate(OFFSETS):
-        if r is None:
+        if r is None or r >= length:
             continue
         rows = torch.arange(r, length)
         worst = (1 - att[h, rows, rows - r]).max().item()
@@ -225,31 +240,48 @@ class Rehearsal(torch.nn.Module):
 
 
 def prepare(data, index):
+    """Unique (request, reply) pairs in groups that share a prefix (by their first GROUP_KEY
+    tokens: the Lab's requests all share one, the bench's share one per condition and program),
+    so each group's prefix is computed once per step; each group is cut into length buckets."""
     examples = [e for e in data["examples"] if e["target"]]
     unique = {}
     for e in examples:  # identical (request, reply) pairs recur across scenarios: train on each once
         unique.setdefault((tuple(e["input_ids"]), tuple(e["target_ids"])), e)
     examples = sorted(unique.values(), key=lambda e: len(e["input_ids"]))
     seqs = [[index[i] for i in e["input_ids"] + e["target_ids"]][:-1] for e in examples]
-    p = 0
-    while all(len(s) > p + 1 and s[p] == seqs[0][p] for s in seqs):
-        p += 1
-    prefix = torch.tensor(seqs[0][:p])
-    buckets = []  # sorted by length, each group padded only to its own longest
-    size = math.ceil(len(examples) / BUCKETS)
-    for g in range(0, len(examples), size):
-        group, gseqs = examples[g : g + size], seqs[g : g + size]
-        suffix = torch.zeros(len(group), max(len(s) for s in gseqs) - p, dtype=torch.long)
-        q_len = max(len(e["target_ids"]) for e in group)
-        query_cols = torch.zeros(len(group), q_len, dtype=torch.long)
-        gold = torch.full((len(group), q_len), -100, dtype=torch.long)
-        for n, (e, sq) in enumerate(zip(group, gseqs)):
+    if max(len(s) for s in seqs) > PATTERN_CHECK_LENGTH:
+        raise SystemExit(f"a training sequence is longer than the {PATTERN_CHECK_LENGTH} positions the fixed heads are checked for")
+    keyed = {}
+    for n, e in enumerate(examples):
+        keyed.setdefault(tuple(e["input_ids"][:GROUP_KEY]), []).append(n)
+    groups = []
+    for members in keyed.values():
+        group, gseqs = [examples[n] for n in members], [seqs[n] for n in members]
+        p = 0  # the prefix ends before every member's last input token (its first query position)
+        while all(p < len(e["input_ids"]) - 1 and s[p] == gseqs[0][p] for e, s in zip(group, gseqs)):
+            p += 1
+        if p < max(r for r in OFFSETS if r is not None):
+            raise SystemExit("a shared prefix is shorter than the longest fixed offset")
+        groups.append((torch.tensor(gseqs[0][:p]), buckets_of(group, gseqs, p, index)))
+    return examples, seqs, groups
+
+
+def buckets_of(group, gseqs, p, index):
+    buckets = []  # sorted by length, each bucket padded only to its own longest
+    size = math.ceil(len(group) / BUCKETS)
+    for g in range(0, len(group), size):
+        members, bseqs = group[g : g + size], gseqs[g : g + size]
+        suffix = torch.zeros(len(members), max(len(s) for s in bseqs) - p, dtype=torch.long)
+        q_len = max(len(e["target_ids"]) for e in members)
+        query_cols = torch.zeros(len(members), q_len, dtype=torch.long)
+        gold = torch.full((len(members), q_len), -100, dtype=torch.long)
+        for n, (e, sq) in enumerate(zip(members, bseqs)):
             suffix[n, : len(sq) - p] = torch.tensor(sq[p:])  # right padding never reaches earlier positions
             start = len(e["input_ids"]) - 1 - p
             query_cols[n, : len(e["target_ids"])] = torch.arange(start, start + len(e["target_ids"]))
             gold[n, : len(e["target_ids"])] = torch.tensor([index[i] for i in e["target_ids"]])
         buckets.append((suffix, query_cols, gold >= 0, gold[gold >= 0]))
-    return examples, seqs, prefix, buckets
+    return buckets
 
 
 def margins(logits, gold):
@@ -261,25 +293,29 @@ def margins(logits, gold):
 def main():
     if "--compare" in sys.argv:
         return compare()
-    out_dir = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else HERE
+    out_dir = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else DATA
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
-    data = json.load(open(os.path.join(HERE, "transcripts.json")))
+    data = json.load(open(os.path.join(DATA, "transcripts.json")))
     vocab_ids = sorted({i for e in data["examples"] for i in e["input_ids"] + e["target_ids"]})
     index = {tok: n for n, tok in enumerate(vocab_ids)}
-    examples, seqs, prefix, buckets = prepare(data, index)
-    gold = torch.cat([bk[3] for bk in buckets])
-    print(f"{len(examples)} unique requests, shared prefix {len(prefix)}, buckets {[tuple(bk[0].shape) for bk in buckets]}, {len(gold)} target tokens, {len(vocab_ids)} token ids", flush=True)
+    examples, seqs, groups = prepare(data, index)
+    gold = torch.cat([bk[3] for _, buckets in groups for bk in buckets])
+    shapes = [(len(prefix), [tuple(bk[0].shape) for bk in buckets]) for prefix, buckets in groups]
+    print(f"{len(examples)} unique requests in {len(groups)} prefix groups (prefix, buckets) {shapes}, {len(gold)} target tokens, {len(vocab_ids)} token ids", flush=True)
     model = Rehearsal(len(vocab_ids))
-    prefix_att = check_pattern(model.layers[0].q_b, model.layers[0].k_b, length=len(prefix))
+    groups = [(prefix, check_pattern(model.layers[0].q_b, model.layers[0].k_b, length=len(prefix)), buckets) for prefix, buckets in groups]
     check_pattern(model.layers[0].q_b, model.layers[0].k_b)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     started = time.time()
     step, wrong, margin = 0, len(gold), float("-inf")
     while step < MAX_STEPS:
-        state = model.prefix_pass(prefix, prefix_att)
-        logits = model.logits(torch.cat([model(state, suffix, cols)[valid] for suffix, cols, valid, _ in buckets]))
+        hidden = []
+        for prefix, prefix_att, buckets in groups:
+            state = model.prefix_pass(prefix, prefix_att)
+            hidden += [model(state, suffix, cols)[valid] for suffix, cols, valid, _ in buckets]
+        logits = model.logits(torch.cat(hidden))
         loss = torch.nn.functional.cross_entropy(logits, gold)
         with torch.no_grad():
             margin = margins(logits, gold).min().item()
@@ -344,13 +380,13 @@ def export(model, vocab_ids, out_dir, record):
         "weights_file": "weights.bin",
         "weights_sha256": hashlib.sha256(blob).hexdigest(),
         "weights_bytes": len(blob),
-        "transcripts_sha256": hashlib.sha256(open(os.path.join(HERE, "transcripts.json"), "rb").read()).hexdigest(),
+        "transcripts_sha256": hashlib.sha256(open(os.path.join(DATA, "transcripts.json"), "rb").read()).hexdigest(),
         "architecture": {"hidden_size": HIDDEN, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
                          "num_key_value_heads": KV_HEADS, "intermediate_size": INTERMEDIATE},
         "token_ids": vocab_ids,
         "tensors": order,
         "training": {"seed": SEED, "learning_rate": LR, "max_steps": MAX_STEPS, "target_margin": TARGET_MARGIN,
-                     "layer1_fixed_heads": ["running mean", "m-1", "m-2", "m-3"], "pattern_scale": PATTERN_SCALE,
+                     "layer1_fixed_heads": ["running mean" if r is None else f"m-{r}" for r in OFFSETS], "pattern_scale": PATTERN_SCALE,
                      "torch": torch.__version__, "threads": 1, **record},
     }
     with open(os.path.join(out_dir, "weights.json"), "w") as f:
@@ -365,9 +401,9 @@ def compare():
     import subprocess
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, os.path.abspath(__file__), "--out", tmp], check=True)
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--data", DATA, "--out", tmp], check=True)
         fresh = json.load(open(os.path.join(tmp, "weights.json")))
-    committed = json.load(open(os.path.join(HERE, "weights.json")))
+    committed = json.load(open(os.path.join(DATA, "weights.json")))
     same = fresh["weights_sha256"] == committed["weights_sha256"]
     print(f"retrained {fresh['weights_sha256']}\ncommitted {committed['weights_sha256']}\n{'identical' if same else 'DIFFERENT'}")
     sys.exit(0 if same else 1)

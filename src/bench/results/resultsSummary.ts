@@ -108,6 +108,18 @@ export function isPipelineCheck(model: Readonly<Record<string, unknown>>): boole
   return model["synthetic"] === true;
 }
 
+/** A rehearsal model (trained in-project on this benchmark's scripted transcripts) is a pipeline check with its own name. */
+export const REHEARSAL_LINE = "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path, and these numbers are NOT a model result";
+
+export function isRehearsal(model: Readonly<Record<string, unknown>>): boolean {
+  return model["synthetic"] === true && model["rehearsal"] === true;
+}
+
+/** The word a run's heading, banner and comparison row carry: REHEARSAL, PIPELINE CHECK, or none (a model result). */
+export function runKindTitle(model: Readonly<Record<string, unknown>>): "REHEARSAL" | "PIPELINE CHECK" | null {
+  return isRehearsal(model) ? "REHEARSAL" : isPipelineCheck(model) ? "PIPELINE CHECK" : null;
+}
+
 export interface ResultsHeader {
   readonly title: string;
   readonly lines: readonly string[];

@@ -4,7 +4,7 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
-import { pct, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
+import { pct, runKindTitle, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
 import { publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
 import { readManifest, readTaskResults, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "../results/taskOutcome.ts";
@@ -46,7 +46,10 @@ export function loadComparison(dirs: readonly string[], reference: Reference | n
 /** The comparison rows of runs already read. */
 export function compareRuns(runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[]): ComparedRun[] {
   return runs.map(({ dir, manifest, tasks }) => {
-    const label = typeof manifest.model.label === "string" ? manifest.model.label : String(manifest.fingerprint.model);
+    const name = typeof manifest.model.label === "string" ? manifest.model.label : String(manifest.fingerprint.model);
+    // A rehearsal or pipeline check can never sit in a comparison unnamed as a model result.
+    const kind = runKindTitle(manifest.model);
+    const label = kind === null ? name : `${kind}: ${name}`;
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(tasks)) byCondition[s.condition] = s;
     const dataset = typeof manifest.environment.datasetSource === "string" ? manifest.environment.datasetSource : "QuixBugs";

@@ -11,7 +11,7 @@ import { parseBoundedJson } from "../../core/boundedJson.ts";
 import { readFileUnder, readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, renderResultsMarkdown, summarize } from "../results/resultsSummary.ts";
+import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, REHEARSAL_LINE, renderResultsMarkdown, runKindTitle, summarize } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
 import { hardwareLine } from "./hostHardware.ts";
 import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
@@ -343,9 +343,9 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
   const served = [...new Set(results.map((r) => r.servedModel).filter((m): m is string => typeof m === "string"))];
   const props = isRecord(model.serverProps) ? model.serverProps : {};
   // A synthetic (random-weight) checkpoint makes the whole run a pipeline check, never a model result.
-  const pipelineCheck = isPipelineCheck(model);
+  const kind = runKindTitle(model);
   const lines = [
-    ...(pipelineCheck ? [PIPELINE_CHECK_LINE] : []),
+    ...(kind === "REHEARSAL" ? [REHEARSAL_LINE] : kind === "PIPELINE CHECK" ? [PIPELINE_CHECK_LINE] : []),
     `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
@@ -361,5 +361,5 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
   const warnings = endpointWarnings(results, model.serverProps);
-  writeRunFile(dir, RUN_FILES.resultsMd, renderResultsMarkdown({ title: `${pipelineCheck ? "PIPELINE CHECK — " : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted), hook);
+  writeRunFile(dir, RUN_FILES.resultsMd, renderResultsMarkdown({ title: `${kind !== null ? `${kind} — ` : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted), hook);
 }

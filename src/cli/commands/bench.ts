@@ -17,7 +17,7 @@ import { defaultJobs } from "../../core/concurrency.ts";
 import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/agent/conditions.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
-import { endpointWarnings, isPipelineCheck, pct, PIPELINE_CHECK_LINE, summarize } from "../../bench/results/resultsSummary.ts";
+import { endpointWarnings, isPipelineCheck, isRehearsal, pct, PIPELINE_CHECK_LINE, REHEARSAL_LINE, summarize } from "../../bench/results/resultsSummary.ts";
 import { compareRuns, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
 import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
@@ -293,10 +293,10 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         }
         const summary = summarize(result.value.results);
         if (json) {
-          process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), summary }, null, 2) + "\n");
+          process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), ...(isRehearsal(description) ? { rehearsal: true } : {}), summary }, null, 2) + "\n");
         } else {
           // The terminal summary carries the same label as results.md and the report.
-          if (isPipelineCheck(description)) process.stdout.write(`${PIPELINE_CHECK_LINE}\n`);
+          if (isPipelineCheck(description)) process.stdout.write(`${isRehearsal(description) ? REHEARSAL_LINE : PIPELINE_CHECK_LINE}\n`);
           for (const s of summary) {
             process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`);
           }

@@ -6,6 +6,7 @@ import { makeTestCheckpoint } from "../../model/synthetic/makeTestCheckpoint.ts"
 import { SYNTHETIC_SIZES, type SyntheticSize } from "../../model/synthetic/syntheticManifest.ts";
 import { readFile } from "node:fs/promises";
 import { makeRehearsalCheckpoint } from "../../model/rehearsal/makeRehearsalCheckpoint.ts";
+import type { RehearsalSet } from "../../model/rehearsal/rehearsalWeights.ts";
 import { tokenizeWithCheckpoint, type TokenizeInput } from "../../model/tokenizer/tokenizeText.ts";
 import { generateOnce, readInputIdsFile } from "../../model/worker/generateOnce.ts";
 import { describeGenerateProgress, describeGeneratedCall, watchElapsed } from "../runProgress.ts";
@@ -108,19 +109,25 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
       process.stdout.write(`${JSON.stringify(result.value)}\n`);
     });
 
-  program
-    .command("make-rehearsal-checkpoint")
-    .description("write the rehearsal model (trained in-project on scripted transcripts; proves the model path, says nothing about any real model)")
-    .requiredOption("--directory <dir>", "a new directory to create")
-    .action(async (options: { directory: string }) => {
-      const destination = newCheckpointDirectory(path.resolve(options.directory));
-      if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
-      const result = await makeRehearsalCheckpoint({ directory: path.resolve(options.directory) });
-      if (!result.ok) return fail(setExitCode, result.error, result.message);
-      process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability.\n");
-      const m = result.value;
-      process.stdout.write(`${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`);
-    });
+  const rehearsalCommands: readonly [string, RehearsalSet, string][] = [
+    ["make-rehearsal-checkpoint", "lab", "write the rehearsal model (trained in-project on scripted transcripts; proves the model path, says nothing about any real model)"],
+    ["make-bench-rehearsal-checkpoint", "bench", "write the bench rehearsal model (trained in-project on the mini data set's agent transcripts; proves the benchmark's model path, says nothing about any real model)"],
+  ];
+  for (const [name, set, description] of rehearsalCommands) {
+    program
+      .command(name)
+      .description(description)
+      .requiredOption("--directory <dir>", "a new directory to create")
+      .action(async (options: { directory: string }) => {
+        const destination = newCheckpointDirectory(path.resolve(options.directory));
+        if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
+        const result = await makeRehearsalCheckpoint({ directory: path.resolve(options.directory), set });
+        if (!result.ok) return fail(setExitCode, result.error, result.message);
+        process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability.\n");
+        const m = result.value;
+        process.stdout.write(`${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`);
+      });
+  }
 
   program
     .command("tokenize")

@@ -4,7 +4,9 @@
 // are the committed, SHA256-checked rehearsal weights; rows of token ids the training never
 // used are zero. The tokenizer and template are the Qwen2.5 stand-in derived at creation time.
 // Labelled "rehearsal" everywhere: a model trained in-project on scripted transcripts, which
-// proves the model path and says nothing about any real model's ability.
+// proves the model path and says nothing about any real model's ability. Two sets of weights
+// share this writer: the Lab's (make-rehearsal-checkpoint) and the benchmark's
+// (make-bench-rehearsal-checkpoint, trained on the mini data set's agent transcripts).
 import { mkdir, open, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
@@ -21,18 +23,21 @@ import {
   type SyntheticManifest,
 } from "../synthetic/syntheticManifest.ts";
 import { STAND_IN_TOKENIZER_NOTE, buildStandInTokenizer } from "../tokenizer/standInTokenizer.ts";
-import { REHEARSAL_TRAINING_DIRECTORY, readRehearsalWeights } from "./rehearsalWeights.ts";
+import { REHEARSAL_SETS, readRehearsalWeights, type RehearsalSet } from "./rehearsalWeights.ts";
 
 export type MakeRehearsalError = "destination_exists" | "model_directory_invalid" | "checkpoint_invalid" | "tokenizer_source_unavailable";
 
 export interface MakeRehearsalOptions {
   readonly directory: string;
+  /** Which committed weights (default: the Lab's). */
+  readonly set?: RehearsalSet;
   /** Tests point this at other weights; the CLI uses the committed ones. */
   readonly weightsDirectory?: string;
 }
 
 export async function makeRehearsalCheckpoint(options: MakeRehearsalOptions): Promise<Result<SyntheticManifest, MakeRehearsalError>> {
-  const weights = await readRehearsalWeights(options.weightsDirectory ?? REHEARSAL_TRAINING_DIRECTORY);
+  const set = REHEARSAL_SETS[options.set ?? "lab"];
+  const weights = await readRehearsalWeights(options.weightsDirectory ?? set.directory);
   if (!weights.ok) return weights;
   const tokenizer = await buildStandInTokenizer();
   if (!tokenizer.ok) return tokenizer;
@@ -112,7 +117,8 @@ export async function makeRehearsalCheckpoint(options: MakeRehearsalOptions): Pr
         transcripts_sha256: weights.value.record.transcripts_sha256,
         trained_token_ids: tokenIds.length,
         training: training ?? null,
-        source: "training/rehearsal (train_rehearsal.py, transcripts.ts, scenarios.ts)",
+        set: options.set ?? "lab",
+        source: set.source,
       },
       files,
     };

@@ -11,6 +11,15 @@ import { PINNED_CONFIG_JSON, elementCount, qwen2TensorSpecs, type Qwen2Architect
 
 /** Where the trained weights, their record, the training script and its data are committed. */
 export const REHEARSAL_TRAINING_DIRECTORY = fileURLToPath(new URL("../../../training/rehearsal/", import.meta.url));
+/** The bench rehearsal model's weights and data (trained by the same script: --data training/bench-rehearsal). */
+export const BENCH_REHEARSAL_TRAINING_DIRECTORY = fileURLToPath(new URL("../../../training/bench-rehearsal/", import.meta.url));
+
+/** Which rehearsal model: the Lab's (scripted Lab transcripts) or the benchmark's (the mini data set's agent transcripts). */
+export type RehearsalSet = "lab" | "bench";
+export const REHEARSAL_SETS: Readonly<Record<RehearsalSet, { readonly directory: string; readonly source: string }>> = {
+  lab: { directory: REHEARSAL_TRAINING_DIRECTORY, source: "training/rehearsal (train_rehearsal.py, transcripts.ts, scenarios.ts)" },
+  bench: { directory: BENCH_REHEARSAL_TRAINING_DIRECTORY, source: "training/bench-rehearsal (transcripts.ts, scenarios.ts; trained by training/rehearsal/train_rehearsal.py --data training/bench-rehearsal)" },
+};
 
 export interface RehearsalWeights {
   readonly arch: Qwen2Architecture;
