@@ -9,7 +9,7 @@
 // .cache/llama-server/last-report.json.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./freePort.ts";
 import { join, resolve } from "node:path";
 import { buildLlamaServer } from "./buildLlamaServer.ts";
 
@@ -26,18 +26,6 @@ function log(line: string): void {
 function tca(args: readonly string[]): { code: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [TCA, ...args], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      s.close(() => ok(port));
-    });
-  });
 }
 
 async function waitHealthy(base: string, server: ChildProcess, timeoutMs: number): Promise<void> {

@@ -21,7 +21,7 @@
 // with it (--die-with-parent), which linuxproc's kill of the job's process tree relies on.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./freePort.ts";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -62,18 +62,6 @@ function runAsync(command: string, args: readonly string[]): Promise<{ code: num
     child.on("close", (code) => {
       clearTimeout(timer);
       ok({ code: code ?? -1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      s.close(() => ok(port));
     });
   });
 }
