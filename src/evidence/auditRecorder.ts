@@ -148,8 +148,11 @@ function isAuditRecord(value: unknown): value is AuditRecord {
   );
 }
 
-/** Audit files larger than this are not read into memory (a real run writes well under 10 MiB). */
-export const AUDIT_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * The one audit cap: an audit file larger than this is not read into memory by anything (this
+ * reader, the run verdict, the report). A real run writes well under 10 MiB.
+ */
+export const AUDIT_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads and validates an audit file: never through a symlink, never blocking on a FIFO, strict

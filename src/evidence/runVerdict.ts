@@ -351,10 +351,12 @@ export function deriveRunVerdict(runDirectory: string): RunVerdict {
   const manifest = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.manifest, "manifest", problems);
   const finalPresent = final !== null || problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.final}:`));
   if (final !== null) checkFinal(final, facts, records, recomputed, problems);
-  else if (facts.finished) problems.add("final.json: missing, although the audit records that the run finished");
+  // "missing" only when there is nothing there: a link, FIFO, directory or oversized file was
+  // already named by the read's own refusal.
+  else if (facts.finished && !finalPresent) problems.add("final.json: missing, although the audit records that the run finished");
   if (final !== null && !facts.finished && records.length > 0) problems.add("audit.jsonl: no run_finished record, although final.json exists");
   if (manifest !== null) checkManifest(manifest, facts, records, replay, problems);
-  else if (records.some((record) => record.type === "run_started")) problems.add("manifest.json: missing, although the audit records the run started");
+  else if (records.some((record) => record.type === "run_started") && !problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.manifest}:`))) problems.add("manifest.json: missing, although the audit records the run started");
   if (records.length > 0) checkBackups(runDirectory, replay, problems);
   const listed = problems.done();
   const kind: RunVerdictKind =

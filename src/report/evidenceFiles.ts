@@ -3,6 +3,7 @@
 // any component, FIFOs and devices refused without blocking, a byte cap), JSON goes through
 // JSON.parse (data, never code), and a file that is missing, oversized, not UTF-8 or malformed
 // becomes a typed error the report shows instead of a crash.
+import { AUDIT_MAX_BYTES } from "../evidence/auditRecorder.ts";
 import { lstatSync } from "node:fs";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { err, ok, type Result } from "../core/result.ts";
@@ -12,7 +13,8 @@ import type { ReportErrorCode } from "./errorCodes.ts";
 /** Caps on what a report reads; generous for real runs, bounded against hostile directories. */
 export const READ_LIMITS = {
   jsonFileBytes: 16 * 1024 * 1024,
-  ndjsonFileBytes: 64 * 1024 * 1024,
+  /** The audit's cap (AUDIT_MAX_BYTES), so the page reads exactly what the verdict reads. */
+  ndjsonFileBytes: AUDIT_MAX_BYTES,
   sourceFileBytes: 1024 * 1024,
 } as const;
 

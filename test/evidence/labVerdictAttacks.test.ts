@@ -5,7 +5,8 @@
 // submission.md refuses the run. The untouched baseline stays VERIFIED SUCCESS.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
 import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
@@ -260,4 +261,21 @@ test("an audit claim of success after a failing final evaluation (counts and fla
     evaluation.data.public_passed = 4;
   });
   assertNoSuccess(run);
+});
+
+test("a final.json that is a link, a FIFO or a folder is named as such (never read, never called missing), and the run is never a success", () => {
+  for (const [kind, plant, named] of [
+    ["link", (path: string) => symlinkSync(join(baseline, "final.json"), path), /final\.json: .*(symbolic link|symlink)/i],
+    ["fifo", (path: string) => execFileSync("mkfifo", [path]), /final\.json: .*FIFO/i],
+    ["folder", (path: string) => mkdirSync(path), /final\.json: .*director/i],
+  ] as const) {
+    const run = forge();
+    rmSync(join(run, "final.json"));
+    plant(join(run, "final.json"));
+    const verdict = deriveRunVerdict(run);
+    assert.equal(verdict.kind, "evidence_invalid", kind);
+    assert.ok(verdict.problems.some((problem) => named.test(problem)), `${kind}: ${JSON.stringify(verdict.problems)}`);
+    assert.ok(!verdict.problems.some((problem) => /final\.json: missing/.test(problem)), `${kind}: called missing: ${JSON.stringify(verdict.problems)}`);
+    assertNoSuccess(run);
+  }
 });

@@ -10,7 +10,8 @@ import { buildSubmission } from "../../src/evidence/submission/writeSubmission.t
 import { runAllChecks } from "../../src/lab/checkRunner.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { writeJsonExclusive } from "../../src/evidence/evidenceFile.ts";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { folderBytes, measureDiskUse } from "../../src/evidence/submission/modelEvidence.ts";
 import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";
 
 const root = freshRoot("submission");
@@ -121,4 +122,21 @@ test("a baseline directory that is not a baseline run is refused", async () => {
   assert.equal(wrong.ok ? null : wrong.error, "wrong_run_kind");
   const missing = buildSubmission({ baselineDirectory: join(root, "nope"), modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
   assert.equal(missing.ok ? null : missing.error, "run_evidence_missing");
+});
+
+test("disk use is measured only for a checkpoint folder, and never past the walk's bounds (a manifest naming / is not walked)", () => {
+  const folder = join(freshRoot("disk-use"), "model");
+  mkdirSync(join(folder, "sub"), { recursive: true });
+  writeFileSync(join(folder, "config.json"), "{}");
+  writeFileSync(join(folder, "sub", "weights.bin"), Buffer.alloc(1000));
+  const measured = measureDiskUse(folder);
+  assert.equal(measured?.modelFolderBytes, 1002);
+  // Not a checkpoint (no config.json object): not measured, nothing walked.
+  assert.equal(measureDiskUse(join(folder, "sub")), null);
+  assert.equal(measureDiskUse("/"), null);
+  // Past the bounds: not measured, rather than a walk of whatever the path names.
+  assert.equal(folderBytes(folder, { entries: 2, depth: 4 }), null);
+  assert.equal(folderBytes(folder, { entries: 100, depth: 0 }), null);
+  assert.equal(folderBytes(folder, { entries: 100, depth: 1 }), 1002);
+  assert.equal(folderBytes("/"), null);
 });

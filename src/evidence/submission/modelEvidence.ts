@@ -102,17 +102,28 @@ export function acquisitionConsent(modelDirectory: string): AcquisitionConsent |
   return { form: consent["form"], givenAt: consent["given_at"], prompt: typeof consent["prompt"] === "string" ? consent["prompt"] : "" };
 }
 
-/** Bytes of regular files under a folder (recursively; links are not followed or counted). */
-export function folderBytes(folder: string): number | null {
+/**
+ * A model folder holds a handful of files; the walk is bounded so that a path named by an
+ * unverified manifest (`/`, a home folder) is never walked: past these, the size is not measured.
+ */
+export const FOLDER_WALK_LIMITS = { entries: 10_000, depth: 4 } as const;
+
+/** Bytes of regular files under a folder (recursively; links are not followed or counted), or null past the walk limits. */
+export function folderBytes(folder: string, limits: { readonly entries: number; readonly depth: number } = FOLDER_WALK_LIMITS): number | null {
   let total = 0;
-  const pending = [folder];
+  let entries = 0;
+  const pending: [string, number][] = [[folder, 0]];
   try {
     if (!lstatSync(folder).isDirectory()) return null;
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      for (const entry of readdirSync(next, { withFileTypes: true })) {
-        const path = join(next, entry.name);
-        if (entry.isDirectory()) pending.push(path);
-        else if (entry.isFile()) total += lstatSync(path).size;
+      const [path, depth] = next;
+      for (const entry of readdirSync(path, { withFileTypes: true })) {
+        if (++entries > limits.entries) return null;
+        const child = join(path, entry.name);
+        if (entry.isDirectory()) {
+          if (depth + 1 > limits.depth) return null;
+          pending.push([child, depth + 1]);
+        } else if (entry.isFile()) total += lstatSync(child).size;
       }
     }
   } catch {
@@ -122,6 +133,8 @@ export function folderBytes(folder: string): number | null {
 }
 
 export function measureDiskUse(modelDirectory: string): DiskUse | null {
+  // Only a folder that is a checkpoint (its config.json a JSON object) is measured at all.
+  if (readJsonObject(modelDirectory, "config.json") === null) return null;
   const modelFolderBytes = folderBytes(modelDirectory);
   if (modelFolderBytes === null) return null;
   const cacheFolder = cacheDirectoryFor(modelDirectory);
