@@ -3,18 +3,12 @@
 // A file outside the grammar (an import, a call, anything but the two return expressions) is
 // never evaluated and can never verify. The case records are worded as the final evaluation
 // words them (controller/finalEvaluation.ts), so the recorded list can be compared one to one.
+import type { CaseOutcome } from "../controller/finalEvaluation.ts";
 import { evaluateFixtures, parseToyMathSource } from "../expr/index.ts";
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES, type Fixture } from "../spec/constants.ts";
 
-export interface RecomputedCase {
-  readonly set: "public" | "held_out";
-  readonly function: string;
-  readonly inputs: readonly number[];
-  readonly expected: number;
-  readonly actual: number | null;
-  readonly error: string | null;
-  readonly passed: boolean;
-}
+/** A recomputed case has the final evaluation's own shape, so the two compare field by field. */
+export type RecomputedCase = CaseOutcome;
 
 export interface Reevaluation {
   /** "valid", or the validator's error code for a file outside the grammar. */
