@@ -124,14 +124,14 @@ test("a baseline directory that is not a baseline run is refused", async () => {
   assert.equal(missing.ok ? null : missing.error, "run_evidence_missing");
 });
 
-test("disk use is measured only for a checkpoint folder, and never past the walk's bounds (a manifest naming / is not walked)", () => {
+test("disk use is measured only for a model directory (download manifest or config.json), and never past the walk's bounds (a manifest naming / is not walked)", () => {
   const folder = join(freshRoot("disk-use"), "model");
   mkdirSync(join(folder, "sub"), { recursive: true });
   writeFileSync(join(folder, "config.json"), "{}");
   writeFileSync(join(folder, "sub", "weights.bin"), Buffer.alloc(1000));
   const measured = measureDiskUse(folder);
   assert.equal(measured?.modelFolderBytes, 1002);
-  // Not a checkpoint (no config.json object): not measured, nothing walked.
+  // Not a model directory (neither a download manifest nor a config.json object): not measured, nothing walked.
   assert.equal(measureDiskUse(join(folder, "sub")), null);
   assert.equal(measureDiskUse("/"), null);
   // Past the bounds: not measured, rather than a walk of whatever the path names.

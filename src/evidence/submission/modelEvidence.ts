@@ -133,8 +133,9 @@ export function folderBytes(folder: string, limits: { readonly entries: number; 
 }
 
 export function measureDiskUse(modelDirectory: string): DiskUse | null {
-  // Only a folder that is a checkpoint (its config.json a JSON object) is measured at all.
-  if (readJsonObject(modelDirectory, "config.json") === null) return null;
+  // Only a folder that is a model directory of ours (its download manifest or a checkpoint's
+  // config.json is a JSON object there) is measured at all.
+  if (readJsonObject(modelDirectory, MANIFEST_FILE_NAME) === null && readJsonObject(modelDirectory, "config.json") === null) return null;
   const modelFolderBytes = folderBytes(modelDirectory);
   if (modelFolderBytes === null) return null;
   const cacheFolder = cacheDirectoryFor(modelDirectory);
