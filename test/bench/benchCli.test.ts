@@ -2,24 +2,12 @@
 // user would call it, plus its option errors.
 import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { tca } from "../support/tcaCli.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
-
-const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
-
-function tca(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
-    });
-  });
-}
 
 test("tca bench quixbugs run: scripted model, conditions A and D, writes a complete run directory", async () => {
   const { dataset } = benchSetup();

@@ -2,17 +2,14 @@
 // server's /props, and the --hardware label for a server this machine cannot see.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { tca } from "../support/tcaCli.ts";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describeHostHardware, hardwareLine } from "../../src/bench/runs/hostHardware.ts";
 import { MINI_DATASET_DIR } from "./benchFixtures.ts";
 import { SCRIPTED_MODEL_ID, startRoutedServer } from "./scriptedChatServer.ts";
-
-const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
 test("the client's hardware: CPU model and count from the OS, GPUs from nvidia-smi, null without it", () => {
   const withGpu = describeHostHardware(() => "NVIDIA GeForce RTX 4070, 12282 MiB, 560.35\n");
@@ -29,15 +26,6 @@ test("the results.md line names the label and the client, and says when nvidia-s
   assert.equal(hardwareLine(undefined, { ...host, gpus: ["H200, 143771 MiB, 570"] }), "hardware: client: AMD EPYC × 16, 128 GiB, GPU: H200, 143771 MiB, 570");
   assert.equal(hardwareLine(undefined, undefined), null);
 });
-
-function tca(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
-    });
-  });
-}
 
 test("run --hardware: the label and the client's hardware in run.json and results.md, with the server's /props; a multi-line label is refused", async () => {
   const server = await startRoutedServer(() => ({ content: "```python\ndef gcd(a, b):\n    return a\n```" }), { props: { build_info: "b11461-cuda", model_path: "/models/qwen3-8b-q4_k_m.gguf", default_generation_settings: { n_ctx: 16384 } } });

@@ -4,28 +4,16 @@
 // change nothing, and an exclusive --out. The real data set (when ../shared is there): one seed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { tca } from "../support/tcaCli.ts";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { MINI_DATASET_DIR, realQuixBugs } from "../support/optionalResources.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
 import { prepareBenchEnvironment } from "../../src/bench/benchEnvironment.ts";
 import { makeTaskset } from "../../src/bench/tasksets/makeTaskset.ts";
 import { selectMutants } from "../../src/bench/tasksets/mutantSelection.ts";
-
-const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
-
-function tca(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
-    });
-  });
-}
 
 /** Every file under root, relative path → bytes. */
 function tree(root: string, rel = ""): Map<string, Buffer> {

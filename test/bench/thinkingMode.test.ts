@@ -3,25 +3,17 @@
 // in the preflight with the fix; the older --disable-thinking still works.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { tca as runTca, type CliResult } from "../support/tcaCli.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseThinking, thinkingRequestFields } from "../../src/bench/agent/thinkingMode.ts";
 import { MINI_DATASET_DIR } from "./benchFixtures.ts";
 import { SCRIPTED_MODEL_ID, startRoutedServer, type ScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 
-const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
-
-function tca(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "OPENAI_API_KEY"));
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024, env }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
-    });
-  });
+/** The CLI without an API key in its environment. */
+function tca(args: string[]): Promise<CliResult> {
+  return runTca(args, Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "OPENAI_API_KEY")));
 }
 
 async function withServer(server: Promise<ScriptedServer>, fn: (s: ScriptedServer, out: string) => Promise<void>): Promise<void> {
