@@ -1,7 +1,7 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
-import { closeSync, constants, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { canonicalJson } from "../../core/canonicalJson.ts";
 import { sha256Hex } from "../../core/digest.ts";
@@ -121,18 +121,19 @@ export function readTaskResults(dir: string): Result<TaskResult[], BenchErrorCod
 }
 
 /**
- * Cuts a torn last line (a write interrupted mid-line) so that new results start on a fresh line.
- * The file is read through src/core/safeRead first: a symlink, FIFO, hard link or oversized file
- * is refused BEFORE anything is written, so a truncation never goes through a link.
+ * Cuts a torn last line (a write interrupted mid-line) of an NDJSON file in the run folder, so
+ * that new lines start on a fresh line. The file is read through src/core/safeRead first: a
+ * symlink, FIFO, hard link or oversized file is refused BEFORE anything is written, so a
+ * truncation never goes through a link. A missing file has nothing to cut.
  */
-export function dropTornTail(dir: string): Result<true, BenchErrorCode> {
-  const bytes = readFileUnder(dir, RUN_FILES.tasks, RUN_READ_LIMITS.tasksBytes);
+function cutTornTail(dir: string, relativePath: string, maxBytes: number): Result<true, BenchErrorCode> {
+  const bytes = readFileUnder(dir, relativePath, maxBytes);
   if (!bytes.ok && bytes.error === "not_found") return ok(true);
-  if (!bytes.ok) return err("results_invalid", `${RUN_FILES.tasks}: ${bytes.error}: ${bytes.message}`);
+  if (!bytes.ok) return err("results_invalid", `${relativePath}: ${bytes.error}: ${bytes.message}`);
   const length = bytes.value.length;
   if (length === 0 || bytes.value[length - 1] === 0x0a) return ok(true);
   // O_NOFOLLOW on the write too: a link put in place between the check and the write is not followed.
-  const fd = openSync(join(dir, RUN_FILES.tasks), constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = openSync(join(dir, relativePath), constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     ftruncateSync(fd, bytes.value.lastIndexOf(0x0a) + 1);
   } finally {
@@ -141,9 +142,13 @@ export function dropTornTail(dir: string): Result<true, BenchErrorCode> {
   return ok(true);
 }
 
+/** tasks.ndjson's torn last line cut (cutTornTail); anything but a plain file there is refused. */
+export function dropTornTail(dir: string): Result<true, BenchErrorCode> {
+  return cutTornTail(dir, RUN_FILES.tasks, RUN_READ_LIMITS.tasksBytes);
+}
+
 export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
-  const canon = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => p.localeCompare(q))) : v));
-  return canon(a) === canon(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 
@@ -254,13 +259,17 @@ export function writeRunFile(dir: string, relativePath: string, data: string | B
 export function repairAfterInterruption(dir: string): Result<true, BenchErrorCode> {
   const tail = dropTornTail(dir);
   if (!tail.ok) return tail;
-  for (const folder of [dir, join(dir, RUN_FILES.traces), join(dir, RUN_FILES.diffs)]) {
+  for (const sub of ["", RUN_FILES.traces, RUN_FILES.diffs]) {
+    const folder = join(dir, sub);
     if (!isPlainEntry(folder, "directory")) continue;
     for (const name of readdirSync(folder)) {
       const path = join(folder, name);
       if (!isPlainEntry(path, "file")) continue;
       if (name.startsWith(".") && name.endsWith(PARTIAL_SUFFIX)) rmSync(path);
-      else if (folder !== dir && name.endsWith(".ndjson")) cutTornLine(path);
+      else if (sub === RUN_FILES.traces && name.endsWith(".ndjson")) {
+        const cut = cutTornTail(dir, join(sub, name), RUN_READ_LIMITS.copiedFileBytes);
+        if (!cut.ok) return cut;
+      }
     }
   }
   return ok(true);
@@ -272,24 +281,6 @@ function isPlainEntry(path: string, kind: "file" | "directory"): boolean {
     return kind === "directory" ? st.isDirectory() : st.isFile() && st.nlink === 1;
   } catch {
     return false;
-  }
-}
-
-function cutTornLine(path: string): void {
-  const fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const size = lstatSync(path).size;
-    const bytes = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, bytes, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    if (read === 0 || bytes[read - 1] === 0x0a) return;
-    ftruncateSync(fd, bytes.subarray(0, read).lastIndexOf(0x0a) + 1);
-  } finally {
-    closeSync(fd);
   }
 }
 
