@@ -59,33 +59,93 @@ async function hashFile(file: string): Promise<string> {
   return hash.digest("hex");
 }
 
-async function verifySynthetic(directory: string): Promise<Result<{ manifest: SyntheticManifest; sha256: Record<string, string> }, CheckpointErrorCode>> {
-  const manifestBytes = await readFile(path.join(directory, SYNTHETIC_MANIFEST_NAME));
+/** One file of a synthetic or rehearsal checkpoint against its own manifest's record. */
+export interface SyntheticFileCheck {
+  readonly name: string;
+  /** What synthetic-manifest.json records (null: the manifest could not be read). */
+  readonly recordedBytes: number | null;
+  readonly observedBytes: number | null;
+  readonly ok: boolean;
+  readonly issue: { readonly code: CheckpointErrorCode; readonly message: string } | null;
+}
+
+/**
+ * A synthetic or rehearsal checkpoint checked against its own record (synthetic-manifest.json),
+ * never against the pinned model's sizes: every problem found, in the order checked; the first
+ * is what the loader refuses with. `tca model verify` prints all of them, `tca lab model`
+ * stops at the first, so the two can never disagree about the same folder.
+ */
+export interface SyntheticInspection {
+  readonly manifest: SyntheticManifest | null;
+  readonly files: readonly SyntheticFileCheck[];
+  readonly issues: readonly { readonly code: CheckpointErrorCode; readonly message: string }[];
+  readonly sha256: Readonly<Record<string, string>>;
+}
+
+export async function inspectSyntheticCheckpoint(directory: string): Promise<SyntheticInspection> {
+  const issues: { code: CheckpointErrorCode; message: string }[] = [];
+  const files: SyntheticFileCheck[] = [];
+  const sha256: Record<string, string> = {};
+  const stop = (code: CheckpointErrorCode, message: string): SyntheticInspection => ({ manifest: null, files, issues: [...issues, { code, message }], sha256 });
+  let manifestBytes: Buffer;
+  try {
+    manifestBytes = await readFile(path.join(directory, SYNTHETIC_MANIFEST_NAME));
+  } catch {
+    return stop("checkpoint_invalid", `${SYNTHETIC_MANIFEST_NAME} could not be read`);
+  }
   const manifest = parseSyntheticManifest(manifestBytes);
-  if (!manifest.ok) return manifest;
+  if (!manifest.ok) return stop(manifest.error, manifest.message);
   const listed = Object.keys(manifest.value.files).sort();
   if (listed.join("\n") !== [...SYNTHETIC_FILES].sort().join("\n")) {
-    return err("checkpoint_invalid", "synthetic manifest does not list exactly the checkpoint files");
+    return stop("checkpoint_invalid", "synthetic manifest does not list exactly the checkpoint files");
   }
   const entries = await readdir(directory);
-  for (const name of entries) {
+  for (const name of entries.sort()) {
     // predictions.json (tca lab predict) may sit beside the checkpoint: a learner's record, never loaded.
     if (name !== SYNTHETIC_MANIFEST_NAME && name !== PREDICTIONS_FILE_NAME && !(SYNTHETIC_FILES as readonly string[]).includes(name)) {
-      return err("unexpected_file", `unexpected file in model directory: ${name.slice(0, 80)}`);
+      issues.push({ code: "unexpected_file", message: `unexpected file in model directory: ${name.slice(0, 80)}` });
     }
   }
-  const hashes: Record<string, string> = {};
   for (const name of SYNTHETIC_FILES) {
+    const recorded = manifest.value.files[name];
+    const recordedBytes = recorded?.bytes ?? null;
+    const fail = (code: CheckpointErrorCode, message: string, observedBytes: number | null): void => {
+      const issue = { code, message };
+      issues.push(issue);
+      files.push({ name, recordedBytes, observedBytes, ok: false, issue });
+    };
     const file = path.join(directory, name);
     const info = await lstat(file).catch(() => null);
-    if (info === null || !info.isFile() || info.isSymbolicLink()) return err("model_directory_invalid", `${name} is missing or not a regular file`);
-    const expected = manifest.value.files[name];
-    if (expected === undefined || info.size !== expected.bytes) return err("model_not_verified", `${name} does not match the synthetic manifest`);
+    if (info === null || !info.isFile() || info.isSymbolicLink()) {
+      fail("model_directory_invalid", `${name} is missing or not a regular file`, null);
+      continue;
+    }
+    if (recorded === undefined || info.size !== recorded.bytes) {
+      fail("model_not_verified", `${name} does not match the synthetic manifest`, info.size);
+      continue;
+    }
     const observed = await hashFile(file);
-    if (observed !== expected.sha256) return err("model_not_verified", `${name} does not match the synthetic manifest`);
-    hashes[name] = observed;
+    if (observed !== recorded.sha256) {
+      fail("model_not_verified", `${name} does not match the synthetic manifest`, info.size);
+      continue;
+    }
+    sha256[name] = observed;
+    files.push({ name, recordedBytes, observedBytes: info.size, ok: true, issue: null });
   }
-  return ok({ manifest: manifest.value, sha256: hashes });
+  return { manifest: manifest.value, files, issues, sha256 };
+}
+
+async function verifySynthetic(directory: string): Promise<Result<{ manifest: SyntheticManifest; sha256: Record<string, string> }, CheckpointErrorCode>> {
+  const inspection = await inspectSyntheticCheckpoint(directory);
+  const first = inspection.issues[0];
+  if (first !== undefined) return err(first.code, first.message);
+  if (inspection.manifest === null) return err("checkpoint_invalid", "synthetic manifest could not be read");
+  return ok({ manifest: inspection.manifest, sha256: { ...inspection.sha256 } });
+}
+
+/** Whether a folder labels itself a synthetic or rehearsal checkpoint (it holds synthetic-manifest.json). */
+export async function isSyntheticCheckpoint(directory: string): Promise<boolean> {
+  return (await lstat(path.join(path.resolve(directory), SYNTHETIC_MANIFEST_NAME)).catch(() => null)) !== null;
 }
 
 function checkTokenizerConfig(bytes: Buffer): Result<void, "tokenizer_invalid"> {
