@@ -37,7 +37,9 @@ export function submissionPathProblem(paths: SubmissionPaths): { error: string; 
   for (const extension of paths.extensions) folders.push(["--extension", extension]);
   for (const [label, path] of folders) {
     const found = inputDirectory(label, path);
-    if (!found.ok) return { error: roomCode(found.error, "run_evidence_missing", "run_evidence_invalid"), message: found.message };
+    // A model run that never happened is the newcomer's usual case: name the honest alternative.
+    const instead = label === "--model" && !found.ok && found.error === "path_not_found" ? " (if the model stage could not run, give --blocked REASON instead of --model)" : "";
+    if (!found.ok) return { error: roomCode(found.error, "run_evidence_missing", "run_evidence_invalid"), message: `${found.message}${instead}` };
   }
   if (paths.checks !== null) {
     const found = inputDirectory("--checks", paths.checks);

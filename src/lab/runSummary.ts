@@ -3,8 +3,8 @@ import type { FinalReport } from "./labRun.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../evidence/runVerdict.ts";
 
 export interface RunSummaryOptions {
-  /** End with the command that shows the run as a report (the baseline's summary; a user's next step). */
-  readonly nextStep?: boolean;
+  /** Lines that end the summary: the user's next commands, written by the CLI for where the user is. */
+  readonly nextSteps?: readonly string[];
 }
 
 export function formatRunSummary(final: FinalReport, runDirectory: string, options: RunSummaryOptions = {}): string {
@@ -31,7 +31,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     `held-out cases:    ${String(evaluation["held_out_passed"])}/${String(evaluation["held_out_total"])}`,
     `verified_success:  ${final.verified_success}`,
     `evidence:          ${runDirectory} (audit.jsonl, manifest.json, final.json, backups/)`,
-    ...(options.nextStep === true ? [`next step:         npm run tca -- report ${runDirectory}   (or: tca report ${runDirectory})`] : []),
+    ...(options.nextSteps ?? []).map((step, index) => `${(index === 0 ? "next step:" : "then:").padEnd(19)}${step}`),
     "",
   ].join("\n");
 }

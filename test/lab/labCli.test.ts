@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
 
@@ -21,9 +21,14 @@ test("tca lab baseline prints the honest summary and exits 0 on verified success
   assert.match(result.stdout, /held-out cases: +8\/8/);
   assert.match(result.stdout, /verified_success: +true/);
   assert.equal(readJson(join(run, "final.json"))["verified_success"], true);
-  // The summary ends with the next step: the report of this run.
+  // The summary ends with the next steps, written for how tca was started here (node and the
+  // absolute bin path: no `tca` on PATH is assumed, no npm run was used): the report, then the checks.
   const lines = result.stdout.trimEnd().split("\n");
-  assert.equal(lines.at(-1), `next step:         npm run tca -- report ${run}   (or: tca report ${run})`);
+  const bin = realpathSync(BIN);
+  assert.deepEqual(lines.slice(-2), [
+    `next step:         node ${bin} report ${run}   (the run as an HTML page)`,
+    `then:              node ${bin} lab checks --root ${join(root, "checks")}   (every negative check)`,
+  ]);
 });
 
 test("tca lab baseline refuses an existing destination and leaves it alone", () => {
@@ -103,8 +108,11 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   const result = tca("lab", "checks", "--root", root);
   assert.equal(result.status, 0, result.stdout + result.stderr);
   assert.match(result.stdout, /^result +case +observed code +unchanged +run stop reason$/m);
-  // The table fits a 100-column terminal: every line.
-  for (const line of result.stdout.split("\n")) assert.ok(line.length <= 100, `${line.length}: ${line}`);
+  // The table fits a 100-column terminal: every line of it (the next-step commands after it are
+  // never wrapped, so a long path may make them longer).
+  const tableLines = result.stdout.split("\n").slice(0, result.stdout.split("\n").findIndex((line) => line.startsWith("next step:")));
+  assert.ok(tableLines.length > 40);
+  for (const line of tableLines) assert.ok(line.length <= 100, `${line.length}: ${line}`);
   assert.match(result.stdout, /^\d+ passed, 0 failed$/m);
   const report = readJson(join(root, "checks.json"));
   assert.equal(report["failed"], 0);
@@ -118,6 +126,9 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.deepEqual((report["process_watch"] as Record<string, unknown>)["processes_started"], 0);
   assert.match(result.stdout, /^processes, threads or native addons started during the checks: 0$/m);
   assert.match(result.stdout, /^re-derived from the run directories: ALL \d+ CHECKS PASSED$/m);
+  // The next steps close the output, runnable as printed from any folder.
+  const bin = realpathSync(BIN);
+  assert.deepEqual(result.stdout.trimEnd().split("\n").slice(-2), [`next step: node ${bin} report ${root}`, `then:      node ${bin} model plan`]);
 });
 
 test("tca lab baseline records in its own audit that no process was started", () => {

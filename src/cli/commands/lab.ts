@@ -26,6 +26,9 @@ import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
 import { readPredictions } from "../../evidence/predictions.ts";
+import { tcaCommand } from "../invocation.ts";
+import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
+import { PINNED_FILES } from "../../model/pins.ts";
 
 export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
@@ -48,7 +51,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
           setExitCode(2);
           return;
         }
-        process.stdout.write(options.json ? `${JSON.stringify(result.value.final, null, 2)}\n` : formatRunSummary(result.value.final, result.value.runDirectory, { nextStep: true }));
+        process.stdout.write(options.json ? `${JSON.stringify(result.value.final, null, 2)}\n` : formatRunSummary(result.value.final, result.value.runDirectory, { nextSteps: baselineNextSteps(result.value.runDirectory) }));
         // The exit status follows the verdict derived from the audit, never final.json alone.
         setExitCode(deriveRunVerdict(result.value.runDirectory).kind === "verified_success" ? 0 : 1);
       } finally {
@@ -93,7 +96,14 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       const started = report.process_watch.processes_started + report.process_watch.threads_started + report.process_watch.native_addons_loaded;
       // What `tca report` and `tca lab submission` will say: every row re-derived from its run directory.
       const derived = deriveChecksVerdict(root);
-      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\nre-derived from the run directories: ${derived.headline}\n`);
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(report, null, 2)}\n`
+          : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\nre-derived from the run directories: ${derived.headline}\n` +
+              // Commands are never wrapped, so no comment follows them: a long path stays one line.
+              `next step: ${tcaCommand(["report", root])}\n` +
+              `then:      ${tcaCommand(["model", "plan"])}\n`,
+      );
       setExitCode(failed.length === 0 && started === 0 && derived.kind === "all_passed" ? 0 : 1);
     });
 }
@@ -119,6 +129,19 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       const checkedModel = modelDirectoryArgument(modelDirectory);
       if (!checkedModel.ok) {
         printCommandError(checkedModel.error, checkedModel.message);
+        setExitCode(2);
+        return;
+      }
+      // A download that failed or was cut off is the most likely reason a newcomer has no verified
+      // model: name it and the way on, before predictions or the lockfile are asked about.
+      const unfinished = await findUnfinishedDownload(modelDirectory, PINNED_FILES, Date.now(), { hash: false }).catch(() => null);
+      if (unfinished !== null) {
+        printCommandError(
+          "model_directory_rejected",
+          `model_not_verified: --model-directory ${modelDirectory} holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; ` +
+            `continue it with ${tcaCommand(["model", "acquire", "--directory", modelDirectory])}, or without access to the model hub finish the Lab with ` +
+            tcaCommand(["lab", "submission", "--baseline", options.baseline === undefined ? "BASELINE_RUN" : resolve(options.baseline), "--blocked", "REASON"]),
+        );
         setExitCode(2);
         return;
       }
@@ -177,7 +200,9 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           setExitCode(2);
           return;
         }
-        process.stdout.write(formatRunSummary(trial.value.run.final, trial.value.run.runDirectory));
+        const ran = trial.value.run;
+        const cancelled = ran.final.stop_reason === "cancelled";
+        process.stdout.write(formatRunSummary(ran.final, ran.runDirectory, cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) }));
         if (trial.value.run.final.stop_reason === "cancelled") {
           printCommandError("cancelled", `stopped by Ctrl-C; the run is recorded as cancelled in ${trial.value.run.runDirectory} (a trial needs a new --run)`);
           setExitCode(CANCELLED_EXIT_CODE);
@@ -326,4 +351,22 @@ export function runErrorMessage(code: string, message: string, runDirectory: str
   if (code === "run_destination_exists") return `${message}: ${runDirectory} (choose a new path with --run DIR)`;
   if (code.startsWith("run_")) return `${message}: ${runDirectory}`;
   return message;
+}
+
+/** The baseline's next steps: see the run, then the negative checks beside it. */
+function baselineNextSteps(runDirectory: string): string[] {
+  return [
+    `${tcaCommand(["report", runDirectory])}   (the run as an HTML page)`,
+    `${tcaCommand(["lab", "checks", "--root", join(dirname(runDirectory), "checks")])}   (every negative check)`,
+  ];
+}
+
+/** A model run's next steps: see the run, then the submission from the evidence given so far. */
+function modelNextSteps(runDirectory: string, baseline: string | undefined, checks: string | undefined): string[] {
+  const submission = ["lab", "submission", "--baseline", baseline === undefined ? "BASELINE_RUN" : resolve(baseline), "--model", runDirectory];
+  if (checks !== undefined) submission.push("--checks", resolve(checks));
+  return [
+    `${tcaCommand(["report", runDirectory])}   (every proposal and observation as an HTML page)`,
+    `${tcaCommand(submission)}${baseline === undefined ? "   (BASELINE_RUN: your tca lab baseline run)" : ""}`,
+  ];
 }

@@ -14,6 +14,7 @@ import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
+import { shellWord, tcaCommand } from "../invocation.ts";
 import { inspectSyntheticCheckpoint, isSyntheticCheckpoint, openCheckpointDirectory } from "../../model/loader/checkpointDirectory.ts";
 import { REHEARSAL_LABEL } from "../../model/synthetic/syntheticManifest.ts";
 
@@ -50,25 +51,29 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
       const endpoint = endpointFromEnvironment(options.endpoint);
       if (!endpoint.ok) return fail(setExitCode, endpoint.error, endpoint.message);
       const directory = resolve(options.directory);
-      process.stdout.write(`${formatPlan(buildPlan(PINNED_FILES, endpoint.value, directory)).join("\n")}\n\n`);
+      // The plan is shown only when consent is asked, i.e. after the destination was accepted:
+      // a refusal is one line, not thirty lines of plan followed by an error.
+      const plan = `${formatPlan(buildPlan(PINNED_FILES, endpoint.value, directory)).join("\n")}\n\n`;
       const result = await acquireModel({
         directory,
         endpoint: endpoint.value,
-        consent: consentDecider(options.yes === true),
+        consent: consentDecider(options.yes === true, plan),
         progress: process.stderr.isTTY ? terminalProgress(process.stderr) : lineProgress((line) => process.stderr.write(`${line}\n`)),
       });
       if (!result.ok) {
         // The library's message says what is wrong; the person at the terminal also gets which folder.
         fail(setExitCode, result.error, `--directory ${directory}: ${result.message}`);
-        if (result.manifestPath !== undefined) process.stderr.write(`the download manifest records why: ${result.manifestPath}\n`);
+        for (const line of acquireFailureHints(result, directory, options.endpoint)) process.stderr.write(`${line}\n`);
         return;
       }
       const value = result.value;
+      const kept = value.keptFiles.length === 0 ? "" : `resumed the unfinished download: kept ${value.keptFiles.length} verified file${value.keptFiles.length === 1 ? "" : "s"} (${value.keptFiles.join(", ")}), fetched the rest\n`;
       process.stdout.write(
         value.status === "already_verified"
           ? `already verified; acquisition skipped and a new 30-minute window opened\nmanifest: ${value.manifestPath}\n`
-          : `acquired and verified ${value.payloadBytesReceived.toLocaleString("en-US")} payload bytes\nmanifest: ${value.manifestPath}\n`,
+          : `${kept}acquired and verified ${value.payloadBytesReceived.toLocaleString("en-US")} payload bytes\nmanifest: ${value.manifestPath}\n`,
       );
+      process.stdout.write(`next step: ${tcaCommand(["lab", "predict", "--model-directory", directory])}   (your five predictions, before the trial)\n`);
     });
 
   program
@@ -94,8 +99,22 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
     });
 }
 
-function consentDecider(flagYes: boolean): ConsentDecider {
+/**
+ * What to do after a failed acquisition, each a command that works where the user is: the
+ * download can be continued (acquire resumes an unfinished one), an unresumable one started over,
+ * and without access to the hub the Lab still has an honest ending (a --blocked submission).
+ */
+function acquireFailureHints(result: { error: string; manifestPath?: string; startOver?: true }, directory: string, endpoint: string | undefined): string[] {
+  const again = ["model", "acquire", "--directory", directory, ...(endpoint === undefined ? [] : ["--endpoint", endpoint])];
+  const blocked = `without access to the model hub, finish the Lab with the baseline: ${tcaCommand(["lab", "submission", "--baseline", "BASELINE_RUN", "--blocked", "REASON"])}`;
+  if (result.startOver === true) return [`start over: rm -r ${shellWord(directory)} && ${tcaCommand(again)}`, blocked];
+  if (result.manifestPath === undefined) return [];
+  return [`the download manifest records why: ${result.manifestPath}`, `to continue (files already verified are kept): ${tcaCommand(again)}`, blocked];
+}
+
+function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
   return async (prompt) => {
+    process.stdout.write(plan);
     if (flagYes) {
       process.stdout.write(`${prompt}\nconsent given by --yes\n`);
       return { given: true, form: "flag_yes" };

@@ -1,6 +1,7 @@
 // Acquisition of the pinned files into a new directory (Parts 1-2). Order of refusals, each
 // before any byte is requested: destination (existing or invalid; an already verified
-// directory skips acquisition instead), consent, resources. Then the directory is created
+// directory skips acquisition instead, and an unfinished one of ours is resumed), consent,
+// resources. Then the directory is created
 // exclusively (owner-only), the manifest and ledger are written, and each file is fetched
 // into a temporary name, hashed while streaming, and moved into place only after its size
 // and identity match. Any failure stops the whole acquisition and the manifest says why.
@@ -27,6 +28,7 @@ import {
   type RecordedError,
 } from "./manifest.ts";
 import { silentProgress, type AcquisitionProgress } from "./progress.ts";
+import { describeUnfinishedDownload, findUnfinishedDownload, type UnfinishedDownload } from "./unfinishedDownload.ts";
 import { checkResources, DEFAULT_RESOURCE_THRESHOLDS, readMachineResources, type ResourceReader, type ResourceThresholds } from "./resources.ts";
 
 export interface AcquireOptions {
@@ -49,12 +51,18 @@ export interface AcquireOptions {
 export interface AcquireSuccess {
   readonly status: "acquired" | "already_verified";
   readonly manifestPath: string;
+  /** Files an earlier, unfinished acquisition had verified, re-hashed and kept (not fetched again). */
+  readonly keptFiles: readonly string[];
   readonly manifest: DownloadManifest | null;
   readonly payloadBytesReceived: number;
 }
 
-/** A failure after the directory exists also carries the manifest path that records why. */
-export type AcquireResult = Result<AcquireSuccess, ArtifactErrorCode> & { readonly manifestPath?: string };
+/**
+ * A failure after the directory exists also carries the manifest path that records why;
+ * `startOver` marks an unfinished download of ours that cannot be resumed as it is (the CLI
+ * then gives the command that removes it and starts again).
+ */
+export type AcquireResult = Result<AcquireSuccess, ArtifactErrorCode> & { readonly manifestPath?: string; readonly startOver?: true };
 
 export async function acquireModel(options: AcquireOptions): Promise<AcquireResult> {
   const pins = options.pins ?? PINNED_FILES;
@@ -70,6 +78,7 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
     return err("destination_invalid", "the destination's parent directory does not exist");
   }
   const existing = await lstat(directory).catch(() => null);
+  let resume: UnfinishedDownload | null = null;
   if (existing !== null) {
     let reason = "it is not a directory";
     if (existing.isDirectory()) {
@@ -78,14 +87,27 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
         if (report.ok) {
           // Part 1: an already verified local model skips acquisition; a fresh window opens for the trial.
           await appendWindow(directory, pins, newWindow(wallClock(), null, "skipped_already_verified"));
-          return ok({ status: "already_verified", manifestPath: manifestPath(directory), manifest: report.manifest, payloadBytesReceived: 0 });
+          return ok({ status: "already_verified", manifestPath: manifestPath(directory), manifest: report.manifest, payloadBytesReceived: 0, keptFiles: [] });
         }
         reason = report.issues[0]?.code ?? "it does not verify";
+        // An acquisition of these pins that failed or was killed: resume it (issue 28) rather than
+        // send the learner to a new folder and a second full download.
+        resume = await findUnfinishedDownload(directory, pins, wallClock(), { hash: true });
       } catch {
         return err("io_error", "the existing destination could not be inspected");
       }
+      if (resume !== null) {
+        const what = describeUnfinishedDownload(resume, pins);
+        if (resume.mayStillBeRunning) {
+          const until = new Date(Date.parse(resume.manifest.started_at) + resume.manifest.limits.acquisition_deadline_ms).toISOString();
+          return err("destination_exists", `the destination holds ${what}, started at ${resume.manifest.started_at}; another acquire may still be running there until ${until}: wait for it, or choose a new directory`);
+        }
+        if (resume.problems.length > 0) {
+          return { ...err("destination_exists", `the destination holds ${what}, which cannot be resumed: ${resume.problems.join("; ")}`), startOver: true };
+        }
+      }
     }
-    return err("destination_exists", `the destination already exists and is not a verified model directory (${reason}); choose a new directory`);
+    if (resume === null) return err("destination_exists", `the destination already exists and is not a verified model directory (${reason}); choose a new directory`);
   }
 
   // Consent first, then the resource readings: both come before any byte is requested, and
@@ -104,14 +126,19 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
   if (!resources.ok) return resources;
 
   try {
-    await mkdir(directory, { mode: 0o700 });
-    await chmod(directory, 0o700);
+    if (resume === null) {
+      await mkdir(directory, { mode: 0o700 });
+      await chmod(directory, 0o700);
+    } else {
+      // A killed transfer's temporary file is never trusted: that file is fetched again whole.
+      for (const leftover of resume.leftovers) await rm(join(directory, leftover), { force: true });
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return err("destination_exists", "the destination appeared while asking; choose a new directory");
-    return err("io_error", "the model directory could not be created");
+    return err("io_error", resume === null ? "the model directory could not be created" : "a leftover temporary file could not be removed");
   }
   try {
-    return await runAcquisition({ ...options, pins, clock, wallClock }, decision.form, prompt);
+    return await runAcquisition({ ...options, pins, clock, wallClock }, decision.form, prompt, resume);
   } catch {
     // Only local I/O on the room's own records can throw here (transfers return results);
     // the manifest may be unwritable, so the message says where to look instead.
@@ -134,6 +161,7 @@ async function runAcquisition(
   options: AcquireOptions & { pins: PinSet; clock: MonotonicClock; wallClock: WallClock },
   consentForm: ConsentForm,
   prompt: string,
+  resume: UnfinishedDownload | null,
 ): Promise<AcquireResult> {
   const { directory, pins, clock, wallClock } = options;
   const startedMs = clock.now();
@@ -159,8 +187,17 @@ async function runAcquisition(
     started_at: startedAt,
     finished_at: null,
     elapsed_ms: null,
-    files: pins.files.map((file) => pendingEntry(options.endpoint, pins, file)),
+    files: pins.files.map((file) => {
+      const entry = pendingEntry(options.endpoint, pins, file);
+      const kept = resume?.identities.get(file.name);
+      if (kept === undefined) return entry;
+      // Verified when it was placed, re-hashed against the pin just now; no byte fetched for it.
+      return { ...entry, status: "verified", observed_bytes: kept.bytes, observed_sha256: kept.sha256, observed_git_blob_sha1: kept.gitBlobSha1 };
+    }),
     totals: { files_expected: 0, files_verified: 0, expected_bytes: 0, observed_bytes: 0, payload_bytes_received: 0, retries: 0 },
+    ...(resume === null
+      ? {}
+      : { resumed_from: { status: resume.status, error: resume.error, started_at: resume.manifest.started_at, kept_files: [...resume.identities.keys()], removed_leftovers: [...resume.leftovers] } }),
   };
   recomputeTotals(manifest);
   const path = manifestPath(directory);
@@ -171,12 +208,14 @@ async function runAcquisition(
   const cancelTimer = after(clock, deadlineMs, () => controller.abort());
   const progress = options.progress ?? silentProgress;
   const run: Run = { options, manifest, ledger, allowance: { limit: pins.aggregateCeilingBytes, used: 0 }, deadline: controller.signal, deadlineAt: startedMs + deadlineMs, progress };
-  progress.start(manifest.totals.expected_bytes);
+  const keptBytes = manifest.files.filter((file) => file.status === "verified").reduce((sum, file) => sum + file.expected_bytes, 0);
+  progress.start(manifest.totals.expected_bytes - keptBytes);
   let failure: RecordedError | null = null;
   try {
     // Smallest first: a wrong config or tokenizer is found before the weights are fetched.
     const order = [...pins.files].sort((a, b) => a.bytes - b.bytes);
     for (const pinned of order) {
+      if (resume?.identities.has(pinned.name) === true) continue;
       failure = await acquireFile(run, pinned);
       recomputeTotals(manifest);
       await writeJsonAtomic(path, manifest);
@@ -211,7 +250,7 @@ async function runAcquisition(
   if (failure !== null) {
     return { ...err(failure.code, `${failure.file !== null ? `${failure.file}: ` : ""}${failure.message}`), manifestPath: path };
   }
-  return ok({ status: "acquired", manifestPath: path, manifest, payloadBytesReceived: run.allowance.used });
+  return ok({ status: "acquired", manifestPath: path, manifest, payloadBytesReceived: run.allowance.used, keptFiles: [...(resume?.identities.keys() ?? [])] });
 }
 
 function pendingEntry(endpoint: ResolvedEndpoint, pins: PinSet, file: PinnedFile): ManifestFileEntry {

@@ -73,6 +73,16 @@ export interface DownloadManifest {
   /** Monotonic elapsed time of the acquisition. */
   elapsed_ms: number | null;
   files: ManifestFileEntry[];
+  /** Present when this acquisition resumed an unfinished one in the same directory (issue 28). */
+  resumed_from?: {
+    status: "failed" | "in_progress";
+    error: RecordedError | null;
+    started_at: string;
+    /** Files the earlier acquisition had placed, re-hashed against the pins and kept. */
+    kept_files: string[];
+    /** Temporary files of killed transfers, removed (their files were fetched again). */
+    removed_leftovers: string[];
+  };
   totals: {
     files_expected: number;
     files_verified: number;

@@ -181,7 +181,9 @@ export async function openCheckpointDirectory(directoryInput: string): Promise<R
     const verified = await requireVerifiedModelDirectory(directory);
     if (!verified.ok) {
       const code = verified.error === "unexpected_file" || verified.error === "unexpected_executable_file" ? "unexpected_file" : verified.error === "config_rejected" ? "config_rejected" : "model_not_verified";
-      return err(code, `model directory failed verification (${verified.error})`);
+      // The first problem's own words (file names and recorded errors, never a host path), so a
+      // failed download is named rather than only "not verified".
+      return err(code, `model directory failed verification (${verified.error}: ${verified.message})`);
     }
     hashes = {};
     for (const [name, file] of Object.entries(verified.value.files)) hashes[name] = file.sha256;
