@@ -5,7 +5,7 @@
 import { deriveRunVerdict, LAB_EVIDENCE_FILES } from "../evidence/runVerdict.ts";
 import { baseName, numberField, objectField, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";
 import { buildEditViews, collectSourceVersions } from "./editDiffs.ts";
-import { labKindLabel, labVerdict } from "./labVerdict.ts";
+import { labKindLabel, labVerdict, proposalTextLabel } from "./labVerdict.ts";
 import { buildTimeline } from "./proposalTimeline.ts";
 import type { LabReportData } from "./reportDocument.ts";
 
@@ -39,10 +39,12 @@ export function readLabReport(runDirectory: string, options: LabReadOptions = { 
     const ms = numberField(elapsed, name);
     return ms === null ? [] : [{ name, ms }];
   });
+  const label = labKindLabel(manifest, final);
   return {
     directoryName: baseName(runDirectory),
     verdict: labVerdict(verdict),
-    label: labKindLabel(manifest, final),
+    label,
+    textLabel: proposalTextLabel(manifest, final, label),
     runId: verdict.facts.runId ?? stringField(manifest, "run_id") ?? stringField(final, "run_id"),
     stopReason: verdict.facts.stopReason,
     manifest,

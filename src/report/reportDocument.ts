@@ -65,6 +65,8 @@ export interface LabReportData {
   readonly directoryName: string;
   readonly verdict: Verdict;
   readonly label: KindLabel;
+  /** What each proposal's text is called: SCRIPTED TEXT for scripted runs, never "model text". */
+  readonly textLabel: string;
   readonly runId: string | null;
   readonly stopReason: string | null;
   readonly manifest: JsonObject | null;

@@ -65,6 +65,9 @@ test("baseline report: verified success, scripted label, every proposal accepted
   assert.ok(added.some((line) => line.includes(REPAIR_EXPRESSIONS.total)), "the total edit's diff");
   assert.ok((await page.locator("#edits .diff .del").allTextContents()).some((line) => line.includes("return x")));
   assert.ok(await page.locator("#charts svg").count() >= 1, "phase times chart");
+  // The manifest is drawn when its details is opened (closed by default: it is long).
+  await page.click("#manifest-details > summary");
+  await page.locator("#manifest-table").waitFor();
   assert.match((await page.textContent("#manifest-table")) ?? "", /runtime\.node/);
   // The audit trail is paginated and drawn only when opened.
   assert.equal(await page.locator("#audit .record").count(), 0);
@@ -87,6 +90,9 @@ test("hostile report: the denial shows its code, injected markup is text and nev
   assert.match((await denied.locator("> summary").textContent()) ?? "", /DENIED\s*read_required/);
   assert.match((await denied.textContent()) ?? "", /read_required.*replace requires a prior read/);
   assert.match((await page.locator("#proposal-3 > summary").textContent()) ?? "", /INVALID\s*leading_text/);
+  // Only the first proposal (here also the first failure) is open; the outline opens the others.
+  for (const n of [3, 5, 6]) await page.click(`nav#outline a[href="#proposal-${n}"]`);
+  await page.locator("#proposal-6 .diff").first().waitFor();
   // The raw text is displayed exactly, as text.
   const raw = await page.locator("#proposal-3 .raw-text pre").textContent();
   assert.equal(raw, `${INJECTED_SCRIPT}${INJECTED_IMG} {"action":"test"}`);
@@ -156,6 +162,16 @@ test("checks report: failures first with expected and observed codes, a filter, 
   assert.equal(((await pre.textContent()) ?? "").length, 2000);
   await nested.locator("button.show-all").click();
   assert.equal(((await pre.textContent()) ?? "").length, 2049);
+  // Issue 28: the table fits a 1,400-px page (it wraps long codes inside the 1,200-px column), so
+  // nothing scrolls sideways at this 1,280-px viewport; measured here, not assumed.
+  const width = (await page.locator("#checks-table").boundingBox())?.width ?? Infinity;
+  assert.ok(width <= 1_400, `checks table ${width} px wide`);
+  assert.ok(((await page.evaluate("document.documentElement.scrollWidth")) as number) <= 1280, "no horizontal scrolling");
+  // A passed check's run is refused by design: its summary says so instead of a bare "not verified".
+  const passedRun = (await page.locator("#checks-table tr.check-run.passed summary").first().textContent()) ?? "";
+  assert.match(passedRun, /refused as this check expects \(the run's own verdict: not verified, by design\)$/);
+  assert.doesNotMatch(passedRun, /^[^(]*not verified/);
+  assert.match((await page.locator("#checks-table tr.check-run.failed summary").first().textContent()) ?? "", /proposals?, not verified$/);
   await page.check("#only-failed");
   assert.equal(await page.locator("#checks-table tr.check:visible").count(), 1);
   assert.deepEqual(opened.pageErrors, []);

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
 import { buildReportDocument, defaultReportPath, writeReport } from "../../src/report/reportBuilder.ts";
 import { detectRunKind } from "../../src/report/runKind.ts";
-import { labKindLabel, labVerdict } from "../../src/report/labVerdict.ts";
+import { labKindLabel, labVerdict, MODEL_TEXT_LABEL, SCRIPTED_TEXT_LABEL } from "../../src/report/labVerdict.ts";
 import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
 import type { ChecksReportData, LabReportData } from "../../src/report/reportDocument.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
@@ -239,4 +239,13 @@ test("the report is written next to the run directory, never inside it; an exist
   const notRun = writeReport(join(root, "no-such-run"), { out: join(root, "x.html") });
   assert.equal(notRun.ok ? "" : notRun.error, "run_directory_not_found");
   assert.deepEqual(snapshot(baseline), before, "the run directory is unchanged");
+});
+
+test("each proposal's text is labelled by what produced it: SCRIPTED TEXT for scripted runs, model text for a trial and a pipeline check", () => {
+  assert.equal(lab(baseline).textLabel, SCRIPTED_TEXT_LABEL);
+  assert.doesNotMatch(lab(baseline).textLabel, /model text/i);
+  // The hostile fixture is labelled a model trial (its texts stand in for a model's).
+  assert.equal(lab(hostile).textLabel, MODEL_TEXT_LABEL);
+  assert.equal(lab(pipeline).textLabel, MODEL_TEXT_LABEL);
+  assert.equal(lab(pipeline).label.pipelineCheck, true);
 });

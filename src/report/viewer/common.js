@@ -9,6 +9,11 @@ const ALLOWED_ATTRIBUTES = new Set(["class", "id", "open", "colspan", "title", "
 function setAttributes(node, attributes) {
   for (const [name, value] of Object.entries(attributes || {})) {
     if (value === null || value === undefined || value === false) continue;
+    // href only as an in-page fragment (the outline's links): never a URL that could leave the page or run code.
+    if (name === "href" && /^#[A-Za-z0-9_-]+$/.test(String(value))) {
+      node.setAttribute(name, String(value));
+      continue;
+    }
     if (!ALLOWED_ATTRIBUTES.has(name)) throw new Error("attribute not allowed in the report viewer: " + name);
     node.setAttribute(name, value === true ? "" : String(value));
   }

@@ -1,6 +1,9 @@
-/* global tca */
-// The Lab run view: verdict, kind label, summary, proposal timeline (raw text, validation,
-// authorization, dispatch, observation, diff), charts, manifest, and the paginated audit trail.
+/* global document, Element, tca */
+// The Lab run view: verdict, kind label, an outline (a link to every section and proposal),
+// summary, proposal timeline (the proposal's text, validation, authorization, dispatch,
+// observation, diff), charts, manifest, and the paginated audit trail. Only the first proposal
+// and the first one that did not end accepted are open: six open proposals made a 9,000-px page
+// whose failure was hard to find; the outline reaches every other one and opens it.
 
 const STATUS_TEXT = {
   accepted: "accepted",
@@ -48,7 +51,72 @@ function editBlock(edit) {
   );
 }
 
-function proposalBody(proposal, edits, includeRecords) {
+/** Counts of each whitespace character, in order of first appearance: "⏎ × 128", "␠ × 3, ⏎ × 2". */
+function whitespaceSummary(text) {
+  const names = { "\n": "⏎", "\r": "␍", "\t": "⇥", " ": "␠" };
+  const counts = new Map();
+  for (const ch of text) counts.set(ch, (counts.get(ch) || 0) + 1);
+  return [...counts.entries()].map(([ch, n]) => (names[ch] || "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")) + " × " + n).join(", ");
+}
+
+/**
+ * The proposal's text. Text that is only whitespace (a model emitting 128 newlines) would be a
+ * tall blank box: it is shown as its characters' counts instead, with the exact text, escaped,
+ * one click away. Either way the evidence stays exact: nothing is trimmed or rewritten.
+ */
+function proposalText(rawText) {
+  const length = tca.el("div", { class: "muted" }, rawText.length + " characters");
+  if (rawText.length > 0 && rawText.trim() === "") {
+    return tca.el(
+      "div",
+      { class: "raw-text whitespace-only", "data-testid": "whitespace-only" },
+      tca.el("div", { class: "whitespace-summary mono" }, "only whitespace: ", whitespaceSummary(rawText)),
+      tca.lazyDetails({ class: "exact-text" }, "exact text, escaped (JSON string)", () => tca.boundedText(JSON.stringify(rawText)), false),
+      length,
+    );
+  }
+  if (rawText.length === 0) return tca.el("div", { class: "raw-text" }, tca.el("span", { class: "muted" }, "empty text"), length);
+  return tca.el("div", { class: "raw-text" }, tca.boundedText(rawText), length);
+}
+
+/** The proposal's text field: class proposal-text, so its label can be found whatever precedes it. */
+tca.textField = function textField(name, content) {
+  const field = tca.field(name, content);
+  field.classList.add("proposal-text");
+  return field;
+};
+
+function isScalar(value) {
+  return value === null || typeof value !== "object";
+}
+
+/** A scalar in one line; a long string bounded. */
+function scalarCell(value) {
+  const shown = typeof value === "string" ? value : JSON.stringify(value);
+  return shown.length > 200 || shown.includes("\n") ? tca.boundedText(shown, 200) : tca.el("span", { class: "mono" }, shown);
+}
+
+/**
+ * An observation as compact tables instead of pretty-printed JSON: an object is a key/value
+ * table, an array of flat objects (the test cases) one row per item, arrays of scalars one line.
+ * Deep or irregular values fall back to the bounded JSON text.
+ */
+function compactValue(value, depth) {
+  if (isScalar(value)) return scalarCell(value);
+  if (Array.isArray(value)) {
+    if (value.every(isScalar)) return tca.el("span", { class: "mono" }, JSON.stringify(value));
+    const flat = value.every((item) => item !== null && typeof item === "object" && !Array.isArray(item) && Object.values(item).every((inner) => isScalar(inner) || (Array.isArray(inner) && inner.every(isScalar))));
+    if (flat && depth < 4) {
+      const columns = [...new Set(value.flatMap((item) => Object.keys(item)))];
+      return tca.table(columns, value.map((item) => tca.el("tr", null, columns.map((column) => tca.el("td", { class: "mono" }, column in item ? tca.text(item[column]) : "")))), { class: "compact" });
+    }
+    return tca.boundedText(value);
+  }
+  if (depth >= 4) return tca.boundedText(value);
+  return tca.el("table", { class: "compact kv" }, tca.el("tbody", null, Object.entries(value).map(([key, inner]) => tca.el("tr", null, tca.el("th", { class: "mono" }, key), tca.el("td", null, compactValue(inner, depth + 1))))));
+}
+
+function proposalBody(proposal, edits, includeRecords, textLabel) {
   const records = proposal.records;
   const validation = recordData(records, "validation");
   const authorization = recordData(records, "authorization");
@@ -61,11 +129,11 @@ function proposalBody(proposal, edits, includeRecords) {
   return [
     injected.length > 0 ? tca.field("synthetic observation injected before this proposal", injected.map((r) => tca.boundedText(r.data))) : null,
     request && request.messages ? tca.lazyDetails({ class: "request" }, "model input (" + request.messages.length + " messages" + (request.input_tokens === null || request.input_tokens === undefined ? "" : ", " + request.input_tokens + " tokens") + ")", () => request.messages.map((m) => tca.el("div", null, tca.el("strong", null, tca.text(m.role)), tca.boundedText(m.content)))) : null,
-    tca.field(
-      "raw model text, exactly as generated",
+    tca.textField(
+      textLabel,
       proposal.rawText === null
         ? tca.el("span", { class: "muted" }, "no text: ", tca.text(generation ? generation.outcome : "no generation"), generation && generation.message ? " — " + tca.text(generation.message) : "")
-        : tca.el("div", { class: "raw-text" }, tca.boundedText(proposal.rawText), tca.el("div", { class: "muted" }, proposal.rawText.length + " characters")),
+        : proposalText(proposal.rawText),
     ),
     tca.field("tokens / time", "input ", tca.text(proposal.inputTokens ?? "n/a"), ", output ", tca.text(proposal.outputTokens ?? "n/a"), ", generation ", proposal.generationMs === null ? "n/a" : tca.formatNumber(proposal.generationMs) + " ms"),
     tca.field("validation", decisionLine(validation, "ok", "error"), validation && validation.ok !== true && validation.attempted_action ? tca.el("span", { class: "muted" }, " (attempted: " + tca.text(validation.attempted_action) + ")") : null),
@@ -80,9 +148,9 @@ function proposalBody(proposal, edits, includeRecords) {
 
 /** The observation as recorded; a file's content is shown as text rather than as an escaped JSON string. */
 function observationView(observation) {
-  if (observation === null || typeof observation !== "object" || typeof observation.content !== "string") return tca.boundedText(observation);
+  if (observation === null || typeof observation !== "object" || typeof observation.content !== "string") return compactValue(observation, 0);
   const { content, ...rest } = observation;
-  return tca.el("div", null, tca.boundedText(rest), tca.el("div", { class: "muted" }, "content:"), tca.boundedText(content));
+  return tca.el("div", null, compactValue(rest, 0), tca.el("div", { class: "muted" }, "content:"), tca.boundedText(content));
 }
 
 function recordRow(record) {
@@ -98,17 +166,59 @@ function proposalSummary(proposal) {
   ];
 }
 
+/** The proposals drawn open: the first, and the first that did not end accepted (where a reader looks). */
+function openProposalNumbers(proposals) {
+  const open = new Set();
+  if (proposals.length > 0) open.add(proposals[0].number);
+  const firstFailure = proposals.find((proposal) => proposal.status !== "accepted");
+  if (firstFailure) open.add(firstFailure.number);
+  return open;
+}
+
 tca.timeline = function timeline(lab, options) {
-  const openAll = lab.proposals.length <= 10;
+  const open = options.open ? openProposalNumbers(lab.proposals) : new Set();
   return lab.proposals.map((proposal) =>
     tca.lazyDetails(
       { class: "proposal status-" + proposal.status, "data-status": proposal.status, id: (options.idPrefix || "") + "proposal-" + proposal.number },
       proposalSummary(proposal),
-      () => proposalBody(proposal, lab.edits.filter((edit) => edit.proposal === proposal.number), options.includeRecords),
-      openAll && options.open,
+      () => proposalBody(proposal, lab.edits.filter((edit) => edit.proposal === proposal.number), options.includeRecords, lab.textLabel || "proposal text, exactly as recorded"),
+      open.has(proposal.number),
     ),
   );
 };
+
+/** The page's outline: a link to each section and each proposal (with its status), at the top. */
+function outline(lab, allRecords) {
+  const link = (id, ...content) => tca.el("a", { href: "#" + id }, ...content);
+  const nav = tca.el(
+    "nav",
+    { id: "outline", "aria-label": "outline" },
+    tca.el("strong", null, "On this page"),
+    tca.el(
+      "ol",
+      null,
+      tca.el("li", null, link("section-summary", "Summary")),
+      tca.el("li", null, link("cases", "Final-evaluation cases")),
+      tca.el(
+        "li",
+        null,
+        link("section-proposals", "Proposals (", String(lab.proposals.length), ")"),
+        tca.el("ol", { class: "proposal-links" }, lab.proposals.map((proposal) => tca.el("li", null, link("proposal-" + proposal.number, proposalSummary(proposal))))),
+      ),
+      tca.el("li", null, link("section-edits", "Committed edits (", String(lab.edits.length), ")")),
+      tca.el("li", null, link("section-charts", "Tokens and time")),
+      tca.el("li", null, link("manifest-details", "Manifest")),
+      tca.el("li", null, link("audit", "Audit trail (", String(allRecords.length), " records)")),
+    ),
+  );
+  // Following a link to a collapsed part opens it (the browser then scrolls to it as usual).
+  nav.addEventListener("click", (event) => {
+    const anchor = event.target instanceof Element ? event.target.closest("a") : null;
+    const target = anchor ? document.getElementById(anchor.getAttribute("href").slice(1)) : null;
+    if (target && target.tagName === "DETAILS") target.open = true;
+  });
+  return nav;
+}
 
 function summaryTable(lab) {
   const final = lab.final || {};
@@ -159,7 +269,8 @@ function manifestSection(manifest) {
   if (!manifest) return tca.el("p", { class: "muted" }, "manifest.json is missing or unreadable");
   const { harness, prompt, contract, ...rest } = manifest;
   return [
-    tca.objectTable(rest, { id: "manifest-table" }),
+    // Closed: a model run's manifest is some 5,000 px of rows (engine, threads, hashes).
+    tca.lazyDetails({ id: "manifest-details" }, "manifest.json: " + Object.keys(rest).length + " top-level fields (what ran: source, runtime, budgets, hashes)", () => tca.objectTable(rest, { id: "manifest-table" }), false),
     prompt ? tca.lazyDetails(null, "fixed prompt (system instruction)", () => [tca.boundedText(prompt.system_instruction), tca.el("div", { class: "mono" }, "sha256 ", tca.text(prompt.system_instruction_sha256))]) : null,
     contract ? tca.lazyDetails(null, "tool contract", () => [tca.boundedText(contract.text), tca.el("div", { class: "mono" }, "sha256 ", tca.text(contract.sha256))]) : null,
     harness ? tca.lazyDetails(null, "harness file hashes", () => tca.objectTable(harness)) : null,
@@ -174,25 +285,28 @@ tca.labView = function labView(lab) {
     tca.el("h1", null, "Lab run ", lab.directoryName),
     tca.kindLabel(lab.label),
     tca.problemsBox(lab.problems),
-    tca.el("h2", null, "Summary"),
+    outline(lab, allRecords),
+    tca.el("h2", { id: "section-summary" }, "Summary"),
     summaryTable(lab),
     tca.lazyDetails({ id: "cases" }, "final-evaluation cases", () => casesTable(lab.final), false),
-    tca.el("h2", null, "Proposals (", String(lab.proposals.length), ")"),
+    tca.el("h2", { id: "section-proposals" }, "Proposals (", String(lab.proposals.length), ")"),
+    tca.el("p", { class: "muted" }, "The first proposal and the first that did not end accepted are open; the outline above opens any other."),
     tca.el("div", { id: "timeline" }, tca.timeline(lab, { open: true, includeRecords: true })),
-    tca.el("h2", null, "Committed edits (", String(lab.edits.length), ")"),
+    tca.el("h2", { id: "section-edits" }, "Committed edits (", String(lab.edits.length), ")"),
     tca.el("div", { id: "edits" }, lab.edits.length > 0 ? lab.edits.map(editBlock) : tca.el("p", { class: "muted" }, "no edit was committed")),
-    tca.el("h2", null, "Tokens and time"),
+    tca.el("h2", { id: "section-charts" }, "Tokens and time"),
     tca.el("div", { id: "charts" }, charts(lab)),
-    tca.el("h2", null, "Manifest"),
+    tca.el("h2", { id: "section-manifest" }, "Manifest"),
     tca.el("div", { id: "manifest" }, manifestSection(lab.manifest)),
-    tca.el("h2", null, "Audit trail (", String(allRecords.length), " records)"),
+    tca.el("h2", { id: "section-audit" }, "Audit trail (", String(allRecords.length), " records)"),
     tca.lazyDetails({ id: "audit" }, "show the audit records, 50 per page", () => tca.paginated(allRecords, 50, recordRow), false),
   ];
 };
 
-tca.compactLabView = function compactLabView(lab, idPrefix) {
+tca.compactLabView = function compactLabView(lab, idPrefix, refusalExpected) {
   return [
     tca.kindLabel(lab.label, true),
+    refusalExpected ? tca.el("p", { class: "expected-refusal" }, "This check passed: its run was refused as the check expects, so the run's own verdict below is not a success, by design.") : null,
     tca.verdictBox(lab.verdict, true),
     tca.problemsBox(lab.problems, true),
     tca.timeline(lab, { open: false, includeRecords: false, idPrefix }),
