@@ -3,8 +3,12 @@
 // says it) and a message naming the option and the path (pathArguments.ts).
 import { err, type Result } from "../core/result.ts";
 import { inputDirectory, inputFile, runFolderMarker, type PathErrorCode } from "./pathArguments.ts";
+import { tcaCommand } from "./invocation.ts";
 
-const MODEL_HINT = "tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint";
+/** Where a model directory comes from, as commands that run from where the user is (invocation.ts). */
+function modelHint(directory: string): string {
+  return `download one: ${tcaCommand(["model", "acquire", "--directory", directory])}; or make a synthetic checkpoint: ${tcaCommand(["model", "make-test-checkpoint", "--directory", directory, "--size", "tiny"])}`;
+}
 
 /**
  * --model-directory: an existing folder that is not a run's evidence folder (a run folder there
@@ -12,9 +16,10 @@ const MODEL_HINT = "tca model acquire, or a synthetic checkpoint from tca model 
  */
 export function modelDirectoryArgument(directory: string): Result<string, "model_directory_rejected"> {
   const found = inputDirectory("--model-directory", directory);
-  if (!found.ok) return err("model_directory_rejected", `${found.message} (${MODEL_HINT})`);
+  // A path that does not exist can be created by either command; a file or run folder cannot.
+  if (!found.ok) return err("model_directory_rejected", found.error === "path_not_found" ? `${found.message} (${modelHint(directory)})` : `${found.message} (a model directory comes from tca model acquire or tca model make-test-checkpoint)`);
   const marker = runFolderMarker(directory);
-  if (marker !== null) return err("model_directory_rejected", `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory (${MODEL_HINT})`);
+  if (marker !== null) return err("model_directory_rejected", `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`);
   return found;
 }
 

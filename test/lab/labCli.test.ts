@@ -60,6 +60,7 @@ test("tca lab model names a missing model directory before anything about predic
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^tca lab model: model_directory_rejected: /);
   assert.ok(result.stderr.includes(`--model-directory ${missing} does not exist`), result.stderr);
+  assert.ok(result.stderr.includes(`download one: node ${realpathSync(BIN)} model acquire --directory ${missing}; or make a synthetic checkpoint: node ${realpathSync(BIN)} model make-test-checkpoint --directory ${missing} --size tiny`), result.stderr);
   assert.doesNotMatch(result.stderr, /predictions/);
   assert.deepEqual(readdirSync(root), []);
   // A plain file is not a model directory either.
@@ -73,6 +74,8 @@ test("tca lab model names a missing model directory before anything about predic
   const next = tca("lab", "model", "--run", join(root, "run2"), "--model-directory", empty, "--yes");
   assert.equal(next.status, 2);
   assert.match(next.stderr, /^tca lab model: predictions_missing: /);
+  // The way on is a command that runs from here (node and this checkout's bin: no tca on PATH assumed).
+  assert.ok(next.stderr.includes(`record your predictions first: node ${realpathSync(BIN)} lab predict --model-directory ${empty}, or pass --without-predictions`), next.stderr);
   // stderr is a pipe here: no progress line, only the one error line.
   assert.equal(next.stderr.split("\n").length, 2, next.stderr);
 });
@@ -152,7 +155,7 @@ test("a run folder given as --model-directory is refused by lab predict and lab 
   writeFileSync(answers, JSON.stringify(["a", "b", "c", "d", "e"]));
   const predict = tca("lab", "predict", "--model-directory", run, "--answers", answers);
   assert.equal(predict.status, 2);
-  assert.equal(predict.stderr.split("\n")[0], `tca lab predict: model_directory_rejected: --model-directory ${run} is a run folder (it holds audit.jsonl), not a model directory (tca model acquire, or a synthetic checkpoint from tca model make-test-checkpoint)`);
+  assert.equal(predict.stderr.split("\n")[0], `tca lab predict: model_directory_rejected: --model-directory ${run} is a run folder (it holds audit.jsonl), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`);
   const model = tca("lab", "model", "--run", join(root, "trial"), "--model-directory", run, "--yes");
   assert.equal(model.status, 2);
   assert.match(model.stderr, /^tca lab model: model_directory_rejected: --model-directory .* is a run folder \(it holds audit\.jsonl\)/);

@@ -196,7 +196,11 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         });
         progress.stop();
         if (!trial.ok) {
-          printCommandError(trial.error, runErrorMessage(trial.error, trial.message, runDirectory));
+          // The one refusal whose way on is a command: say it as one that runs from here.
+          const message = trial.error === "predictions_missing" && options.predictions === undefined
+            ? `record your predictions first: ${tcaCommand(["lab", "predict", "--model-directory", modelDirectory])}, or pass --without-predictions`
+            : runErrorMessage(trial.error, trial.message, runDirectory);
+          printCommandError(trial.error, message);
           setExitCode(2);
           return;
         }
