@@ -76,6 +76,11 @@ test("tca lab model names a missing model directory before anything about predic
   assert.match(next.stderr, /^tca lab model: predictions_missing: /);
   // The way on is a command that runs from here (node and this checkout's bin: no tca on PATH assumed).
   assert.ok(next.stderr.includes(`record your predictions first: node ${realpathSync(BIN)} lab predict --model-directory ${empty}, or pass --without-predictions`), next.stderr);
+  // Off a terminal no question can be asked: the refusal says so and names --yes.
+  const unasked = tca("lab", "model", "--run", join(root, "run3"), "--model-directory", empty, "--without-predictions");
+  assert.equal(unasked.status, 2);
+  assert.equal(unasked.stderr, "tca lab model: run_not_authorized: not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)\n");
+  assert.equal(existsSync(join(root, "run3")), false);
   // stderr is a pipe here: no progress line, only the one error line.
   assert.equal(next.stderr.split("\n").length, 2, next.stderr);
 });

@@ -197,9 +197,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         progress.stop();
         if (!trial.ok) {
           // The one refusal whose way on is a command: say it as one that runs from here.
-          const message = trial.error === "predictions_missing" && options.predictions === undefined
-            ? `record your predictions first: ${tcaCommand(["lab", "predict", "--model-directory", modelDirectory])}, or pass --without-predictions`
-            : runErrorMessage(trial.error, trial.message, runDirectory);
+          const message =
+            trial.error === "predictions_missing" && options.predictions === undefined
+              ? `record your predictions first: ${tcaCommand(["lab", "predict", "--model-directory", modelDirectory])}, or pass --without-predictions`
+              : trial.error === "run_not_authorized" && process.stdin.isTTY !== true
+                ? "not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)"
+                : runErrorMessage(trial.error, trial.message, runDirectory);
           printCommandError(trial.error, message);
           setExitCode(2);
           return;
