@@ -42,6 +42,12 @@ test("acquire fails, is continued by the printed command, and lab model names th
   assert.match(second.stderr, /^tca model acquire: transfer_interrupted: /m);
   assert.match(second.stdout, /consent given by --yes/);
 
+  // model verify shows the table and then the same way on.
+  const verify = tca("model", "verify", "--directory", directory);
+  assert.equal(verify.status, 1);
+  assert.match(verify.stdout, /manifest_not_verified: the manifest records status "failed" \(transfer_interrupted: /);
+  assert.equal(verify.stdout.trimEnd().split("\n").at(-1), `this folder holds an unfinished download (the manifest records "failed": transfer_interrupted (generation_config.json): connection to ${CLOSED} failed); 0 of 8 pinned files present; missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; continue it with node ${BIN} model acquire --directory ${directory}`);
+
   const run = join(parent, "model-run");
   const model = tca("lab", "model", "--run", run, "--model-directory", directory, "--yes", "--without-predictions");
   assert.equal(model.status, 2);

@@ -15,6 +15,7 @@ import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
 import { shellWord, tcaCommand } from "../invocation.ts";
+import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { inspectSyntheticCheckpoint, isSyntheticCheckpoint, openCheckpointDirectory } from "../../model/loader/checkpointDirectory.ts";
 import { REHEARSAL_LABEL } from "../../model/synthetic/syntheticManifest.ts";
 
@@ -93,6 +94,11 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
       }
       const report = await inspectModelDirectory(resolve(options.directory), PINNED_FILES, { requireManifest: true });
       process.stdout.write(`${formatReport(report).join("\n")}\n`);
+      if (!report.ok && directory.ok) {
+        // A download that failed or was cut off: the table says what is wrong, this line what to do.
+        const unfinished = await findUnfinishedDownload(directory.value, PINNED_FILES, Date.now(), { hash: false }).catch(() => null);
+        if (unfinished !== null) process.stdout.write(`this folder holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; continue it with ${tcaCommand(["model", "acquire", "--directory", directory.value])}\n`);
+      }
       // Not a folder at all: the table says what is missing, the error line which path.
       if (!directory.ok) printCommandError("model_directory_invalid", directory.message);
       if (!report.ok) setExitCode(1);
