@@ -110,3 +110,16 @@ test("a worker that kills its supervisor never passes", async () => {
   assert.notEqual(g.outcome, "passed");
   assert.equal(g.fixedPublic, false);
 });
+
+test("a worker that exits while a child it left holds the result pipe open ends the run at once, not at the wall clock", async () => {
+  const g = await grade([
+    "import os, time",
+    "def gcd(a, b):",
+    "    if os.fork() == 0:",
+    "        time.sleep(120)",
+    "    os._exit(0)",
+  ].join("\n") + "\n");
+  assert.equal(g.fixedPublic, false);
+  assert.notEqual(g.outcome, "timeout", g.reason ?? "");
+  assert.ok(g.wall < 20, `took ${g.wall.toFixed(1)} s`);
+});

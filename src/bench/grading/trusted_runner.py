@@ -512,64 +512,66 @@ def supervise(job, channel, out_line):
     me = os.getpid()
     sel = selectors.DefaultSelector()
     sel.register(read_end, selectors.EVENT_READ)
-    pending = b""
-    next_case = 0
+    state = {"pending": b"", "next": 0}
+
+    def forward(chunk):
+        """Passes whole lines on to Node; True once the worker's completion marker came."""
+        state["pending"] += chunk
+        while b"\n" in state["pending"]:
+            line, state["pending"] = state["pending"].split(b"\n", 1)
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                rec = None
+            out_line(line)
+            if type(rec) is dict and rec.get("done") is True:
+                return True
+            if type(rec) is dict and rec.get("i") == state["next"]:
+                state["next"] += 1
+        return False
+
     # CPU is read at most once per POLL_SECONDS (a /proc walk per result would cost more than
     # the cases); a case's clock starts at the first reading after its predecessor's result,
     # so each case is charged from at most one poll interval after it began.
     case_start = sandbox_cpu_ticks(me, skip)
-    restart = False
+    seen = 0
     last_poll = time.monotonic()
     over = 0  # consecutive readings over the limit: a process reaped between two reads is
-    eof = False  # briefly counted twice; two readings in a row never are
-    while True:
-        if not eof and sel.select(POLL_SECONDS):
+    while True:  # briefly counted twice; two readings in a row never are
+        if sel.select(POLL_SECONDS):
             chunk = os.read(read_end, 1 << 16)
+            if chunk and forward(chunk):
+                break
             if not chunk:
-                eof = True
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    rec = None
-                if type(rec) is dict and rec.get("done") is True:
-                    out_line(line)
-                    kill_all(skip)
-                    return
-                if type(rec) is dict and rec.get("i") == next_case:
-                    next_case += 1
-                    restart = True
-                out_line(line)
-            if len(pending) > LINE_MAX_BYTES:
-                kill_all(skip)
+                break  # every writer gone without the completion marker: never a pass
+            if len(state["pending"]) > LINE_MAX_BYTES:
                 out_line(b'{"channel":"a result line over its size limit"}')
-                return
-        elif eof:
-            try:
-                done_pid, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done_pid = pid
-            if done_pid == pid:
-                kill_all(skip)  # anything it left behind
-                return  # ended without its completion marker: never a pass
-            time.sleep(POLL_SECONDS)
+                break
+        elif os.waitpid(pid, os.WNOHANG)[0] == pid:
+            # The worker ended; whatever it left behind must not keep the run (or the pipe)
+            # open. Then read what is still in the pipe.
+            kill_all(skip)
+            while True:
+                chunk = os.read(read_end, 1 << 16)
+                if not chunk or forward(chunk):
+                    break
+            break
         now = time.monotonic()
         if limit_ticks <= 0 or now - last_poll < POLL_SECONDS:
             continue
         last_poll = now
         ticks = sandbox_cpu_ticks(me, skip)
-        if restart:
-            case_start, restart, over = ticks, False, 0
+        if state["next"] != seen:
+            case_start, seen, over = ticks, state["next"], 0
             continue
         over = over + 1 if ticks - case_start > limit_ticks else 0
         if over >= 2:
             kill_all(skip)
-            if next_case < cases:
-                out_line(json.dumps({"i": next_case, "s": "timeout"}).encode())
+            if state["next"] < cases:
+                out_line(json.dumps({"i": state["next"], "s": "timeout"}).encode())
             out_line(b'{"done":true}')
-            return
+            break
+    kill_all(skip)
 
 
 def main():
