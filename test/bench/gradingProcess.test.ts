@@ -123,3 +123,21 @@ test("a worker that exits while a child it left holds the result pipe open ends 
   assert.notEqual(g.outcome, "timeout", g.reason ?? "");
   assert.ok(g.wall < 20, `took ${g.wall.toFixed(1)} s`);
 });
+
+test("CPU spent by a double-forked, setsid orphan while the function sleeps counts against the case (the supervisor is its subreaper)", async () => {
+  const g = await grade([
+    "import math, os, time",
+    "def gcd(a, b):",
+    "    if os.fork() == 0:",
+    "        os.setsid()",
+    "        if os.fork() == 0:",
+    "            end = time.process_time() + 5",
+    "            while time.process_time() < end: pass",
+    "        os._exit(0)",
+    "    os.wait()",
+    "    time.sleep(4)",
+    "    return math.gcd(a, b)",
+  ].join("\n") + "\n");
+  assert.equal(g.outcome, "timeout", g.reason ?? "");
+  assert.match(g.reason ?? "", /case 1: exceeded the per-case CPU time limit/);
+});

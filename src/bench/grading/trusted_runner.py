@@ -15,9 +15,9 @@
 # returned from the function, and without the expected values it cannot know what would pass.
 # What it cannot reach is the supervisor: a separate process, made non-dumpable (so no
 # /proc/<pid>/mem or /proc/<pid>/fd/* access; ptrace is refused by the seccomp filter), which
-# alone holds the result channel to Node, measures the CPU time of every other process in the
-# sandbox from outside and SIGKILLs them when one case takes more than its CPU limit (a limit
-# that a handler inside the candidate's process could catch would not be a limit).
+# alone holds the result channel to Node, measures from outside the CPU time of every process
+# the worker started (it is their subreaper) and SIGKILLs them when one case takes more than its
+# CPU limit (a limit that a handler inside the candidate's process could catch would not be one).
 # Canonical values use exact type checks against the built-in and standard-library classes and
 # read them through those classes' own methods, never calling code a candidate defined: an object
 # with a forged __eq__ is reported as "other", never as a passing value.
@@ -416,59 +416,66 @@ RESULT_HEAD = re.compile(rb'\{"i":([0-9]{1,9}),')
 LINE_MAX_BYTES = 16 * 1024 * 1024  # RESULT_CHANNEL_MAX_BYTES on the Node side
 
 
-def make_undumpable():
+def harden_supervisor():
     """PR_SET_DUMPABLE 0: no other process of the same user may open /proc/<self>/mem or fd/*.
+    PR_SET_CHILD_SUBREAPER 1: every process the worker starts stays a descendant of this one,
+    even orphaned (double fork, setsid), so its CPU time counts and it is killed with the rest,
+    while nothing outside this process's own tree is ever touched.
 
-    Fails closed: a supervisor the worker could write into is no supervisor.
+    Fails closed: a supervisor the worker could write into, or that loses track of the worker's
+    processes, is no supervisor.
     """
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE = 4
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    for option, what in ((4, "PR_SET_DUMPABLE, 0"), (36, "PR_SET_CHILD_SUBREAPER, 1")):
+        if libc.prctl(option, 0 if option == 4 else 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(%s) failed" % what)
 
 
-def ancestors_and_self():
-    pids = set()
-    pid = os.getpid()
-    while pid > 0 and pid not in pids:
-        pids.add(pid)
-        try:
-            with open("/proc/%d/stat" % pid, "rb") as f:
-                pid = int(f.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    return pids
-
-
-def others(skip):
-    out = []
+def process_table():
+    """pid -> the fields of /proc/<pid>/stat after the command name (fields[0] is the state,
+    stat field 3; fields[1] the parent; utime, stime, cutime, cstime at 11..14)."""
+    table = {}
     for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) not in skip:
-            out.append(int(name))
-    return out
-
-
-def sandbox_cpu_ticks(me, skip):
-    """CPU ticks of every other process in the sandbox (its own PID namespace), with the children
-    each has reaped, plus the children this supervisor reaped: a worker that hands the work to a
-    subprocess, a thread or an orphan still pays for it."""
-    total = 0
-    for pid in [me] + others(skip):
+        if not name.isdigit():
+            continue
         try:
-            with open("/proc/%d/stat" % pid, "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                table[int(name)] = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
             continue  # exited meanwhile: its time moves to its parent's cutime
-        # fields[0] is the state (stat field 3): utime 14, stime 15, cutime 16, cstime 17.
-        own = 0 if pid == me else int(fields[11]) + int(fields[12])
-        total += own + int(fields[13]) + int(fields[14])
+    return table
+
+
+def descendants(me, table):
+    children = {}
+    for pid, fields in table.items():
+        children.setdefault(int(fields[1]), []).append(pid)
+    found, todo = [], list(children.get(me, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def tree_cpu_ticks(me):
+    """CPU ticks of every process below this one (the worker, its threads, its children and
+    orphans, with the children each has reaped) and of those this one reaped: a worker that
+    hands the work to a subprocess, a thread or an orphan still pays for it."""
+    table = process_table()
+    own = table.get(me)
+    total = int(own[13]) + int(own[14]) if own else 0
+    for pid in descendants(me, table):
+        f = table[pid]
+        total += int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
     return total
 
 
-def kill_all(skip):
+def kill_tree(me):
     import signal
     for _ in range(20):
-        pids = others(skip)
+        pids = descendants(me, process_table())
         if not pids:
             return
         for pid in pids:
@@ -488,7 +495,7 @@ def supervise(job, channel, out_line):
     import selectors
     import time
     # Before the fork, so that the worker never sees a dumpable supervisor.
-    make_undumpable()
+    harden_supervisor()
     cases = len(job["cases"])
     limit_ticks = float(job.get("caseCpuSeconds", 0)) * os.sysconf("SC_CLK_TCK")
     read_end, write_end = os.pipe()
@@ -510,7 +517,6 @@ def supervise(job, channel, out_line):
         finally:
             os._exit(0)
     os.close(write_end)
-    skip = ancestors_and_self()
     me = os.getpid()
     sel = selectors.DefaultSelector()
     sel.register(read_end, selectors.EVENT_READ)
@@ -535,7 +541,7 @@ def supervise(job, channel, out_line):
     # CPU is read at most once per POLL_SECONDS (a /proc walk per result would cost more than
     # the cases); a case's clock starts at the first reading after its predecessor's result,
     # so each case is charged from at most one poll interval after it began.
-    case_start = sandbox_cpu_ticks(me, skip)
+    case_start = tree_cpu_ticks(me)
     seen = 0
     last_poll = time.monotonic()
     over = 0  # consecutive readings over the limit: a process reaped between two reads is
@@ -552,7 +558,7 @@ def supervise(job, channel, out_line):
         elif os.waitpid(pid, os.WNOHANG)[0] == pid:
             # The worker ended; whatever it left behind must not keep the run (or the pipe)
             # open. Then read what is still in the pipe.
-            kill_all(skip)
+            kill_tree(me)
             while True:
                 chunk = os.read(read_end, 1 << 16)
                 if not chunk or forward(chunk):
@@ -562,18 +568,18 @@ def supervise(job, channel, out_line):
         if limit_ticks <= 0 or now - last_poll < POLL_SECONDS:
             continue
         last_poll = now
-        ticks = sandbox_cpu_ticks(me, skip)
+        ticks = tree_cpu_ticks(me)
         if state["next"] != seen:
             case_start, seen, over = ticks, state["next"], 0
             continue
         over = over + 1 if ticks - case_start > limit_ticks else 0
         if over >= 2:
-            kill_all(skip)
+            kill_tree(me)
             if state["next"] < cases:
                 out_line(json.dumps({"i": state["next"], "s": "timeout"}).encode())
             out_line(b'{"done":true}')
             break
-    kill_all(skip)
+    kill_tree(me)
 
 
 def main():
