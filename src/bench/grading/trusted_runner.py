@@ -525,6 +525,8 @@ def supervise(job, channel, out_line):
     def forward(chunk):
         """Passes whole lines on to Node; True once the worker's completion marker came."""
         state["pending"] += chunk
+        if b"\n" not in chunk:
+            return False  # (a long line arrives in many chunks: scan each once)
         while b"\n" in state["pending"]:
             line, state["pending"] = state["pending"].split(b"\n", 1)
             out_line(line)
