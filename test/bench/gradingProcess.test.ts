@@ -141,3 +141,14 @@ test("CPU spent by a double-forked, setsid orphan while the function sleeps coun
   assert.equal(g.outcome, "timeout", g.reason ?? "");
   assert.match(g.reason ?? "", /case 1: exceeded the per-case CPU time limit/);
 });
+
+test("the limit is per case: half the limit in each of the 6 cases (3x the limit in all) passes", async () => {
+  const g = await grade([
+    "import math, time",
+    "def gcd(a, b):",
+    `    end = time.process_time() + ${LIMIT_S / 2}`,
+    "    while time.process_time() < end: pass",
+    "    return math.gcd(a, b)",
+  ].join("\n") + "\n");
+  assert.equal(g.outcome, "passed", g.reason ?? "");
+});
