@@ -75,7 +75,15 @@ function canonicalNumber(text: string): number | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || (parsed[0] !== "n" && parsed[0] !== "f") || typeof parsed[1] !== "string") return undefined;
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[1] !== "string") return undefined;
+  // ["q", "p/q"]: a rational no float holds exactly (a Fraction or Decimal); pytest.approx
+  // compares it as a number too.
+  if (parsed[0] === "q") {
+    const [p, q] = parsed[1].split("/");
+    const n = Number(p) / Number(q);
+    return Number.isNaN(n) ? undefined : n;
+  }
+  if (parsed[0] !== "n" && parsed[0] !== "f") return undefined;
   const n = Number(parsed[1] === "inf" ? "Infinity" : parsed[1] === "-inf" ? "-Infinity" : parsed[1]);
   return Number.isNaN(n) ? undefined : n;
 }

@@ -4,21 +4,33 @@
 #   prepare  (no program under test anywhere in the sandbox): reads the data set's test data
 #            for one program and prints every public case as {input, expected, compare}. The
 #            Node side keeps `expected` and never sends it into a sandbox that runs a candidate.
-#   run      imports python_programs/<p>.py (the candidate, or the reference fix when the Node
+#   run      a SUPERVISOR (this process, which never imports the candidate) forks a WORKER that
+#            imports python_programs/<p>.py (the candidate, or the reference fix when the Node
 #            side computes held-out expectations), calls the function on each case's INPUT ONLY
 #            and prints each return value in a canonical form. Nothing here knows an expected
 #            value; the comparison happens in the Node process, outside the sandbox.
 #
-# In `run` mode the candidate shares this process, so it can rewrite anything below. That is
-# accepted by design: whatever it makes this process print, it could have returned from the
-# function itself, and without the expected values it cannot know what would pass.
-# Canonical values use exact type checks (never isinstance or ==), so an object with a forged
-# __eq__ or a subclass of int/list is reported as "other", never as a passing value.
+# The candidate shares the worker's process, so it can rewrite anything the worker does and
+# write any line it likes. That is accepted by design: a line it forges is a value it could have
+# returned from the function, and without the expected values it cannot know what would pass.
+# What it cannot reach is the supervisor: a separate process, made non-dumpable (so no
+# /proc/<pid>/mem or /proc/<pid>/fd/* access; ptrace is refused by the seccomp filter), which
+# alone holds the result channel to Node, measures from outside the CPU time of every process
+# the worker started (it is their subreaper) and SIGKILLs them when one case takes more than its
+# CPU limit (a limit that a handler inside the candidate's process could catch would not be one).
+# Canonical values use exact type checks against the built-in and standard-library classes and
+# read them through those classes' own methods, never calling code a candidate defined: an object
+# with a forged __eq__ is reported as "other", never as a passing value.
+import collections
+import decimal
+import fractions
 import hashlib
+import importlib
 import importlib.util
 import json
 import math
 import os
+import re
 import sys
 
 MAX_DEPTH = 200
@@ -29,16 +41,56 @@ class TooLarge(Exception):
     pass
 
 
+# Python's == across the numeric tower (int, bool, float, Fraction, Decimal, complex) compares
+# exact values: Fraction(1, 2) == 0.5 == Decimal("0.5") and 3 == 3.0 == Fraction(3) == 3+0j.
+# So every real number is written from its exact rational value: an integer as ["n", digits], a
+# value a float holds exactly as ["f", repr(float)] (the form the tolerance comparison of sqrt
+# reads), any other rational as ["q", "p/q"] (lowest terms); Fraction(1, 3) is then never equal
+# to the float 0.333..., as in Python.
+DECIMAL_MAX_EXPONENT = 4000  # a Decimal beyond it would need a huge exact integer: too large
+
+
+def rational(num, den):
+    if den < 0:
+        num, den = -num, -den
+    g = math.gcd(num, den)
+    num, den = num // g, den // g
+    if den == 1:
+        return ["n", int.__repr__(num)]
+    try:
+        f = num / den  # correctly rounded
+    except OverflowError:
+        f = None
+    if f is not None and float.as_integer_ratio(f) == (num, den):
+        return ["f", float.__repr__(f)]
+    return ["q", int.__repr__(num) + "/" + int.__repr__(den)]
+
+
+def real_float(f):
+    if math.isnan(f):
+        return ["nan"]
+    if math.isinf(f):
+        return ["f", "inf" if f > 0 else "-inf"]
+    if f.is_integer():
+        return ["n", str(int(f))]
+    return ["f", float.__repr__(f)]
+
+
 def canon(value, node_ids, budget, depth=0):
-    """A JSON-able canonical form in which Python-equal plain values are identical.
+    """A JSON-able canonical form in which values that Python's == finds equal are identical.
 
     Built-in containers and numbers are read through the base type's own methods, so a
     subclass (defaultdict, or a candidate's class with a forged __eq__/__iter__) is described
-    by what it really holds, never by what it claims.
+    by what it really holds, never by what it claims. Standard-library classes that are not
+    built-in (Fraction, Decimal, UserList, UserDict, UserString) count only with their exact
+    type, read through slots and the instance dict: a subclass could override any method, and
+    calling it would run code the candidate defined. deque, array, range, dict views and
+    iterators are "other": a list never equals them in Python either (deque([1]) != [1]).
     """
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         raise TooLarge()
+    t = type(value)
     if value is None:
         return ["none"]
     if value is True or value is False:
@@ -46,17 +98,35 @@ def canon(value, node_ids, budget, depth=0):
     if isinstance(value, int):
         return ["n", int.__repr__(value)]
     if isinstance(value, float):
-        f = float.__float__(value)
-        if math.isnan(f):
+        return real_float(float.__float__(value))
+    if isinstance(value, complex):
+        re, im = complex.real.__get__(value), complex.imag.__get__(value)
+        if im == 0:
+            return real_float(re)
+        return ["c", real_float(re), real_float(im)]
+    if t is fractions.Fraction:
+        num, den = object.__getattribute__(value, "_numerator"), object.__getattribute__(value, "_denominator")
+        if type(num) is not int or type(den) is not int or den == 0:
+            return ["other", "Fraction"]
+        return rational(num, den)
+    if t is decimal.Decimal:
+        if decimal.Decimal.is_nan(value):
             return ["nan"]
-        if math.isinf(f):
-            return ["f", "inf" if f > 0 else "-inf"]
-        if f.is_integer():
-            return ["n", str(int(f))]
-        return ["f", float.__repr__(f)]
+        if decimal.Decimal.is_infinite(value):
+            return ["f", "-inf" if decimal.Decimal.is_signed(value) else "inf"]
+        if abs(decimal.Decimal.adjusted(value)) > DECIMAL_MAX_EXPONENT:
+            raise TooLarge()
+        return rational(*decimal.Decimal.as_integer_ratio(value))
     if isinstance(value, str):
         return ["s", str.__str__(value)]
     d = depth + 1
+    if t is collections.UserList or t is collections.UserString:
+        # UserList.__eq__ and UserString.__eq__ compare self.data with the other side.
+        return canon(object.__getattribute__(value, "data"), node_ids, budget, d)
+    if t is collections.UserDict:
+        # Mapping.__eq__: dict(self.items()) == dict(other.items()), i.e. the dict it holds.
+        inner = canon(object.__getattribute__(value, "data"), node_ids, budget, d)
+        return inner if inner[0] == "d" else ["other", "UserDict"]
     if isinstance(value, list):
         return ["l", [canon(list.__getitem__(value, i), node_ids, budget, d) for i in range(list.__len__(value))]]
     if isinstance(value, tuple):
@@ -70,7 +140,7 @@ def canon(value, node_ids, budget, depth=0):
         return ["d", pairs]
     if node_ids is not None and id(value) in node_ids:
         return ["node", node_ids[id(value)]]
-    return ["other", type(value).__name__[:40]]
+    return ["other", t.__name__[:40]]
 
 
 def canon_text(value, node_ids):
@@ -107,6 +177,15 @@ def encode_input(value, graph):
 NODE_ATTRS = ("successor", "successors", "predecessors", "incoming_nodes", "outgoing_nodes")
 
 
+def constructor_defaults(cls):
+    import inspect
+    try:
+        params = inspect.signature(cls.__init__).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+
 class GraphEncoder:
     def __init__(self):
         self.ids = {}
@@ -125,11 +204,15 @@ class GraphEncoder:
         while i < len(self.nodes):  # attributes may reach further nodes
             node = self.nodes[i]
             rec = {"value": encode_input(node.value, self)}
+            defaults = constructor_defaults(type(node))
             for attr in NODE_ATTRS:
                 if not hasattr(node, attr):
                     continue
                 v = getattr(node, attr)
-                if v is None or type(v) is list and len(v) == 0:
+                # Left out: None, and the constructor's own default list (node.py's defaults
+                # are mutable and shared by every Node built without that argument, as in the
+                # tests; the run builds its nodes the same way, so they share it there too).
+                if v is None or v is defaults.get(attr):
                     continue
                 rec[attr] = self.node_id(v) if type(v).__name__ == "Node" else [self.node_id(n) for n in v]
             out.append(rec)
@@ -172,8 +255,7 @@ def build_nodes(specs, node_class):
                 setattr(node, attr, nodes[v])
             elif type(v) is list:
                 setattr(node, attr, [nodes[j] for j in v])
-            elif hasattr(node, attr):
-                setattr(node, attr, None if attr == "successor" else [])
+            # Not given: left as node.py's constructor made it (None, or its shared default list).
     return nodes
 
 
@@ -206,6 +288,18 @@ def load_module(path, name):
 def node_class(root):
     path = os.path.join(root, "python_testcases", "node.py")
     return load_module(path, "node").Node if os.path.exists(path) else None
+
+
+def node_class_as_tests_import_it():
+    """python_testcases/node.py imported as `node`, as the tests do (`from node import Node`).
+
+    pytest (rootdir conftest.py, no __init__.py in python_testcases) puts python_testcases/ and
+    the root on sys.path and imports the program as python_programs.<p>, so a program's own
+    `from node import Node` gets the same module, and the same class, as the test's nodes.
+    """
+    if not os.path.exists(os.path.join("python_testcases", "node.py")):
+        return None
+    return importlib.import_module("node").Node
 
 
 # ---- prepare mode ----
@@ -257,43 +351,52 @@ def prepare(job, out):
         out({"excluded": label})
 
 
-# ---- run mode ----
+# ---- run mode: the worker (imports the candidate) ----
 
-class CaseTimeout(BaseException):
-    """Raised by the CPU-time alarm; a BaseException so that `except Exception` does not eat it."""
+# Recursion as pytest has it: under pytest 9.0.3 on Python 3.11.7 (the sandbox's), with
+# Python's default limit of 1,000, the function under test is called at frame depth 34 and may
+# recurse 960 frames deeper (961 raises RecursionError: pytest's stack also holds C-level calls
+# that count against the limit). Measured with a gcd that recurses N times before answering;
+# the corpus test (test/bench/gradingFidelity.test.ts) checks the boundary, 960 passes and 961
+# fails, under both pytest and this runner. The worker sets the limit so that the function,
+# called from the worker's frame, has exactly that headroom.
+PYTEST_HEADROOM = 960
 
 
-def on_case_alarm(signum, frame):
-    raise CaseTimeout()
+def frame_depth():
+    f, n = sys._getframe(1), 0
+    while f is not None:
+        n, f = n + 1, f.f_back
+    return n
 
 
-def run(job, out):
-    import signal
-    cpu_limit = float(job.get("caseCpuSeconds", 0))
+def run_worker(job, out):
     program = job["program"]
-    nclass = node_class(".")
-    sys.path.insert(0, os.path.join(os.getcwd(), "python_programs"))
+    # The import path as pytest has it (see node_class_as_tests_import_it).
+    sys.path[:0] = [os.path.join(os.getcwd(), "python_testcases"), os.getcwd()]
     try:
-        module = load_module(os.path.join("python_programs", program + ".py"), program)
+        nclass = node_class_as_tests_import_it()
+    except BaseException as e:  # the trusted helper itself failed: say so, never guess
+        out({"import_error": "node helper: " + type(e).__name__})
+        return
+    try:
+        module = importlib.import_module("python_programs." + program)
         function = getattr(module, program)
     except BaseException as e:  # import-time failure of the file under test: a broken file
         out({"import_error": type(e).__name__})
         return
-    signal.signal(signal.SIGPROF, on_case_alarm)
+    # The function runs at this frame's depth + 1; 960 more frames fit, 961 do not.
+    sys.setrecursionlimit(frame_depth() + 1 + PYTEST_HEADROOM)
+    # One process for all cases, in the tests' order, as pytest runs them: a program that
+    # mutates shared state (node.py's default lists, its own globals) sees it mutated in later
+    # cases as it would under pytest. Each case's inputs are built fresh (see the docs).
     for k, case in enumerate(job["cases"]):
-        # Per-case CPU-time limit (process CPU, so a loaded machine does not trip it): a case
-        # that never ends fails fast instead of holding the run until the wall-clock limit.
-        if cpu_limit > 0:
-            signal.setitimer(signal.ITIMER_PROF, cpu_limit)
         try:
             nodes = build_nodes(case.get("nodes", []), nclass) if case.get("nodes") else []
             args = [decode_input(a, nodes) for a in case["args"]]
             ids = {id(n): i for i, n in enumerate(nodes)}
             result = ADAPTERS[case["adapter"]](function(*args))
             text = canon_text(result, ids)
-        except CaseTimeout:
-            out({"i": k, "s": "timeout"})
-            break
         except TooLarge:
             out({"i": k, "s": "too_large"})
             continue
@@ -303,28 +406,206 @@ def run(job, out):
         except Exception as e:
             out({"i": k, "s": "error", "e": type(e).__name__})
             continue
-        finally:
-            signal.setitimer(signal.ITIMER_PROF, 0)
         out({"i": k, "s": "ok", "v": text})
+
+
+# ---- run mode: the supervisor (never imports the candidate) ----
+
+POLL_SECONDS = 0.02
+RESULT_HEAD = re.compile(rb'\{"i":([0-9]{1,9}),')
+LINE_MAX_BYTES = 16 * 1024 * 1024  # RESULT_CHANNEL_MAX_BYTES on the Node side
+
+
+def harden_supervisor():
+    """PR_SET_DUMPABLE 0: no other process of the same user may open /proc/<self>/mem or fd/*.
+    PR_SET_CHILD_SUBREAPER 1: every process the worker starts stays a descendant of this one,
+    even orphaned (double fork, setsid), so its CPU time counts and it is killed with the rest,
+    while nothing outside this process's own tree is ever touched.
+
+    Fails closed: a supervisor the worker could write into, or that loses track of the worker's
+    processes, is no supervisor.
+    """
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for option, what in ((4, "PR_SET_DUMPABLE, 0"), (36, "PR_SET_CHILD_SUBREAPER, 1")):
+        if libc.prctl(option, 0 if option == 4 else 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(%s) failed" % what)
+
+
+def process_table():
+    """pid -> the fields of /proc/<pid>/stat after the command name (fields[0] is the state,
+    stat field 3; fields[1] the parent; utime, stime, cutime, cstime at 11..14)."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                table[int(name)] = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # exited meanwhile: its time moves to its parent's cutime
+    return table
+
+
+def descendants(me, table):
+    children = {}
+    for pid, fields in table.items():
+        children.setdefault(int(fields[1]), []).append(pid)
+    found, todo = [], list(children.get(me, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def tree_cpu_ticks(me):
+    """CPU ticks of every process below this one (the worker, its threads, its children and
+    orphans, with the children each has reaped) and of those this one reaped: a worker that
+    hands the work to a subprocess, a thread or an orphan still pays for it."""
+    table = process_table()
+    own = table.get(me)
+    total = int(own[13]) + int(own[14]) if own else 0
+    for pid in descendants(me, table):
+        f = table[pid]
+        total += int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
+    return total
+
+
+def kill_tree(me):
+    import signal
+    for _ in range(20):
+        pids = descendants(me, process_table())
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+
+
+def supervise(job, channel, out_line):
+    """Forks the worker and watches it; the only writer of the result channel to Node."""
+    import selectors
+    import time
+    # Before the fork, so that the worker never sees a dumpable supervisor.
+    harden_supervisor()
+    cases = len(job["cases"])
+    limit_ticks = float(job.get("caseCpuSeconds", 0)) * os.sysconf("SC_CLK_TCK")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        # The worker: nothing of the candidate has run yet. Drop the channel to Node before
+        # importing it; results go into the pipe, read by the supervisor.
+        try:
+            os.close(read_end)
+            channel.close()
+            worker_channel = os.fdopen(write_end, "wb")
+
+            def worker_out(record):
+                worker_channel.write(json.dumps(record, separators=(",", ":")).encode("utf-8") + b"\n")
+                worker_channel.flush()
+
+            run_worker(job, worker_out)
+            worker_out({"done": True})
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    me = os.getpid()
+    sel = selectors.DefaultSelector()
+    sel.register(read_end, selectors.EVENT_READ)
+    state = {"pending": b"", "next": 0}
+
+    def forward(chunk):
+        """Passes whole lines on to Node; True once the worker's completion marker came."""
+        state["pending"] += chunk
+        if b"\n" not in chunk:
+            return False  # (a long line arrives in many chunks: scan each once)
+        while b"\n" in state["pending"]:
+            line, state["pending"] = state["pending"].split(b"\n", 1)
+            out_line(line)
+            # Only the record's head is read (values can be megabytes; Node parses them): which
+            # case it closes, or the marker. A forged head only moves the CPU clock, as a forged
+            # result would.
+            if line == b'{"done":true}':
+                return True
+            head = RESULT_HEAD.match(line)
+            if head and int(head.group(1)) == state["next"]:
+                state["next"] += 1
+        return False
+
+    # CPU is read at most once per POLL_SECONDS (a /proc walk per result would cost more than
+    # the cases); a case's clock starts at the first reading after its predecessor's result,
+    # so each case is charged from at most one poll interval after it began.
+    case_start = tree_cpu_ticks(me)
+    seen = 0
+    last_poll = time.monotonic()
+    over = 0  # consecutive readings over the limit: a process reaped between two reads is
+    while True:  # briefly counted twice; two readings in a row never are
+        if sel.select(POLL_SECONDS):
+            chunk = os.read(read_end, 1 << 16)
+            if chunk and forward(chunk):
+                break
+            if not chunk:
+                break  # every writer gone without the completion marker: never a pass
+            if len(state["pending"]) > LINE_MAX_BYTES:
+                out_line(b'{"channel":"a result line over its size limit"}')
+                break
+        elif os.waitpid(pid, os.WNOHANG)[0] == pid:
+            # The worker ended; whatever it left behind must not keep the run (or the pipe)
+            # open. Then read what is still in the pipe.
+            kill_tree(me)
+            while True:
+                chunk = os.read(read_end, 1 << 16)
+                if not chunk or forward(chunk):
+                    break
+            break
+        now = time.monotonic()
+        if limit_ticks <= 0 or now - last_poll < POLL_SECONDS:
+            continue
+        last_poll = now
+        ticks = tree_cpu_ticks(me)
+        if state["next"] != seen:
+            case_start, seen, over = ticks, state["next"], 0
+            continue
+        over = over + 1 if ticks - case_start > limit_ticks else 0
+        if over >= 2:
+            kill_tree(me)
+            if state["next"] < cases:
+                out_line(json.dumps({"i": state["next"], "s": "timeout"}).encode())
+            out_line(b'{"done":true}')
+            break
+    kill_tree(me)
 
 
 def main():
     job = json.load(open(sys.argv[1], encoding="utf-8"))
     # Results go to a private copy of stdout; the program's own prints go to stderr, so they
     # cannot interleave with (or be mistaken for) result lines.
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    def out(record):
-        channel.write(json.dumps(record, separators=(",", ":")) + "\n")
+    def out_line(line):
+        channel.write(line + b"\n")
         channel.flush()
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
+    def out(record):
+        out_line(json.dumps(record, separators=(",", ":")).encode("utf-8"))
+
     if job["mode"] == "prepare":
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
         prepare(job, out)
     else:
-        run(job, out)
+        supervise(job, channel, out_line)
+        channel.close()
+        return
     out({"done": True})
     channel.close()
 
