@@ -18,7 +18,7 @@ import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, isRehearsal, pct, PIPELINE_CHECK_LINE, REHEARSAL_LINE, summarize } from "../../bench/results/resultsSummary.ts";
-import { compareRuns, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
+import { compareRuns, parseReference, renderComparison, restrictToCommonTasks } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
 import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
 import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
@@ -318,8 +318,9 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .description("put several runs side by side (fixed rate with 95% interval, false fixed, claims); --reference published adds the document's numbers")
     .argument("[runs...]", "run directories")
     .option("--reference <which>", "published: the benchmark document's tables beside the runs (alone when no run is given)")
+    .option("--all-tasks", "runs over different tasks: compare each run over all its tasks (default: only the tasks every run has)")
     .option("--json", "print JSON")
-    .action((runs: string[], flags: { json?: boolean; reference?: string }) => {
+    .action((runs: string[], flags: { json?: boolean; reference?: string; allTasks?: boolean }) => {
       const reference = parseReference(flags.reference);
       if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
       if (runs.length === 0 && reference.value === null) return fail(setExitCode, "invalid_option", "compare needs at least one run directory (or --reference published)", flags.json === true);
@@ -328,9 +329,12 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       // Through the bench verdict: an EVIDENCE INVALID run is refused; the table comes from its one read.
       const gate = runs.length === 0 ? { ok: true as const, value: [] } : verifiedRuns(runs);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, flags.json === true);
-      const compared = compareRuns(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })));
+      const scoped = restrictToCommonTasks(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })), flags.allTasks === true);
+      const compared = compareRuns(scoped.runs);
+      // The warning goes to stderr too, so --json (whose shape stays) and a piped table both carry it.
+      if (scoped.warning !== null) process.stderr.write(`warning: ${scoped.warning}\n`);
       const json = reference.value === "published" ? { runs: compared, published: PUBLISHED } : compared;
-      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value));
+      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value, scoped.warning));
     });
 
   quix.command("merge")

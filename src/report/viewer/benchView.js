@@ -1,7 +1,8 @@
 /* global tca */
 // The QuixBugs bench view: result tables per condition, a chart of outcome classes per
 // condition, and per task a collapsible trace with its diff and test output, filterable by
-// outcome and condition. Task bodies render only when opened; traces are paginated.
+// outcome and condition. Task bodies render only when opened; a trace is shown as a transcript
+// (model text, tool calls with their arguments, tool results), its raw events one click away.
 
 const OUTCOME_COLORS = { fixed: "#1a7f37", wrong_fix: "#cf222e", no_change: "#8c959f", broken_file: "#953800", out_of_budget: "#9a6700", model_error: "#8250df" };
 
@@ -79,9 +80,103 @@ function traceEvent(record) {
   );
 }
 
+/** A tool call's arguments as the model sent them: indented JSON when they parse, else the raw text. */
+function argumentsView(text) {
+  if (typeof text !== "string") return tca.boundedText(text, 1500);
+  try {
+    return tca.boundedText(JSON.stringify(JSON.parse(text), null, 2), 1500);
+  } catch {
+    return tca.boundedText(text, 1500);
+  }
+}
+
+/** What a tool result record says, in words (the trace keeps sizes and digests, not the file text). */
+function toolResultWords(rest) {
+  if (rest.tool === "read_file") return "read " + tca.text(rest.path) + ": " + tca.formatNumber(rest.chars) + " characters returned to the model";
+  if (rest.tool === "write_file") return "wrote " + tca.text(rest.path) + ": " + tca.formatNumber(rest.chars) + " characters";
+  return tca.text(rest.tool) + ": " + tca.text(rest);
+}
+
+/** "6 passed, 0 failed, 0 errors": a test count record in words (anything else as JSON text). */
+function countsText(counts) {
+  if (counts === null || typeof counts !== "object") return tca.text(counts);
+  return Object.entries(counts).map(([key, value]) => tca.formatNumber(value) + " " + key).join(", ");
+}
+
+/**
+ * One step of the transcript, Inspect-style: who spoke (model, tool, harness) and what, in reading
+ * order; null for records the transcript does not show (the raw events keep every one).
+ */
+function transcriptStep(record) {
+  const { event, ...rest } = record;
+  // head: what the line says (a string or an array of parts); content: below it.
+  const step = (role, head, ...content) => tca.el("div", { class: "step step-" + role, "data-status": event }, tca.el("div", { class: "step-head" }, tca.el("span", { class: "role" }, role), " ", head, tca.el("span", { class: "muted" }, " (t=", tca.formatNumber(rest.t), " ms)")), content);
+  const badge = (kind, text) => tca.el("span", { class: "badge " + kind }, tca.text(text));
+  switch (event) {
+    case "task_start":
+      return step("harness", "task " + tca.text(rest.taskId) + " starts; tools offered: " + (Array.isArray(rest.tools) && rest.tools.length > 0 ? rest.tools.join(", ") : "none"));
+    case "model_response": {
+      const calls = Array.isArray(rest.toolCalls) ? rest.toolCalls : [];
+      return step(
+        "model",
+        "turn " + tca.text(rest.turn) + (calls.length > 0 ? ": " + calls.length + " tool call" + (calls.length === 1 ? "" : "s") : ""),
+        typeof rest.content === "string" && rest.content !== "" ? tca.el("div", { class: "model-text" }, tca.boundedText(rest.content)) : null,
+        calls.map((call) => tca.el("div", { class: "tool-call" }, tca.el("span", { class: "mono call-name" }, "→ ", tca.text(call.name)), argumentsView(call.argumentsText ?? call.arguments ?? ""))),
+      );
+    }
+    case "tool_result":
+      return step("tool", toolResultWords(rest));
+    case "tool_refused":
+      return step("tool", ["refused ", tca.text(rest.tool), " ", badge("fail error-code", rest.error), " ", tca.text(rest.message)], rest.path !== undefined && rest.path !== null ? tca.field("path asked for", tca.boundedText(rest.path, 400)) : null);
+    case "tool_error":
+      return step("tool", ["error ", badge("fail error-code", rest.error), " ", tca.text(rest.message ?? "")]);
+    case "test_run":
+      return step("tool", ["run_tests: ", badge(rest.outcome === "passed" ? "pass" : "fail", rest.outcome), " ", countsText(rest.counts)], typeof rest.output === "string" ? tca.lazyDetails(null, "test output", () => tca.boundedText(rest.output, 4000), false) : null);
+    case "stop_attempt":
+      return step("harness", rest.accepted === true ? "the model's stop is accepted" : "the model's stop is refused" + (rest.truncated === true ? " (reply cut at the length limit)" : rest.malformedToolCall === true ? " (malformed tool call text)" : ""));
+    case "model_error":
+      return step("harness", ["model error ", badge("fail error-code", rest.error), " ", tca.text(rest.message ?? "")]);
+    case "protocol_finding":
+      return step("harness", "protocol finding: " + tca.text(rest.kind) + " (" + tca.text(rest.blocks) + " block(s))");
+    case "budget_exhausted":
+      return step("harness", "budget exhausted: " + tca.text(rest.reason) + " after " + tca.text(rest.turns) + " turns");
+    case "task_interrupted":
+      return step("harness", "interrupted: " + tca.text(rest.note));
+    case "grade":
+      return step("harness", ["graded by the harness: ", badge(rest.outcome === "passed" ? "pass" : "fail", rest.outcome), " ", countsText(rest.counts)]);
+    case "diff":
+      return typeof rest.diff === "string" ? step("harness", "final change", tca.unifiedDiffText(rest.diff)) : null;
+    default:
+      // model_request, tool_call (shown with its model response), task_end: in the raw events.
+      return null;
+  }
+}
+
+/** The conversation as a transcript, with every raw event one click away. */
+function transcriptView(trace) {
+  const steps = trace.map(transcriptStep).filter((node) => node !== null);
+  return tca.el(
+    "div",
+    { class: "transcript" },
+    steps.length > 0 ? tca.paginated(steps, 60, (node) => node) : tca.el("p", { class: "muted" }, "no steps in this trace"),
+    tca.lazyDetails({ class: "raw-events" }, "raw events (" + trace.length + ")", () => tca.paginated(trace, 40, traceEvent), false),
+  );
+}
+
 function gradeOutput(task) {
   const grade = (task.trace || []).find((record) => record.event === "grade");
   return grade && typeof grade.output === "string" ? grade.output : null;
+}
+
+function flagged(task) {
+  return Array.isArray(task.guardrailFlags) && task.guardrailFlags.length > 0;
+}
+
+/** The row's badge: "fixed" is green only without guardrail hits; with them it names them in amber. */
+function outcomeBadge(task) {
+  const words = task.outcome.replace(/_/g, " ");
+  if (!flagged(task)) return tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, words);
+  return tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "warn" : "fail"), "data-testid": "guardrail-flag" }, [words, ...task.guardrailFlags].join(" · "));
 }
 
 function taskBody(task) {
@@ -91,9 +186,10 @@ function taskBody(task) {
     tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", String(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
     tca.field("grading run", tca.el("span", null, tca.text(grade.outcome), " ", tca.text(grade.counts), " — ", tca.text(grade.summary))),
     gradeOutput(task) ? tca.field("grading test output", tca.boundedText(gradeOutput(task), 1500)) : null,
+    flagged(task) ? tca.field("guardrail hits", tca.el("span", { class: "guardrail-flags" }, task.guardrailFlags.join(" · "))) : null,
     task.guardrails ? tca.field("guardrails", tca.objectTable(task.guardrails)) : null,
     tca.field("diff", task.diff === null ? tca.el("span", { class: "muted" }, "no diff (file unchanged or not recorded)") : tca.unifiedDiffText(task.diff)),
-    tca.field("trace", task.trace === null ? tca.el("span", { class: "muted" }, tca.text(task.traceNote)) : tca.paginated(task.trace, 40, traceEvent)),
+    tca.field("transcript", task.trace === null ? tca.el("span", { class: "muted" }, tca.text(task.traceNote)) : transcriptView(task.trace)),
   ];
 }
 
@@ -105,7 +201,7 @@ tca.benchView = function benchView(bench) {
   const taskNodes = bench.tasks.map((task) =>
     tca.lazyDetails(
       { class: "task", "data-outcome": task.outcome, "data-condition": task.condition },
-      [task.taskId, " ", tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, task.outcome.replace(/_/g, " ")), task.falseFixed ? tca.el("span", { class: "badge fail" }, "false fixed") : null],
+      [task.taskId, " ", outcomeBadge(task), task.falseFixed ? tca.el("span", { class: "badge fail" }, "false fixed") : null],
       () => taskBody(task),
       false,
     ),
