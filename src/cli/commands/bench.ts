@@ -9,13 +9,16 @@ import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts
 import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
-import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
+import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benchEnvironment.ts";
+import { datasetCheckKey, lookupDatasetCheck, storeDatasetCheck, DATASET_CHECK_CACHE_FOLDER, type DatasetCheckSelection } from "../../bench/grading/datasetCheckCache.ts";
+import { formatDuration } from "../../core/numberFormat.ts";
+import { MAX_COLUMNS } from "../../core/textWidth.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
 import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/agent/conditions.ts";
-import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
+import { defaultDatasetDir, projectCacheDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
 import { endpointWarnings, isPipelineCheck, isRehearsal, pct, PIPELINE_CHECK_LINE, REHEARSAL_LINE, summarize } from "../../bench/results/resultsSummary.ts";
 import { compareRuns, parseReference, renderComparison, restrictToCommonTasks } from "../../bench/runs/runComparison.ts";
@@ -52,7 +55,7 @@ function programList(text: string | undefined): string[] | undefined {
 interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
 interface RunFlags extends VerifyFlags {
   backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; thinking?: string; hardware?: string; label?: string; shardCount?: string; shardFrom?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
+  apiKeyEnv?: string; disableThinking?: boolean; recheckDataset?: boolean; thinking?: string; hardware?: string; label?: string; shardCount?: string; shardFrom?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
 }
 
 interface OpenedBackend {
@@ -107,6 +110,40 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
   // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
   return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model, thinking: thinking.value } };
+}
+
+/**
+ * The data set check before a run, from the cache when a pass for this exact data set and sandbox
+ * is there (src/bench/grading/datasetCheckCache.ts), else run with progress on stderr and cached
+ * when it passes. `note` is what run.json's datasetCheck adds ("", or when the cached pass was made).
+ */
+async function checkDatasetCached(env: BenchEnvironment, selection: DatasetCheckSelection, jobs: number, recheck: boolean, json: boolean): Promise<{ report: VerifyReport; note: string }> {
+  const cacheDir = join(projectCacheDir(), DATASET_CHECK_CACHE_FOLDER);
+  const key = datasetCheckKey(env.sandbox, env.dataset, selection);
+  if (!recheck) {
+    const cached = lookupDatasetCheck(cacheDir, key, env.dataset.root);
+    if (cached.hit) {
+      if (!json) process.stderr.write(`data set check: passed at ${cached.value.checkedAt} for this exact data set and sandbox (cached in ${cached.value.file}); not run again (--recheck-dataset runs it)\n`);
+      return { report: cached.value.report, note: ` (cached pass of ${cached.value.checkedAt})` };
+    }
+    if (!json && !cached.reason.startsWith("no cached check")) process.stderr.write(`data set check: cache ${cached.reason}\n`);
+  }
+  const total = selection.programs?.length ?? env.dataset.programs.length;
+  const started = Date.now();
+  const tty = process.stderr.isTTY === true && !json;
+  if (!json) process.stderr.write(`checking the data set in the sandbox: ${total} programs, buggy ones must fail and reference fixes pass (about 1 s per program per core)…\n`);
+  const report = await verifyDataset(env.sandbox, env.dataset, {
+    jobs, includeSlow: selection.includeSlow, ...(selection.programs ? { programs: selection.programs } : {}),
+    onRecord: (record, done, all) => {
+      if (json) return;
+      const line = `data set check: ${done}/${all} programs (${formatDuration((Date.now() - started) / 1000)}), last ${record.program}: ${record.ok ? "ok" : "FAILED"}`;
+      // A terminal gets one line redrawn; a log gets a line per tenth of the programs and every failure.
+      if (tty) process.stderr.write(`\r${line.slice(0, MAX_COLUMNS - 1).padEnd(MAX_COLUMNS - 1)}${done === all ? "\n" : ""}`);
+      else if (!record.ok || done === all || done % Math.max(1, Math.ceil(all / 10)) === 0) process.stderr.write(line + "\n");
+    },
+  });
+  if (report.ok) storeDatasetCheck(cacheDir, key, report);
+  return { report, note: "" };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -174,6 +211,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
     .option("--hardware <text>", "the server's hardware, as it should be reported (e.g. \"RTX 4070 12 GB, llama.cpp b11461\"); recorded in run.json and results.md")
     .option("--include-slow", "include knapsack's --runslow case in grading")
     .option("--test-timeout <seconds>", "per test run timeout", "60")
+    .option("--recheck-dataset", "run the data set check even when a pass for this exact data set and sandbox is cached")
     .option("--json", "print the summary as JSON; plain progress lines")
     .hook("preAction", (command) => {
       // Which options are required depends on --backend: missing ones are usage errors (exit 2),
@@ -244,9 +282,11 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
             check = undefined; // unreadable: check again
           }
         }
+        let checkNote = "";
         if (!check) {
-          if (!json) process.stderr.write("checking the data set in the sandbox (buggy programs fail, reference fixes pass)…\n");
-          check = await verifyDataset(env.value.sandbox, env.value.dataset, { jobs, includeSlow: flags.includeSlow === true, ...(programs ? { programs } : {}) });
+          const checked = await checkDatasetCached(env.value, { ...(programs ? { programs } : {}), includeSlow: flags.includeSlow === true, timeoutMs: timeout * 1000 }, jobs, flags.recheckDataset === true, json);
+          check = checked.report;
+          checkNote = checked.note;
           if (!check.ok) {
             process.stderr.write(formatVerifyTable(check) + "\n");
             return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
@@ -279,7 +319,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           budget: AGENT_BUDGET,
           testTimeoutMs: timeout * 1000,
           includeSlow: flags.includeSlow === true,
-          environment: { ...env.value.facts, clientHardware: describeHostHardware(), ...(flags.hardware !== undefined ? { hardwareLabel: flags.hardware } : {}), datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
+          environment: { ...env.value.facts, clientHardware: describeHostHardware(), ...(flags.hardware !== undefined ? { hardwareLabel: flags.hardware } : {}), datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass${checkNote}`, slowCases: check.excluded.join("; ") || "none excluded" },
           progress,
           signal: controller.signal,
         });
