@@ -5,7 +5,7 @@
 // real check on one program and then reuses it.
 import { after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,8 @@ import { GRADER_ID } from "../../src/bench/grading/trustedGrader.ts";
 import type { VerifyReport } from "../../src/bench/grading/verifyDataset.ts";
 import { sandboxTest } from "../support/systemPackages.ts";
 import { tca } from "../support/tcaCli.ts";
+import { CHECKOUT_ROOT } from "../../src/cli/nextStep.ts";
+import { execFileSync } from "node:child_process";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
 
@@ -129,21 +131,27 @@ sandboxTest("damaged and forged entries are ignored with their reason, never bel
   assert.equal(lookupDatasetCheck(big, key, dataset.root).hit, false);
 });
 
-sandboxTest("bench run: the first run checks with progress and caches the pass, the next reuses it, an edited data set is checked again", async () => {
+sandboxTest("bench run: the first run checks with progress and caches the pass, the next reuses it, an edited data set is checked again; the next step works where the user is", async () => {
   const dataset = copyDataset("cli");
   const fixed = referenceFix(dataset, "gcd");
   const server = await startRoutedServer(() => ({ content: "```python\n" + fixed + "```" }));
   const env = { ...process.env, XDG_CACHE_HOME: join(root, "xdg") };
-  const run = (out: string) => tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A", "--programs", "gcd", "--out", join(root, out), "--jobs", "2", "--dataset", dataset.root], env);
+  const run = (out: string, cwd?: string) => tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A", "--programs", "gcd", "--out", join(root, out), "--jobs", "2", "--dataset", dataset.root], env, cwd);
   try {
-    const first = await run("run1");
+    // From a folder outside the checkout (item 13): the next step names node and the checkout's bin/tca.js, and works there.
+    const first = await run("run1", root);
     assert.equal(first.code, 0, first.err);
+    const hint = /^next step: (.+)$/m.exec(first.out)?.[1] ?? "";
+    assert.equal(hint, `node ${join(CHECKOUT_ROOT, "bin", "tca.js")} report ${join(root, "run1")}`);
+    execFileSync("sh", ["-c", hint], { cwd: root, env, stdio: "ignore" });
+    assert.ok(existsSync(join(root, "run1.report.html")), "the hinted command wrote the report");
     assert.match(first.err, /^checking the data set in the sandbox: 1 programs/m);
     assert.match(first.err, /^data set check: 1\/1 programs \(.+\), last gcd: ok$/m);
     assert.equal(readdirSync(join(root, "xdg", "tiny-coding-agent", "dataset-checks")).filter((f) => f.endsWith(".json")).length, 1);
 
-    const second = await run("run2");
+    const second = await run("run2", CHECKOUT_ROOT);
     assert.equal(second.code, 0, second.err);
+    assert.match(second.out, new RegExp(`^next step: npm run tca -- report ${join(root, "run2")}$`, "m"));
     assert.match(second.err, /^data set check: passed at \S+ for this exact data set and sandbox \(cached in .+\); not run again/m);
     assert.doesNotMatch(second.err, /checking the data set in the sandbox/);
     const manifest = JSON.parse(readFileSync(join(root, "run2", "run.json"), "utf8")) as { environment: { datasetCheck: string } };

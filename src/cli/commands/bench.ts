@@ -13,6 +13,7 @@ import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benc
 import { datasetCheckKey, lookupDatasetCheck, storeDatasetCheck, DATASET_CHECK_CACHE_FOLDER, type DatasetCheckSelection } from "../../bench/grading/datasetCheckCache.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS } from "../../core/textWidth.ts";
+import { tcaCommand } from "../nextStep.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
 import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
@@ -342,6 +343,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           }
           for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
+          // The next step, spelled to work from the folder the user is in (src/cli/nextStep.ts).
+          process.stdout.write(`next step: ${tcaCommand(["report", outDir])}\n`);
         }
         // No task with a verdict: the run measured the endpoint, not the model.
         if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
@@ -390,6 +393,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
       process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);
+      process.stdout.write(`next step: ${tcaCommand(["report", resolve(flags.out)])}\n`);
     });
 
   registerVerifyRunCommand(quix, setExitCode);
