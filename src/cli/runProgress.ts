@@ -6,6 +6,7 @@
 // the worker's progress messages (passed in through `progress()`, never read from or written to
 // the evidence) add tokens so far and tok/s (src/cli/liveGeneration.ts); the kept line per
 // generation still comes from the audit. Quiet when stderr is not a terminal (src/cli/progress.ts).
+import { formatTokenRate } from "../core/numberFormat.ts";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -77,7 +78,9 @@ export function describeRunProgress(state: RunProgressState, runElapsedMs: numbe
 export function describeGeneration(figures: GenerationFigures, command = "lab model"): string {
   const secs = figures.elapsedMs / 1000;
   const tokens = figures.outputTokens === null ? "" : `${figures.outputTokens} tokens in `;
-  const rate = figures.outputTokens !== null && secs > 0 ? ` (${(figures.outputTokens / secs).toFixed(1)} tok/s)` : "";
+  // Output tokens over the call's time: the live line's measure too (liveGeneration.ts decodeRate).
+  const formatted = figures.outputTokens === null ? null : formatTokenRate(figures.outputTokens, secs);
+  const rate = formatted === null ? "" : ` (${formatted})`;
   return `${command}: proposal ${figures.proposal}: ${tokens}${secs.toFixed(1)} s${rate}`;
 }
 

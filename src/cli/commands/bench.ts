@@ -12,7 +12,7 @@ import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { datasetCheckKey, lookupDatasetCheck, storeDatasetCheck, DATASET_CHECK_CACHE_FOLDER, type DatasetCheckSelection } from "../../bench/grading/datasetCheckCache.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
-import { MAX_COLUMNS } from "../../core/textWidth.ts";
+import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import { tcaCommand } from "../nextStep.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
@@ -337,7 +337,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
           process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), ...(isRehearsal(description) ? { rehearsal: true } : {}), summary }, null, 2) + "\n");
         } else {
           // The terminal summary carries the same label as results.md and the report.
-          if (isPipelineCheck(description)) process.stdout.write(`${isRehearsal(description) ? REHEARSAL_LINE : PIPELINE_CHECK_LINE}\n`);
+          if (isPipelineCheck(description)) process.stdout.write(`${wrapLine(isRehearsal(description) ? REHEARSAL_LINE : PIPELINE_CHECK_LINE, MAX_COLUMNS, "  ").join("\n")}\n`);
           for (const s of summary) {
             process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`);
           }

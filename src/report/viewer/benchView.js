@@ -39,7 +39,7 @@ function summaryTables(bench) {
   const num = (x, digits) => (typeof x === "number" ? x.toFixed(digits) : tca.text(x));
   const outcomes = tca.table(
     ["condition", "tasks", "fixed", "wrong fix", "no change", "broken file", "out of budget", "model error", "claimed fixed", "false fixed", "turns (mean)", "tokens (mean)", "time (median, s)"],
-    bench.summary.map((s) => tca.el("tr", null, tca.el("td", null, tca.text(s.label || s.condition)), [s.tasks, pct(s.fixedRate) + " (" + tca.text(s.fixed) + ")" + (Array.isArray(s.fixedRateCi95) ? " 95% " + pct(s.fixedRateCi95[0]) + "–" + pct(s.fixedRateCi95[1]) : ""), s.wrongFix, s.noChange, s.brokenFile, s.outOfBudget, s.modelError, s.claimedFixed, s.falseFixed, num(s.turnsMean, 1), num(s.tokensMean, 0), num(s.timeMedianSeconds, 1)].map((v) => tca.el("td", { class: "num" }, tca.text(v))))),
+    bench.summary.map((s) => tca.el("tr", null, tca.el("td", null, tca.text(s.label || s.condition)), [s.tasks, pct(s.fixedRate) + " (" + tca.text(s.fixed) + ")" + (Array.isArray(s.fixedRateCi95) ? " 95% " + pct(s.fixedRateCi95[0]) + "–" + pct(s.fixedRateCi95[1]) : ""), s.wrongFix, s.noChange, s.brokenFile, s.outOfBudget, s.modelError, s.claimedFixed, s.falseFixed, num(s.turnsMean, 1), tca.formatNumber(Math.round(s.tokensMean)), num(s.timeMedianSeconds, 1)].map((v) => tca.el("td", { class: "num" }, tca.text(v))))),
     { id: "bench-summary" },
   );
   const guardrails = tca.table(
@@ -183,7 +183,7 @@ function taskBody(task) {
   const grade = task.grade || {};
   return [
     tca.field("outcome", tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, task.outcome), task.falseFixed ? " — claimed fixed but grading failed (false fixed)" : ""),
-    tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", String(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
+    tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", tca.formatNumber(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
     tca.field("grading run", tca.el("span", null, tca.text(grade.outcome), " ", tca.text(grade.counts), " — ", tca.text(grade.summary))),
     gradeOutput(task) ? tca.field("grading test output", tca.boundedText(gradeOutput(task), 1500)) : null,
     flagged(task) ? tca.field("guardrail hits", tca.el("span", { class: "guardrail-flags" }, task.guardrailFlags.join(" · "))) : null,
