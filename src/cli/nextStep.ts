@@ -49,3 +49,14 @@ export function tcaInvocation(context: InvocationContext = currentContext()): st
 export function tcaCommand(args: readonly string[], context: InvocationContext = currentContext()): string {
   return [tcaInvocation(context), ...args.map(shellWord)].join(" ");
 }
+
+/**
+ * A message from the library that names a tca command ("tca bench quixbugs fetch-dataset downloads
+ * it"), with the invocation spelled for where the user is; only the words "tca " before a command
+ * group are rewritten, never the arguments.
+ */
+export function localizedHints(message: string, context: InvocationContext = currentContext()): string {
+  const invocation = tcaInvocation(context);
+  if (invocation === "tca") return message;
+  return message.replace(/(^|[\s(`])tca (?=(?:bench|engine|report|lab|model|expr|proposal) )/g, `$1${invocation} `);
+}

@@ -13,7 +13,7 @@ import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benc
 import { datasetCheckKey, lookupDatasetCheck, storeDatasetCheck, DATASET_CHECK_CACHE_FOLDER, type DatasetCheckSelection } from "../../bench/grading/datasetCheckCache.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
-import { tcaCommand } from "../nextStep.ts";
+import { localizedHints, tcaCommand } from "../nextStep.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
 import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
@@ -45,7 +45,8 @@ function positiveInt(text: string | undefined, fallback: number): number | undef
 
 function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  else printCommandError(code, message);
+  // A hint naming another tca command is spelled to work from the user's folder (nextStep.ts).
+  else printCommandError(code, localizedHints(message));
   setExitCode(1);
 }
 
