@@ -44,6 +44,10 @@ export function loadComparison(dirs: readonly string[], reference: Reference | n
   return ok(compareRuns(runs));
 }
 
+function datasetOf(manifest: RunManifest | undefined): string {
+  return typeof manifest?.environment.datasetSource === "string" ? manifest.environment.datasetSource : "QuixBugs";
+}
+
 /** The comparison rows of runs already read. */
 export function compareRuns(runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[]): ComparedRun[] {
   return runs.map(({ dir, manifest, tasks }) => {
@@ -53,7 +57,7 @@ export function compareRuns(runs: readonly { readonly dir: string; readonly mani
     const label = kind === null ? name : `${kind}: ${name}`;
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(tasks)) byCondition[s.condition] = s;
-    const dataset = typeof manifest.environment.datasetSource === "string" ? manifest.environment.datasetSource : "QuixBugs";
+    const dataset = datasetOf(manifest);
     const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
     for (const f of conditionFindings(tasks)) findings[f.condition] = f;
     return { dir, label, dataset, tasks: tasks.length, byCondition, findings };
@@ -67,8 +71,12 @@ export function compareRuns(runs: readonly { readonly dir: string; readonly mani
  * says the rows are over different tasks. A task is its id (condition and program); repeats of a
  * task stay with it.
  */
-export function restrictToCommonTasks<T extends { readonly dir: string; readonly tasks: readonly TaskResult[] }>(runs: readonly T[], allTasks: boolean): { readonly runs: T[]; readonly warning: string | null } {
+export function restrictToCommonTasks<T extends { readonly dir: string; readonly tasks: readonly TaskResult[]; readonly manifest?: RunManifest }>(runs: readonly T[], allTasks: boolean): { readonly runs: T[]; readonly warning: string | null } {
   if (runs.length < 2) return { runs: [...runs], warning: null };
+  // Runs on different data sets (QuixBugs beside a generated task set) share task names, not
+  // tasks: there is nothing in common to cut to; each row stays over its own set, and says so.
+  const datasets = new Set(runs.map((run) => datasetOf(run.manifest)));
+  if (datasets.size > 1) return { runs: [...runs], warning: `the runs are on different data sets (${[...datasets].join("; ")}); each row is over its own run's tasks` };
   const sets = runs.map((run) => new Set(run.tasks.map((task) => task.taskId)));
   const common = [...(sets[0] ?? [])].filter((id) => sets.every((set) => set.has(id)));
   if (sets.every((set) => set.size === common.length)) return { runs: [...runs], warning: null };
