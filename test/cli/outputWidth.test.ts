@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { MAX_COLUMNS, overlongLines } from "../../src/core/textWidth.ts";
+import { overlongLines } from "../../src/core/textWidth.ts";
+import { overlongProse } from "../support/outputWidth.ts";
 import { tca } from "../support/tcaCli.ts";
 import { sandboxPackages } from "../support/systemPackages.ts";
 import { MINI_DATASET_DIR } from "../support/optionalResources.ts";
@@ -30,24 +31,6 @@ test("every command's --help fits 100 columns", () => {
   // The walk reached the groups and their commands, not only the top.
   for (const expected of ["bench quixbugs run", "bench quixbugs compare", "model plan", "engine info", "lab baseline", "report"]) assert.ok(expected in helps, `${expected} in ${Object.keys(helps).join(", ")}`);
 });
-
-/**
- * Lines over 100 columns that are not one JSON document. The test's own folders are written as
- * "<dir>" first: a user's path is as long as it is, and the rule is about what tca adds to it.
- */
-function overlongProse(text: string): string[] {
-  return overlongLines(text.split(root).join("<dir>"), MAX_COLUMNS).filter((line) => {
-    // The Lab summary's next step in its current form; the Lab half of item 13 (another change in
-    // flight) rewrites it, and the rewritten line is measured like every other.
-    if (/^next step: +npm run tca -- report \S+ +\(or: tca report \S+\)$/.test(line)) return false;
-    try {
-      JSON.parse(line);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-}
 
 test("the main offline commands print within 100 columns", async () => {
   const cwd = mkdtempSync(join(root, "cwd-"));
@@ -69,9 +52,9 @@ test("the main offline commands print within 100 columns", async () => {
   for (const args of commands) {
     const r = await tca(args, undefined, cwd);
     assert.ok(r.out.length > 0, `tca ${args.join(" ")} printed nothing (exit ${r.code}): ${r.err}`);
-    assert.deepEqual(overlongProse(r.out), [], `tca ${args.join(" ")}`);
+    assert.deepEqual(overlongProse(r.out, [root]), [], `tca ${args.join(" ")}`);
   }
   // The one exemption, checked to be only the document's tables.
   const published = await tca(["bench", "quixbugs", "compare", "--reference", "published"], undefined, cwd);
-  assert.ok(overlongProse(published.out).every((line) => line.startsWith("| ")), "only table rows of the document pass 100 columns");
+  assert.ok(overlongProse(published.out, [root]).every((line) => line.startsWith("| ")), "only table rows of the document pass 100 columns");
 });

@@ -4,7 +4,7 @@
 //   <!-- readme-test: run -->                  runs (a "(…)" note may follow "run")
 //   <!-- readme-test: skip <why>: <text> -->   skipped, counted by why: network | model | server | gpu | suite
 // A block of "$ command" lines runs each command and compares its stdout with the lines under it;
-// any other block runs as one `bash -e` script and must exit 0.
+// any other block runs as one `bash -e` script and must exit 0, its stdout within 100 columns.
 // The fresh copy: the working tree's files (tracked and untracked-not-ignored, as `git ls-files`
 // lists them; so uncommitted edits are tested too) with node_modules linked from this checkout
 // (installing would need the network). One rewrite, said here: the README's /tmp/ paths become
@@ -17,6 +17,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, sym
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { overlongProse } from "../support/outputWidth.ts";
 
 const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url));
 const SKIP_REASONS = ["network", "model", "server", "gpu", "suite"] as const;
@@ -98,6 +99,10 @@ function runBlock(block: ReadmeBlock, cwd: string, env: NodeJS.ProcessEnv): void
   }
   const r = spawnSync("bash", ["-e", "-o", "pipefail", "-c", body], { cwd, env, encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, `README block at line ${block.line} failed (exit ${String(r.status)}):\n${body}\n--- stderr ---\n${r.stderr.slice(-3000)}\n--- stdout ---\n${r.stdout.slice(-2000)}`);
+  // What the newcomer's commands print fits 100 columns (item 15; test/support/outputWidth.ts).
+  // npm run's own banner ("> node bin/tca.js …", the command it runs) is npm's, not tca's output.
+  const printed = r.stdout.split("\n").filter((line) => !line.startsWith("> ")).join("\n");
+  assert.deepEqual(overlongProse(printed, [root]), [], `README block at line ${block.line}: stdout over 100 columns`);
 }
 
 test("readmeBlocks: markers are read, an unmarked block is reported, non-sh blocks are not command blocks", () => {

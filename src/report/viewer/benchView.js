@@ -182,11 +182,10 @@ function outcomeBadge(task) {
 function taskBody(task) {
   const grade = task.grade || {};
   return [
-    tca.field("outcome", tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, task.outcome), task.falseFixed ? " — claimed fixed but grading failed (false fixed)" : ""),
+    tca.field("outcome", outcomeBadge(task), task.falseFixed ? " — claimed fixed but grading failed (false fixed)" : ""),
     tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", tca.formatNumber(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
     tca.field("grading run", tca.el("span", null, tca.text(grade.outcome), " ", tca.text(grade.counts), " — ", tca.text(grade.summary))),
     gradeOutput(task) ? tca.field("grading test output", tca.boundedText(gradeOutput(task), 1500)) : null,
-    flagged(task) ? tca.field("guardrail hits", tca.el("span", { class: "guardrail-flags" }, task.guardrailFlags.join(" · "))) : null,
     task.guardrails ? tca.field("guardrails", tca.objectTable(task.guardrails)) : null,
     tca.field("diff", task.diff === null ? tca.el("span", { class: "muted" }, "no diff (file unchanged or not recorded)") : tca.unifiedDiffText(task.diff)),
     tca.field("transcript", task.trace === null ? tca.el("span", { class: "muted" }, tca.text(task.traceNote)) : transcriptView(task.trace)),
