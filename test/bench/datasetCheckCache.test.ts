@@ -162,6 +162,12 @@ sandboxTest("bench run: the first run checks with progress and caches the pass, 
     const third = await run("run3");
     assert.equal(third.code, 0, third.err);
     assert.match(third.err, /^checking the data set in the sandbox: 1 programs/m);
+
+    // --resume never believes the run folder's own dataset-check.json: a data set edited in place since is checked again.
+    writeFileSync(gcd, readFileSync(gcd, "utf8") + "# edited again\n");
+    const resumed = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A", "--programs", "gcd", "--out", join(root, "run3"), "--resume", "--jobs", "2", "--dataset", dataset.root], env);
+    assert.equal(resumed.code, 0, resumed.err);
+    assert.match(resumed.err, /^checking the data set in the sandbox: 1 programs/m);
   } finally {
     await server.close();
   }

@@ -2,7 +2,7 @@
 // or the local engine), the data set check (from its cache when it may be: datasetCheckCache.ts),
 // the run with its progress, and the summary with the next step. Split out of bench.ts.
 import type { Command } from "commander";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { inputDirectory, outputFolder } from "../pathArguments.ts";
@@ -214,25 +214,15 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       const { backend, description, modelName, thinking } = opened.value;
       try {
         // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
-        let check: VerifyReport | undefined;
+        // The run folder's own dataset-check.json is never believed on --resume (it would pass a
+        // data set changed in place): only the keyed cache may skip the check (datasetCheckCache.ts).
         const checkPath = join(outDir, DATASET_CHECK_FILE);
-        if (flags.resume && existsSync(checkPath)) {
-          try {
-            const prior = JSON.parse(readFileSync(checkPath, "utf8")) as Partial<VerifyReport>;
-            if (prior.ok === true && prior.dataset === env.value.dataset.root && Array.isArray(prior.records)) check = prior as VerifyReport;
-          } catch {
-            check = undefined; // unreadable: check again
-          }
-        }
-        let checkNote = "";
-        if (!check) {
-          const checked = await checkDatasetCached(env.value, { ...(programs ? { programs } : {}), includeSlow: flags.includeSlow === true, timeoutMs: timeout * 1000 }, jobs, flags.recheckDataset === true, json);
-          check = checked.report;
-          checkNote = checked.note;
-          if (!check.ok) {
-            process.stderr.write(formatVerifyTable(check) + "\n");
-            return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
-          }
+        const checked = await checkDatasetCached(env.value, { ...(programs ? { programs } : {}), includeSlow: flags.includeSlow === true, timeoutMs: timeout * 1000 }, jobs, flags.recheckDataset === true, json);
+        const check = checked.report;
+        const checkNote = checked.note;
+        if (!check.ok) {
+          process.stderr.write(formatVerifyTable(check) + "\n");
+          return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
         }
         mkdirSync(outDir, { recursive: true });
         writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
