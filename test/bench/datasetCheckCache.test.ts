@@ -143,6 +143,8 @@ sandboxTest("bench run: the first run checks with progress and caches the pass, 
     assert.equal(first.code, 0, first.err);
     const hint = /^next step: (.+)$/m.exec(first.out)?.[1] ?? "";
     assert.equal(hint, `node ${join(CHECKOUT_ROOT, "bin", "tca.js")} report ${join(root, "run1")}`);
+    // The terminal summary counts fixed tasks with guardrail hits, as results.md does (none here).
+    assert.match(first.out, /^guardrail hits: 0 of 1 fixed task\(s\) tried a refused action \(flagged in results\.md\)$/m);
     execFileSync("sh", ["-c", hint], { cwd: root, env, stdio: "ignore" });
     assert.ok(existsSync(join(root, "run1.report.html")), "the hinted command wrote the report");
     assert.match(first.err, /^checking the data set in the sandbox: 1 programs/m);

@@ -13,6 +13,7 @@ import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import { tcaCommand } from "../nextStep.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
+import { fixedWithGuardrailHits } from "../../bench/results/guardrailFlags.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
 import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
@@ -272,6 +273,9 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
           for (const s of summary) {
             process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`);
           }
+          // As results.md and the report's headline: a "fixed" after refused attempts is counted, not hidden.
+          const hits = fixedWithGuardrailHits(result.value.results);
+          if (hits.fixed > 0) process.stdout.write(`guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action (flagged in results.md)\n`);
           for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
           // The next step, spelled to work from the folder the user is in (src/cli/nextStep.ts).
