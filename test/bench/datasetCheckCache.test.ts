@@ -105,6 +105,8 @@ sandboxTest("damaged and forged entries are ignored with their reason, never bel
     ["a program missing", { ...good, report: { ...good.report, records: good.report.records.slice(1) } }, /not the selected ones/],
     ["counts that lie", { ...good, report: { ...good.report, programs: 99 } }, /counts disagree/],
     ["no time", { ...good, checkedAt: "yesterday" }, /no check time/],
+    // A key nested 200,000 deep: comparing it must not crash the run.
+    ["deep key", `{"schema":1,"keySha256":"${keyDigest(key)}","key":${"[".repeat(200_000)}${"]".repeat(200_000)}}`, /could not be compared with the key/],
   ];
   for (const [name, entry, reason] of cases) {
     const cacheDir = join(root, `cache-${name.replace(/ /g, "-")}`);

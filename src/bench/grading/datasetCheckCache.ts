@@ -194,6 +194,15 @@ export function lookupDatasetCheck(cacheDir: string, key: DatasetCheckKey, datas
   } catch {
     return { hit: false, reason: `${file} is not JSON; ignored` };
   }
+  try {
+    return checkedEntry(entry, key, digest, file, datasetRoot);
+  } catch {
+    // JSON nested deep enough to exhaust the stack while compared: damaged, never a pass.
+    return { hit: false, reason: `${file} could not be compared with the key; ignored` };
+  }
+}
+
+function checkedEntry(entry: unknown, key: DatasetCheckKey, digest: string, file: string, datasetRoot: string): CacheLookup {
   if (!isObject(entry) || entry.schema !== DATASET_CHECK_CACHE_SCHEMA) return { hit: false, reason: `${file} is not a cache entry of this version; ignored` };
   // The stored key must be the key computed now, byte for byte; the file's name alone proves nothing.
   if (entry.keySha256 !== digest || canonicalJson(entry.key) !== canonicalJson(key)) return { hit: false, reason: `${file} records another data set or sandbox; ignored` };
