@@ -196,6 +196,7 @@ test("bench report: tables, outcome chart, filter by outcome, guardrail flags, a
   assert.match((await fixed.locator(".transcript .step[data-status=tool_result]").textContent()) ?? "", /wrote python_programs\/gcd.py: \d+ characters/);
   assert.match((await fixed.locator(".transcript .step[data-status=test_run]").textContent()) ?? "", /run_tests: passed/);
   assert.equal(await modelSteps.nth(4).locator(".model-text pre").textContent(), "Done.");
+  assert.match((await fixed.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "", /the model says it is done: the task ends, claimed done/);
   // The raw events are one click away, all of them.
   assert.equal(await fixed.locator(".raw-events .trace-event").count(), 0);
   await fixed.locator(".raw-events > summary").click();
@@ -212,6 +213,8 @@ test("bench report: tables, outcome chart, filter by outcome, guardrail flags, a
   await oneShot.locator("> summary").click();
   await oneShot.locator(".model-text pre").waitFor();
   assert.equal(await oneShot.locator(".model-text pre").textContent(), `I cannot fix this. ${BENCH_INJECTED}`);
+  // A one-shot reply without a code block is no answer, never called a refused stop.
+  assert.match((await oneShot.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "", /the reply has no code block: no answer; the task ends/);
   assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
   assert.equal(await page.locator("#app img").count(), 0);
   assert.deepEqual(opened.dialogs, []);

@@ -133,7 +133,13 @@ function transcriptStep(record) {
     case "test_run":
       return step("tool", ["run_tests: ", badge(rest.outcome === "passed" ? "pass" : "fail", rest.outcome), " ", countsText(rest.counts)], typeof rest.output === "string" ? tca.lazyDetails(null, "test output", () => tca.boundedText(rest.output, 4000), false) : null);
     case "stop_attempt":
-      return step("harness", rest.accepted === true ? "the model's stop is accepted" : "the model's stop is refused" + (rest.truncated === true ? " (reply cut at the length limit)" : rest.malformedToolCall === true ? " (malformed tool call text)" : ""));
+      // The record's own fields say why a stop was not a claim: cut at the length limit, no code
+      // block (one-shot), a malformed tool call, or refused until the tests pass (D: the words sent back).
+      if (rest.accepted === true) return step("harness", rest.codeBlock === true ? "the reply's code block is the answer: the task ends, claimed done" : "the model says it is done: the task ends, claimed done");
+      if (rest.truncated === true) return step("harness", "the reply was cut at the length limit: no claim; the task ends out of budget");
+      if (rest.codeBlock === false) return step("harness", "the reply has no code block: no answer; the task ends");
+      if (rest.malformedToolCall === true) return step("harness", "a malformed tool call in the text: no claim; the task ends");
+      return step("harness", "the stop is refused and the model is sent back", typeof rest.refusal === "string" ? tca.boundedText(rest.refusal, 600) : null);
     case "model_error":
       return step("harness", ["model error ", badge("fail error-code", rest.error), " ", tca.text(rest.message ?? "")]);
     case "protocol_finding":
