@@ -192,7 +192,9 @@ test("bench report: tables, outcome chart, filter by outcome, guardrail flags, a
   assert.equal(await modelSteps.count(), 5);
   assert.match((await modelSteps.nth(0).locator(".tool-call").textContent()) ?? "", /→ read_file[\s\S]*"path": "correct_python_programs\/gcd.py"/);
   assert.match((await fixed.locator(".transcript .step[data-status=tool_refused]").first().textContent()) ?? "", /read_reference_fix/);
-  assert.match((await modelSteps.nth(2).locator(".tool-call").textContent()) ?? "", /→ write_file[\s\S]*return gcd\(b, a % b\)/);
+  assert.match((await modelSteps.nth(2).locator(".tool-call").textContent()) ?? "", /→ write_file[\s\S]*python_programs\/gcd\.py/);
+  // The written program is shown as its lines, not as an escaped JSON string.
+  assert.ok(((await modelSteps.nth(2).locator(".call-arguments pre").allTextContents()).some((text) => text.includes("\n        return gcd(b, a % b)\n"))));
   assert.match((await fixed.locator(".transcript .step[data-status=tool_result]").textContent()) ?? "", /wrote python_programs\/gcd.py: \d+ characters/);
   assert.match((await fixed.locator(".transcript .step[data-status=test_run]").textContent()) ?? "", /run_tests: passed/);
   assert.equal(await modelSteps.nth(4).locator(".model-text pre").textContent(), "Done.");

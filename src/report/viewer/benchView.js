@@ -80,14 +80,24 @@ function traceEvent(record) {
   );
 }
 
-/** A tool call's arguments as the model sent them: indented JSON when they parse, else the raw text. */
+/**
+ * A tool call's arguments as the model sent them: indented JSON when they parse; an argument
+ * holding lines (write_file's content) is shown as its text, one field per argument, so a
+ * written program reads as code, not as an escaped string. Unparsable arguments: the raw text.
+ */
 function argumentsView(text) {
   if (typeof text !== "string") return tca.boundedText(text, 1500);
+  let parsed;
   try {
-    return tca.boundedText(JSON.stringify(JSON.parse(text), null, 2), 1500);
+    parsed = JSON.parse(text);
   } catch {
     return tca.boundedText(text, 1500);
   }
+  const isObject = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed);
+  if (isObject && Object.values(parsed).some((value) => typeof value === "string" && value.includes("\n"))) {
+    return tca.el("div", { class: "call-arguments" }, Object.entries(parsed).map(([key, value]) => tca.field(key, tca.boundedText(typeof value === "string" ? value : JSON.stringify(value), 3000))));
+  }
+  return tca.boundedText(JSON.stringify(parsed, null, 2), 1500);
 }
 
 /** What a tool result record says, in words (the trace keeps sizes and digests, not the file text). */
