@@ -19,6 +19,9 @@ if (only === "--help" || only === "-h" || only === "--version" || only === "-V")
     const { Command } = await import("commander");
     const table = readJson("../src/cli/commandGroups.json");
     const program = new Command(table.program.name).description(table.program.description).version(version, "-V, --version", "print the version");
+    // The same help width as src/cli/main.ts: 100 columns, or a narrower terminal's width.
+    const columns = process.stdout.columns;
+    program.configureHelp({ helpWidth: Math.min(100, columns !== undefined && columns > 0 ? columns : 100), minWidthToWrap: 20 });
     for (const group of table.groups) program.command(group.name).description(group.description).allowUnknownOption().helpOption(false);
     program.outputHelp();
   }

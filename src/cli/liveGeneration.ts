@@ -1,7 +1,9 @@
-// The live part of a generation's status line: tokens so far and a decode rate, folded from the
+// The live part of a generation's status line: tokens so far and a rate, folded from the
 // worker's progress messages (src/model/worker/progressThrottle.ts sends them, the supervisor
 // checks their order). Pure functions: the watchers in runProgress.ts stamp nothing themselves;
 // times are the supervisor's elapsed milliseconds for the call.
+
+import { formatCount, formatTokenRate } from "../core/numberFormat.ts";
 
 export interface ProgressNotice {
   readonly phase: "prefill" | "decode";
@@ -23,7 +25,7 @@ export interface LiveGeneration {
   readonly tokens: number;
   readonly total: number | null;
   readonly elapsedMs: number;
-  /** The first decode count seen and when: the rate is measured from there, so prefill time is not in it. */
+  /** The first decode count seen and when: the rate is shown from 0.2 s after it. */
   readonly decodeStart: { readonly tokens: number; readonly elapsedMs: number } | null;
 }
 
@@ -44,22 +46,26 @@ export function foldProgress(live: LiveGeneration | null, notice: ProgressNotice
   };
 }
 
-/** Tokens per second since the first decode notice; null until two notices at least 0.2 s apart. */
+/**
+ * Output tokens per second over the whole call (prefill included), the same measure as the kept
+ * line per generation (runProgress.ts: output tokens over the call's elapsed time), so the live
+ * and the kept figure of one call agree (issue #28 item 15: live 10.0 tok/s beside kept 2.4 tok/s
+ * measured two different things). Null until two decode notices at least 0.2 s apart.
+ */
 export function decodeRate(live: LiveGeneration): number | null {
   if (live.phase !== "decode" || live.decodeStart === null) return null;
-  const ms = live.elapsedMs - live.decodeStart.elapsedMs;
-  if (ms < 200) return null;
-  return ((live.tokens - live.decodeStart.tokens) * 1000) / ms;
+  if (live.elapsedMs - live.decodeStart.elapsedMs < 200 || live.elapsedMs <= 0) return null;
+  return (live.tokens * 1000) / live.elapsedMs;
 }
 
-/** "1,024" in every locale (en-US grouping, as the project's other counts), so tests can pin the line. */
+/** "1,024" in every locale (src/core/numberFormat.ts), so tests can pin the line. */
 export function groupedCount(n: number): string {
-  return Math.trunc(n).toLocaleString("en-US");
+  return formatCount(Math.trunc(n));
 }
 
 /** "prefill 1,024/1,500 tokens" or "generating… 45 tokens, 9.3 tok/s". */
 export function describeLiveCounts(live: LiveGeneration): string {
   if (live.phase === "prefill") return `prefill ${groupedCount(live.tokens)}${live.total === null ? "" : `/${groupedCount(live.total)}`} tokens`;
   const rate = decodeRate(live);
-  return `generating… ${groupedCount(live.tokens)} token${live.tokens === 1 ? "" : "s"}${rate === null ? "" : `, ${rate.toFixed(1)} tok/s`}`;
+  return `generating… ${groupedCount(live.tokens)} token${live.tokens === 1 ? "" : "s"}${rate === null ? "" : `, ${formatTokenRate(rate, 1) ?? ""}`}`;
 }

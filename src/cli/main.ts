@@ -16,6 +16,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .version(VERSION, "-V, --version", "print the version")
     .exitOverride()
     .showHelpAfterError("(add --help for usage)");
+  // Help fits 100 columns (a narrower terminal: its width), and long command names still get
+  // their descriptions wrapped (commander's default stops wrapping below 40 free columns).
+  // bin/tca.js answers a bare --help with the same settings; subcommands inherit them.
+  program.configureHelp({ helpWidth: helpWidth(), minWidthToWrap: 20 });
   // Commander's own argument errors in the one error form; subcommands inherit this setting.
   program.configureOutput({
     outputError: (text, write) => write(formatCommandError(commandPathFromArgv(program, argv) || "", "usage_error", commanderMessage(text)).replace(/^tca : /, "tca: ")),
@@ -45,6 +49,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 70;
   }
   return exitCode;
+}
+
+/** 100 columns, or the terminal's width when it is narrower (the same rule as bin/tca.js). */
+export function helpWidth(columns: number | undefined = process.stdout.columns): number {
+  return Math.min(100, columns !== undefined && columns > 0 ? columns : 100);
 }
 
 /** The error's own words and, for a system error, its code and path (Node puts them on the error). */

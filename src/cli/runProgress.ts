@@ -6,6 +6,7 @@
 // the worker's progress messages (passed in through `progress()`, never read from or written to
 // the evidence) add tokens so far and tok/s (src/cli/liveGeneration.ts); the kept line per
 // generation still comes from the audit. Quiet when stderr is not a terminal (src/cli/progress.ts).
+import { formatCount, formatDuration, formatMilliseconds, formatTokenRate } from "../core/numberFormat.ts";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -76,9 +77,11 @@ export function describeRunProgress(state: RunProgressState, runElapsedMs: numbe
 /** One kept line per generation: tokens and tokens per second. */
 export function describeGeneration(figures: GenerationFigures, command = "lab model"): string {
   const secs = figures.elapsedMs / 1000;
-  const tokens = figures.outputTokens === null ? "" : `${figures.outputTokens} tokens in `;
-  const rate = figures.outputTokens !== null && secs > 0 ? ` (${(figures.outputTokens / secs).toFixed(1)} tok/s)` : "";
-  return `${command}: proposal ${figures.proposal}: ${tokens}${secs.toFixed(1)} s${rate}`;
+  const tokens = figures.outputTokens === null ? "" : `${formatCount(figures.outputTokens)} tokens in `;
+  // Output tokens over the call's time: the live line's measure too (liveGeneration.ts decodeRate).
+  const formatted = figures.outputTokens === null ? null : formatTokenRate(figures.outputTokens, secs);
+  const rate = formatted === null ? "" : ` (${formatted})`;
+  return `${command}: proposal ${figures.proposal}: ${tokens}${formatDuration(secs)}${rate}`;
 }
 
 export interface RunProgressWatch {
@@ -214,7 +217,7 @@ export function describeGenerateProgress(elapsedMs: number, loaded: boolean, liv
 /** The kept line after `tca model generate`: load time, tokens and tokens per second of its one call. */
 export function describeGeneratedCall(result: Readonly<Record<string, unknown>>): string {
   const timings = typeof result["timings_ms"] === "object" && result["timings_ms"] !== null ? (result["timings_ms"] as Record<string, unknown>) : {};
-  const load = typeof timings["supervised_load"] === "number" ? `loaded in ${(timings["supervised_load"] / 1000).toFixed(1)} s; ` : "";
+  const load = typeof timings["supervised_load"] === "number" ? `loaded in ${formatMilliseconds(timings["supervised_load"])}; ` : "";
   const call = typeof timings["call"] === "number" ? timings["call"] : 0;
   const tokens = typeof result["output_tokens"] === "number" ? result["output_tokens"] : null;
   return `model generate: ${load}${describeGeneration({ proposal: 1, outputTokens: tokens, elapsedMs: call }, "").replace(/^: proposal 1: /, "")}`;

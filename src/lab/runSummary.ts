@@ -1,6 +1,7 @@
 // The short human summary of a run: the honest verdict first, then where the evidence is.
 import type { FinalReport } from "./labRun.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../evidence/runVerdict.ts";
+import { MAX_COLUMNS, wrapLine } from "../core/textWidth.ts";
 
 export interface RunSummaryOptions {
   /** Lines that end the summary: the user's next commands, written by the CLI for where the user is. */
@@ -23,7 +24,8 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
   return [
     `verdict:           ${RUN_VERDICT_HEADLINES[verdict.kind]}`,
     ...verdict.problems.map((problem) => `  evidence problem: ${problem}`),
-    `run:               ${label}`,
+    // A long label (the rehearsal's) wraps under itself: the summary fits 100 columns.
+    ...wrapLine(`run:               ${label}`, MAX_COLUMNS, " ".repeat(19)),
     `stop reason:       ${final.stop_reason}`,
     `proposals used:    ${final.proposals_used} (invalid or denied: ${final.invalid_proposals})`,
     `final evaluation:  ${String(evaluation["status"])} at version ${String(evaluation["version"])}`,

@@ -8,6 +8,7 @@ import { conditionFindings, type ConditionFindings } from "../bench/results/clai
 import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
+import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
 import { deriveBenchVerdict, type RegradeState } from "../evidence/benchVerdict.ts";
 import { VERIFICATION_FILE, type BenchSnapshot } from "../evidence/benchSnapshot.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
@@ -66,6 +67,7 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
     seconds: numberField(task, "seconds") ?? 0,
     grade: objectField(task, "grade"),
     guardrails: objectField(task, "guardrails"),
+    guardrailFlags: guardrailFlags(objectField(task, "guardrails")),
     diff,
     trace,
     traceNote,
@@ -99,7 +101,8 @@ function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null,
   if (complete !== true) {
     return { headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`, tone: "incomplete", details: ["the tables cover the finished tasks only", ...details] };
   }
-  return { headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run)`, tone: "neutral", details };
+  // The hits are part of the headline: "20 OF 20 FIXED" alone hid 20 refused reference reads.
+  return { headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`, tone: "neutral", details };
 }
 
 /** What the page says about verify-run (src/bench/runRegrade.ts) for this run. */

@@ -118,6 +118,8 @@ export interface BenchTaskView {
   readonly seconds: number;
   readonly grade: JsonObject | null;
   readonly guardrails: JsonObject | null;
+  /** Refused attempts that a "fixed" badge must not hide (src/bench/results/guardrailFlags.ts), most serious first. */
+  readonly guardrailFlags: readonly string[];
   readonly diff: string | null;
   readonly trace: readonly JsonObject[] | null;
   readonly traceNote: string | null;

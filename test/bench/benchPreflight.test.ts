@@ -105,8 +105,8 @@ test("a chat template that reports no tool support in /props gets a warning for 
     const p = await run(s.endpoint, join(out, "p"), ["--conditions", "A", "--pipeline-check"]);
     assert.equal(p.code, 0, p.err);
     assert.match(readFileSync(join(out, "p", "results.md"), "utf8"), /^# PIPELINE CHECK — /);
-    // The terminal summary carries the same label, first.
-    assert.match(p.out, /^PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result\n/);
+    // The terminal summary carries the same label, first, wrapped within 100 columns.
+    assert.match(p.out, /^PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and\n {2}are NOT a model result\n/);
     assert.equal((JSON.parse(readFileSync(join(out, "p", "run.json"), "utf8")) as { model: { synthetic: boolean } }).model.synthetic, true);
   });
 });

@@ -142,6 +142,6 @@ test("conditions A-D through the local engine: the model's own tool calls fix th
   assert.equal(readBenchReport(outDir).label.title, "REHEARSAL");
   const compared = loadComparison([outDir]);
   assert.ok(compared.ok);
-  assert.match(renderComparison(compared.value), /\| REHEARSAL: /);
+  assert.match(renderComparison(compared.value), /^- R1: REHEARSAL: /m);
   process.stdout.write(`# bench rehearsal A-D: ${tasks.length} tasks, ${turns} model turns in ${seconds.toFixed(1)} s: ${(seconds / tasks.length).toFixed(1)} s per task, ${(tasks.reduce((n, t) => n + t.seconds, 0) / turns).toFixed(2)} s per turn (agent time)\n`);
 });

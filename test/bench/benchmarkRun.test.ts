@@ -147,8 +147,8 @@ test("two shards merge into the same results as one run, and compare puts runs s
       const cmp = loadComparison([join(base, "merged"), join(base, "s1")]);
       assert.equal(cmp.ok, true);
       const table = renderComparison(cmp.ok ? cmp.value : []);
-      assert.match(table, /\| A fixed \(95% CI\) \| B fixed \(95% CI\) \|/);
-      assert.match(table, /50\.0% \(9\.5%–90\.5%, n=2\)/);
+      assert.match(table, /^\| Run \| Cond \| Fixed \| 95% CI \| n \| Model errors \| False "fixed" \|$/m);
+      assert.match(table, /^\| R1 \| A \| 50\.0% \| 9\.5%–90\.5% \| 2 \| 0 \| \d+ \|$/m);
       const bad = loadComparison([join(base, "nope")]);
       assert.equal(bad.ok ? "" : bad.error, "run_dir_invalid");
     });

@@ -208,7 +208,7 @@ test("run and compare accept a generated set unchanged and name it: a scripted m
     assert.match(env.datasetSource, new RegExp(`^generated task set seed 11 \\(taskset\\.json sha256 ${manifestSha.slice(0, 12)}\\)`));
     assert.match(readFileSync(join(scratch, "run", "results.md"), "utf8"), /data set: generated task set seed 11 /);
     const compared = await tca(["bench", "quixbugs", "compare", join(scratch, "run")]);
-    assert.match(compared.out, /\| .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/);
+    assert.match(compared.out, /^- R1: .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/m);
     // The set is part of the run's fingerprint: the same run resumed on QuixBugs' own programs
     // (the mini set) is another benchmark, refused before anything runs.
     assert.deepEqual((JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as { fingerprint: { taskset?: { seed: number } } }).fingerprint.taskset?.seed, 11);

@@ -7,6 +7,7 @@ import { CONDITIONS, CONDITION_IDS } from "../../src/bench/agent/conditions.ts";
 import { PUBLISHED } from "../../src/bench/runs/publishedResults.ts";
 import { loadComparison, parseReference, renderComparison } from "../../src/bench/runs/runComparison.ts";
 import { benchSpecText } from "../support/optionalResources.ts";
+import { overlongLines } from "../../src/core/textWidth.ts";
 
 const spec = benchSpecText();
 
@@ -40,15 +41,18 @@ test("--reference published with no run: the published table alone, every row la
   const loaded = loadComparison([], "published");
   assert.ok(loaded.ok);
   const out = renderComparison(loaded.ok ? loaded.value : [], "published");
-  for (const rates of PUBLISHED.fixedRates) {
-    assert.ok(out.includes(`| ${rates.model}: ${PUBLISHED.label} | ${CONDITION_IDS.map((c) => `${rates[c]} (n=40)`).join(" | ")} |`), rates.model);
-  }
+  PUBLISHED.fixedRates.forEach((rates, i) => {
+    assert.ok(out.includes(`- P${i + 1}: ${rates.model}: ${PUBLISHED.label}\n`), rates.model);
+    for (const c of CONDITION_IDS) assert.ok(out.includes(`| P${i + 1} | ${c} | ${rates[c]} | not stated | 40 | not stated |`), `${rates.model} ${c}`);
+  });
   assert.match(out, /not re-run here/);
   assert.ok(out.includes(`| ${PUBLISHED.outcomes.rows[2]?.join(" | ")} |`));
   assert.ok(out.includes(`| ${PUBLISHED.guardrails.rows[5]?.join(" | ")} |`));
   assert.match(out, /\| Qwen3-8B Q4_K_M \| D \| 0 \| – \| – \| – \| 14 \|/);
   // No run, so no run's claim table.
-  assert.equal(out.includes("| Run | Condition |"), false);
+  assert.equal(out.includes("| Run | Cond | Claimed |"), false);
+  // The prose is wrapped; only the document's own wide tables (reproduced cell by cell) pass 100 columns.
+  assert.deepEqual(overlongLines(out).filter((line) => !line.startsWith("| ")), []);
 });
 
 test("an unknown reference and an empty compare are refused with their code", () => {

@@ -239,7 +239,7 @@ test("case 6: model errors have their own column and are never in the fixed rate
       assert.equal(error?.error, "model_http_error");
       assert.equal(error?.message, "HTTP 404: model 'x' not found");
       const cmp = loadComparison([out]);
-      assert.match(renderComparison(cmp.ok ? cmp.value : []), /\| 100\.0% \(20\.7%–100\.0%, n=1; 1 model errors\) \|/);
+      assert.match(renderComparison(cmp.ok ? cmp.value : []), /\| 100\.0% \| 20\.7%–100\.0% \| 1 \| 1 \|/);
     });
   } finally {
     await server.close();

@@ -1,4 +1,5 @@
-// `tca engine info` through the real bin/tca.js: one JSON object naming the binary the engine
+// `tca engine info` through the real bin/tca.js: a table for people, and with --json one JSON
+// object naming the binary the engine
 // will load and the hashes of exactly that binary's files; a bad TCA_ENGINE_BINARY or a forced
 // native binary with no verified build is refused in the one error form, with nothing on stdout.
 import { test } from "node:test";
@@ -9,9 +10,9 @@ import { hashPrebuiltFiles, nativeBuildStatus } from "../../src/model/engine/eng
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
-function engineInfo(binary: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function engineInfo(binary: string, json = true): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, "engine", "info"], { env: { ...process.env, TCA_ENGINE_BINARY: binary } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [TCA, "engine", "info", ...(json ? ["--json"] : [])], { env: { ...process.env, TCA_ENGINE_BINARY: binary } }, (error, stdout, stderr) => {
       if (error && typeof error.code !== "number") reject(error);
       else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
     });
@@ -56,4 +57,16 @@ test("engine info with an unknown TCA_ENGINE_BINARY is input_invalid, nothing on
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.equal(stderr, "tca engine info: input_invalid: TCA_ENGINE_BINARY must be auto, prebuilt or native\n");
+});
+
+test("engine info without --json: a table within 100 columns with the same facts as the JSON", async () => {
+  const human = await engineInfo("prebuilt", false);
+  assert.equal(human.code, 0, human.stderr);
+  const json = JSON.parse((await engineInfo("prebuilt")).stdout) as { files_sha256: Record<string, string>; system_info: string };
+  assert.match(human.stdout, /^binary: +prebuilt \(requested: prebuilt; build type prebuilt\)$/m);
+  assert.deepEqual(human.stdout.split("\n").filter((line) => [...line].length > 100), []);
+  // Every file and its hash, and every system-info flag, are in the table.
+  for (const [name, hash] of Object.entries(json.files_sha256)) assert.match(human.stdout, new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+${hash}`));
+  for (const flag of json.system_info.split("|").map((f) => f.trim()).filter((f) => f !== "")) assert.ok(human.stdout.includes(flag), flag);
+  assert.throws(() => JSON.parse(human.stdout));
 });

@@ -30,11 +30,11 @@ test("prefill shows tokens evaluated out of the call's total; decode its tokens 
   assert.equal(describeLiveCounts(first), "generating… 1 token");
   const soon = foldProgress(first, { phase: "decode", tokens: 2, elapsedMs: 4_100, proposalNumber: 3 });
   assert.equal(describeLiveCounts(soon), "generating… 2 tokens", "no rate from under 0.2 s");
-  // The rate runs from the first decode count, so prefill time does not dilute it.
+  // The rate is the call's: output tokens over the call's time, prefill included, as the kept line measures.
   const later = foldProgress(soon, { phase: "decode", tokens: 45, elapsedMs: 8_731, proposalNumber: 3 });
   assert.equal(later.decodeStart?.tokens, 1);
-  assert.equal(describeLiveCounts(later), "generating… 45 tokens, 9.3 tok/s");
-  assert.equal(Math.round((decodeRate(later) ?? 0) * 1000), Math.round((44 / 4.731) * 1000));
+  assert.equal(describeLiveCounts(later), "generating… 45 tokens, 5.2 tok/s");
+  assert.equal(Math.round((decodeRate(later) ?? 0) * 1000), Math.round((45 / 8.731) * 1000));
 });
 
 test("a notice for another proposal starts over: its rate does not mix with the last generation's", () => {
@@ -47,7 +47,7 @@ test("a notice for another proposal starts over: its rate does not mix with the 
 
 test("a notice from the next call starts over even without proposal numbers (the benchmark's calls)", () => {
   const old = foldProgress(foldProgress(null, { phase: "decode", tokens: 1, elapsedMs: 1_000, callId: 7 }), { phase: "decode", tokens: 90, elapsedMs: 10_000, callId: 7 });
-  assert.equal(describeLiveCounts(old), "generating… 90 tokens, 9.9 tok/s");
+  assert.equal(describeLiveCounts(old), "generating… 90 tokens, 9.0 tok/s");
   const next = foldProgress(old, { phase: "decode", tokens: 3, elapsedMs: 300, callId: 8 });
   assert.deepEqual(next.decodeStart, { tokens: 3, elapsedMs: 300 });
   assert.equal(describeLiveCounts(next), "generating… 3 tokens");
@@ -58,9 +58,9 @@ test("lab model's line during prefill and decode", () => {
   const prefill = foldProgress(null, { phase: "prefill", tokens: 1024, total: 1500, elapsedMs: 2_000, proposalNumber: 3 });
   assert.equal(describeRunProgress(requested, 67_000, "lab model", prefill), "lab model: proposal 3: prefill 1,024/1,500 tokens, 2 s (run 67 s)");
   const decode = foldProgress(foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 3_000, proposalNumber: 3 }), { phase: "decode", tokens: 45, elapsedMs: 7_731, proposalNumber: 3 });
-  assert.equal(describeRunProgress(requested, 70_000, "lab model", decode), "lab model: proposal 3: generating… 45 tokens, 9.3 tok/s, 5 s (run 70 s)");
+  assert.equal(describeRunProgress(requested, 70_000, "lab model", decode), "lab model: proposal 3: generating… 45 tokens, 5.8 tok/s, 5 s (run 70 s)");
   // Before the watcher has read the request event, the call's own elapsed time is shown.
-  assert.equal(describeRunProgress(INITIAL_RUN_PROGRESS, 70_000, "lab model", decode), "lab model: proposal 3: generating… 45 tokens, 9.3 tok/s, 8 s (run 70 s)");
+  assert.equal(describeRunProgress(INITIAL_RUN_PROGRESS, 70_000, "lab model", decode), "lab model: proposal 3: generating… 45 tokens, 5.8 tok/s, 8 s (run 70 s)");
   // Without progress the line is what it was.
   assert.equal(describeRunProgress(requested, 70_000), "lab model: proposal 3: generating… 5 s (run 70 s)");
 });
@@ -71,7 +71,7 @@ test("model generate's line: loading, generating, then tokens so far", () => {
   const prefill = foldProgress(null, { phase: "prefill", tokens: 512, total: 1500, elapsedMs: 1_000 });
   assert.equal(describeGenerateProgress(13_000, true, prefill), "model generate: prefill 512/1,500 tokens, 1 s (total 13 s)");
   const decode = foldProgress(foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 2_000 }), { phase: "decode", tokens: 21, elapsedMs: 4_000 });
-  assert.equal(describeGenerateProgress(16_000, true, decode), "model generate: generating… 21 tokens, 10.0 tok/s, 4 s (total 16 s)");
+  assert.equal(describeGenerateProgress(16_000, true, decode), "model generate: generating… 21 tokens, 5.3 tok/s, 4 s (total 16 s)");
 });
 
 test("on a terminal, a progress notice redraws lab model's line at once; the audit's generation event ends it", (t) => {
@@ -90,10 +90,11 @@ test("on a terminal, a progress notice redraws lab model's line at once; the aud
   clock = 5_000;
   watch.progress({ phase: "decode", tokens: 1, elapsedMs: 4_000, proposalNumber: 1 });
   watch.progress({ phase: "decode", tokens: 11, elapsedMs: 5_000, proposalNumber: 1 });
-  assert.ok(stream.text.endsWith("lab model: proposal 1: generating… 11 tokens, 10.0 tok/s, 4 s (run 5 s)"), stream.text);
+  assert.ok(stream.text.endsWith("lab model: proposal 1: generating… 11 tokens, 2.2 tok/s, 4 s (run 5 s)"), stream.text);
   writeFileSync(join(run, "audit.jsonl"), `${JSON.stringify({ type: "generation", proposal: 1, data: { elapsed_ms: 5_000, metadata: { outputTokens: 12 } } })}\n`, { flag: "a" });
   clock = 6_000;
   watch.poll();
+  // The kept line measures what the live one did (tokens over the call's time): 2.2 live, 2.4 kept with the last token.
   assert.ok(stream.text.includes("lab model: proposal 1: 12 tokens in 5.0 s (2.4 tok/s)\n"), "the kept line comes from the audit");
   assert.ok(stream.text.endsWith("lab model: proposal 1: generation (run 6 s)"), "the live counts end with their generation");
   watch.stop();

@@ -33,7 +33,9 @@ test("the status line: loading before any event, then the running generation, th
 test("each generation: tokens, seconds and tok/s; without a token count, only the seconds", () => {
   assert.equal(describeGeneration({ proposal: 3, outputTokens: 120, elapsedMs: 12_000 }), "lab model: proposal 3: 120 tokens in 12.0 s (10.0 tok/s)");
   assert.equal(describeGeneration({ proposal: 1, outputTokens: null, elapsedMs: 1_500 }), "lab model: proposal 1: 1.5 s");
-  assert.equal(describeGeneration({ proposal: 1, outputTokens: 5, elapsedMs: 0 }), "lab model: proposal 1: 5 tokens in 0.0 s");
+  assert.equal(describeGeneration({ proposal: 1, outputTokens: 5, elapsedMs: 0 }), "lab model: proposal 1: 5 tokens in 0 ms");
+  // Counts with separators and durations in the one format, as everywhere (src/core/numberFormat.ts).
+  assert.equal(describeGeneration({ proposal: 2, outputTokens: 7151, elapsedMs: 2_000_000 }), "lab model: proposal 2: 7,151 tokens in 33 min 20 s (3.6 tok/s)");
   assert.equal(describeGeneratedCall({ output_tokens: 40, timings_ms: { supervised_load: 11_000, call: 8_000 } }), "model generate: loaded in 11.0 s; 40 tokens in 8.0 s (5.0 tok/s)");
 });
 

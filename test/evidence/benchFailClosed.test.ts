@@ -226,7 +226,7 @@ test("results.json swapped for a forged one, again and again, while pages are bu
       await new Promise((resolve) => setImmediate(resolve));
     }
     assert.ok(seen.has("EVIDENCE INVALID"), "the forged file was read at least once");
-    assert.ok(!seen.has("3 OF 3 TASKS FIXED (graded by the harness's own test run)"));
+    assert.ok(![...seen].some((headline) => headline.startsWith("3 OF 3 TASKS FIXED")), [...seen].join(" | "));
   } finally {
     swapper.kill();
   }

@@ -14,6 +14,8 @@ export interface BenchFixtureOptions {
   readonly programs: number;
   /** Turns per task (each: a request, a reply, a tool call and its result). */
   readonly turns: number;
+  /** Guardrail counts of the task with this id (default: one test run, nothing refused). */
+  readonly guardrails?: (taskId: string) => Partial<TaskResult["guardrails"]>;
 }
 
 const FILLER = "def gcd(a, b):\n    if b == 0:\n        return a\n    return gcd(b, a % b)\n".repeat(24);
@@ -47,7 +49,7 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
         taskId, program, condition, outcome: classifyOutcome(grade, stopReason, changed), stopReason,
         claimedFixed: true, falseFixed: grade !== "passed", turns: options.turns, promptTokens: 900, completionTokens: 300, tokens: 1200,
         usageReported: true, seconds: 12.5,
-        guardrails: { testRuns: 1, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
+        guardrails: { testRuns: 1, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0, ...options.guardrails?.(taskId) },
         grade: { outcome: grade, counts: { passed: grade === "passed" ? 8 : 5, failed: grade === "passed" ? 0 : 3, errors: 0, skipped: 0 }, seconds: 1.2, summary: "graded" },
         changed, finalSha256: sha256Hex(`${program}${index}`), specialCasing: null, servedModel: "scripted",
       };

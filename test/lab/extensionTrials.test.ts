@@ -122,7 +122,9 @@ test("submission.md lists the trial and every extension of the ledger, in order,
   assert.match(md, /\| verified model manifest \| verified download manifest of the pinned model files: /);
   assert.match(md, /\| harness verified before loading \| NO: baseline verified \(\/b\), checks not_supplied; harness aaaaaaaaaaaa… \[model manifest\.json\] \|/);
   const folder = ["model.safetensors", MANIFEST_FILE_NAME, "acquisition-ledger.json"].reduce((sum, name) => sum + statSync(join(directory, name)).size, 0);
-  assert.ok(md.includes(`model folder ${(folder / 1e9).toFixed(2)} GB + derived GGUF cache ${(7000 / 1e9).toFixed(2)} GB`), "disk use is measured");
+  // Sizes in binary units (src/core/numberFormat.ts), written out here: 7,000 bytes are 6.84 KiB.
+  assert.ok(folder >= 1024 && folder < 2 ** 20, `the fixture's folder is KiB-sized: ${folder}`);
+  assert.ok(md.includes(`model folder ${(folder / 1024).toFixed(2)} KiB + derived GGUF cache 6.84 KiB`), `disk use is measured: ${folder}`);
 });
 
 test("a trial of the ledger left out, an extension given as the trial, or a run from another ledger is refused", async () => {

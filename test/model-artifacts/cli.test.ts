@@ -54,8 +54,8 @@ test("tca model plan prints the pinned numbers and downloads nothing", async () 
     "aggregate transfer ceiling: 1,200,000,000 bytes",
     "destination: /models/qwen",
     "acquisition deadline: 20 minutes",
-    "~1,976,131,072 bytes (1.98 GB)",
-    "at least 3,000,000,000 bytes (3.00 GB) at the destination",
+    "~1,976,131,072 bytes (1.84 GiB)",
+    "at least 3,000,000,000 bytes (2.79 GiB) at the destination",
     "estimates from the Lab, not measurements",
   ]) {
     assert.ok(run.stdout.includes(needle), `missing: ${needle}`);

@@ -133,8 +133,8 @@ test("the plan names identity, files, totals, limits and estimates, and touches 
     "20 minutes",
     "30 minutes",
     "10 minutes",
-    "1,976,131,072 bytes (1.98 GB)",
-    "3,000,000,000 bytes (3.00 GB)",
+    "1,976,131,072 bytes (1.84 GiB)",
+    "3,000,000,000 bytes (2.79 GiB)",
     "estimates",
   ]) {
     assert.ok(text.includes(needle), needle);

@@ -1,6 +1,7 @@
 // A scripted QuixBugs bench run for the report tests, made by the bench's own runBenchmark with
 // the bench tests' scripted OpenAI-compatible server (no model) and the real bubblewrap sandbox.
-// Condition A fixes gcd in one shot, condition C writes a fix for gcd and runs the tests, and on
+// Condition A fixes gcd in one shot, condition C tries to read gcd's reference fix and to write
+// conftest.py (both refused), then writes a fix for gcd and runs the tests, and on
 // pascal the "model" answers with markup that the report must show as text.
 import { join } from "node:path";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
@@ -18,8 +19,11 @@ function route(fixedGcd: string): (body: Record<string, unknown>) => ScriptedTur
     const isGcd = text.includes("python_programs/gcd.py");
     if (!body.tools) return { content: isGcd ? "```python\n" + fixedGcd + "```" : `I cannot fix this. ${BENCH_INJECTED}` };
     const assistantTurns = messages.filter((m) => m.role === "assistant").length;
-    if (isGcd && assistantTurns === 0) return { toolCalls: [{ name: "write_file", arguments: { path: "python_programs/gcd.py", content: fixedGcd } }] };
-    if (isGcd && assistantTurns === 1) return { toolCalls: [{ name: "run_tests", arguments: {} }] };
+    // Two refused attempts before the fix: the fixed task carries guardrail flags (issue #28 item 7).
+    if (isGcd && assistantTurns === 0) return { toolCalls: [{ name: "read_file", arguments: { path: "correct_python_programs/gcd.py" } }] };
+    if (isGcd && assistantTurns === 1) return { toolCalls: [{ name: "write_file", arguments: { path: "conftest.py", content: "collect_ignore = ['python_testcases']\n" } }] };
+    if (isGcd && assistantTurns === 2) return { toolCalls: [{ name: "write_file", arguments: { path: "python_programs/gcd.py", content: fixedGcd } }] };
+    if (isGcd && assistantTurns === 3) return { toolCalls: [{ name: "run_tests", arguments: {} }] };
     if (!isGcd && assistantTurns === 0) return { toolCalls: [{ name: "read_file", arguments: { path: `../../etc/${BENCH_INJECTED}` } }] };
     return { content: "Done." };
   };

@@ -179,10 +179,10 @@ test("checks report: failures first with expected and observed codes, a filter, 
   await page.close();
 });
 
-test("bench report: tables, outcome chart, filter by outcome, a task's diff, test output and refused tool call", { skip: chromiumAndSandbox().skip }, async () => {
+test("bench report: tables, outcome chart, filter by outcome, guardrail flags, a task's transcript, diff, test output and refused tool call", { skip: chromiumAndSandbox().skip }, async () => {
   const opened = await openReport(session, reportOf(await fixtures.bench));
   const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "2 OF 4 TASKS FIXED (graded by the harness's own test run)");
+  assert.equal(await page.textContent("#verdict-headline"), "2 OF 4 TASKS FIXED (graded by the harness's own test run); 1 OF THEM WITH GUARDRAIL HITS");
   assert.match((await page.textContent("#kind-label")) ?? "", /PIPELINE CHECK/);
   assert.equal(await page.locator("#bench-summary tbody tr").count(), 2);
   assert.equal(await page.locator("#outcome-chart rect").count(), 4);
@@ -190,21 +190,49 @@ test("bench report: tables, outcome chart, filter by outcome, a task's diff, tes
   assert.equal(await page.locator("#tasks details.task:visible").count(), 2);
   assert.equal(await page.textContent("#task-count"), "2 of 4 tasks shown");
   await page.selectOption("#outcome-filter", "");
+  // The fixed C-gcd row is amber and names its refused attempts; A-gcd (nothing refused) stays green.
   const fixed = page.locator("#tasks details.task", { hasText: "C-gcd" });
+  assert.equal(await fixed.locator("> summary .badge.warn").textContent(), "fixed · tried to read the reference fix (1) · tried to edit tests (1)");
+  assert.equal(await page.locator("#tasks details.task", { hasText: "A-gcd" }).locator("> summary .badge.pass").textContent(), "fixed");
+  assert.equal(await page.locator("#tasks [data-testid=guardrail-flag]").count(), 1);
   assert.equal(await fixed.locator(".diff").count(), 0, "task bodies render only when opened");
   await fixed.locator("> summary").click();
   await fixed.locator(".diff .add").first().waitFor();
   assert.ok((await fixed.locator(".diff .add").allTextContents()).some((line) => line.includes("return gcd(b, a % b)")));
   assert.match((await fixed.textContent()) ?? "", /6 passed/);
+  // The transcript: model turns with their tool calls and arguments, tool results, the harness's steps, in order.
+  const steps = fixed.locator(".transcript .step");
+  const roles = (await steps.locator(".role").allTextContents());
+  assert.deepEqual(roles.slice(0, 9), ["harness", "model", "tool", "model", "tool", "model", "tool", "model", "tool"]);
+  const modelSteps = fixed.locator(".transcript .step-model");
+  assert.equal(await modelSteps.count(), 5);
+  assert.match((await modelSteps.nth(0).locator(".tool-call").textContent()) ?? "", /→ read_file[\s\S]*"path": "correct_python_programs\/gcd.py"/);
+  assert.match((await fixed.locator(".transcript .step[data-status=tool_refused]").first().textContent()) ?? "", /read_reference_fix/);
+  assert.match((await modelSteps.nth(2).locator(".tool-call").textContent()) ?? "", /→ write_file[\s\S]*python_programs\/gcd\.py/);
+  // The written program is shown as its lines, not as an escaped JSON string.
+  assert.ok(((await modelSteps.nth(2).locator(".call-arguments pre").allTextContents()).some((text) => text.includes("\n        return gcd(b, a % b)\n"))));
+  assert.match((await fixed.locator(".transcript .step[data-status=tool_result]").textContent()) ?? "", /wrote python_programs\/gcd.py: \d+ characters/);
+  assert.match((await fixed.locator(".transcript .step[data-status=test_run]").textContent()) ?? "", /run_tests: passed/);
+  assert.equal(await modelSteps.nth(4).locator(".model-text pre").textContent(), "Done.");
+  assert.match((await fixed.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "", /the model says it is done: the task ends, claimed done/);
+  // The raw events are one click away, all of them.
+  assert.equal(await fixed.locator(".raw-events .trace-event").count(), 0);
+  await fixed.locator(".raw-events > summary").click();
+  await fixed.locator(".raw-events .trace-event").first().waitFor();
+  const rawCount = Number(/raw events \((\d+)\)/.exec((await fixed.locator(".raw-events > summary").textContent()) ?? "")?.[1]);
+  assert.ok(rawCount > 10);
+  assert.equal(await fixed.locator(".raw-events .trace-event").count(), Math.min(rawCount, 40));
   const refused = page.locator("#tasks details.task", { hasText: "C-pascal" });
   await refused.locator("> summary").click();
-  await refused.locator(".trace-event").first().waitFor();
-  assert.match((await refused.locator(".trace-event[data-status=tool_refused]").textContent()) ?? "", /read_not_allowed/);
+  await refused.locator(".transcript .step").first().waitFor();
+  assert.match((await refused.locator(".transcript .step[data-status=tool_refused]").textContent()) ?? "", /read_not_allowed/);
   assert.ok(((await refused.textContent()) ?? "").includes(BENCH_INJECTED), "the refused path is shown as text");
   const oneShot = page.locator("#tasks details.task", { hasText: "A-pascal" });
   await oneShot.locator("> summary").click();
   await oneShot.locator(".model-text pre").waitFor();
   assert.equal(await oneShot.locator(".model-text pre").textContent(), `I cannot fix this. ${BENCH_INJECTED}`);
+  // A one-shot reply without a code block is no answer, never called a refused stop.
+  assert.match((await oneShot.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "", /the reply has no code block: no answer; the task ends/);
   assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
   assert.equal(await page.locator("#app img").count(), 0);
   assert.deepEqual(opened.dialogs, []);

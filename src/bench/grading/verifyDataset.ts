@@ -8,6 +8,7 @@
 import type { QuixDataset } from "../dataset/dataset.ts";
 import { buggySource, referenceFixSource } from "../dataset/dataset.ts";
 import { mapWithConcurrency } from "../../core/concurrency.ts";
+import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { GradeCounts, GradeOutcome } from "./gradeRecord.ts";
 import { heldOutCases, processHeldOutSeed } from "./heldOutCases.ts";
@@ -137,17 +138,23 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
   };
 }
 
+/**
+ * The terminal table, within 100 columns: cases as public+held-out, each side's outcome, public
+ * counts, held-out passed/asked and seconds; then the totals and the excluded cases, wrapped.
+ */
 export function formatVerifyTable(report: VerifyReport): string {
-  const rows = [["program", "cases", "held-out", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
+  const rows = [["program", "cases", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
   const counts = (c: GradeCounts): string => `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
   const held = (h: VerifySide["heldOut"]): string => (h ? `${h.passed}/${h.total}` : "-");
   for (const r of report.records) {
-    rows.push([r.program, String(r.publicCases), String(r.heldOutCases), r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(2), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(2), r.ok ? "yes" : "NO"]);
+    rows.push([r.program, `${r.publicCases}+${r.heldOutCases}`, r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(1), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(1), r.ok ? "yes" : "NO"]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
-  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
-  lines.push("");
-  lines.push(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed})${report.ok ? "" : " — DATA SET CHECK FAILED"}`);
-  for (const note of report.excluded) lines.push(`excluded: ${note}`);
+  // Two spaces between columns, one when a long program name (longest_common_subsequence) would pass 100 columns.
+  const gap = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) > MAX_COLUMNS ? " " : "  ";
+  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(gap).trimEnd());
+  lines.push("", "cases: public+held-out; s: seconds; counts: p passed, f failed, e errors, s skipped");
+  lines.push(...wrapLine(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed})${report.ok ? "" : " — DATA SET CHECK FAILED"}`, MAX_COLUMNS, "  "));
+  for (const note of report.excluded) lines.push(...wrapLine(`excluded: ${note}`, MAX_COLUMNS, "  "));
   return lines.join("\n");
 }

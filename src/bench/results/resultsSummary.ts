@@ -8,6 +8,7 @@ import { renderHeldOutSection } from "./heldOutSummary.ts";
 import { conditionFindings, renderClaimSection } from "./claimFindings.ts";
 import { renderPairedSection } from "./pairedStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
+import { fixedWithGuardrailHits, outcomeWithFlags } from "./guardrailFlags.ts";
 
 export interface ConditionSummary {
   readonly condition: ConditionId;
@@ -148,7 +149,10 @@ export function endpointWarnings(results: readonly TaskResult[], serverProps: un
 /** results.md: the spec's tables, then the intervals, false fixed, special-casing and per-task rows. */
 export function renderResultsMarkdown(header: ResultsHeader, results: readonly TaskResult[]): string {
   const s = summarize(results);
+  const hits = fixedWithGuardrailHits(results);
   const out: string[] = [`# ${header.title}`, "", ...(header.warnings ?? []).map((w) => `> **Warning:** ${w}\n`), ...header.lines.map((l) => `- ${l}`), ""];
+  // Before any table: a "fixed" that came after refused attempts is named, never hidden in a sum.
+  out.push(`Guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action on the way (read the reference fix, edit the tests, another blocked write); the Tasks table flags each one.`, "");
   const findings = new Map(conditionFindings(results).map((f) => [f.condition, f]));
   const older = results.filter((r) => r.fixedMeans === undefined).length;
   out.push("## Outcomes", "");
@@ -185,7 +189,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
     : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`);
   out.push("", "## Tasks", "", "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |", "|---|---|---|---|---|---|---|---|---|");
   for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1))) {
-    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
+    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${outcomeWithFlags(r.outcome.replace(/_/g, " "), r.guardrails)}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
   }
   return out.join("\n") + "\n";
 }

@@ -2,6 +2,7 @@
 // A cli-progress bar on a terminal; one plain line per finished task otherwise.
 import cliProgress from "cli-progress";
 import type { TaskResult } from "../results/taskOutcome.ts";
+import { formatDuration } from "../../core/numberFormat.ts";
 
 export interface ProgressReporter {
   start(total: number, alreadyDone: readonly TaskResult[]): void;
@@ -9,10 +10,9 @@ export interface ProgressReporter {
   stop(): void;
 }
 
+/** Every time on these lines in the project's one duration format ("12.3 s", "1 min 02 s"). */
 function fmt(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const m = Math.floor(s / 60);
-  return m > 0 ? `${m}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+  return formatDuration(Math.max(0, seconds));
 }
 
 class Tally {
@@ -54,7 +54,9 @@ export class LineProgress implements ProgressReporter {
   }
   taskDone(r: TaskResult): void {
     this.tally.add(r);
-    this.write(`[${this.tally.done}/${this.tally.total}] ${r.taskId} ${r.outcome}${r.falseFixed ? " (false fixed)" : ""} turns=${r.turns} ${r.seconds.toFixed(1)}s | fixed ${this.tally.perCondition()} | elapsed ${fmt(this.tally.elapsed())} eta ${fmt(this.tally.eta())}`);
+    // Two lines, each within 100 columns: the task, then the run's tally so far.
+    this.write(`[${this.tally.done}/${this.tally.total}] ${r.taskId}: ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : ""}, ${r.turns} turn${r.turns === 1 ? "" : "s"}, ${fmt(r.seconds)}`);
+    this.write(`  fixed so far ${this.tally.perCondition()} | elapsed ${fmt(this.tally.elapsed())}, eta ${fmt(this.tally.eta())}`);
   }
   stop(): void {}
 }
@@ -67,7 +69,7 @@ export class BarProgress implements ProgressReporter {
   );
   start(total: number, alreadyDone: readonly TaskResult[]): void {
     this.tally.start(total, alreadyDone);
-    this.bar.start(total, this.tally.done, { fixed: this.tally.perCondition(), elapsedText: "0s", etaText: "?", generation: "" });
+    this.bar.start(total, this.tally.done, { fixed: this.tally.perCondition(), elapsedText: fmt(0), etaText: "?", generation: "" });
   }
   taskDone(r: TaskResult): void {
     this.tally.add(r);

@@ -1,11 +1,12 @@
 // compare: several runs (models, conditions, repeats) side by side: fixed rate per condition
 // over graded tasks with its 95% interval (model errors named beside it), and false "fixed" counts.
 import { err, ok, type Result } from "../../core/result.ts";
+import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
 import { pct, runKindTitle, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
-import { publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
+import { PUBLISHED, publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
 import { readManifest, readTaskResults, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "../results/taskOutcome.ts";
 
@@ -43,6 +44,10 @@ export function loadComparison(dirs: readonly string[], reference: Reference | n
   return ok(compareRuns(runs));
 }
 
+function datasetOf(manifest: RunManifest | undefined): string {
+  return typeof manifest?.environment.datasetSource === "string" ? manifest.environment.datasetSource : "QuixBugs";
+}
+
 /** The comparison rows of runs already read. */
 export function compareRuns(runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[]): ComparedRun[] {
   return runs.map(({ dir, manifest, tasks }) => {
@@ -52,33 +57,76 @@ export function compareRuns(runs: readonly { readonly dir: string; readonly mani
     const label = kind === null ? name : `${kind}: ${name}`;
     const byCondition: Partial<Record<ConditionId, ConditionSummary>> = {};
     for (const s of summarize(tasks)) byCondition[s.condition] = s;
-    const dataset = typeof manifest.environment.datasetSource === "string" ? manifest.environment.datasetSource : "QuixBugs";
+    const dataset = datasetOf(manifest);
     const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
     for (const f of conditionFindings(tasks)) findings[f.condition] = f;
     return { dir, label, dataset, tasks: tasks.length, byCondition, findings };
   });
 }
 
-export function renderComparison(runs: readonly ComparedRun[], reference: Reference | null = null): string {
+/**
+ * The runs that cover the same tasks. Runs over different programs or conditions (n=5 beside n=3)
+ * are not comparable as they stand: unless `allTasks`, each run is cut to the tasks every run has,
+ * and the warning says so and how many; with `allTasks` each keeps all its tasks and the warning
+ * says the rows are over different tasks. A task is its id (condition and program); repeats of a
+ * task stay with it.
+ */
+export function restrictToCommonTasks<T extends { readonly dir: string; readonly tasks: readonly TaskResult[]; readonly manifest?: RunManifest }>(runs: readonly T[], allTasks: boolean): { readonly runs: T[]; readonly warning: string | null } {
+  if (runs.length < 2) return { runs: [...runs], warning: null };
+  // Runs on different data sets (QuixBugs beside a generated task set) share task names, not
+  // tasks: there is nothing in common to cut to; each row stays over its own set, and says so.
+  const datasets = new Set(runs.map((run) => datasetOf(run.manifest)));
+  if (datasets.size > 1) return { runs: [...runs], warning: `the runs are on different data sets (${[...datasets].join("; ")}); each row is over its own run's tasks` };
+  const sets = runs.map((run) => new Set(run.tasks.map((task) => task.taskId)));
+  const common = [...(sets[0] ?? [])].filter((id) => sets.every((set) => set.has(id)));
+  if (sets.every((set) => set.size === common.length)) return { runs: [...runs], warning: null };
+  const counts = sets.map((set, i) => `R${i + 1} ${set.size}`).join(", ");
+  if (allTasks) {
+    return { runs: [...runs], warning: `the runs cover different tasks (${counts}; ${common.length} in common); --all-tasks: each row is over its own run's tasks, so the rates are not over the same programs` };
+  }
+  const keep = new Set(common);
+  return {
+    runs: runs.map((run) => ({ ...run, tasks: run.tasks.filter((task) => keep.has(task.taskId)) })),
+    warning: `the runs cover different tasks (${counts}); comparing only the ${common.length} task(s) all of them ran; pass --all-tasks to compare each run over all its tasks`,
+  };
+}
+
+/** Short names for the tables; the legend above them says which run each is (tables stay narrow). */
+function runKey(index: number): string {
+  return `R${index + 1}`;
+}
+
+/**
+ * Markdown in long form: one row per run and condition, runs named by a short key with a legend
+ * list above. A table row cannot wrap in a terminal or a plain-text file, so the tables keep a
+ * few short columns and fit 100 columns; the long text (labels, paths) sits in list items,
+ * which a Markdown renderer and a reader's pager both wrap.
+ */
+export function renderComparison(runs: readonly ComparedRun[], reference: Reference | null = null, warning: string | null = null): string {
   // With the published reference alone, all four of the document's conditions.
   const conds = runs.length === 0 ? [...CONDITION_IDS] : CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
-  const lines = [
-    `| Run | ${conds.map((c) => `${c} fixed (95% CI)`).join(" | ")} | ${conds.map((c) => `${c} false fixed`).join(" | ")} |`,
-    `|---|${conds.map(() => "---").join("|")}|${conds.map(() => "---").join("|")}|`,
-  ];
-  for (const r of runs) {
-    const cells = conds.map((c) => {
+  const lines: string[] = [];
+  if (warning !== null) lines.push(...wrapLine(`> **Warning:** ${warning}`, MAX_COLUMNS, "> "), "");
+  if (runs.length > 0) {
+    lines.push("Runs:", "");
+    runs.forEach((r, i) => lines.push(`- ${runKey(i)}: ${r.label} on ${r.dataset} (${r.dir}), ${r.tasks} tasks`));
+  }
+  const published = reference === "published" ? publishedComparisonRows(conds) : [];
+  if (published.length > 0) {
+    if (runs.length === 0) lines.push("Rows:", "");
+    published.forEach((p) => lines.push(`- ${p.key}: ${p.model}: ${PUBLISHED.label}`));
+  }
+  lines.push("", "| Run | Cond | Fixed | 95% CI | n | Model errors | False \"fixed\" |", "|---|---|---|---|---|---|---|");
+  runs.forEach((r, i) => {
+    for (const c of conds) {
       const s = r.byCondition[c];
       // n counts graded tasks: model errors (endpoint failures) are named, never in the rate.
-      return s ? `${pct(s.fixedRate)} (${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])}, n=${s.graded}${s.modelError > 0 ? `; ${s.modelError} model errors` : ""})` : "–";
-    });
-    const ff = conds.map((c) => {
-      const s = r.byCondition[c];
-      return s ? String(s.falseFixed) : "–";
-    });
-    lines.push(`| ${r.label} on ${r.dataset} (${r.dir}) | ${cells.join(" | ")} | ${ff.join(" | ")} |`);
-  }
-  if (reference === "published") lines.push(...publishedComparisonRows(conds));
+      if (s) lines.push(`| ${runKey(i)} | ${c} | ${pct(s.fixedRate)} | ${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])} | ${s.graded} | ${s.modelError} | ${s.falseFixed} |`);
+      else lines.push(`| ${runKey(i)} | ${c} | – | – | 0 | – | – |`);
+    }
+  });
+  for (const p of published) lines.push(...p.rows);
+  lines.push("", "n: graded tasks (model errors are outside the rate). False \"fixed\": claimed, and the tests fail.");
   if (runs.length > 0) lines.push("", ...renderClaimComparison(runs));
   if (reference === "published") lines.push("", ...renderPublished());
   return lines.join("\n") + "\n";
@@ -87,14 +135,19 @@ export function renderComparison(runs: readonly ComparedRun[], reference: Refere
 /** Per run and condition: the false-"fixed" split and the claims without a passing run, by kind. */
 function renderClaimComparison(runs: readonly ComparedRun[]): string[] {
   const lines = [
-    "| Run | Condition | Claimed | False \"fixed\" (claimed, tests fail) | Claimed, tests pass, held-out fail | (a) final change, not re-run | (b) stopped after a failing run | (c) never ran the tests | Refused stop attempts |",
+    "| Run | Cond | Claimed | False \"fixed\" | Pass, held-out fail | (a) | (b) | (c) | Refused stops |",
     "|---|---|---|---|---|---|---|---|---|",
   ];
-  for (const r of runs) {
+  runs.forEach((r, i) => {
     for (const c of CONDITION_IDS) {
       const f = r.findings[c];
-      if (f) lines.push(`| ${r.label} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`);
+      if (f) lines.push(`| ${runKey(i)} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`);
     }
-  }
+  });
+  lines.push(
+    "",
+    "Claims without a passing run: (a) the final change was not re-run, (b) stopped after a failing",
+    "run, (c) never ran the tests. Pass, held-out fail: claimed, tests pass, a held-out case fails.",
+  );
   return lines;
 }

@@ -1,113 +1,24 @@
-// tca bench quixbugs … (issue 8): verify-dataset, run, compare, merge. Argument parsing and
-// printing only; the work is in src/bench/.
+// tca bench quixbugs … (issue 8): verify-dataset, compare, merge, and the other commands'
+// registration (run: benchRun.ts; fetch-dataset, make-taskset, verify-run: their own files).
+// Argument parsing and printing only; the work is in src/bench/.
 import type { Command } from "commander";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
-import { printCommandError } from "../commandError.ts";
 import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts";
-import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
-import { runBenchmark } from "../../bench/benchmarkRun.ts";
-import { resolveShard } from "../../bench/runs/taskPlan.ts";
-import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
+import { tcaCommand } from "../nextStep.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
-import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/agent/conditions.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
-import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
-import { endpointWarnings, isPipelineCheck, isRehearsal, pct, PIPELINE_CHECK_LINE, REHEARSAL_LINE, summarize } from "../../bench/results/resultsSummary.ts";
-import { compareRuns, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
+import { compareRuns, parseReference, renderComparison, restrictToCommonTasks } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
-import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
-import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeInputs } from "../../bench/runs/runMerge.ts";
 import { mergeInputOf, registerVerifyRunCommand, verifiedRuns } from "./benchVerify.ts";
-import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
-import type { ChatBackend } from "../../sources/openaiCompatibleChat.ts";
-import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
-import { LocalEngineChat } from "../../sources/localEngineChat.ts";
-import type { SupervisedProgress } from "../../model/worker/supervisor.ts";
-import { describeLiveCounts, foldProgress, type LiveGeneration } from "../liveGeneration.ts";
-
-const DATASET_CHECK_FILE = "dataset-check.json";
-
-function positiveInt(text: string | undefined, fallback: number): number | undefined {
-  if (text === undefined) return fallback;
-  return /^[1-9]\d{0,5}$/.test(text) ? Number(text) : undefined;
-}
-
-function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
-  if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  else printCommandError(code, message);
-  setExitCode(1);
-}
-
-function programList(text: string | undefined): string[] | undefined {
-  return text === undefined ? undefined : text.split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
-interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
-interface RunFlags extends VerifyFlags {
-  backend: string; endpoint?: string; model?: string; modelDirectory?: string; conditions: string; out?: string; resume?: boolean; shard?: string;
-  apiKeyEnv?: string; disableThinking?: boolean; thinking?: string; hardware?: string; label?: string; shardCount?: string; shardFrom?: string; repeats?: string; temperature?: string; pipelineCheck?: boolean;
-}
-
-interface OpenedBackend {
-  readonly backend: ChatBackend;
-  readonly description: Readonly<Record<string, unknown>>;
-  /** In the run's fingerprint: what --resume and merge compare. */
-  readonly modelName: string;
-  /** --thinking, for an OpenAI-compatible endpoint (in the fingerprint); undefined for the local engine. */
-  readonly thinking?: ThinkingMode;
-}
-
-/** Creates the chosen backend and records its identity; errors as (code, message). */
-async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], temperature: number, onGenerationProgress?: (progress: SupervisedProgress) => void): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
-  if (flags.backend === "local") {
-    if (flags.modelDirectory === undefined) return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
-    if (flags.endpoint !== undefined || flags.model !== undefined || flags.apiKeyEnv !== undefined || flags.disableThinking || flags.thinking !== undefined || flags.pipelineCheck) {
-      return { ok: false, error: "invalid_option", message: "--endpoint, --model, --api-key-env, --thinking, --disable-thinking and --pipeline-check belong to --backend openai" };
-    }
-    const local = await LocalEngineChat.create({ modelDirectory: flags.modelDirectory, ...(onGenerationProgress !== undefined ? { onGenerationProgress } : {}) });
-    if (!local.ok) return local;
-    const identity = await local.value.describe(AbortSignal.timeout(30_000));
-    return { ok: true, value: { backend: local.value, description: { ...identity, label: flags.label ?? local.value.modelName }, modelName: local.value.modelName } };
-  }
-  if (flags.backend !== "openai") return { ok: false, error: "invalid_option", message: "--backend takes openai or local" };
-  if (flags.endpoint === undefined || flags.model === undefined) return { ok: false, error: "invalid_option", message: "--backend openai needs --endpoint URL and --model NAME" };
-  if (flags.modelDirectory !== undefined) return { ok: false, error: "invalid_option", message: "--model-directory belongs to --backend local" };
-  let apiKey: string | undefined;
-  if (flags.apiKeyEnv !== undefined) {
-    apiKey = process.env[flags.apiKeyEnv];
-    if (!apiKey) return { ok: false, error: "invalid_option", message: `environment variable ${flags.apiKeyEnv} is empty` };
-  } else {
-    // The OpenAI clients' convention; like --api-key-env, the key is sent and never recorded.
-    apiKey = process.env.OPENAI_API_KEY || undefined;
-  }
-  const thinking = parseThinking(flags.thinking, flags.disableThinking === true);
-  if (!thinking.ok) return thinking;
-  const thinkingFields = thinkingRequestFields(thinking.value);
-  const clientOptions = { endpoint: flags.endpoint, model: flags.model, temperature, ...(apiKey ? { apiKey } : {}) };
-  const client = new OpenAiCompatibleClient({ ...clientOptions, ...(thinkingFields ? { extraBody: thinkingFields } : {}) });
-  // Before the data set check and before any task: a wrong model name, a missing /v1 or key,
-  // a server without tool calling, or one that refuses the thinking field stops here with the
-  // server's message and the likely fix.
-  const preflight = await preflightEndpoint(client, {
-    endpoint: flags.endpoint, model: flags.model, needsTools: conditions.some((c) => c !== "A"), apiKeySent: apiKey !== undefined,
-    ...(thinkingFields ? { thinking: { mode: thinking.value, withoutField: new OpenAiCompatibleClient(clientOptions) } } : {}),
-  });
-  if (!preflight.ok) return preflight;
-  for (const w of preflight.value.warnings) process.stderr.write(`warning: ${w}\n`);
-  const identity = await client.describe(AbortSignal.timeout(30_000));
-  for (const w of capabilityWarnings(identity.serverProps, conditions.some((c) => c !== "A"))) process.stderr.write(`warning: ${w}\n`);
-  const report: PreflightReport = preflight.value;
-  // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
-  // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
-  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model, thinking: thinking.value } };
-}
+import { formatVerifyTable, verifyDataset } from "../../bench/grading/verifyDataset.ts";
+import { fail, positiveInt, programList, type VerifyFlags } from "./benchOptions.ts";
+import { registerRunCommand } from "./benchRun.ts";
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
   const bench = program.command("bench").description("benchmarks");
@@ -149,177 +60,15 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       setExitCode(report.ok ? 0 : 1);
     });
 
-  quix.command("run")
-    .description("run the benchmark against an OpenAI-compatible endpoint (llama-server, vLLM, Ollama, LM Studio) or the project's local engine")
-    .option("--backend <kind>", "openai (an OpenAI-compatible endpoint) or local (the project's local engine)", "openai")
-    .option("--endpoint <url>", "openai: base URL including /v1, e.g. http://127.0.0.1:8080/v1")
-    .option("--model <name>", "openai: model name sent in each request")
-    .option("--model-directory <dir>", "local: a verified pinned checkpoint or a synthetic one (tca model make-test-checkpoint)")
-    .option("--conditions <list>", "conditions to run", "A,B,C,D")
-    .option("--programs <list>", "comma-separated subset of programs (default: all 40)")
-    .option("--out <dir>", "run directory (default: bench-runs/quixbugs-<model>-<time>)")
-    .option("--jobs <n>", "tasks in parallel (default: core count, at most 8; 1 for --backend local, whose one engine serves one call at a time)")
-    .option("--resume", "continue the run in --out, skipping finished tasks")
-    .option("--shard <i/n>", "run only the i-th of n deterministic slices")
-    .option("--shard-count <n>", "n slices, this one's index from its scheduler: SLURM_ARRAY_TASK_ID (a Slurm job array) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); the run goes to <out>/shard-<i>-of-<n>")
-    .option("--shard-from <scheduler>", "with --shard-count: take the index from slurm or kubernetes (default: whichever one's variable is set)")
-    .option("--repeats <k>", "run every task k times (repeat r samples with seed r-1); tables add pass@k and pass^k", "1")
-    .option("--pipeline-check", "openai: the served model has random weights; label the run a pipeline check, never a model result")
-    .option("--temperature <t>", "sampling temperature (default 0, greedy; use > 0 with --repeats)", "0")
-    .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
-    .option("--api-key-env <var>", "environment variable holding an API key (never recorded)")
-    .option("--thinking <mode>", "openai: off (default, as in the benchmark's document), on, or server-default (sends no chat_template_kwargs)")
-    .option("--disable-thinking", "the same as --thinking off (kept for older invocations)")
-    .option("--label <text>", "label for tables (default: the model name)")
-    .option("--hardware <text>", "the server's hardware, as it should be reported (e.g. \"RTX 4070 12 GB, llama.cpp b11461\"); recorded in run.json and results.md")
-    .option("--include-slow", "include knapsack's --runslow case in grading")
-    .option("--test-timeout <seconds>", "per test run timeout", "60")
-    .option("--json", "print the summary as JSON; plain progress lines")
-    .hook("preAction", (command) => {
-      // Which options are required depends on --backend: missing ones are usage errors (exit 2),
-      // as commander reports a missing required option.
-      const o = command.opts<RunFlags>();
-      if (o.backend === "local" && o.modelDirectory === undefined) command.error("error: --backend local requires --model-directory <dir>");
-      if (o.backend === "openai" && (o.endpoint === undefined || o.model === undefined)) command.error("error: --backend openai requires --endpoint <url> and --model <name>");
-      if (o.backend !== "openai" && o.backend !== "local") command.error("error: --backend takes openai or local");
-    })
-    .action(async (flags: RunFlags) => {
-      const json = flags.json === true;
-      const conditions = parseConditionList(flags.conditions);
-      const jobs = positiveInt(flags.jobs, flags.backend === "local" ? 1 : defaultJobs());
-      const timeout = positiveInt(flags.testTimeout, 60);
-      const shardChoice = resolveShard(flags, process.env);
-      const repeats = positiveInt(flags.repeats, 1);
-      const temperature = flags.temperature === undefined ? 0 : /^\d+(\.\d+)?$/.test(flags.temperature) ? Number(flags.temperature) : NaN;
-      if (!conditions) return fail(setExitCode, "invalid_option", "--conditions takes a list of A, B, C, D", json);
-      if (jobs === undefined || timeout === undefined) return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
-      if (!shardChoice.ok) return fail(setExitCode, shardChoice.error, shardChoice.message, json);
-      const shard = shardChoice.value;
-      if (repeats === undefined || repeats > 100) return fail(setExitCode, "invalid_option", "--repeats takes an integer 1..100", json);
-      if (!(temperature >= 0 && temperature <= 2)) return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
-      // One line in results.md: no control characters, a label's length.
-      if (flags.hardware !== undefined && (flags.hardware.trim() === "" || flags.hardware.length > 200 || /\p{Cc}/u.test(flags.hardware))) return fail(setExitCode, "invalid_option", "--hardware takes one line of text (1-200 characters)", json);
-      // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
-      if (flags.out !== undefined) {
-        const out = flags.resume === true ? inputDirectory("--out", resolve(flags.out)) : outputFolder("--out", resolve(flags.out));
-        if (!out.ok) return fail(setExitCode, out.error, out.message, json);
-      }
-      if (flags.backend === "local" && flags.modelDirectory !== undefined) {
-        const model = inputDirectory("--model-directory", resolve(flags.modelDirectory));
-        if (!model.ok) return fail(setExitCode, "model_directory_invalid", model.message, json);
-      }
-      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
-      if (!env.ok) return fail(setExitCode, env.error, env.message, json);
-      const programs = programList(flags.programs);
-      const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
-      if (unknown.length > 0) return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
-      const nameForDir = flags.backend === "local" ? "local" : (flags.model ?? "model");
-      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const baseOut = resolve(flags.out ?? join("bench-runs", `quixbugs-${nameForDir.replace(/[^A-Za-z0-9._-]+/g, "_")}-${flags.shardCount !== undefined ? "indexed" : stamp}`));
-      // Every pod of an Indexed Job (every task of a Slurm array) gets the same arguments: each writes its own shard folder.
-      const outDir = flags.shardCount !== undefined && shard ? join(baseOut, `shard-${shard.index}-of-${shard.count}`) : baseOut;
-      if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
-        return fail(setExitCode, "run_dir_invalid", `${outDir} already holds a run; pass --resume to continue it or choose another --out`, json);
-      }
-      // On a terminal the bar also shows the local engine's running call (tokens so far, tok/s).
-      const showsBar = process.stderr.isTTY === true && !json;
-      let bar: BarProgress | null = null;
-      let live: LiveGeneration | null = null;
-      const onGenerationProgress = (p: SupervisedProgress): void => {
-        live = foldProgress(live, p);
-        bar?.generation(describeLiveCounts(live));
-      };
-      const opened = await openBackend(flags, conditions, temperature, showsBar ? onGenerationProgress : undefined);
-      if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
-      const { backend, description, modelName, thinking } = opened.value;
-      try {
-        // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
-        let check: VerifyReport | undefined;
-        const checkPath = join(outDir, DATASET_CHECK_FILE);
-        if (flags.resume && existsSync(checkPath)) {
-          try {
-            const prior = JSON.parse(readFileSync(checkPath, "utf8")) as Partial<VerifyReport>;
-            if (prior.ok === true && prior.dataset === env.value.dataset.root && Array.isArray(prior.records)) check = prior as VerifyReport;
-          } catch {
-            check = undefined; // unreadable: check again
-          }
-        }
-        if (!check) {
-          if (!json) process.stderr.write("checking the data set in the sandbox (buggy programs fail, reference fixes pass)…\n");
-          check = await verifyDataset(env.value.sandbox, env.value.dataset, { jobs, includeSlow: flags.includeSlow === true, ...(programs ? { programs } : {}) });
-          if (!check.ok) {
-            process.stderr.write(formatVerifyTable(check) + "\n");
-            return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
-          }
-        }
-        mkdirSync(outDir, { recursive: true });
-        writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
-        const controller = new AbortController();
-        const onSigint = (): void => {
-          process.stderr.write(cancellingNotice("bench quixbugs run", "the running tasks stop and are not graded; finished ones are kept"));
-          controller.abort();
-        };
-        process.once("SIGINT", onSigint);
-        const progress = showsBar ? (bar = new BarProgress()) : new LineProgress((l) => process.stderr.write(l + "\n"));
-        const result = await runBenchmark({
-          dataset: env.value.dataset,
-          sandbox: env.value.sandbox,
-          backend,
-          modelDescription: description,
-          modelName,
-          conditions,
-          ...(programs ? { programs } : {}),
-          outDir,
-          jobs,
-          resume: flags.resume === true,
-          ...(shard ? { shard } : {}),
-          repeats,
-          temperature,
-          ...(thinking !== undefined ? { thinking } : {}),
-          budget: AGENT_BUDGET,
-          testTimeoutMs: timeout * 1000,
-          includeSlow: flags.includeSlow === true,
-          environment: { ...env.value.facts, clientHardware: describeHostHardware(), ...(flags.hardware !== undefined ? { hardwareLabel: flags.hardware } : {}), datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass`, slowCases: check.excluded.join("; ") || "none excluded" },
-          progress,
-          signal: controller.signal,
-        });
-        process.removeListener("SIGINT", onSigint);
-        if (!result.ok) return fail(setExitCode, result.error, result.message, json);
-        // A cancelled run is not summarized as if complete: what was kept, and how to go on.
-        if (controller.signal.aborted) {
-          if (json) process.stdout.write(JSON.stringify({ ok: false, cancelled: true, outDir, finishedTasks: result.value.results.length, resume: resumeCommand(process.argv.slice(2), outDir) }, null, 2) + "\n");
-          else process.stdout.write(benchCancelledText(result.value.results.length, outDir, process.argv.slice(2)));
-          return setExitCode(CANCELLED_EXIT_CODE);
-        }
-        const summary = summarize(result.value.results);
-        if (json) {
-          process.stdout.write(JSON.stringify({ ok: true, outDir, pipelineCheck: isPipelineCheck(description), ...(isRehearsal(description) ? { rehearsal: true } : {}), summary }, null, 2) + "\n");
-        } else {
-          // The terminal summary carries the same label as results.md and the report.
-          if (isPipelineCheck(description)) process.stdout.write(`${isRehearsal(description) ? REHEARSAL_LINE : PIPELINE_CHECK_LINE}\n`);
-          for (const s of summary) {
-            process.stdout.write(`${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`);
-          }
-          for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
-          process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
-        }
-        // No task with a verdict: the run measured the endpoint, not the model.
-        if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
-          return fail(setExitCode, "model_errors_only", `every task (${result.value.results.length}) ended in a model error; see the traces' model_error events in ${outDir}`, false);
-        }
-        setExitCode(0);
-      } finally {
-        // The local engine's worker process is stopped on every path.
-        await backend.close();
-      }
-    });
+  registerRunCommand(quix, setExitCode);
 
   quix.command("compare")
     .description("put several runs side by side (fixed rate with 95% interval, false fixed, claims); --reference published adds the document's numbers")
     .argument("[runs...]", "run directories")
     .option("--reference <which>", "published: the benchmark document's tables beside the runs (alone when no run is given)")
+    .option("--all-tasks", "runs over different tasks: compare each run over all its tasks (default: only the tasks every run has)")
     .option("--json", "print JSON")
-    .action((runs: string[], flags: { json?: boolean; reference?: string }) => {
+    .action((runs: string[], flags: { json?: boolean; reference?: string; allTasks?: boolean }) => {
       const reference = parseReference(flags.reference);
       if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
       if (runs.length === 0 && reference.value === null) return fail(setExitCode, "invalid_option", "compare needs at least one run directory (or --reference published)", flags.json === true);
@@ -328,9 +77,12 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       // Through the bench verdict: an EVIDENCE INVALID run is refused; the table comes from its one read.
       const gate = runs.length === 0 ? { ok: true as const, value: [] } : verifiedRuns(runs);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, flags.json === true);
-      const compared = compareRuns(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })));
+      const scoped = restrictToCommonTasks(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })), flags.allTasks === true);
+      const compared = compareRuns(scoped.runs);
+      // The warning goes to stderr too, so --json (whose shape stays) and a piped table both carry it.
+      if (scoped.warning !== null) process.stderr.write(`warning: ${scoped.warning}\n`);
       const json = reference.value === "published" ? { runs: compared, published: PUBLISHED } : compared;
-      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value));
+      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value, scoped.warning));
     });
 
   quix.command("merge")
@@ -346,6 +98,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
       process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);
+      process.stdout.write(`next step: ${tcaCommand(["report", resolve(flags.out)])}\n`);
     });
 
   registerVerifyRunCommand(quix, setExitCode);

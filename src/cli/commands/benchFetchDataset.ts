@@ -8,6 +8,7 @@ import { fetchedDatasetDir } from "../../bench/dataset/dataset.ts";
 import { FETCH_LIMITS, fetchDataset, QUIXBUGS_MANIFEST } from "../../bench/dataset/datasetFetch.ts";
 import { isExplicitYes } from "../../model/artifacts/consent.ts";
 import { printCommandError } from "../commandError.ts";
+import { tcaCommand } from "../nextStep.ts";
 import { outputFolder } from "../pathArguments.ts";
 import { megabytes, statusLine } from "../progress.ts";
 import type { SetExitCode } from "./index.ts";
@@ -80,7 +81,7 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
       }
       if (json) process.stdout.write(`${JSON.stringify({ ok: true, ...result.value })}\n`);
       else if (result.value.status === "already_present") process.stdout.write(`already present and verified: ${result.value.directory}\n`);
-      else process.stdout.write(`fetched and verified ${result.value.files} files (${megabytes(result.value.archiveBytes)} archive) into ${result.value.directory}\n`);
+      else process.stdout.write(`fetched and verified ${result.value.files} files (${megabytes(result.value.archiveBytes)} archive) into ${result.value.directory}\nnext step: ${tcaCommand(["bench", "quixbugs", "verify-dataset"])}\n`);
       setExitCode(0);
     });
 }

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { localizedHints, tcaCommand } from "../nextStep.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
 import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetFetch.ts";
@@ -47,7 +48,7 @@ interface VerifyRunFlags { dataset?: string; jobs?: string; json?: boolean }
 
 function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  else printCommandError(code, message);
+  else printCommandError(code, localizedHints(message));
   setExitCode(1);
 }
 
@@ -96,7 +97,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       if (json) process.stdout.write(JSON.stringify({ ok: disagreeing.length === 0 && written.ok, run: dir, verification: written.ok ? written.value : null, ...report }, null, 2) + "\n");
       else {
         for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
-        if (disagreeing.length === 0) process.stdout.write(`re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\n` : ""}`);
+        if (disagreeing.length === 0) process.stdout.write(`re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\nnext step: ${tcaCommand(["report", dir])}\n` : ""}`);
       }
       if (!written.ok && disagreeing.length === 0) {
         if (!json) printCommandError(written.error, written.message);

@@ -1,5 +1,6 @@
-// tca engine (issue 18): `info` prints one JSON object saying which llama.cpp binary the engine
-// will load (native or prebuilt) and why, its llama.cpp release, system info and file hashes;
+// tca engine (issue 18): `info` prints which llama.cpp binary the engine will load (native or
+// prebuilt) and why, its llama.cpp release, system info and file hashes (a table; --json: one
+// JSON object);
 // `build` compiles the native binary from the llama.cpp source bundled in node-llama-cpp
 // (offline) and verifies it. Selection and building live in src/model/engine/; this file only
 // reads options and prints.
@@ -10,8 +11,36 @@ import { ENGINE_BINARY_ENV, getLlamaBinaryOptions, hashPrebuiltFiles, nativeBuil
 import type { Result } from "../../core/result.ts";
 import { compileNative, missingBuildTools, nativeCompileInvocation, nodeLlamaCppCli, verifyNativeBuild, type CompileInvocation } from "../../model/engine/nativeBuild.ts";
 import type { SetExitCode } from "./index.ts";
+import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 
-async function info(setExitCode: SetExitCode): Promise<void> {
+/**
+ * `engine info` for a person: one fact a line, within 100 columns; the system info's flags and
+ * the file hashes each on their own lines (a 64-digit hash and its file name fit).
+ */
+export function formatEngineInfo(body: Readonly<Record<string, unknown>>): string {
+  const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+  const release = body["llama_cpp_release"] as { repo?: unknown; release?: unknown } | undefined;
+  const native = body["native_build"] as { present?: unknown; verified?: unknown; reason?: unknown } | undefined;
+  const missing = Array.isArray(body["build_tools_missing"]) ? (body["build_tools_missing"] as unknown[]).map(text) : [];
+  const lines = [
+    `binary:        ${text(body["binary"])} (requested: ${text(body["requested"])}; build type ${text(body["build_type"])})`,
+    ...wrapLine(`why:           ${text(body["reason"])}`, MAX_COLUMNS, " ".repeat(15)),
+    `llama.cpp:     ${text(release?.repo)} ${text(release?.release)}`,
+    `native build:  ${native?.present === true ? "present" : "absent"}, ${native?.verified === true ? "verified" : "not verified"} (${text(native?.reason)})`,
+    `build tools:   ${missing.length === 0 ? "all present (tca engine build can compile)" : `missing ${missing.join(", ")}`}`,
+    "system info:",
+    // "CPU : SSE3 = 1 | AVX = 1 | …": the flags wrapped, not one 200-column line.
+    ...wrapLine(text(body["system_info"]).replace(/\s*\|\s*/g, " | ").trim(), MAX_COLUMNS - 2, "  ").map((line, i) => (i === 0 ? `  ${line}` : line)),
+    "files (sha256):",
+  ];
+  const files = Object.entries((body["files_sha256"] ?? {}) as Record<string, unknown>);
+  const width = Math.min(32, Math.max(0, ...files.map(([name]) => name.length)));
+  for (const [name, hash] of files) lines.push(name.length > width ? `  ${name}\n  ${" ".repeat(width)}  ${text(hash)}` : `  ${name.padEnd(width)}  ${text(hash)}`);
+  lines.push("(--json prints this as one JSON object)");
+  return lines.join("\n") + "\n";
+}
+
+async function info(setExitCode: SetExitCode, json: boolean): Promise<void> {
   // The build is hashed once, for both the selection and the report below.
   const native = nativeBuildStatus();
   const requested = parseEngineBinaryRequest(process.env[ENGINE_BINARY_ENV]);
@@ -42,7 +71,7 @@ async function info(setExitCode: SetExitCode): Promise<void> {
     native_build: { present: native.present, verified: native.verified, reason: native.reason },
     build_tools_missing: missingBuildTools(process.env["PATH"]),
   };
-  process.stdout.write(JSON.stringify(body) + "\n");
+  process.stdout.write(json ? JSON.stringify(body) + "\n" : formatEngineInfo(body));
   setExitCode(0);
 }
 
@@ -97,8 +126,9 @@ export function registerEngineCommands(program: Command, setExitCode: SetExitCod
   const engine = program.command("engine").description("the llama.cpp binary of the local engine: native build or prebuilt");
   engine
     .command("info")
-    .description("print which llama.cpp binary the engine will load (TCA_ENGINE_BINARY=auto|prebuilt|native), with hashes; one JSON object")
-    .action(async () => info(setExitCode));
+    .description("print which llama.cpp binary the engine will load (TCA_ENGINE_BINARY=auto|prebuilt|native), with hashes")
+    .option("--json", "print one JSON object")
+    .action(async (options: { json?: boolean }) => info(setExitCode, options.json === true));
   engine
     .command("build")
     .description("compile llama.cpp for this CPU from the source bundled in node-llama-cpp (offline; needs cmake and a C++ compiler) and verify it")

@@ -123,7 +123,7 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
         const result = await makeRehearsalCheckpoint({ directory: path.resolve(options.directory), set });
         if (!result.ok) return fail(setExitCode, result.error, result.message);
-        process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability.\n");
+        process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path\n  and says nothing about any real model's ability.\n");
         const m = result.value;
         process.stdout.write(`${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`);
       });

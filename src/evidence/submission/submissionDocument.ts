@@ -3,6 +3,8 @@
 // a synthetic pipeline check is never presented as a model result. Places for the learner's own
 // analysis are marked, not filled in.
 import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
+import { formatBytes, formatMilliseconds } from "../../core/numberFormat.ts";
+import { RESOURCE_ESTIMATES } from "../../model/pins.ts";
 import type { PredictionsRecord } from "../predictions.ts";
 import { cite, fenced, table } from "./markdownText.ts";
 import { proposalStories, recoveryPattern, type ProposalStory } from "./proposalStory.ts";
@@ -279,15 +281,17 @@ function resourcesSection(model: RunEvidence | null, diskUse: DiskUse | null): s
     .filter((v): v is number => typeof v === "number");
   const peakEvents = eventsOf(model, "generation").map((e) => e.event_id);
   const gguf = record(record(model.manifest["proposal_source"])["derived_gguf"])["bytes"];
-  const ms = (value: unknown): string => (typeof value === "number" ? `${Math.round(value)} ms` : "not recorded");
+  // Times and sizes in the project's one format (src/core/numberFormat.ts): binary units for every
+  // size, estimates included, so a plan and its measurement read in the same unit.
+  const ms = (value: unknown): string => (typeof value === "number" ? formatMilliseconds(value) : "not recorded");
   const rows = [
-    ["float32 parameter storage", "≈1.98 GB (estimate)", typeof gguf === "number" ? `F32 GGUF ${(gguf / 1e9).toFixed(2)} GB [${model.name} manifest.json]` : "not recorded"],
-    ["working memory", "several GB (estimate)", peaks.length > 0 ? `worker peak RSS ${(Math.max(...peaks) / 2 ** 30).toFixed(2)} GiB ${cite(model.name, peakEvents)}` : "not measured in this run"],
+    ["float32 parameter storage", `≈${formatBytes(RESOURCE_ESTIMATES.float32ParameterBytes)} (estimate)`, typeof gguf === "number" ? `F32 GGUF ${formatBytes(gguf)} [${model.name} manifest.json]` : "not recorded"],
+    ["working memory", "several GiB (estimate)", peaks.length > 0 ? `worker peak RSS ${formatBytes(Math.max(...peaks))} ${cite(model.name, peakEvents)}` : "not measured in this run"],
     ["acquisition", "≤ 20 minutes", `${ms(elapsed["acquisition"])} [${model.name} final.json]`],
     ["model load", "within the 10-minute trial budget", `${ms(elapsed["load"])} [${model.name} final.json]`],
     ["generation", "—", `${ms(elapsed["generation"])} over the run [${model.name} final.json]`],
     ["total trial", "≤ 10 minutes", `${ms(elapsed["total"])} [${model.name} final.json]`],
-    ["disk", "≥ 3 GB free beyond the Python environment (estimate)", diskCell(diskUse)],
+    ["disk", `≥ ${formatBytes(RESOURCE_ESTIMATES.minimumFreeDiskBytes)} free beyond the Python environment (estimate)`, diskCell(diskUse)],
   ];
   const label = pipelineLabel(model);
   const labelledRows = rows.map(([resource, plan, measured]) => [resource ?? "", plan ?? "", labelled(label, measured ?? "")]);
@@ -297,7 +301,7 @@ function resourcesSection(model: RunEvidence | null, diskUse: DiskUse | null): s
 
 function diskCell(diskUse: DiskUse | null): string {
   if (diskUse === null) return "not measured (the model folder could not be read)";
-  const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(2)} GB`;
+  const gb = formatBytes;
   const cache = diskUse.cacheBytes === null ? "no derived GGUF cache" : `derived GGUF cache ${gb(diskUse.cacheBytes)}`;
   const total = diskUse.modelFolderBytes + (diskUse.cacheBytes ?? 0);
   return `model folder ${gb(diskUse.modelFolderBytes)} + ${cache} = ${gb(total)} on disk, measured when this document was written`;

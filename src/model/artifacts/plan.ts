@@ -1,6 +1,7 @@
 // The acquisition plan `tca model plan` prints and `acquire` shows before asking: pinned
 // identity, the files and their sizes, total and ceiling, destination, time limits and the
 // Part 1 runtime estimates (clearly marked as estimates). Building it touches nothing.
+import { MAX_COLUMNS } from "../../core/textWidth.ts";
 import { PINNED_MODEL, RESOURCE_ESTIMATES, TIME_LIMITS, TRANSFER_RULES, type PinSet } from "../pins.ts";
 import { fileUrl, type ResolvedEndpoint } from "./endpoint.ts";
 import { formatBytes } from "./resources.ts";
@@ -55,21 +56,29 @@ export function formatPlan(plan: AcquisitionPlan): string[] {
     "",
     "Files (only these are requested)",
     `  ${"File".padEnd(nameWidth)}  ${"Bytes".padStart(byteWidth)}  Expected identity`,
-    ...plan.files.map((file) => `  ${file.name.padEnd(nameWidth)}  ${file.bytes.toLocaleString("en-US").padStart(byteWidth)}  ${file.identity}`),
+    // A sha256 identity (64 digits) does not fit beside the name within 100 columns: it goes on
+    // the next line, indented under its file.
+    ...plan.files.flatMap((file) => {
+      const row = `  ${file.name.padEnd(nameWidth)}  ${file.bytes.toLocaleString("en-US").padStart(byteWidth)}  ${file.identity}`;
+      return row.length <= MAX_COLUMNS ? [row] : [`  ${file.name.padEnd(nameWidth)}  ${file.bytes.toLocaleString("en-US").padStart(byteWidth)}`, `      ${file.identity}`];
+    }),
     `  ${"total".padEnd(nameWidth)}  ${plan.totalBytes.toLocaleString("en-US").padStart(byteWidth)}`,
     "",
     "Limits",
-    `  aggregate transfer ceiling: ${formatBytes(plan.aggregateCeilingBytes)} (partial responses and retries count)`,
+    `  aggregate transfer ceiling: ${formatBytes(plan.aggregateCeilingBytes)}`,
+    "    (partial responses and retries count)",
     `  retries: at most ${TRANSFER_RULES.maxRetriesPerFile} per file; redirects: at most ${TRANSFER_RULES.maxRedirects} per request`,
     `  acquisition deadline: ${minutes(TIME_LIMITS.acquisitionMs)} (monotonic)`,
-    `  one window of ${minutes(TIME_LIMITS.windowMs)}: at most ${minutes(TIME_LIMITS.acquisitionMs)} acquiring, at most ${minutes(TIME_LIMITS.trialMs)} for loading, the trial and final evaluation`,
+    `  one window of ${minutes(TIME_LIMITS.windowMs)}: at most ${minutes(TIME_LIMITS.acquisitionMs)} acquiring,`,
+    `    at most ${minutes(TIME_LIMITS.trialMs)} for loading, the trial and final evaluation`,
     `  destination: ${plan.destination ?? "(none given; pass --directory DIR, a new directory)"}`,
     "",
     "Runtime estimates (estimates from the Lab, not measurements)",
     `  float32 parameters: ~${formatBytes(RESOURCE_ESTIMATES.float32ParameterBytes)}`,
     "  working memory: several GB beyond that; acquisition requires at least",
     `    ${formatBytes(RESOURCE_ESTIMATES.minimumTotalMemoryBytes)} installed and ${formatBytes(RESOURCE_ESTIMATES.minimumAvailableMemoryBytes)} available`,
-    `  free disk: at least ${formatBytes(RESOURCE_ESTIMATES.minimumFreeDiskBytes)} at the destination, beyond the installed environment`,
+    `  free disk: at least ${formatBytes(RESOURCE_ESTIMATES.minimumFreeDiskBytes)} at the destination,`,
+    "    beyond the installed environment",
     "    (temporary copies, the derived GGUF file and package caches can need more)",
   ];
   return lines;

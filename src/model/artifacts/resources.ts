@@ -1,6 +1,7 @@
 // Resource checks before any byte is requested (Part 1): free disk at the destination and
 // installed/available memory against the plan's estimates. Readings are injectable so
 // tests can present any machine; the real reader uses fs.statfs and the os module.
+import { formatBytes as formatSize, formatCount } from "../../core/numberFormat.ts";
 import { statfs } from "node:fs/promises";
 import { freemem, totalmem } from "node:os";
 import { err, ok, type Result } from "../../core/result.ts";
@@ -68,7 +69,8 @@ export function checkResources(
   return ok(readings);
 }
 
-/** Exact bytes with thousands separators plus a decimal-GB gloss, e.g. "999,597,691 bytes (1.00 GB)". */
+/** Exact bytes with thousands separators plus the binary-unit gloss, e.g. "999,597,691 bytes (953.29 MiB)". */
 export function formatBytes(bytes: number): string {
-  return `${bytes.toLocaleString("en-US")} bytes (${(bytes / 1e9).toFixed(2)} GB)`;
+  // The exact count, then the project's one size format (binary units: src/core/numberFormat.ts).
+  return `${formatCount(bytes)} bytes (${formatSize(bytes)})`;
 }

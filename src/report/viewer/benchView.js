@@ -1,7 +1,8 @@
 /* global tca */
 // The QuixBugs bench view: result tables per condition, a chart of outcome classes per
 // condition, and per task a collapsible trace with its diff and test output, filterable by
-// outcome and condition. Task bodies render only when opened; traces are paginated.
+// outcome and condition. Task bodies render only when opened; a trace is shown as a transcript
+// (model text, tool calls with their arguments, tool results), its raw events one click away.
 
 const OUTCOME_COLORS = { fixed: "#1a7f37", wrong_fix: "#cf222e", no_change: "#8c959f", broken_file: "#953800", out_of_budget: "#9a6700", model_error: "#8250df" };
 
@@ -38,7 +39,7 @@ function summaryTables(bench) {
   const num = (x, digits) => (typeof x === "number" ? x.toFixed(digits) : tca.text(x));
   const outcomes = tca.table(
     ["condition", "tasks", "fixed", "wrong fix", "no change", "broken file", "out of budget", "model error", "claimed fixed", "false fixed", "turns (mean)", "tokens (mean)", "time (median, s)"],
-    bench.summary.map((s) => tca.el("tr", null, tca.el("td", null, tca.text(s.label || s.condition)), [s.tasks, pct(s.fixedRate) + " (" + tca.text(s.fixed) + ")" + (Array.isArray(s.fixedRateCi95) ? " 95% " + pct(s.fixedRateCi95[0]) + "–" + pct(s.fixedRateCi95[1]) : ""), s.wrongFix, s.noChange, s.brokenFile, s.outOfBudget, s.modelError, s.claimedFixed, s.falseFixed, num(s.turnsMean, 1), num(s.tokensMean, 0), num(s.timeMedianSeconds, 1)].map((v) => tca.el("td", { class: "num" }, tca.text(v))))),
+    bench.summary.map((s) => tca.el("tr", null, tca.el("td", null, tca.text(s.label || s.condition)), [s.tasks, pct(s.fixedRate) + " (" + tca.text(s.fixed) + ")" + (Array.isArray(s.fixedRateCi95) ? " 95% " + pct(s.fixedRateCi95[0]) + "–" + pct(s.fixedRateCi95[1]) : ""), s.wrongFix, s.noChange, s.brokenFile, s.outOfBudget, s.modelError, s.claimedFixed, s.falseFixed, num(s.turnsMean, 1), tca.formatNumber(Math.round(s.tokensMean)), num(s.timeMedianSeconds, 1)].map((v) => tca.el("td", { class: "num" }, tca.text(v))))),
     { id: "bench-summary" },
   );
   const guardrails = tca.table(
@@ -79,21 +80,131 @@ function traceEvent(record) {
   );
 }
 
+/**
+ * A tool call's arguments as the model sent them: indented JSON when they parse; an argument
+ * holding lines (write_file's content) is shown as its text, one field per argument, so a
+ * written program reads as code, not as an escaped string. Unparsable arguments: the raw text.
+ */
+function argumentsView(text) {
+  if (typeof text !== "string") return tca.boundedText(text, 1500);
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return tca.boundedText(text, 1500);
+  }
+  const isObject = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed);
+  if (isObject && Object.values(parsed).some((value) => typeof value === "string" && value.includes("\n"))) {
+    return tca.el("div", { class: "call-arguments" }, Object.entries(parsed).map(([key, value]) => tca.field(key, tca.boundedText(typeof value === "string" ? value : JSON.stringify(value), 3000))));
+  }
+  return tca.boundedText(JSON.stringify(parsed, null, 2), 1500);
+}
+
+/** What a tool result record says, in words (the trace keeps sizes and digests, not the file text). */
+function toolResultWords(rest) {
+  if (rest.tool === "read_file") return "read " + tca.text(rest.path) + ": " + tca.formatNumber(rest.chars) + " characters returned to the model";
+  if (rest.tool === "write_file") return "wrote " + tca.text(rest.path) + ": " + tca.formatNumber(rest.chars) + " characters";
+  return tca.text(rest.tool) + ": " + tca.text(rest);
+}
+
+/** "6 passed, 0 failed, 0 errors": a test count record in words (anything else as JSON text). */
+function countsText(counts) {
+  if (counts === null || typeof counts !== "object") return tca.text(counts);
+  return Object.entries(counts).map(([key, value]) => tca.formatNumber(value) + " " + key).join(", ");
+}
+
+/**
+ * One step of the transcript, Inspect-style: who spoke (model, tool, harness) and what, in reading
+ * order; null for records the transcript does not show (the raw events keep every one).
+ */
+function transcriptStep(record) {
+  const { event, ...rest } = record;
+  // head: what the line says (a string or an array of parts); content: below it.
+  const step = (role, head, ...content) => tca.el("div", { class: "step step-" + role, "data-status": event }, tca.el("div", { class: "step-head" }, tca.el("span", { class: "role" }, role), " ", head, tca.el("span", { class: "muted" }, " (t=", tca.formatNumber(rest.t), " ms)")), content);
+  const badge = (kind, text) => tca.el("span", { class: "badge " + kind }, tca.text(text));
+  switch (event) {
+    case "task_start":
+      return step("harness", "task " + tca.text(rest.taskId) + " starts; tools offered: " + (Array.isArray(rest.tools) && rest.tools.length > 0 ? rest.tools.join(", ") : "none"));
+    case "model_response": {
+      const calls = Array.isArray(rest.toolCalls) ? rest.toolCalls : [];
+      return step(
+        "model",
+        "turn " + tca.text(rest.turn) + (calls.length > 0 ? ": " + calls.length + " tool call" + (calls.length === 1 ? "" : "s") : ""),
+        typeof rest.content === "string" && rest.content !== "" ? tca.el("div", { class: "model-text" }, tca.boundedText(rest.content)) : null,
+        calls.map((call) => tca.el("div", { class: "tool-call" }, tca.el("span", { class: "mono call-name" }, "→ ", tca.text(call.name)), argumentsView(call.argumentsText ?? call.arguments ?? ""))),
+      );
+    }
+    case "tool_result":
+      return step("tool", toolResultWords(rest));
+    case "tool_refused":
+      return step("tool", ["refused ", tca.text(rest.tool), " ", badge("fail error-code", rest.error), " ", tca.text(rest.message)], rest.path !== undefined && rest.path !== null ? tca.field("path asked for", tca.boundedText(rest.path, 400)) : null);
+    case "tool_error":
+      return step("tool", ["error ", badge("fail error-code", rest.error), " ", tca.text(rest.message ?? "")]);
+    case "test_run":
+      return step("tool", ["run_tests: ", badge(rest.outcome === "passed" ? "pass" : "fail", rest.outcome), " ", countsText(rest.counts)], typeof rest.output === "string" ? tca.lazyDetails(null, "test output", () => tca.boundedText(rest.output, 4000), false) : null);
+    case "stop_attempt":
+      // The record's own fields say why a stop was not a claim: cut at the length limit, no code
+      // block (one-shot), a malformed tool call, or refused until the tests pass (D: the words sent back).
+      if (rest.accepted === true) return step("harness", rest.codeBlock === true ? "the reply's code block is the answer: the task ends, claimed done" : "the model says it is done: the task ends, claimed done");
+      if (rest.truncated === true) return step("harness", "the reply was cut at the length limit: no claim; the task ends out of budget");
+      if (rest.codeBlock === false) return step("harness", "the reply has no code block: no answer; the task ends");
+      if (rest.malformedToolCall === true) return step("harness", "a malformed tool call in the text: no claim; the task ends");
+      return step("harness", "the stop is refused and the model is sent back", typeof rest.refusal === "string" ? tca.boundedText(rest.refusal, 600) : null);
+    case "model_error":
+      return step("harness", ["model error ", badge("fail error-code", rest.error), " ", tca.text(rest.message ?? "")]);
+    case "protocol_finding":
+      return step("harness", "protocol finding: " + tca.text(rest.kind) + " (" + tca.text(rest.blocks) + " block(s))");
+    case "budget_exhausted":
+      return step("harness", "budget exhausted: " + tca.text(rest.reason) + " after " + tca.text(rest.turns) + " turns");
+    case "task_interrupted":
+      return step("harness", "interrupted: " + tca.text(rest.note));
+    case "grade":
+      return step("harness", ["graded by the harness: ", badge(rest.outcome === "passed" ? "pass" : "fail", rest.outcome), " ", countsText(rest.counts)]);
+    case "diff":
+      return typeof rest.diff === "string" ? step("harness", "final change", tca.unifiedDiffText(rest.diff)) : null;
+    default:
+      // model_request, tool_call (shown with its model response), task_end: in the raw events.
+      return null;
+  }
+}
+
+/** The conversation as a transcript, with every raw event one click away. */
+function transcriptView(trace) {
+  const steps = trace.map(transcriptStep).filter((node) => node !== null);
+  return tca.el(
+    "div",
+    { class: "transcript" },
+    steps.length > 0 ? tca.paginated(steps, 60, (node) => node) : tca.el("p", { class: "muted" }, "no steps in this trace"),
+    tca.lazyDetails({ class: "raw-events" }, "raw events (" + trace.length + ")", () => tca.paginated(trace, 40, traceEvent), false),
+  );
+}
+
 function gradeOutput(task) {
   const grade = (task.trace || []).find((record) => record.event === "grade");
   return grade && typeof grade.output === "string" ? grade.output : null;
 }
 
+function flagged(task) {
+  return Array.isArray(task.guardrailFlags) && task.guardrailFlags.length > 0;
+}
+
+/** The row's badge: "fixed" is green only without guardrail hits; with them it names them in amber. */
+function outcomeBadge(task) {
+  const words = task.outcome.replace(/_/g, " ");
+  if (!flagged(task)) return tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, words);
+  return tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "warn" : "fail"), "data-testid": "guardrail-flag" }, [words, ...task.guardrailFlags].join(" · "));
+}
+
 function taskBody(task) {
   const grade = task.grade || {};
   return [
-    tca.field("outcome", tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, task.outcome), task.falseFixed ? " — claimed fixed but grading failed (false fixed)" : ""),
-    tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", String(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
+    tca.field("outcome", outcomeBadge(task), task.falseFixed ? " — claimed fixed but grading failed (false fixed)" : ""),
+    tca.field("stop reason / turns / tokens / time", task.stopReason, " / ", String(task.turns), " / ", tca.formatNumber(task.tokens), " / ", tca.formatNumber(task.seconds), " s"),
     tca.field("grading run", tca.el("span", null, tca.text(grade.outcome), " ", tca.text(grade.counts), " — ", tca.text(grade.summary))),
     gradeOutput(task) ? tca.field("grading test output", tca.boundedText(gradeOutput(task), 1500)) : null,
     task.guardrails ? tca.field("guardrails", tca.objectTable(task.guardrails)) : null,
     tca.field("diff", task.diff === null ? tca.el("span", { class: "muted" }, "no diff (file unchanged or not recorded)") : tca.unifiedDiffText(task.diff)),
-    tca.field("trace", task.trace === null ? tca.el("span", { class: "muted" }, tca.text(task.traceNote)) : tca.paginated(task.trace, 40, traceEvent)),
+    tca.field("transcript", task.trace === null ? tca.el("span", { class: "muted" }, tca.text(task.traceNote)) : transcriptView(task.trace)),
   ];
 }
 
@@ -105,7 +216,7 @@ tca.benchView = function benchView(bench) {
   const taskNodes = bench.tasks.map((task) =>
     tca.lazyDetails(
       { class: "task", "data-outcome": task.outcome, "data-condition": task.condition },
-      [task.taskId, " ", tca.el("span", { class: "badge " + (task.outcome === "fixed" ? "pass" : "fail") }, task.outcome.replace(/_/g, " ")), task.falseFixed ? tca.el("span", { class: "badge fail" }, "false fixed") : null],
+      [task.taskId, " ", outcomeBadge(task), task.falseFixed ? tca.el("span", { class: "badge fail" }, "false fixed") : null],
       () => taskBody(task),
       false,
     ),

@@ -209,8 +209,9 @@ tca.barChart = function barChart(title, items, unit) {
   return tca.el("figure", { class: "chart" }, tca.el("figcaption", null, title), svg);
 };
 
+/** The page's numbers follow src/core/numberFormat.ts: thousands separators, at most 2 decimals below 100. */
 function formatNumber(value) {
-  if (!Number.isFinite(value)) return String(value);
-  return Math.abs(value) >= 100 ? String(Math.round(value)) : String(Math.round(value * 100) / 100);
+  if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
+  return Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : String(Math.round(value * 100) / 100);
 }
 tca.formatNumber = formatNumber;
