@@ -11,7 +11,8 @@ import { basename, delimiter, isAbsolute, join, relative, resolve } from "node:p
 import { fileURLToPath } from "node:url";
 
 /** The checkout this code runs from (src/cli/ or lib/cli/ are two levels below it). */
-const PACKAGE_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+export const CHECKOUT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const PACKAGE_ROOT = CHECKOUT_ROOT;
 const BIN_PATH = join(PACKAGE_ROOT, "bin", "tca.js");
 
 export interface InvocationFacts {
@@ -55,7 +56,11 @@ export function shellWord(word: string): string {
 }
 
 /** The command prefix (without a trailing space) that runs this tca from where the user is. */
-export function tcaCommandPrefix(facts: InvocationFacts = { script: process.argv[1], env: process.env, cwd: process.cwd() }): string {
+function currentFacts(): InvocationFacts {
+  return { script: process.argv[1], env: process.env, cwd: process.cwd() };
+}
+
+export function tcaCommandPrefix(facts: InvocationFacts = currentFacts()): string {
   const realBin = realpathOrNull(BIN_PATH) ?? BIN_PATH;
   const userCwd = facts.env["INIT_CWD"];
   if (facts.env["npm_lifecycle_event"] === "tca" && userCwd !== undefined) {
@@ -74,4 +79,15 @@ export function tcaCommandPrefix(facts: InvocationFacts = { script: process.argv
 /** One whole command: `tcaCommand(["report", dir])` → e.g. `node /checkout/bin/tca.js report /tmp/lab/run`. */
 export function tcaCommand(args: readonly string[], facts?: InvocationFacts): string {
   return [tcaCommandPrefix(facts), ...args.map(shellWord)].join(" ");
+}
+
+/**
+ * A library message that names a tca command ("tca bench quixbugs fetch-dataset downloads it"),
+ * with the command spelled for where the user is; only the word "tca " before a command group is
+ * rewritten, never the arguments or other mentions of the name.
+ */
+export function localizedHints(message: string, facts: InvocationFacts = currentFacts()): string {
+  const prefix = tcaCommandPrefix(facts);
+  if (prefix === "tca") return message;
+  return message.replace(/(^|[\s(`])tca (?=(?:bench|engine|report|lab|model|expr|proposal) )/g, `$1${prefix} `);
 }

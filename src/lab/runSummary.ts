@@ -3,9 +3,15 @@ import type { FinalReport } from "./labRun.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../evidence/runVerdict.ts";
 import { MAX_COLUMNS, wrapLine } from "../core/textWidth.ts";
 
+/** One next step: what it gives, then the command on a line of its own (a command cannot be wrapped). */
+export interface NextStep {
+  readonly what: string;
+  readonly command: string;
+}
+
 export interface RunSummaryOptions {
-  /** Lines that end the summary: the user's next commands, written by the CLI for where the user is. */
-  readonly nextSteps?: readonly string[];
+  /** The summary's end: the user's next commands, written by the CLI for where the user is. */
+  readonly nextSteps?: readonly NextStep[];
 }
 
 export function formatRunSummary(final: FinalReport, runDirectory: string, options: RunSummaryOptions = {}): string {
@@ -33,7 +39,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     `held-out cases:    ${String(evaluation["held_out_passed"])}/${String(evaluation["held_out_total"])}`,
     `verified_success:  ${final.verified_success}`,
     `evidence:          ${runDirectory} (audit.jsonl, manifest.json, final.json, backups/)`,
-    ...(options.nextSteps ?? []).map((step, index) => `${(index === 0 ? "next step:" : "then:").padEnd(19)}${step}`),
+    ...(options.nextSteps ?? []).flatMap((step, index) => [`${(index === 0 ? "next step:" : "then:").padEnd(19)}${step.what}`, `  ${step.command}`]),
     "",
   ].join("\n");
 }

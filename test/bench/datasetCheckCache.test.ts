@@ -15,7 +15,7 @@ import { GRADER_ID } from "../../src/bench/grading/trustedGrader.ts";
 import type { VerifyReport } from "../../src/bench/grading/verifyDataset.ts";
 import { sandboxTest } from "../support/systemPackages.ts";
 import { tca } from "../support/tcaCli.ts";
-import { CHECKOUT_ROOT } from "../../src/cli/nextStep.ts";
+import { CHECKOUT_ROOT } from "../../src/cli/invocation.ts";
 import { execFileSync } from "node:child_process";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
@@ -155,7 +155,8 @@ sandboxTest("bench run: the first run checks with progress and caches the pass, 
 
     const second = await run("run2", CHECKOUT_ROOT);
     assert.equal(second.code, 0, second.err);
-    assert.match(second.out, new RegExp(`^next step: npm run tca -- report ${join(root, "run2")}$`, "m"));
+    // Typed as node bin/tca.js inside the checkout: still the node form, which works from any folder.
+    assert.equal(/^next step: (.+)$/m.exec(second.out)?.[1], `node ${join(CHECKOUT_ROOT, "bin", "tca.js")} report ${join(root, "run2")}`);
     assert.match(second.err, /^data set check: passed at \S+ for this exact data set and sandbox \(cached in .+\); not run again/m);
     assert.doesNotMatch(second.err, /checking the data set in the sandbox/);
     const manifest = JSON.parse(readFileSync(join(root, "run2", "run.json"), "utf8")) as { environment: { datasetCheck: string } };

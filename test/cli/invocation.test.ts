@@ -65,12 +65,12 @@ test("the real CLI: lab baseline through a tca link on PATH says `tca report`; t
   const env = { PATH: `${links}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "" };
   const viaPath = spawnSync(process.execPath, [join(links, "tca"), "lab", "baseline", "--run", join(root, "a")], { encoding: "utf8", cwd: root, env });
   assert.equal(viaPath.status, 0, viaPath.stderr);
-  assert.match(viaPath.stdout, new RegExp(`^next step: +tca report ${join(root, "a")} `, "m"));
+  assert.match(viaPath.stdout, new RegExp(`^next step: .*\\n  tca report ${join(root, "a")}$`, "m"));
   const outside = spawnSync(process.execPath, [BIN, "lab", "baseline", "--run", join(root, "b")], {
     encoding: "utf8",
     cwd: CHECKOUT,
     env: { ...env, npm_lifecycle_event: "tca", npm_command: "run-script", INIT_CWD: root },
   });
   assert.equal(outside.status, 0, outside.stderr);
-  assert.match(outside.stdout, new RegExp(`^next step: +node ${BIN} report ${join(root, "b")} `, "m"));
+  assert.match(outside.stdout, new RegExp(`^next step: .*\\n  node ${BIN} report ${join(root, "b")}$`, "m"));
 });

@@ -25,9 +25,11 @@ test("tca lab baseline prints the honest summary and exits 0 on verified success
   // absolute bin path: no `tca` on PATH is assumed, no npm run was used): the report, then the checks.
   const lines = result.stdout.trimEnd().split("\n");
   const bin = realpathSync(BIN);
-  assert.deepEqual(lines.slice(-2), [
-    `next step:         node ${bin} report ${run}   (the run as an HTML page)`,
-    `then:              node ${bin} lab checks --root ${join(root, "checks")}   (every negative check)`,
+  assert.deepEqual(lines.slice(-4), [
+    "next step:         the run as an HTML page",
+    `  node ${bin} report ${run}`,
+    "then:              every negative check",
+    `  node ${bin} lab checks --root ${join(root, "checks")}`,
   ]);
 });
 

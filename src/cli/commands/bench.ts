@@ -8,7 +8,7 @@ import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
-import { tcaCommand } from "../nextStep.ts";
+import { tcaCommand } from "../invocation.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { compareRuns, parseReference, renderComparison, restrictToCommonTasks } from "../../bench/runs/runComparison.ts";

@@ -8,7 +8,7 @@ import { fetchedDatasetDir } from "../../bench/dataset/dataset.ts";
 import { FETCH_LIMITS, fetchDataset, QUIXBUGS_MANIFEST } from "../../bench/dataset/datasetFetch.ts";
 import { isExplicitYes } from "../../model/artifacts/consent.ts";
 import { printCommandError } from "../commandError.ts";
-import { tcaCommand } from "../nextStep.ts";
+import { tcaCommand } from "../invocation.ts";
 import { outputFolder } from "../pathArguments.ts";
 import { megabytes, statusLine } from "../progress.ts";
 import type { SetExitCode } from "./index.ts";

@@ -1,6 +1,6 @@
 // The bench commands' shared option parsing and error printing (bench.ts, benchRun.ts).
 import { printCommandError } from "../commandError.ts";
-import { localizedHints } from "../nextStep.ts";
+import { localizedHints } from "../invocation.ts";
 import type { SetExitCode } from "./index.ts";
 
 export function positiveInt(text: string | undefined, fallback: number): number | undefined {
@@ -10,7 +10,7 @@ export function positiveInt(text: string | undefined, fallback: number): number 
 
 export function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  // A hint naming another tca command is spelled to work from the user's folder (nextStep.ts).
+  // A hint naming another tca command is spelled to work from the user's folder (invocation.ts).
   else printCommandError(code, localizedHints(message));
   setExitCode(1);
 }

@@ -11,7 +11,7 @@ import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benc
 import { datasetCheckKey, lookupDatasetCheck, storeDatasetCheck, DATASET_CHECK_CACHE_FOLDER, type DatasetCheckSelection } from "../../bench/grading/datasetCheckCache.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
-import { tcaCommand } from "../nextStep.ts";
+import { tcaCommand } from "../invocation.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { fixedWithGuardrailHits } from "../../bench/results/guardrailFlags.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
@@ -278,7 +278,7 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
           if (hits.fixed > 0) process.stdout.write(`guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action (flagged in results.md)\n`);
           for (const w of endpointWarnings(result.value.results, description.serverProps)) process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
-          // The next step, spelled to work from the folder the user is in (src/cli/nextStep.ts).
+          // The next step, spelled to work from the folder the user is in (src/cli/invocation.ts).
           process.stdout.write(`next step: ${tcaCommand(["report", outDir])}\n`);
         }
         // No task with a verdict: the run measured the endpoint, not the model.

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
-import { localizedHints, tcaCommand } from "../nextStep.ts";
+import { localizedHints, tcaCommand } from "../invocation.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
 import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetFetch.ts";

@@ -16,7 +16,7 @@ import { formatChecksTable } from "../checksTable.ts";
 import { watchRunProgress } from "../runProgress.ts";
 import type { ProgressNotice } from "../liveGeneration.ts";
 import { writeJsonExclusive } from "../../evidence/evidenceFile.ts";
-import { formatRunSummary } from "../../lab/runSummary.ts";
+import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../evidence/runVerdict.ts";
 import { deriveChecksVerdict } from "../../evidence/checksVerdict.ts";
 import { buildSubmission } from "../../evidence/submission/writeSubmission.ts";
@@ -361,19 +361,19 @@ export function runErrorMessage(code: string, message: string, runDirectory: str
 }
 
 /** The baseline's next steps: see the run, then the negative checks beside it. */
-function baselineNextSteps(runDirectory: string): string[] {
+function baselineNextSteps(runDirectory: string): NextStep[] {
   return [
-    `${tcaCommand(["report", runDirectory])}   (the run as an HTML page)`,
-    `${tcaCommand(["lab", "checks", "--root", join(dirname(runDirectory), "checks")])}   (every negative check)`,
+    { what: "the run as an HTML page", command: tcaCommand(["report", runDirectory]) },
+    { what: "every negative check", command: tcaCommand(["lab", "checks", "--root", join(dirname(runDirectory), "checks")]) },
   ];
 }
 
 /** A model run's next steps: see the run, then the submission from the evidence given so far. */
-function modelNextSteps(runDirectory: string, baseline: string | undefined, checks: string | undefined): string[] {
+function modelNextSteps(runDirectory: string, baseline: string | undefined, checks: string | undefined): NextStep[] {
   const submission = ["lab", "submission", "--baseline", baseline === undefined ? "BASELINE_RUN" : resolve(baseline), "--model", runDirectory];
   if (checks !== undefined) submission.push("--checks", resolve(checks));
   return [
-    `${tcaCommand(["report", runDirectory])}   (every proposal and observation as an HTML page)`,
-    `${tcaCommand(submission)}${baseline === undefined ? "   (BASELINE_RUN: your tca lab baseline run)" : ""}`,
+    { what: "every proposal and observation as an HTML page", command: tcaCommand(["report", runDirectory]) },
+    { what: `the submission${baseline === undefined ? " (BASELINE_RUN: your tca lab baseline run)" : ""}`, command: tcaCommand(submission) },
   ];
 }
