@@ -33,11 +33,23 @@ export interface CaseSetGrade {
   readonly failures: readonly string[];
 }
 
+/** A held-out input on which the reference fix and the independent implementation disagree. */
+export interface HeldOutDisagreement {
+  readonly input: CaseInput;
+  /** Canonical answers of each (never used as an expected value). */
+  readonly reference: string;
+  readonly independent: string;
+}
+
 export interface HeldOutCases {
   readonly seed: number;
   readonly cases: readonly GradingCase[];
   /** Generated inputs on which the reference fix raised (left out, counted). */
   readonly dropped: number;
+  /** Generated inputs on which the reference fix and the independent implementation disagree (left out). */
+  readonly disagreements?: number;
+  /** The first few of them. */
+  readonly disagreeing?: readonly HeldOutDisagreement[];
 }
 
 export interface HeldOutGrade extends CaseSetGrade {
