@@ -55,6 +55,22 @@ test("topological order and index validity: any valid answer passes, an invalid 
   assert.equal(valueMatches(N(0), N(-1), absent), false);
 });
 
+/** A canonical set of edge tuples, as trusted_runner.canon writes one (json.dumps of each item, sorted). */
+const EDGES = (es: [number, number][]): string => JSON.stringify(["set", es.map(([a, b]) => JSON.stringify(["t", [["n", String(a)], ["n", String(b)]]]).replace(/,/g, ", ")).sort()]);
+
+test("minimum spanning tree validity: another tree of the same least weight passes; a heavier tree, a cycle, a missing node or a foreign edge fails", () => {
+  // A square 1-2-3-4 with weights 1, 1, 1, 1 and a diagonal (1, 3) of weight 5: four minimal trees.
+  const mst: CaseComparison = { kind: "spanning_tree", edges: [[1, 2, 1], [2, 3, 1], [3, 4, 1], [4, 1, 1], [1, 3, 5]] };
+  const expected = EDGES([[1, 2], [2, 3], [3, 4]]);
+  assert.equal(valueMatches(expected, expected, mst), true);
+  assert.equal(valueMatches(EDGES([[2, 3], [3, 4], [4, 1]]), expected, mst), true);
+  assert.equal(valueMatches(EDGES([[1, 2], [2, 3], [1, 3]]), expected, mst), false, "a cycle, node 4 missing");
+  assert.equal(valueMatches(EDGES([[1, 2], [1, 3], [3, 4]]), expected, mst), false, "a spanning tree, heavier");
+  assert.equal(valueMatches(EDGES([[1, 2], [2, 3]]), expected, mst), false, "too few edges");
+  assert.equal(valueMatches(EDGES([[2, 1], [2, 3], [3, 4]]), expected, mst), false, "(2, 1) is not an edge key of the input");
+  assert.equal(valueMatches(JSON.stringify(["l", []]), expected, mst), false);
+});
+
 test("sqrt held-out inputs cover the whole domain x >= 1: 1 <= x < 2, fractions, large x, and the docstring's interval as tolerance", () => {
   const draws = generateHeldOutInputs("sqrt", 3, 2000) ?? [];
   assert.equal(draws.length, 2000);

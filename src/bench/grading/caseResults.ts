@@ -121,6 +121,37 @@ function isSubsequence(sub: readonly string[], whole: readonly string[]): boolea
 }
 
 /**
+ * The total weight of a canonical set of edges when it is a spanning tree of the graph (every
+ * edge one of the input's own keys, once; as many as the nodes less one; no cycle), else undefined.
+ */
+function treeWeight(text: string, edges: readonly (readonly [number, number, number])[]): number | undefined {
+  const v = parseCanonical(text);
+  if (!Array.isArray(v) || v.length !== 2 || v[0] !== "set" || !Array.isArray(v[1])) return undefined;
+  const weightOf = new Map(edges.map(([a, b, w]) => [`${a},${b}`, w]));
+  const nodes = new Set(edges.flatMap(([a, b]) => [a, b]));
+  const parent = new Map([...nodes].map((n) => [n, n]));
+  const root = (n: number): number => {
+    let r = n;
+    while (parent.get(r) !== r) r = parent.get(r) ?? r;
+    return r;
+  };
+  let total = 0;
+  const items = v[1] as unknown[];
+  if (items.length !== nodes.size - 1) return undefined;
+  for (const item of items) {
+    if (typeof item !== "string") return undefined;
+    const edge = parseCanonical(item);
+    if (!Array.isArray(edge) || edge.length !== 2 || edge[0] !== "t" || !Array.isArray(edge[1]) || edge[1].length !== 2) return undefined;
+    const [a, b] = (edge[1] as unknown[]).map(canonicalInteger);
+    const w = a === undefined || b === undefined ? undefined : weightOf.get(`${a},${b}`);
+    if (a === undefined || b === undefined || w === undefined || root(a) === root(b)) return undefined;
+    parent.set(root(a), root(b));
+    total += w;
+  }
+  return total;
+}
+
+/**
  * Validity checks for answers that are not unique. `expected` is the independent implementation's
  * answer (confirmed by the reference fix's): only its length (LCS) or its node set (ordering)
  * is used; the input in `compare` decides the rest.
@@ -141,6 +172,11 @@ function validAnswer(actual: string, expected: string, compare: Exclude<CaseComp
     // Every expected node exactly once (no repeats, none missing), each edge's source first.
     if (position.size !== got.length || !want.every((v) => position.has(v))) return false;
     return compare.edges.every(([u, v]) => (position.get(u) ?? Infinity) < (position.get(v) ?? -Infinity));
+  }
+  if (compare.kind === "spanning_tree") {
+    const got = treeWeight(actual, compare.edges);
+    const want = treeWeight(expected, compare.edges);
+    return got !== undefined && want !== undefined && got === want;
   }
   const i = canonicalInteger(parseCanonical(actual));
   if (i === undefined) return false;

@@ -251,14 +251,18 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     return { args: [s("A"), d(plain.map(([u, v, w]) => [t([s(u), s(v)]), n(w)] as const))] };
   },
   minimum_spanning_tree: (r) => {
-    // Distinct weights (documented restriction): the minimum spanning tree is then unique, so
-    // exact comparison is right; with ties several trees are correct.
+    // A connected graph (the precondition) with any weights, negative and tied included: with
+    // ties several trees are minimal, so the grade checks the tree and its total weight.
     const count = int(r, 2, 7);
+    const tied = r() < 0.5;
     const weights = shuffle(r, Array.from({ length: 60 }, (_, i) => i - 10));
-    const edges: [Tagged, Tagged][] = [];
-    for (let v = 2; v <= count; v++) edges.push([t([n(int(r, 1, v - 1)), n(v)]), n(weights.pop() ?? 1)]);
-    for (let a = 1; a <= count; a++) for (let b = a + 1; b <= count; b++) if (r() < 0.3 && !edges.some(([k]) => JSON.stringify(k) === JSON.stringify(t([n(a), n(b)])))) edges.push([t([n(a), n(b)]), n(weights.pop() ?? 1)]);
-    return { args: [d(shuffle(r, edges))] };
+    const weight = (): number => (tied ? int(r, -2, 6) : (weights.pop() ?? 1));
+    const plain: [number, number, number][] = [];
+    for (let v = 2; v <= count; v++) plain.push([int(r, 1, v - 1), v, weight()]);
+    for (let a = 1; a <= count; a++) for (let b = a + 1; b <= count; b++) if (r() < 0.3 && !plain.some(([u, w]) => u === a && w === b)) plain.push([a, b, weight()]);
+    // Either orientation of a key: the answer names the input's own keys.
+    const edges = shuffle(r, plain).map(([a, b, w]): [number, number, number] => (r() < 0.5 ? [a, b, w] : [b, a, w]));
+    return { args: [d(edges.map(([a, b, w]) => [t([n(a), n(b)]), n(w)] as const))], compare: { kind: "spanning_tree", edges } };
   },
   // Any acyclic graph; every valid order is accepted (validity check on the edges).
   topological_ordering: (r) => {

@@ -24,6 +24,8 @@ export type CaseComparison =
   | { readonly kind: "common_subsequence"; readonly a: string; readonly b: string }
   /** The node values (all of them, once each) in an order putting u before v for every edge [u, v]. */
   | { readonly kind: "topological_order"; readonly edges: readonly (readonly [number, number])[] }
+  /** A set of the input's own edge keys (u, v) forming a spanning tree of least total weight. */
+  | { readonly kind: "spanning_tree"; readonly edges: readonly (readonly [number, number, number])[] }
   /** An index i with arr[i] == x, or -1 when x is not in arr. */
   | { readonly kind: "index_of"; readonly arr: readonly number[]; readonly x: number };
 
