@@ -100,8 +100,10 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     return { args: [ints(list(r, int(r, 0, 15), 0, k - 1)), n(k)] };
   },
   // "a sorted list of ints" (empty and negative included), x anywhere.
+  // Half the lists over a few values only: long runs of x, and lists that are x throughout.
   find_first_in_sorted: (r) => {
-    const arr = list(r, int(r, 0, 12), -15, 15).sort((a, b) => a - b);
+    const spread = r() < 0.5 ? 2 : 15;
+    const arr = list(r, int(r, 0, 12), -spread, spread).sort((a, b) => a - b);
     return { args: [ints(arr), n(arr.length > 0 && r() < 0.7 ? (arr[int(r, 0, arr.length - 1)] ?? 0) : int(r, -17, 17))] };
   },
   // Repeats allowed by the docstring: any index holding x is correct, so the grade checks validity.
@@ -130,7 +132,8 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     return { args: [ints(perturbed), n(k)], adapter: "list" };
   },
   // Capacity 0 upward; weights >= 1 (an item weighs something), values >= 0, repeats allowed.
-  knapsack: (r) => ({ args: [n(int(r, 0, 60)), l(Array.from({ length: int(r, 0, 8) }, () => l([n(int(r, 1, 25)), n(int(r, 0, 50))])))] }),
+  // Light items (weight 1..4) half the time, so that small capacities matter.
+  knapsack: (r) => ({ args: [n(skewed(r, 0, 60)), l(Array.from({ length: int(r, 0, 8) }, () => l([n(r() < 0.5 ? int(r, 1, 4) : int(r, 1, 25)), n(int(r, 0, 50))])))] }),
   // "A list of ints": repeats allowed; 0 <= k < len(arr).
   kth: (r) => {
     const arr = r() < 0.5 ? list(r, int(r, 1, 12), -10, 10) : distinct(r, int(r, 1, 12), -40, 40);
