@@ -3,17 +3,16 @@
 // of the reference fix (src/bench/tasksets/mutation_operators.py, called through
 // mutationCandidates, never copied) are run, each in its own sandbox, on the public inputs, the
 // held-out inputs (seed SEED) and N wide random inputs (the held-out generator with another seed,
-// N draws). A mutant is EQUIVALENT when it fails no public case, no held-out case and gives, on
-// every wide input where the reference returns, an answer the grader's own comparison accepts
-// against the reference's (differential testing). The table: mutants, equivalent, killed by
+// N confirmed cases). A mutant is EQUIVALENT when it fails no public case, no held-out case and
+// gives, on every wide input where the reference answers and the independent implementation
+// agrees, an answer the grader's own comparison accepts (differential testing). The table: mutants, equivalent, killed by
 // public, killed only by held-out, survivors (non-equivalent, yet passing public and held-out:
 // what the held-out generator misses). Slow (one sandbox per mutant): run it with nice.
 import { mapWithConcurrency } from "../src/core/concurrency.ts";
 import { defaultDatasetDir, loadDataset, referenceFixSource } from "../src/bench/dataset/dataset.ts";
 import type { RunnerOutput } from "../src/bench/grading/caseResults.ts";
 import { valueMatches } from "../src/bench/grading/caseResults.ts";
-import { heldOutCases } from "../src/bench/grading/heldOutCases.ts";
-import { generateHeldOutInputs } from "../src/bench/grading/heldOutGenerators.ts";
+import { confirmHeldOut, heldOutCases, independentOracleSource } from "../src/bench/grading/heldOutCases.ts";
 import { publicCases, type GradingCase } from "../src/bench/grading/publicCases.ts";
 import { runOnInputs } from "../src/bench/grading/trustedGrader.ts";
 import { resolvePythonRuntime } from "../src/bench/sandbox/pythonRuntime.ts";
@@ -69,12 +68,12 @@ async function measure(programName: string): Promise<Row | string> {
   const pub = await publicCases(sandbox, dataset, program, false);
   if (!pub.ok) return `${programName}: ${pub.message}`;
   const held = (await heldOutCases(sandbox, dataset, program, SEED))?.cases ?? [];
-  const wideInputs = generateHeldOutInputs(programName, WIDE_SEED, WIDE) ?? [];
-  // The reference's own answers on the wide inputs: the differential test's expected values
-  // (an input where the reference raises or hangs says nothing and is skipped).
-  const refWide = wideInputs.length > 0 ? (await runOnInputs(sandbox, dataset, program, reference, wideInputs.map((w) => w.input))).output : null;
+  // The differential test's inputs and expected values: the reference's answers, confirmed by
+  // the independent implementation exactly as held-out ones are (an input where the reference
+  // raises, hangs or is wrong says nothing about a mutant and is left out).
+  const wide = (await confirmHeldOut(sandbox, dataset, program, WIDE_SEED, WIDE, reference, independentOracleSource()))?.cases ?? [];
   const row: Row = { program: programName, mutants: 0, equivalent: 0, killedByPublic: 0, killedOnlyByHeldOut: 0, survivors: 0, survivorLines: [] };
-  const inputs = [...pub.value.cases.map((c) => c.input), ...held.map((c) => c.input), ...wideInputs.map((w) => w.input)];
+  const inputs = [...pub.value.cases, ...held, ...wide].map((c) => c.input);
   await mapWithConcurrency(candidates.value, 1, async (candidate) => {
     const source = applyCandidate(reference, candidate);
     if (source === null) return;
@@ -88,14 +87,7 @@ async function measure(programName: string): Promise<Row | string> {
       row.killedOnlyByHeldOut++;
       return;
     }
-    const offset = pub.value.cases.length + held.length;
-    const differs = wideInputs.some((w, k) => {
-      const expected = refWide?.results.get(k);
-      if (expected?.status !== "ok" || expected.value === undefined) return false;
-      const got = output.results.get(offset + k);
-      return got?.status !== "ok" || got.value === undefined || !valueMatches(got.value, expected.value, w.compare);
-    });
-    if (differs) {
+    if (!allPass(wide, pub.value.cases.length + held.length, output)) {
       row.survivors++;
       row.survivorLines.push(`line ${candidate.line} ${candidate.op}: ${candidate.after.trim()}`);
     } else {

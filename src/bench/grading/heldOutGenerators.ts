@@ -82,6 +82,19 @@ function rpnTokens(r: Rng, depth: number): Tagged[] {
 
 const EQUAL: CaseComparison = { kind: "equal" };
 
+/**
+ * A digraph and two of its nodes. A third of the time no edge enters the goal, so that it is
+ * unreachable while the search meets cycles: a search that forgets what it has seen then never
+ * ends, which a reachable goal hides.
+ */
+function searchInput(r: Rng): ReturnType<Generator> {
+  const nodes = digraph(r, int(r, 1, 9), 0.1 + 0.4 * r());
+  const start = int(r, 0, nodes.length - 1);
+  const goal = int(r, 0, nodes.length - 1);
+  if (r() < 0.35) for (const spec of nodes) spec.successors = spec.successors?.filter((j) => j !== goal);
+  return { args: [node(start), node(goal)], nodes, adapter: "truthy" };
+}
+
 /** A float drawn log-uniformly from [lo, hi), rounded to 6 significant digits (exact JSON text). */
 const logFloat = (r: Rng, lo: number, hi: number): number => Number((lo * (hi / lo) ** r()).toPrecision(6));
 /** Mostly small values, sometimes anywhere in [lo, hi]: edges (0, 1, bounds) stay likely. */
@@ -198,14 +211,8 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     const text = words.map((w, i) => (i === 0 ? w : " ".repeat(int(r, 1, 3)) + w)).join("");
     return { args: [s(text), n(int(r, 12, 30))] };
   },
-  breadth_first_search: (r) => {
-    const nodes = digraph(r, int(r, 1, 9), 0.1 + 0.4 * r());
-    return { args: [node(int(r, 0, nodes.length - 1)), node(int(r, 0, nodes.length - 1))], nodes, adapter: "truthy" };
-  },
-  depth_first_search: (r) => {
-    const nodes = digraph(r, int(r, 1, 9), 0.1 + 0.4 * r());
-    return { args: [node(int(r, 0, nodes.length - 1)), node(int(r, 0, nodes.length - 1))], nodes, adapter: "truthy" };
-  },
+  breadth_first_search: (r) => searchInput(r),
+  depth_first_search: (r) => searchInput(r),
   detect_cycle: (r) => {
     const nodes = linkedList(r, int(r, 1, 10));
     const last = nodes[nodes.length - 1];
@@ -223,7 +230,7 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     // node) pairs and raises on a tie (Node objects do not order): such an input is dropped
     // (counted), and a correct program is still graded on every input where the reference
     // answers and the independent implementation agrees.
-    const nodes = digraph(r, int(r, 2, 10), 0.15 + 0.45 * r());
+    const nodes = digraph(r, int(r, 2, 10), 0.2 + 0.6 * r());
     const edges: [Tagged, Tagged][] = [];
     const distinctLengths = shuffle(r, Array.from({ length: 56 }, (_, i) => i * 3 + 1 + int(r, 0, 1)));
     const tiesAllowed = r() < 0.5;
