@@ -183,6 +183,39 @@ sandboxTest("sample: a lookup table of longest_common_subsequence's public cases
   assert.ok((grade.heldOut?.failed ?? 0) > 0);
 });
 
+/** A correct longest_common_subsequence that breaks ties its own way (prefix table, walked back from the end). */
+const OTHER_LCS = `def longest_common_subsequence(a, b):
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = table[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(table[i - 1][j], table[i][j - 1])
+    out = []
+    i, j = len(a), len(b)
+    while i and j:
+        if a[i - 1] == b[j - 1]:
+            out.append(a[i - 1])
+            i -= 1
+            j -= 1
+        elif table[i - 1][j] >= table[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return "".join(reversed(out))
+`;
+
+sandboxTest("a correct longest_common_subsequence choosing other ties than the expected answers passes every held-out case", { skip: REAL.skip }, async () => {
+  const { sandbox } = benchSetup();
+  const dataset = realDataset();
+  const p = program(dataset, "longest_common_subsequence");
+  const held = await heldOutCases(sandbox, dataset, p, 99);
+  assert.ok(held);
+  const grade = await gradeProgram(sandbox, dataset, p, OTHER_LCS, { heldOut: held });
+  assert.deepEqual([grade.heldOut?.passed, grade.heldOut?.total], [50, 50]);
+  // It is graded on validity, not on one string: some of its answers differ from the expected ones.
+  const { output } = await runOnInputs(sandbox, dataset, p, OTHER_LCS, held.cases.map((c) => c.input));
+  assert.ok(held.cases.some((c, i) => output.results.get(i)?.value !== c.expected), "no tie was broken differently");
+});
+
 const DIJKSTRA = `import heapq
 
 
