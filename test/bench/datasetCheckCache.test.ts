@@ -27,8 +27,8 @@ const selection = { includeSlow: false, timeoutMs: 60_000 };
 
 function passingReport(dataset: QuixDataset): VerifyReport {
   const side = (outcome: "passed" | "failed") => ({ outcome, counts: { passed: 1, failed: outcome === "passed" ? 0 : 1, errors: 0, skipped: 0 }, seconds: 0.1, summary: outcome, fixedPublic: outcome === "passed", heldOut: null, reason: null });
-  const records = dataset.programs.map((p) => ({ program: p.name, publicCases: 1, excluded: [], heldOutCases: 0, buggy: side("failed"), fixed: side("passed"), ok: true })).sort((a, b) => a.program.localeCompare(b.program));
-  return { dataset: dataset.root, grader: GRADER_ID, includeSlow: false, heldOutSeed: 7, heldOutPrograms: 0, excluded: [], programs: records.length, buggyFailing: records.length, fixesPassing: records.length, ok: true, records };
+  const records = dataset.programs.map((p) => ({ program: p.name, publicCases: 1, excluded: [], heldOutCases: 0, heldOutDisagreements: 0, heldOutDisagreeing: [], buggy: side("failed"), fixed: side("passed"), ok: true })).sort((a, b) => a.program.localeCompare(b.program));
+  return { dataset: dataset.root, grader: GRADER_ID, includeSlow: false, heldOutSeed: 7, heldOutPrograms: 0, heldOutDisagreements: 0, excluded: [], programs: records.length, buggyFailing: records.length, fixesPassing: records.length, ok: true, records };
 }
 
 function copyDataset(name: string): QuixDataset {

@@ -2,7 +2,8 @@
 // (outside every sandbox). The lines come from a process the candidate shares, so they are
 // treated as untrusted data: anything malformed, duplicated, out of range or missing fails the
 // grade; a value passes only if it equals the expected canonical text (or, for the one test
-// that uses pytest.approx, is within the test's absolute tolerance).
+// that uses pytest.approx, is within the test's absolute tolerance; or, for a held-out case of a
+// program whose answer is not unique, is a valid answer for the case's input).
 import type { CaseComparison } from "./publicCases.ts";
 
 export type CaseStatus = "ok" | "error" | "too_large" | "timeout";
@@ -88,9 +89,112 @@ function canonicalNumber(text: string): number | undefined {
   return Number.isNaN(n) ? undefined : n;
 }
 
+/** The parsed canonical text, or undefined (candidate output is untrusted: anything goes). */
+function parseCanonical(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function canonicalString(text: string): string | undefined {
+  const v = parseCanonical(text);
+  return Array.isArray(v) && v.length === 2 && v[0] === "s" && typeof v[1] === "string" ? v[1] : undefined;
+}
+
+function canonicalInteger(v: unknown): number | undefined {
+  if (!Array.isArray(v) || v.length !== 2 || v[0] !== "n" || typeof v[1] !== "string" || !/^-?\d{1,15}$/.test(v[1])) return undefined;
+  return Number(v[1]);
+}
+
+/** A list of small integers (node values), or undefined. */
+function canonicalIntegers(text: string): number[] | undefined {
+  const v = parseCanonical(text);
+  if (!Array.isArray(v) || v.length !== 2 || v[0] !== "l" || !Array.isArray(v[1])) return undefined;
+  const out: number[] = [];
+  for (const item of v[1] as unknown[]) {
+    const n = canonicalInteger(item);
+    if (n === undefined) return undefined;
+    out.push(n);
+  }
+  return out;
+}
+
+/** Whether `sub` is a subsequence of `whole` (by code point, as Python indexes strings). */
+function isSubsequence(sub: readonly string[], whole: readonly string[]): boolean {
+  let i = 0;
+  for (const ch of whole) if (i < sub.length && ch === sub[i]) i++;
+  return i === sub.length;
+}
+
+/**
+ * The total weight of a canonical set of edges when it is a spanning tree of the graph (every
+ * edge one of the input's own keys, once; as many as the nodes less one; no cycle), else undefined.
+ */
+function treeWeight(text: string, edges: readonly (readonly [number, number, number])[]): number | undefined {
+  const v = parseCanonical(text);
+  if (!Array.isArray(v) || v.length !== 2 || v[0] !== "set" || !Array.isArray(v[1])) return undefined;
+  const weightOf = new Map(edges.map(([a, b, w]) => [`${a},${b}`, w]));
+  const nodes = new Set(edges.flatMap(([a, b]) => [a, b]));
+  const parent = new Map([...nodes].map((n) => [n, n]));
+  const root = (n: number): number => {
+    let r = n;
+    while (parent.get(r) !== r) r = parent.get(r) ?? r;
+    return r;
+  };
+  let total = 0;
+  const items = v[1] as unknown[];
+  if (items.length !== nodes.size - 1) return undefined;
+  for (const item of items) {
+    if (typeof item !== "string") return undefined;
+    const edge = parseCanonical(item);
+    if (!Array.isArray(edge) || edge.length !== 2 || edge[0] !== "t" || !Array.isArray(edge[1]) || edge[1].length !== 2) return undefined;
+    const [a, b] = (edge[1] as unknown[]).map(canonicalInteger);
+    const w = a === undefined || b === undefined ? undefined : weightOf.get(`${a},${b}`);
+    if (a === undefined || b === undefined || w === undefined || root(a) === root(b)) return undefined;
+    parent.set(root(a), root(b));
+    total += w;
+  }
+  return total;
+}
+
+/**
+ * Validity checks for answers that are not unique. `expected` is the independent implementation's
+ * answer (confirmed by the reference fix's): only its length (LCS) or its node set (ordering)
+ * is used; the input in `compare` decides the rest.
+ */
+function validAnswer(actual: string, expected: string, compare: Exclude<CaseComparison, { kind: "equal" | "approx_abs" }>): boolean {
+  if (compare.kind === "common_subsequence") {
+    const got = canonicalString(actual);
+    const want = canonicalString(expected);
+    if (got === undefined || want === undefined) return false;
+    const g = Array.from(got);
+    return g.length === Array.from(want).length && isSubsequence(g, Array.from(compare.a)) && isSubsequence(g, Array.from(compare.b));
+  }
+  if (compare.kind === "topological_order") {
+    const got = canonicalIntegers(actual);
+    const want = canonicalIntegers(expected);
+    if (got === undefined || want === undefined || got.length !== want.length) return false;
+    const position = new Map(got.map((v, i) => [v, i]));
+    // Every expected node exactly once (no repeats, none missing), each edge's source first.
+    if (position.size !== got.length || !want.every((v) => position.has(v))) return false;
+    return compare.edges.every(([u, v]) => (position.get(u) ?? Infinity) < (position.get(v) ?? -Infinity));
+  }
+  if (compare.kind === "spanning_tree") {
+    const got = treeWeight(actual, compare.edges);
+    const want = treeWeight(expected, compare.edges);
+    return got !== undefined && want !== undefined && got === want;
+  }
+  const i = canonicalInteger(parseCanonical(actual));
+  if (i === undefined) return false;
+  return compare.arr.includes(compare.x) ? i >= 0 && i < compare.arr.length && compare.arr[i] === compare.x : i === -1;
+}
+
 /** Whether a returned canonical value satisfies the case. */
 export function valueMatches(actual: string, expected: string, compare: CaseComparison): boolean {
   if (compare.kind === "equal") return actual === expected;
+  if (compare.kind !== "approx_abs") return validAnswer(actual, expected, compare);
   const a = canonicalNumber(actual);
   const e = canonicalNumber(expected);
   if (a === undefined || e === undefined) return false;

@@ -12,8 +12,22 @@ import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import { trustedRunnerFiles, TRUSTED_RUNNER_ARGV, RESULT_CHANNEL_MAX_BYTES } from "./runnerFiles.ts";
 
-/** How a returned value is compared with the expected one (the test's own assert). */
-export type CaseComparison = { readonly kind: "equal" } | { readonly kind: "approx_abs"; readonly tolerance: number };
+/**
+ * How a returned value is compared with the expected one: the test's own assert for public
+ * cases; for held-out cases of a program whose answer is not unique, a validity check on the
+ * case's own input (caseResults.ts), kept here in the Node process and never sent to a sandbox.
+ */
+export type CaseComparison =
+  | { readonly kind: "equal" }
+  | { readonly kind: "approx_abs"; readonly tolerance: number }
+  /** A longest common subsequence of a and b: as long as the expected one, a subsequence of both. */
+  | { readonly kind: "common_subsequence"; readonly a: string; readonly b: string }
+  /** The node values (all of them, once each) in an order putting u before v for every edge [u, v]. */
+  | { readonly kind: "topological_order"; readonly edges: readonly (readonly [number, number])[] }
+  /** A set of the input's own edge keys (u, v) forming a spanning tree of least total weight. */
+  | { readonly kind: "spanning_tree"; readonly edges: readonly (readonly [number, number, number])[] }
+  /** An index i with arr[i] == x, or -1 when x is not in arr. */
+  | { readonly kind: "index_of"; readonly arr: readonly number[]; readonly x: number };
 
 /** A case's input as the runner reads it: tagged arguments, an adapter, optional Node graph. */
 export interface CaseInput {

@@ -17,7 +17,10 @@ import { parseRunnerOutput, shortValue, valueMatches, type RunnerOutput } from "
 import { publicCases, type CaseInput, type GradingCase } from "./publicCases.ts";
 import { RESULT_CHANNEL_MAX_BYTES, TRUSTED_RUNNER_ARGV, trustedRunnerFiles } from "./runnerFiles.ts";
 
-export const GRADER_ID = "trusted-runner-v1";
+// v2 (issue #24): held-out expected values confirmed by an independent implementation, validity
+// checks for answers that are not unique, whole-domain generators, Python's == across the numeric
+// tower, pytest's imports and recursion headroom, the CPU limit held by a supervisor process.
+export const GRADER_ID = "trusted-runner-v2";
 
 export interface CaseSetGrade {
   readonly total: number;
@@ -33,11 +36,23 @@ export interface CaseSetGrade {
   readonly failures: readonly string[];
 }
 
+/** A held-out input on which the reference fix and the independent implementation disagree. */
+export interface HeldOutDisagreement {
+  readonly input: CaseInput;
+  /** Canonical answers of each (never used as an expected value). */
+  readonly reference: string;
+  readonly independent: string;
+}
+
 export interface HeldOutCases {
   readonly seed: number;
   readonly cases: readonly GradingCase[];
   /** Generated inputs on which the reference fix raised (left out, counted). */
   readonly dropped: number;
+  /** Generated inputs on which the reference fix and the independent implementation disagree (left out). */
+  readonly disagreements?: number;
+  /** The first few of them. */
+  readonly disagreeing?: readonly HeldOutDisagreement[];
 }
 
 export interface HeldOutGrade extends CaseSetGrade {

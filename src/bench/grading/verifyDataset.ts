@@ -4,15 +4,18 @@
 // proves it deterministic, since their expected values come from an earlier run of it), and a
 // buggy program must fail public or held-out cases. The fix is graded by placing the reference
 // program at python_programs/<p>.py in its own fresh task folder, exactly how the agent's file is
-// graded; the correct_python_programs folder never enters a sandbox that grades.
+// graded; the correct_python_programs folder never enters a sandbox that grades. Held-out
+// expected values are confirmed by the project's independent implementation (heldOutCases.ts);
+// the report counts, per program, the inputs dropped because the two disagree.
 import type { QuixDataset } from "../dataset/dataset.ts";
 import { buggySource, referenceFixSource } from "../dataset/dataset.ts";
 import { mapWithConcurrency } from "../../core/concurrency.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { GradeCounts, GradeOutcome } from "./gradeRecord.ts";
+import { shortValue } from "./caseResults.ts";
 import { heldOutCases, processHeldOutSeed } from "./heldOutCases.ts";
-import { GRADER_ID, gradeProgram, type TrustedGrade } from "./trustedGrader.ts";
+import { GRADER_ID, gradeProgram, type HeldOutCases, type HeldOutDisagreement, type TrustedGrade } from "./trustedGrader.ts";
 
 export interface VerifySide {
   readonly outcome: GradeOutcome;
@@ -32,6 +35,13 @@ export interface VerifyRecord {
   readonly publicCases: number;
   readonly excluded: readonly string[];
   readonly heldOutCases: number;
+  /**
+   * Generated held-out inputs on which the reference fix and the project's independent
+   * implementation disagree: dropped (replaced by further draws), never used as expected values.
+   */
+  readonly heldOutDisagreements: number;
+  /** The first few of them, with both answers. */
+  readonly heldOutDisagreeing: readonly HeldOutDisagreement[];
   readonly buggy: VerifySide;
   readonly fixed: VerifySide;
   /** buggy not passed (failed, timed out or broken), and the fix passed. */
@@ -45,6 +55,8 @@ export interface VerifyReport {
   readonly heldOutSeed: number;
   /** Programs graded with held-out cases too. */
   readonly heldOutPrograms: number;
+  /** Held-out inputs dropped because the reference and the independent implementation disagree, over all programs. */
+  readonly heldOutDisagreements: number;
   /** Said explicitly: every case a test skips (knapsack's slow case without --include-slow, ...). */
   readonly excluded: readonly string[];
   readonly programs: number;
@@ -91,10 +103,12 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
     { program: p, which: "fixed" as const },
   ]);
   const bySide = new Map<string, TrustedGrade>();
+  const heldOutBy = new Map<string, HeldOutCases | null>();
   let done = 0;
   const records: VerifyRecord[] = [];
   await mapWithConcurrency(jobs, options.jobs, async (job) => {
     const heldOut = await heldOutCases(config, dataset, job.program, seed);
+    heldOutBy.set(job.program.name, heldOut);
     const source = job.which === "buggy" ? buggySource(dataset, job.program.name) : referenceFixSource(dataset, job.program.name);
     const grade = await gradeProgram(config, dataset, job.program, source, {
       includeSlow,
@@ -110,6 +124,8 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
         publicCases: fixed.public.total,
         excluded: fixed.excluded,
         heldOutCases: fixed.heldOut?.total ?? 0,
+        heldOutDisagreements: heldOutBy.get(job.program.name)?.disagreements ?? 0,
+        heldOutDisagreeing: heldOutBy.get(job.program.name)?.disagreeing ?? [],
         buggy: side(buggy),
         fixed: side(fixed),
         ok: buggy.outcome !== "passed" && fixed.outcome === "passed",
@@ -129,6 +145,7 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
     includeSlow,
     heldOutSeed: seed,
     heldOutPrograms: records.filter((r) => r.heldOutCases > 0).length,
+    heldOutDisagreements: records.reduce((sum, r) => sum + r.heldOutDisagreements, 0),
     excluded,
     programs: records.length,
     buggyFailing,
@@ -143,18 +160,22 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
  * counts, held-out passed/asked and seconds; then the totals and the excluded cases, wrapped.
  */
 export function formatVerifyTable(report: VerifyReport): string {
-  const rows = [["program", "cases", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
+  const rows = [["program", "cases", "dis", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
   const counts = (c: GradeCounts): string => `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
   const held = (h: VerifySide["heldOut"]): string => (h ? `${h.passed}/${h.total}` : "-");
   for (const r of report.records) {
-    rows.push([r.program, `${r.publicCases}+${r.heldOutCases}`, r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(1), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(1), r.ok ? "yes" : "NO"]);
+    rows.push([r.program, `${r.publicCases}+${r.heldOutCases}`, String(r.heldOutDisagreements), r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(1), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(1), r.ok ? "yes" : "NO"]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
   // Two spaces between columns, one when a long program name (longest_common_subsequence) would pass 100 columns.
   const gap = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) > MAX_COLUMNS ? " " : "  ";
   const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(gap).trimEnd());
-  lines.push("", "cases: public+held-out; s: seconds; counts: p passed, f failed, e errors, s skipped");
-  lines.push(...wrapLine(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed})${report.ok ? "" : " — DATA SET CHECK FAILED"}`, MAX_COLUMNS, "  "));
+  lines.push("", "cases: public+held-out; dis: held-out inputs dropped where the reference fix and the independent");
+  lines.push("implementation disagree; s: seconds; counts: p passed, f failed, e errors, s skipped");
+  lines.push(...wrapLine(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed}; ${report.heldOutDisagreements} held-out inputs dropped where the reference fix and the independent implementation disagree)${report.ok ? "" : " — DATA SET CHECK FAILED"}`, MAX_COLUMNS, "  "));
   for (const note of report.excluded) lines.push(...wrapLine(`excluded: ${note}`, MAX_COLUMNS, "  "));
+  for (const r of report.records) {
+    for (const d of r.heldOutDisagreeing) lines.push(...wrapLine(`disagreement: ${r.program}: reference ${shortValue(d.reference)}, independent ${shortValue(d.independent)} on ${shortValue(JSON.stringify(d.input.args))}`, MAX_COLUMNS, "  "));
+  }
   return lines.join("\n");
 }

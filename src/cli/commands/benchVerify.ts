@@ -104,7 +104,11 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         return setExitCode(1);
       }
       if (disagreeing.length > 0) {
-        if (!json) printCommandError("evidence_invalid", `${dir}: EVIDENCE INVALID: the re-grade disagrees with ${disagreeing.length} of ${report.entries.length} task record(s): ${disagreeing.map((entry) => entry.key).join(", ")}`);
+        // A run graded by another version of the grader can disagree because the grader changed
+        // (held-out inputs, comparisons): said, never hidden, and still a disagreement.
+        const recordedGrader = manifest.environment["grader"];
+        const graderNote = typeof recordedGrader === "string" && recordedGrader !== GRADER_ID ? ` (the run was graded by ${recordedGrader}, this checkout grades with ${GRADER_ID}: a difference may be the grader's change; verify with that version's checkout)` : "";
+        if (!json) printCommandError("evidence_invalid", `${dir}: EVIDENCE INVALID: the re-grade disagrees with ${disagreeing.length} of ${report.entries.length} task record(s): ${disagreeing.map((entry) => entry.key).join(", ")}${graderNote}`);
         return setExitCode(1);
       }
       setExitCode(0);
