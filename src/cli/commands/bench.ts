@@ -17,6 +17,7 @@ import { defaultJobs } from "../../core/concurrency.ts";
 import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/agent/conditions.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
+import { inProjectShapes, recognizeServedCheckpoint, servedCheckpointLabels } from "../../bench/agent/servedCheckpoint.ts";
 import { endpointWarnings, isPipelineCheck, isRehearsal, pct, PIPELINE_CHECK_LINE, REHEARSAL_LINE, summarize } from "../../bench/results/resultsSummary.ts";
 import { compareRuns, parseReference, renderComparison } from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
@@ -106,7 +107,13 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   const report: PreflightReport = preflight.value;
   // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
   // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
-  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model, thinking: thinking.value } };
+  // Without it, a server that reports the shape of one of this project's own checkpoints (the
+  // rehearsal models, the tiny test one) gets the same labels as that checkpoint through
+  // --backend local: a rehearsal served by llama-server is a REHEARSAL run, not a model result.
+  const recognized = recognizeServedCheckpoint(identity.serverModels, flags.model, await inProjectShapes());
+  if (recognized !== null) process.stderr.write(`note: the endpoint serves this project's ${recognized.name} checkpoint (recognized by its shape at /v1/models); the run is labelled ${recognized.kind === "rehearsal" ? "REHEARSAL" : "PIPELINE CHECK"}, not a model result\n`);
+  const labels = { ...(flags.pipelineCheck ? { synthetic: true } : {}), ...(recognized !== null ? servedCheckpointLabels(recognized) : {}) };
+  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...labels }, modelName: flags.model, thinking: thinking.value } };
 }
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
