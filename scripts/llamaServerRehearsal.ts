@@ -17,6 +17,7 @@
 // Exit 0 when both paths agree on every task, both end every task as trained and both runs are
 // labelled REHEARSAL. The tables are printed; the report is written to
 // .cache/llama-server/rehearsal-report.json and the runs are kept under .cache/llama-server/rehearsal/.
+// --reuse DIR keeps an earlier folder's checkpoint and local run and runs only llama-server again.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
@@ -49,18 +50,28 @@ async function getJson(url: string): Promise<Record<string, unknown>> {
 export async function runRehearsalComparison(): Promise<number> {
   const build = buildLlamaServer();
   log(`llama-server ${build.commit.slice(0, 12)} (${build.cached ? "cached" : "built"}; build took ${build.buildSeconds} s)`);
-  const work = join(CACHE, "rehearsal", new Date().toISOString().replace(/[:.]/g, "-"));
+  // --reuse DIR: an earlier invocation's folder; its checkpoint and local run are kept and only
+  // the llama-server half runs again (into a new subfolder).
+  const reuseAt = process.argv.indexOf("--reuse");
+  const reused = reuseAt > 0 ? process.argv[reuseAt + 1] : undefined;
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const work = reused ?? join(CACHE, "rehearsal", stamp);
   mkdirSync(work, { recursive: true });
   const checkpoint = join(work, "bench-rehearsal");
-  const made = tca(["model", "make-bench-rehearsal-checkpoint", "--directory", checkpoint]);
-  if (made.code !== 0) throw new Error(`make-bench-rehearsal-checkpoint failed: ${made.stderr}`);
-
   const localOut = join(work, "local");
-  log("conditions A-D through the local engine…");
   let started = performance.now();
-  const local = tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint, "--dataset", DATASET, "--conditions", CONDITIONS, "--out", localOut, "--json"]);
-  const localWallSeconds = (performance.now() - started) / 1000;
-  if (local.code !== 0) throw new Error(`the local run failed (exit ${local.code}): ${local.stderr.slice(-4000)}`);
+  let local: { code: number; wallSeconds: number | null; reused: boolean };
+  if (reused !== undefined && existsSync(join(localOut, "tasks.ndjson"))) {
+    log(`reusing the checkpoint and the local run in ${work}`);
+    local = { code: 0, wallSeconds: null, reused: true };
+  } else {
+    const made = tca(["model", "make-bench-rehearsal-checkpoint", "--directory", checkpoint]);
+    if (made.code !== 0) throw new Error(`make-bench-rehearsal-checkpoint failed: ${made.stderr}`);
+    log("conditions A-D through the local engine…");
+    const run = tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint, "--dataset", DATASET, "--conditions", CONDITIONS, "--out", localOut, "--json"]);
+    if (run.code !== 0) throw new Error(`the local run failed (exit ${run.code}): ${run.stderr.slice(-4000)}`);
+    local = { code: run.code, wallSeconds: (performance.now() - started) / 1000, reused: false };
+  }
 
   // The GGUF the local engine just loaded, written by the project's converter.
   const gguf = join(`${checkpoint}.tca-engine-cache`, "model-f32.gguf");
@@ -72,9 +83,12 @@ export async function runRehearsalComparison(): Promise<number> {
   const manifest = JSON.parse(readFileSync(join(checkpoint, "synthetic-manifest.json"), "utf8")) as { parameters: number };
   const size = { parameters: manifest.parameters, safetensorsBytes: statSync(join(checkpoint, "model.safetensors")).size, ggufBytes: statSync(gguf).size };
 
-  // No --chat-template-file: llama-server must find the template in the GGUF.
-  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "-c", CONTEXT, "--parallel", "1", "-t", "2", "--alias", ALIAS]);
-  const serverOut = join(work, "llama-server");
+  // No --chat-template-file: llama-server must find the template in the GGUF. The numerics are
+  // the local engine's (src/model/engine/generationSettings.ts): F32 KV cache (llama-server's
+  // default is F16), no flash attention, 64-token batches, 2 threads, so that what is compared is
+  // the template rendering, the tokenization and the tool-call parsing, not rounding.
+  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "-c", CONTEXT, "--parallel", "1", "-t", "2", "-ctk", "f32", "-ctv", "f32", "-fa", "off", "-b", "64", "-ub", "64", "--alias", ALIAS]);
+  const serverOut = join(work, reused !== undefined ? `llama-server-${stamp}` : "llama-server");
   let serverRun: ReturnType<typeof tca>;
   let serverWallSeconds: number;
   let props: Record<string, unknown>;
@@ -111,7 +125,7 @@ export async function runRehearsalComparison(): Promise<number> {
     ok: Object.values(checks).every(Boolean),
     checks,
     llamaServer: { commit: build.commit, buildSeconds: build.buildSeconds, cached: build.cached, buildInfo: props.build_info ?? null, chatTemplateCaps: props.chat_template_caps ?? null, models: models.data ?? null, exitCode: serverRun.code, wallSeconds: serverWallSeconds },
-    local: { exitCode: local.code, wallSeconds: localWallSeconds },
+    local,
     model: size,
     timing: { local: timing(localTasks), llamaServer: timing(serverTasks) },
     labels,
@@ -123,7 +137,7 @@ export async function runRehearsalComparison(): Promise<number> {
   process.stdout.write(renderComparison(comparisons, localTasks, serverTasks));
   const t = report.timing;
   process.stdout.write(`\nmodel: ${size.parameters.toLocaleString("en-US")} parameters; model.safetensors ${size.safetensorsBytes.toLocaleString("en-US")} bytes (BF16), GGUF ${size.ggufBytes.toLocaleString("en-US")} bytes (F32)\n`);
-  process.stdout.write(`local engine: ${t.local.tasks} tasks, ${t.local.turns} turns, ${t.local.secondsPerTask.toFixed(2)} s per task, ${t.local.secondsPerTurn.toFixed(2)} s per turn (agent time); whole run ${localWallSeconds.toFixed(0)} s with load and conversion\n`);
+  process.stdout.write(`local engine: ${t.local.tasks} tasks, ${t.local.turns} turns, ${t.local.secondsPerTask.toFixed(2)} s per task, ${t.local.secondsPerTurn.toFixed(2)} s per turn (agent time); ${local.wallSeconds === null ? "reused run" : `whole run ${local.wallSeconds.toFixed(0)} s with load and conversion`}\n`);
   process.stdout.write(`llama-server: ${t.llamaServer.tasks} tasks, ${t.llamaServer.turns} turns, ${t.llamaServer.secondsPerTask.toFixed(2)} s per task, ${t.llamaServer.secondsPerTurn.toFixed(2)} s per turn (agent time); whole run ${serverWallSeconds.toFixed(0)} s\n`);
   process.stdout.write(`llama-server build: ${build.buildSeconds} s (${build.cached ? "cached" : "built now"}), ${String(props.build_info ?? "?")}\n`);
   for (const c of comparisons) for (const u of c.untrained) process.stdout.write(`not as trained: ${c.taskId}: ${u}\n`);
