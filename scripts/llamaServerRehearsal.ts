@@ -114,7 +114,10 @@ export async function runRehearsalComparison(): Promise<number> {
   const serverTasks = readRunTasks(serverOut);
   const comparisons = compareRuns(localTasks, serverTasks, benchScenarios(DATASET));
   const labels = { local: runLabels(localOut), server: runLabels(serverOut) };
-  const templateServed = props.chat_template === template;
+  // /props reports the template as llama.cpp's Jinja lexer keeps it: like Jinja's default
+  // (keep_trailing_newline=False, which @huggingface/jinja follows too), it drops one trailing
+  // newline before rendering (common/jinja/lexer.cpp), so that newline is never rendered by either.
+  const templateServed = props.chat_template === (template.endsWith("\n") ? template.slice(0, -1) : template);
   const checks = {
     agreeTaskByTask: comparisons.every((c) => c.differences.length === 0),
     bothAsTrained: comparisons.every((c) => c.untrained.length === 0),
