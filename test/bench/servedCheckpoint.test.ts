@@ -14,10 +14,10 @@ import { tca } from "../support/tcaCli.ts";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer } from "./scriptedChatServer.ts";
 
-// llama-server's /v1/models meta for the bench rehearsal GGUF: the parameter count and width
-// documented in docs/rehearsal-model.md (14,826,528 parameters, hidden size 96), measured there
-// from the checkpoint itself, not from the code under test.
-const BENCH_REHEARSAL_META = { vocab_type: 2, n_vocab: 151936, n_ctx: 8192, n_ctx_train: 32768, n_embd: 96, n_params: 14_826_528, size: 59_306_112, ftype: "all F32" };
+// The /v1/models meta the llama-server built from node-llama-cpp's llama.cpp (b1-80fb11a)
+// reported for the bench rehearsal GGUF (npm run test:llama-server -- --rehearsal), copied as
+// it came: computed by llama.cpp from the tensors, not by the code under test.
+const BENCH_REHEARSAL_META = { vocab_type: true, n_vocab: 151936, n_ctx: 16384, n_ctx_train: 32768, n_embd: 96, n_params: 14_826_528, size: 59_306_112, ftype: "all F32" };
 
 function list(...entries: Record<string, unknown>[]): unknown {
   return { object: "list", data: entries };
