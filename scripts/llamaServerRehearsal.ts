@@ -17,7 +17,8 @@
 // Exit 0 when both paths agree on every task, both end every task as trained and both runs are
 // labelled REHEARSAL. The tables are printed; the report is written to
 // .cache/llama-server/rehearsal-report.json and the runs are kept under .cache/llama-server/rehearsal/.
-// --reuse DIR keeps an earlier folder's checkpoint and local run and runs only llama-server again.
+// --reuse DIR keeps an earlier folder's checkpoint and local run and runs only llama-server again;
+// --server-defaults starts llama-server with its own default numerics instead of the local engine's.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
@@ -87,7 +88,11 @@ export async function runRehearsalComparison(): Promise<number> {
   // the local engine's (src/model/engine/generationSettings.ts): F32 KV cache (llama-server's
   // default is F16), no flash attention, 64-token batches, 2 threads, so that what is compared is
   // the template rendering, the tokenization and the tool-call parsing, not rounding.
-  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "-c", CONTEXT, "--parallel", "1", "-t", "2", "-ctk", "f32", "-ctv", "f32", "-fa", "off", "-b", "64", "-ub", "64", "--alias", ALIAS]);
+  // --server-defaults leaves llama-server's own numerics (F16 KV cache, flash attention auto,
+  // 2,048/512-token batches), as a user would start it.
+  const serverDefaults = process.argv.includes("--server-defaults");
+  const numerics = serverDefaults ? [] : ["-ctk", "f32", "-ctv", "f32", "-fa", "off", "-b", "64", "-ub", "64"];
+  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "-c", CONTEXT, "--parallel", "1", "-t", "2", ...numerics, "--alias", ALIAS]);
   const serverOut = join(work, reused !== undefined ? `llama-server-${stamp}` : "llama-server");
   let serverRun: ReturnType<typeof tca>;
   let serverWallSeconds: number;
@@ -127,7 +132,7 @@ export async function runRehearsalComparison(): Promise<number> {
   const report = {
     ok: Object.values(checks).every(Boolean),
     checks,
-    llamaServer: { commit: build.commit, buildSeconds: build.buildSeconds, cached: build.cached, buildInfo: props.build_info ?? null, chatTemplateCaps: props.chat_template_caps ?? null, models: models.data ?? null, exitCode: serverRun.code, wallSeconds: serverWallSeconds },
+    llamaServer: { numerics: serverDefaults ? "llama-server defaults" : "the local engine's (F32 KV, no flash attention, 64-token batches)", commit: build.commit, buildSeconds: build.buildSeconds, cached: build.cached, buildInfo: props.build_info ?? null, chatTemplateCaps: props.chat_template_caps ?? null, models: models.data ?? null, exitCode: serverRun.code, wallSeconds: serverWallSeconds },
     local,
     model: size,
     timing: { local: timing(localTasks), llamaServer: timing(serverTasks) },
