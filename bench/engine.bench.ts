@@ -15,7 +15,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { LlamaEngine } from "../src/model/engine/llamaEngine.ts";
 import { convertToGguf } from "../src/model/gguf/convertToGguf.ts";
-import { ensureDerivedGguf } from "../src/model/gguf/derivedCache.ts";
+import { chatTemplateOf, ensureDerivedGguf } from "../src/model/gguf/derivedCache.ts";
 import { openCheckpointDirectory, type CheckpointDirectory } from "../src/model/loader/checkpointDirectory.ts";
 import { parameterCount } from "../src/model/qwen2/architecture.ts";
 import { makeTestCheckpoint } from "../src/model/synthetic/makeTestCheckpoint.ts";
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
     arch: checkpoint.arch,
     modelName: checkpoint.modelName,
     tokenizerJson: checkpoint.tokenizerJson,
+    chatTemplate: chatTemplateOf(checkpoint.tokenizerConfigJson) ?? "",
     safetensorsPath: checkpoint.safetensorsPath,
     expectedSafetensorsSha256: checkpoint.sha256["model.safetensors"] as string,
     outputPath: scratch,

@@ -7,41 +7,16 @@
 // responses parsed (no model_protocol_error), errors classified (every model error has a class
 // other than a generic HTTP error). Exit 0 when all hold; the report is printed and written to
 // .cache/llama-server/last-report.json.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+// With --rehearsal it runs the bench rehearsal model instead, through llama-server and through
+// the local engine, and compares the two task by task (scripts/llamaServerRehearsal.ts).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { freePort } from "./freePort.ts";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { buildLlamaServer } from "./buildLlamaServer.ts";
+import { CACHE, ROOT, log, startLlamaServer, tca } from "./llamaServerProcess.ts";
+import { runRehearsalComparison } from "./llamaServerRehearsal.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const CACHE = join(ROOT, ".cache/llama-server");
-const TCA = join(ROOT, "bin/tca.js");
 const CHECKPOINT = join(CACHE, "ck-tiny-qwen");
 const PROGRAMS = "gcd,pascal";
-
-function log(line: string): void {
-  process.stderr.write(`[llama-server integration] ${line}\n`);
-}
-
-function tca(args: readonly string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [TCA, ...args], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-async function waitHealthy(base: string, server: ChildProcess, timeoutMs: number): Promise<void> {
-  const until = performance.now() + timeoutMs;
-  while (performance.now() < until) {
-    if (server.exitCode !== null) throw new Error(`llama-server exited with ${server.exitCode}`);
-    try {
-      const r = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((ok) => setTimeout(ok, 500));
-  }
-  throw new Error("llama-server did not become healthy");
-}
 
 interface TraceLine { readonly event: string; readonly [k: string]: unknown }
 
@@ -67,17 +42,9 @@ async function main(): Promise<number> {
   if (typeof config.chat_template !== "string") throw new Error("the checkpoint has no chat template");
   writeFileSync(template, config.chat_template);
 
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = spawn(build.binary, ["-m", gguf, "--jinja", "--chat-template-file", template, "--host", "127.0.0.1", "--port", String(port), "-c", "8192", "--parallel", "1", "-t", "2", "--alias", "tiny-qwen2-synthetic"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let serverLog = "";
-  server.stderr?.on("data", (c: Buffer) => {
-    serverLog = (serverLog + c.toString("utf8")).slice(-20_000);
-  });
+  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "--chat-template-file", template, "-c", "8192", "--parallel", "1", "-t", "2", "--alias", "tiny-qwen2-synthetic"]);
+  const base = server.base;
   try {
-    await waitHealthy(base, server, 120_000);
     log(`serving at ${base}`);
     const out = join(CACHE, "runs", new Date().toISOString().replace(/[:.]/g, "-"));
     const started = performance.now();
@@ -116,12 +83,13 @@ async function main(): Promise<number> {
     process.stdout.write(`checks: ${JSON.stringify(checks)}\n`);
     return report.ok ? 0 : 1;
   } finally {
-    server.kill("SIGTERM");
-    if (server.exitCode === null) await new Promise((ok) => server.once("exit", ok));
-    if (process.env.TCA_SHOW_SERVER_LOG === "1") process.stderr.write(serverLog);
+    await server.stop();
+    if (process.env.TCA_SHOW_SERVER_LOG === "1") process.stderr.write(server.log());
   }
 }
 
 const cachedRuns = join(CACHE, "runs");
 if (existsSync(cachedRuns)) log(`${readdirSync(cachedRuns).length} earlier run(s) under ${cachedRuns}`);
-process.exitCode = await main();
+// --rehearsal: the bench rehearsal model through llama-server and through the local engine,
+// compared task by task (scripts/llamaServerRehearsal.ts).
+process.exitCode = process.argv.includes("--rehearsal") ? await runRehearsalComparison() : await main();

@@ -25,6 +25,8 @@ export interface ScriptedTurn {
 export interface ScriptedServerOptions {
   /** Ids listed by GET /v1/models (default: [SCRIPTED_MODEL_ID]). */
   readonly models?: readonly string[];
+  /** llama-server's `meta` record (n_params, n_embd, n_vocab, …) on every listed model (default: none). */
+  readonly modelMeta?: Readonly<Record<string, unknown>>;
   /** Status for GET /v1/models (default 200). */
   readonly modelsStatus?: number;
   /** Body for GET /props (default: a llama-server-like record); null answers 404. */
@@ -80,7 +82,7 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
           send(res, options.modelsStatus ?? 500, { error: { message: "scripted models failure" } });
           return;
         }
-        send(res, 200, { object: "list", data: (options.models ?? [SCRIPTED_MODEL_ID]).map((id) => ({ id, object: "model", owned_by: "test" })) });
+        send(res, 200, { object: "list", data: (options.models ?? [SCRIPTED_MODEL_ID]).map((id) => ({ id, object: "model", owned_by: "test", ...(options.modelMeta ? { meta: options.modelMeta } : {}) })) });
         return;
       }
       if (req.method === "GET" && req.url === "/props") {

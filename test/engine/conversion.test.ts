@@ -2,11 +2,12 @@
 // readGgufFileInfo), plus the loading gate: what is refused before anything is converted.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { appendFile, cp, lstat, open, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { convertToGguf } from "../../src/model/gguf/convertToGguf.ts";
-import { cacheDirectoryFor, ensureDerivedGguf, GGUF_MANIFEST_NAME } from "../../src/model/gguf/derivedCache.ts";
+import { cacheDirectoryFor, chatTemplateOf, ensureDerivedGguf, GGUF_MANIFEST_NAME } from "../../src/model/gguf/derivedCache.ts";
 import { openCheckpointDirectory } from "../../src/model/loader/checkpointDirectory.ts";
 import { checkQwen2Config } from "../../src/model/qwen2/configCheck.ts";
 import { PINNED_CONFIG_JSON } from "../../src/model/qwen2/architecture.ts";
@@ -63,6 +64,9 @@ test("the GGUF carries the metadata llama.cpp's qwen2 loader needs and no output
   assert.equal(tokens[151646], "[PAD151646]");
   assert.equal(types[151646], 5, "padding tokens are UNUSED");
   assert.ok((tok.merges as string[]).length > 100);
+  // llama-server --jinja reads the template from here: the checkpoint's own, byte for byte.
+  const config = JSON.parse(await readFile(path.join(checkpoint.directory, "tokenizer_config.json"), "utf8")) as { chat_template: string };
+  assert.equal((m.tokenizer as Record<string, unknown>).chat_template, config.chat_template);
   const tensors = info.fullTensorInfo ?? info.tensorInfo ?? [];
   const names = tensors.map((t) => t.name);
   assert.ok(!names.includes("output.weight"), "tied embeddings: no separate output head");
@@ -174,6 +178,7 @@ test("weights that differ from the verified hash while converting leave no outpu
     arch: opened.value.arch,
     modelName: "x",
     tokenizerJson: opened.value.tokenizerJson,
+    chatTemplate: "t",
     safetensorsPath: opened.value.safetensorsPath,
     expectedSafetensorsSha256: "0".repeat(64),
     outputPath: output,
@@ -181,4 +186,38 @@ test("weights that differ from the verified hash while converting leave no outpu
   assert.equal(!converted.ok && converted.error, "conversion_failed");
   assert.equal(await lstat(output).catch(() => null), null);
   assert.equal(await lstat(`${output}.partial`).catch(() => null), null);
+});
+
+test("tokenizer.chat_template is written exactly as given: multi-byte text, newlines and Jinja survive the round trip", async () => {
+  const opened = await openCheckpointDirectory(checkpoint.directory);
+  assert.ok(opened.ok);
+  const output = path.join(checkpoint.root, "template.gguf");
+  // Characters whose UTF-8 length differs from their UTF-16 length: a length written in
+  // characters instead of bytes would cut the string or shift every key after it.
+  const template = "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{# é → 🙂 #}\r\n\t{{- '<|im_start|>assistant\\n' }}";
+  const sha256 = createHash("sha256").update(await readFile(opened.value.safetensorsPath)).digest("hex");
+  const converted = await convertToGguf({
+    arch: opened.value.arch,
+    modelName: "x",
+    tokenizerJson: opened.value.tokenizerJson,
+    chatTemplate: template,
+    safetensorsPath: opened.value.safetensorsPath,
+    expectedSafetensorsSha256: sha256,
+    outputPath: output,
+  });
+  assert.ok(converted.ok, converted.ok ? "" : converted.message);
+  const info = await readGgufFileInfo(output, { logWarnings: false });
+  const tokenizer = (info.metadata as unknown as Record<string, Record<string, unknown>>).tokenizer as Record<string, unknown>;
+  assert.equal(tokenizer.chat_template, template);
+  // The keys after it are still read correctly.
+  assert.equal(info.metadata.general?.architecture, "qwen2");
+  assert.equal((tokenizer.ggml as Record<string, unknown>).add_bos_token, false);
+});
+
+test("chatTemplateOf: the template string, or null when tokenizer_config.json has none or is not JSON", () => {
+  assert.equal(chatTemplateOf(Buffer.from(JSON.stringify({ chat_template: "{{ x }}" }))), "{{ x }}");
+  assert.equal(chatTemplateOf(Buffer.from(JSON.stringify({ chat_template: [{ name: "default", template: "x" }] }))), null);
+  assert.equal(chatTemplateOf(Buffer.from("{}")), null);
+  assert.equal(chatTemplateOf(Buffer.from("null")), null);
+  assert.equal(chatTemplateOf(Buffer.from("not json")), null);
 });

@@ -16,6 +16,7 @@ import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { fixedWithGuardrailHits } from "../../bench/results/guardrailFlags.ts";
 import { resolveShard } from "../../bench/runs/taskPlan.ts";
 import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
+import { inProjectShapes, recognizeServedCheckpoint, servedCheckpointLabels } from "../../bench/agent/servedCheckpoint.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/agent/conditions.ts";
 import { defaultDatasetDir, projectCacheDir } from "../../bench/dataset/dataset.ts";
@@ -90,7 +91,13 @@ async function openBackend(flags: RunFlags, conditions: readonly ConditionId[], 
   const report: PreflightReport = preflight.value;
   // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
   // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
-  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...(flags.pipelineCheck ? { synthetic: true } : {}) }, modelName: flags.model, thinking: thinking.value } };
+  // Without it, a server that reports the shape of one of this project's own checkpoints (the
+  // rehearsal models, the tiny test one) gets the same labels as that checkpoint through
+  // --backend local: a rehearsal served by llama-server is a REHEARSAL run, not a model result.
+  const recognized = recognizeServedCheckpoint(identity.serverModels, flags.model, await inProjectShapes());
+  if (recognized !== null) process.stderr.write(`note: the endpoint serves this project's ${recognized.name} checkpoint (recognized by its shape at /v1/models); the run is labelled ${recognized.kind === "rehearsal" ? "REHEARSAL" : "PIPELINE CHECK"}, not a model result\n`);
+  const labels = { ...(flags.pipelineCheck ? { synthetic: true } : {}), ...(recognized !== null ? servedCheckpointLabels(recognized) : {}) };
+  return { ok: true, value: { backend: client, description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...labels }, modelName: flags.model, thinking: thinking.value } };
 }
 
 /**

@@ -1,7 +1,10 @@
 // The TypeScript BF16 safetensors -> F32 GGUF converter. BF16 -> F32 is exact (the 16 BF16
 // bits become the high half of the F32 bits). Tensor names and metadata follow llama.cpp's
 // qwen2 loader: tied embeddings mean there is no output.weight (llama.cpp reuses
-// token_embd.weight as the output head). The weights' SHA256 is computed over the bytes
+// token_embd.weight as the output head). The checkpoint's chat template is written as
+// tokenizer.chat_template, byte for byte, so a llama-server started with --jinja on this file
+// renders the same prompts as the local engine (which renders them itself from
+// tokenizer_config.json and never reads the GGUF's template). The weights' SHA256 is computed over the bytes
 // actually converted and must equal the verified hash, or the output is discarded.
 import { createHash } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
@@ -13,12 +16,15 @@ import { GGUF_ALIGNMENT, alignUp, encodeGgufHeader, type GgufValue } from "./ggu
 import { buildGgufVocabulary } from "./tokenizerMetadata.ts";
 
 /** Bump whenever the output bytes for the same inputs could change. */
-export const CONVERTER_VERSION = "tca-gguf-f32/1";
+// 2: tokenizer.chat_template is written (issue 26).
+export const CONVERTER_VERSION = "tca-gguf-f32/2";
 
 export interface ConversionInput {
   readonly arch: Qwen2Architecture;
   readonly modelName: string;
   readonly tokenizerJson: Buffer;
+  /** tokenizer_config.json's chat_template, written unchanged as tokenizer.chat_template. */
+  readonly chatTemplate: string;
   readonly safetensorsPath: string;
   /** The verified SHA256 of model.safetensors; conversion fails if the bytes read differ. */
   readonly expectedSafetensorsSha256: string;
@@ -33,7 +39,7 @@ export interface ConversionOutput {
 
 export type ConversionErrorCode = "conversion_failed" | "checkpoint_invalid" | "tokenizer_invalid";
 
-export function qwen2GgufMetadata(arch: Qwen2Architecture, name: string, vocab: { tokens: string[]; tokenTypes: number[]; merges: string[] }): [string, GgufValue][] {
+export function qwen2GgufMetadata(arch: Qwen2Architecture, name: string, vocab: { tokens: string[]; tokenTypes: number[]; merges: string[] }, chatTemplate: string): [string, GgufValue][] {
   return [
     ["general.architecture", { type: "string", value: "qwen2" }],
     ["general.name", { type: "string", value: name }],
@@ -56,6 +62,7 @@ export function qwen2GgufMetadata(arch: Qwen2Architecture, name: string, vocab: 
     ["tokenizer.ggml.eos_token_id", { type: "u32", value: 151645 }],
     ["tokenizer.ggml.padding_token_id", { type: "u32", value: 151643 }],
     ["tokenizer.ggml.add_bos_token", { type: "bool", value: false }],
+    ["tokenizer.chat_template", { type: "string", value: chatTemplate }],
   ];
 }
 
@@ -75,7 +82,7 @@ export async function convertToGguf(input: ConversionInput): Promise<Result<Conv
     if (!layout.ok) return layout;
     const ordered = [...layout.value].sort((a, b) => a.fileOffset - b.fileOffset);
     const header = encodeGgufHeader(
-      qwen2GgufMetadata(input.arch, input.modelName, vocab.value),
+      qwen2GgufMetadata(input.arch, input.modelName, vocab.value, input.chatTemplate),
       ordered.map((l) => ({ name: l.spec.ggufName, shape: l.spec.shape, byteLength: l.byteLength * 2 })),
     );
     await rm(temporary, { force: true });

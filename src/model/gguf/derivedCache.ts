@@ -61,6 +61,17 @@ async function reusable(cache: string, expected: Omit<GgufManifest, "output">): 
   return manifest;
 }
 
+/** The template string of tokenizer_config.json (the loader already refused a checkpoint without one). */
+export function chatTemplateOf(tokenizerConfigJson: Buffer): string | null {
+  try {
+    const config: unknown = JSON.parse(tokenizerConfigJson.toString("utf8"));
+    const template = typeof config === "object" && config !== null ? (config as Record<string, unknown>).chat_template : undefined;
+    return typeof template === "string" ? template : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function ensureDerivedGguf(
   checkpoint: CheckpointDirectory,
   options: { readonly onProgress?: (done: number, total: number) => void; readonly now?: () => number } = {},
@@ -84,11 +95,14 @@ export async function ensureDerivedGguf(
   const existing = await reusable(cache, expected);
   const ggufPath = path.join(cache, GGUF_FILE_NAME);
   if (existing !== null) return ok({ ggufPath, manifest: existing, rebuilt: false, conversionMs: null });
+  const chatTemplate = chatTemplateOf(checkpoint.tokenizerConfigJson);
+  if (chatTemplate === null) return err("tokenizer_invalid", "tokenizer_config.json has no chat template");
   const started = now();
   const converted = await convertToGguf({
     arch: checkpoint.arch,
     modelName: checkpoint.modelName,
     tokenizerJson: checkpoint.tokenizerJson,
+    chatTemplate,
     safetensorsPath: checkpoint.safetensorsPath,
     expectedSafetensorsSha256: sourceSha256["model.safetensors"] as string,
     outputPath: ggufPath,
