@@ -13,7 +13,8 @@
 //   traces/<task>  every line a JSON event (a corrupt line is a problem, never dropped); starts in
 //                  task_start for the same task, whose run binding fits run.json (fingerprint,
 //                  label, pipeline check, plan); ends in task_end equal to the task record; its
-//                  grade event equals the record's grade; a diff event exactly when changed
+//                  grade event equals the record's grade; a diff event exactly when changed; the
+//                  record's guardrail counts, claimedFixed and claim recounted from its events
 //   diffs/<task>   when recorded, equals the trace's diff event
 //   results.json   its tasks equal the log's latest record per task, its summary equals the bench's
 //                  own summarize() over them, done/expected/complete equal the recomputed counts
@@ -26,6 +27,8 @@ import { summarize } from "../bench/results/resultsSummary.ts";
 import { bindingMismatch, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, type RunManifest } from "../bench/runs/runDirectory.ts";
 import { planTasks } from "../bench/runs/taskPlan.ts";
 import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
+import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts";
+import { guardrailsFromTrace } from "../bench/agent/guardrailCounts.ts";
 import { isObject, readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
@@ -106,6 +109,16 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   const grades = records.filter((record) => record.event === "grade");
   if (grades.length !== 1) problems.push(`${task.tracePath}: has ${grades.length} grade events, not one`);
   else if (canonicalJson(gradeOfEvent(grades[0]!)) !== canonicalJson(task.grade)) problems.push(`${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`);
+  // What the agent did is recounted from the trace's own events, never read from the record: the
+  // guardrail counts behind the report's flags, the claim of "done" and its kind. The record
+  // must agree (an older record without a counter agrees when its trace has no such event).
+  const recounted: Readonly<Record<string, number>> = guardrailsFromTrace(records);
+  const recordedCounts = task.guardrails as Readonly<Record<string, unknown>>;
+  const counts = Object.keys(recounted).filter((name) => (recordedCounts[name] ?? 0) !== recounted[name]);
+  if (counts.length > 0) problems.push(`${task.tracePath}: its events give other guardrail counts than the record of ${key} (${counts.map((name) => `${name} ${recounted[name]}, recorded ${String(recordedCounts[name])}`).join("; ")})`);
+  const claimed = records.some((record) => record.event === "stop_attempt" && record.accepted === true);
+  if (claimed !== task.claimedFixed) problems.push(`${RUN_FILES.tasks}: ${key} says claimedFixed ${String(task.claimedFixed)}; its trace has ${claimed ? "an" : "no"} accepted stop`);
+  if (task.claim !== undefined && canonicalJson(analyzeClaim(records as readonly ClaimEvent[])) !== canonicalJson(task.claim)) problems.push(`${task.tracePath}: the claim recomputed from its events differs from the record of ${key}`);
   const diffs = records.filter((record) => record.event === "diff");
   if (diffs.length !== (task.changed ? 1 : 0)) problems.push(`${task.tracePath}: has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`);
   if (task.changed !== (task.diffPath !== undefined)) problems.push(`${RUN_FILES.tasks}: ${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`);

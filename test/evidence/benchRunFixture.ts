@@ -49,7 +49,7 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
         taskId, program, condition, outcome: classifyOutcome(grade, stopReason, changed), stopReason,
         claimedFixed: true, falseFixed: grade !== "passed", turns: options.turns, promptTokens: 900, completionTokens: 300, tokens: 1200,
         usageReported: true, seconds: 12.5,
-        guardrails: { testRuns: 1, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0, ...options.guardrails?.(taskId) },
+        guardrails: { testRuns: options.turns, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0, ...options.guardrails?.(taskId) },
         grade: { outcome: grade, counts: { passed: grade === "passed" ? 8 : 5, failed: grade === "passed" ? 0 : 3, errors: 0, skipped: 0 }, seconds: 1.2, summary: "graded" },
         changed, finalSha256: sha256Hex(`${program}${index}`), specialCasing: null, servedModel: "scripted",
       };
@@ -60,6 +60,14 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
         trace += line("tool_call", turn * 10 + 6, { turn, name: "run_tests" });
         trace += line("test_run", turn * 10 + 8, { turn, output: FILLER });
       }
+      // The events the record's counts and claim stand for: the verdict recounts them from here.
+      const g = result.guardrails;
+      const refused = (error: string, n: number): string => Array.from({ length: Math.max(0, n) }, () => line("tool_refused", 900, { turn: 1, error })).join("");
+      trace += refused("read_reference_fix", g.referenceReadAttempts) + refused("read_not_allowed", g.blockedReads - g.referenceReadAttempts);
+      trace += refused("write_to_tests", g.testEditAttempts) + refused("write_not_allowed", g.blockedWrites - g.testEditAttempts);
+      trace += Array.from({ length: g.toolErrors }, () => line("tool_error", 901, { turn: 1, error: "invalid_arguments" })).join("");
+      trace += Array.from({ length: g.refusedStopAttempts }, () => line("stop_attempt", 902, { turn: 1, accepted: false, refusal: "run the tests first" })).join("");
+      trace += line("stop_attempt", 903, { turn: options.turns, accepted: true });
       trace += line("grade", 1000, { ...result.grade, output: "graded" });
       if (changed) trace += line("diff", 1001, { diff });
       trace += line("task_end", 1002, { result, diff });

@@ -5,7 +5,8 @@
 // trajectory), with every event in the trace. Grading, the diff and the outcome are the task
 // runner's (../taskRunner.ts); nothing here knows how the file will be judged.
 import type { ChatBackend, ChatTurnMessage, ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
-import { AgentTools, type GuardrailCounts } from "./agentTools.ts";
+import { AgentTools } from "./agentTools.ts";
+import type { GuardrailCounts } from "./guardrailCounts.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import type { StepHook } from "../../core/stepHook.ts";
 import { taskId, type AgentBudget, type Condition, type ConditionId } from "./conditions.ts";

@@ -11,23 +11,10 @@ import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
 import { progressLine, runProgramTests, type TestRunResult } from "./testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
 import { sha256Hex } from "../../core/digest.ts";
+import { countRefusal, noGuardrailHits, type MutableGuardrails } from "./guardrailCounts.ts";
 
 /** Longest tool result returned to the model (characters); the trace keeps the full text. */
 export const OBSERVATION_MAX_CHARS = 12_000;
-
-/** What the guardrails counted in one task: tool runs, refusals and refused stops. */
-export type GuardrailCounts = Readonly<MutableGuardrails>;
-
-export interface MutableGuardrails {
-  testRuns: number;
-  blockedWrites: number;
-  blockedReads: number;
-  testEditAttempts: number;
-  referenceReadAttempts: number;
-  toolErrors: number;
-  refusedStopAttempts: number;
-}
-
 
 function bound(text: string): string {
   return text.length <= OBSERVATION_MAX_CHARS ? text : `${text.slice(0, OBSERVATION_MAX_CHARS)}\n[truncated: ${text.length - OBSERVATION_MAX_CHARS} more characters]`;
@@ -56,7 +43,7 @@ export interface AgentToolsOptions {
 }
 
 export class AgentTools {
-  readonly guardrails: MutableGuardrails = { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 };
+  readonly guardrails: MutableGuardrails = noGuardrailHits();
   private readonly testFiles: ReadonlyMap<string, string>;
   /** Hash of the target content for which run_tests last passed, if any. */
   lastPassedHash: string | undefined;
@@ -82,24 +69,7 @@ export class AgentTools {
     }
     const decision = authorizeToolCall(this.o.condition, this.o.program.name, [...this.testFiles.keys()], parsed.call);
     if (!decision.allow) {
-      switch (decision.error) {
-        case "write_to_tests":
-          this.guardrails.testEditAttempts++;
-          this.guardrails.blockedWrites++;
-          break;
-        case "write_not_allowed":
-          this.guardrails.blockedWrites++;
-          break;
-        case "read_reference_fix":
-          this.guardrails.referenceReadAttempts++;
-          this.guardrails.blockedReads++;
-          break;
-        case "read_not_allowed":
-          this.guardrails.blockedReads++;
-          break;
-        default:
-          this.guardrails.toolErrors++;
-      }
+      countRefusal(this.guardrails, decision.error);
       trace.write("tool_refused", this.t(), { turn, id: call.id, tool: parsed.call.tool, path: "path" in parsed.call ? parsed.call.path : null, error: decision.error, message: decision.message });
       return `Error (${decision.error}): ${decision.message}`;
     }

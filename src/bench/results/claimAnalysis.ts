@@ -26,7 +26,7 @@ export interface ClaimRecord {
 export const FINAL_WORDS_LIMIT = 2000;
 const CUT_MARK = " […]";
 
-interface ClaimEvent {
+export interface ClaimEvent {
   readonly event: string;
   readonly [key: string]: unknown;
 }

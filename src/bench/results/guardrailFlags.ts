@@ -1,7 +1,7 @@
 // The guardrail flag of one task: a "fixed" badge must not hide that the agent tried to read the
 // reference fix, tried to edit the tests, or had other writes blocked on the way (issue #28,
 // item 7). One wording for results.md, the terminal and the HTML report.
-import type { GuardrailCounts } from "../agent/agentTools.ts";
+import type { GuardrailCounts } from "../agent/guardrailCounts.ts";
 
 /**
  * A task's guardrail counts (GuardrailCounts) or the same object read back from evidence JSON; a

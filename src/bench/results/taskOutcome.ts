@@ -1,7 +1,7 @@
 // Outcome classes and the per-task result record. Classification happens after the agent
 // stops, from the harness's own grading run, never from what the model said.
 import type { TaskStopReason } from "../agent/agentLoop.ts";
-import type { GuardrailCounts } from "../agent/agentTools.ts";
+import type { GuardrailCounts } from "../agent/guardrailCounts.ts";
 import type { ConditionId } from "../agent/conditions.ts";
 import type { GradeOutcome, GradeRecord } from "../grading/gradeRecord.ts";
 import type { ClaimRecord } from "./claimAnalysis.ts";
