@@ -4,7 +4,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { main } from "../../src/cli/main.ts";
 
-interface Outcome {
+/** One call of main(): what it printed, its exit status, and whether it threw. */
+export interface Outcome {
   readonly argv: readonly string[];
   readonly exitCode: number | null;
   readonly stdout: string;

@@ -14,6 +14,8 @@ import { fileURLToPath } from "node:url";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
 import { MINI_DATASET_DIR } from "../support/optionalResources.ts";
+// Type only: the driver runs main() when executed, never when its type is imported.
+import type { Outcome } from "./badPathDriver.ts";
 
 const DRIVER = fileURLToPath(new URL("./badPathDriver.ts", import.meta.url));
 
@@ -106,14 +108,6 @@ function tree(path: string): string[] {
   };
   walk(path);
   return entries;
-}
-
-interface Outcome {
-  readonly argv: readonly string[];
-  readonly exitCode: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly threw: string | null;
 }
 
 function runDriver(root: string, cases: readonly string[][]): Promise<Outcome[]> {

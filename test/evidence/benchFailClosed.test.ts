@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { appendFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
@@ -17,6 +17,7 @@ import { buildReport } from "../../src/report/reportBuilder.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup } from "../bench/benchFixtures.ts";
 import { realBenchRun } from "./regradeRunFixture.ts";
+import { assertBenchEvidenceInvalid, copyRun } from "./benchEvidenceAttack.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-bench-fail-closed-"));
 let honest = "";
@@ -25,21 +26,9 @@ before(async () => {
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
-function copyOf(name: string): string {
-  const target = join(root, name);
-  cpSync(honest, target, { recursive: true });
-  return target;
-}
-
+const copyOf = (name: string): string => copyRun(honest, root, name);
 /** EVIDENCE INVALID in the verdict and on the page (which still builds), with the reason named. */
-function assertInvalid(dir: string, mentions: RegExp): void {
-  const verdict = deriveBenchVerdict(dir);
-  assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`);
-  const built = buildReport(dir);
-  assert.ok(built.ok, "the page is still built");
-  assert.ok(built.value.document.kind === "bench" && built.value.document.bench.verdict.headline === "EVIDENCE INVALID");
-}
+const assertInvalid = assertBenchEvidenceInvalid;
 
 const deep = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
 const traceOf = (dir: string, taskId: string): string => join(dir, "traces", `${taskId}.ndjson`);

@@ -6,15 +6,15 @@
 // "done" removed (a false "fixed" hidden), a claim's kind changed.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { classifyTask, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
 import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
-import { buildReport } from "../../src/report/reportBuilder.ts";
 import { sandboxPackages } from "../support/systemPackages.ts";
 import { scriptedBenchRun } from "../report/benchFixture.ts";
+import { assertBenchEvidenceInvalid, copyRun } from "./benchEvidenceAttack.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-bench-recount-"));
 let honest = "";
@@ -25,8 +25,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A copy of the honest run with one task's record replaced everywhere it is recorded. */
 function forged(name: string, taskId: string, edit: (task: TaskResult) => TaskResult): string {
-  const dir = join(root, name);
-  cpSync(honest, dir, { recursive: true });
+  const dir = copyRun(honest, root, name);
   const tasks = readTaskResults(dir);
   const manifest = readManifest(dir);
   assert.ok(tasks.ok && manifest.ok);
@@ -45,14 +44,7 @@ function forged(name: string, taskId: string, edit: (task: TaskResult) => TaskRe
   return dir;
 }
 
-function assertRefused(dir: string, mentions: RegExp): void {
-  const verdict = deriveBenchVerdict(dir);
-  assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`);
-  const built = buildReport(dir);
-  assert.ok(built.ok && built.value.document.kind === "bench");
-  assert.equal(built.value.document.bench.verdict.headline, "EVIDENCE INVALID");
-}
+const assertRefused = assertBenchEvidenceInvalid;
 
 const skip = sandboxPackages().skip;
 

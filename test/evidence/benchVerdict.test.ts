@@ -2,29 +2,21 @@
 // summary that disagrees with the task log or the traces is EVIDENCE INVALID, named.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
 import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { writeBenchRun } from "./benchRunFixture.ts";
+import { assertVerdictInvalid, copyRun } from "./benchEvidenceAttack.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-bench-verdict-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 const honest = join(root, "honest");
 const tasks = writeBenchRun(honest, { programs: 3, turns: 2 });
 
-function copyOf(name: string): string {
-  const target = join(root, name);
-  cpSync(honest, target, { recursive: true });
-  return target;
-}
-
-function assertInvalid(dir: string, mentions: RegExp): void {
-  const verdict = deriveBenchVerdict(dir);
-  assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`);
-}
+const copyOf = (name: string): string => copyRun(honest, root, name);
+const assertInvalid = assertVerdictInvalid;
 
 test("an honest run is complete, with every task from the log", () => {
   const verdict = deriveBenchVerdict(honest);

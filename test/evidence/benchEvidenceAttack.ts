@@ -1,0 +1,30 @@
+// The two steps every attack on a bench run folder takes, shared by the tests that forge one
+// (benchVerdict, benchFailClosed, benchRecount): copy the honest run, edit the copy, then expect
+// EVIDENCE INVALID with the reason named, in the verdict and (where asked) on the page.
+import assert from "node:assert/strict";
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { buildReport } from "../../src/report/reportBuilder.ts";
+
+/** A copy of the run `honest` at `root/name`, for one attack. */
+export function copyRun(honest: string, root: string, name: string): string {
+  const target = join(root, name);
+  cpSync(honest, target, { recursive: true });
+  return target;
+}
+
+/** The verdict is EVIDENCE INVALID and one of its problems matches `mentions`. */
+export function assertVerdictInvalid(dir: string, mentions: RegExp): void {
+  const verdict = deriveBenchVerdict(dir);
+  assert.equal(verdict.kind, "evidence_invalid");
+  assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`);
+}
+
+/** As assertVerdictInvalid, and the page still builds with EVIDENCE INVALID as its headline. */
+export function assertBenchEvidenceInvalid(dir: string, mentions: RegExp): void {
+  assertVerdictInvalid(dir, mentions);
+  const built = buildReport(dir);
+  assert.ok(built.ok, "the page is still built");
+  assert.ok(built.value.document.kind === "bench" && built.value.document.bench.verdict.headline === "EVIDENCE INVALID");
+}
