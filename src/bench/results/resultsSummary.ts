@@ -9,6 +9,7 @@ import { conditionFindings, renderClaimSection } from "./claimFindings.ts";
 import { renderPairedSection } from "./pairedStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 import { fixedWithGuardrailHits, outcomeWithFlags } from "./guardrailFlags.ts";
+import { formatCount } from "../../core/numberFormat.ts";
 
 export interface ConditionSummary {
   readonly condition: ConditionId;
@@ -95,9 +96,6 @@ export function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
 
-function int(x: number): string {
-  return Math.round(x).toLocaleString("en-US");
-}
 
 /**
  * A synthetic (random-weight) or rehearsal checkpoint, or --pipeline-check, makes the whole run a
@@ -162,7 +160,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
   out.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
     const f = findings.get(c.condition);
-    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${f?.fixedConfirmed ?? 0} | ${f?.testsPassHeldOutFail ?? 0} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${int(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
+    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${f?.fixedConfirmed ?? 0} | ${f?.testsPassHeldOutFail ?? 0} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${formatCount(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
   }
   out.push("", "## Fixed rate with 95% interval (Wilson), and false \"fixed\"", "");
   out.push("False \"fixed\" is the document's: claimed, and the tests fail. Claimed with the tests passing and a held-out case failing is our finding beside it.", "");
@@ -189,7 +187,7 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
     : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`);
   out.push("", "## Tasks", "", "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |", "|---|---|---|---|---|---|---|---|---|");
   for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1))) {
-    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${outcomeWithFlags(r.outcome.replace(/_/g, " "), r.guardrails)}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${int(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
+    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${outcomeWithFlags(r.outcome.replace(/_/g, " "), r.guardrails)}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${formatCount(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
   }
   return out.join("\n") + "\n";
 }

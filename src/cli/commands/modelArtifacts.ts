@@ -18,6 +18,7 @@ import { shellWord, tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { inspectSyntheticCheckpoint, isSyntheticCheckpoint, openCheckpointDirectory } from "../../model/loader/checkpointDirectory.ts";
 import { REHEARSAL_LABEL } from "../../model/synthetic/syntheticManifest.ts";
+import { formatCount } from "../../core/numberFormat.ts";
 
 function endpointFromEnvironment(flag: string | undefined): ReturnType<typeof resolveEndpoint> {
   return resolveEndpoint(flag, { HF_ENDPOINT: process.env.HF_ENDPOINT, CI: process.env.CI });
@@ -72,7 +73,7 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
       process.stdout.write(
         value.status === "already_verified"
           ? `already verified; acquisition skipped and a new 30-minute window opened\nmanifest: ${value.manifestPath}\n`
-          : `${kept}acquired and verified ${value.payloadBytesReceived.toLocaleString("en-US")} payload bytes\nmanifest: ${value.manifestPath}\n`,
+          : `${kept}acquired and verified ${formatCount(value.payloadBytesReceived)} payload bytes\nmanifest: ${value.manifestPath}\n`,
       );
       process.stdout.write(`next step: ${tcaCommand(["lab", "predict", "--model-directory", directory])}   (your five predictions, before the trial)\n`);
     });
@@ -140,8 +141,8 @@ function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
 function formatReport(report: DirectoryReport): string[] {
   const rows = report.files.map((file) => [
     file.name,
-    file.expectedBytes.toLocaleString("en-US"),
-    file.observedBytes === null ? "-" : file.observedBytes.toLocaleString("en-US"),
+    formatCount(file.expectedBytes),
+    file.observedBytes === null ? "-" : formatCount(file.observedBytes),
     file.expectedIdentity.kind === "git_blob_sha1" ? "git blob" : "sha256",
     file.ok ? "ok" : (file.issue?.code ?? "failed"),
   ]);
@@ -163,8 +164,8 @@ async function verifyOwnRecord(directory: string): Promise<{ ok: boolean; lines:
   const lines = [`${kind}, not the pinned model: checked against its own record (synthetic-manifest.json), not the pinned sizes`];
   const rows = inspection.files.map((file) => [
     file.name,
-    file.recordedBytes === null ? "-" : file.recordedBytes.toLocaleString("en-US"),
-    file.observedBytes === null ? "-" : file.observedBytes.toLocaleString("en-US"),
+    file.recordedBytes === null ? "-" : formatCount(file.recordedBytes),
+    file.observedBytes === null ? "-" : formatCount(file.observedBytes),
     "sha256",
     file.ok ? "ok" : (file.issue?.code ?? "failed"),
   ]);

@@ -3,6 +3,7 @@
 // The form of consent is recorded in the manifest and the ledger.
 import type { PinSet } from "../pins.ts";
 import type { ConsentForm } from "./manifest.ts";
+import { formatCount } from "../../core/numberFormat.ts";
 
 export type ConsentDecision =
   | { readonly given: true; readonly form: ConsentForm }
@@ -17,7 +18,7 @@ const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "sev
 export function consentPrompt(pins: PinSet): string {
   const count = pins.files.length;
   const countText = NUMBER_WORDS[count] ?? String(count);
-  const total = pins.files.reduce((sum, file) => sum + file.bytes, 0).toLocaleString("en-US");
+  const total = formatCount(pins.files.reduce((sum, file) => sum + file.bytes, 0));
   const owner = pins.repository.split("/")[0] ?? pins.repository;
   return `Download the ${countText} listed model files, totaling ${total} bytes, from ${owner}’s public Hugging Face repository into this new model directory?`;
 }

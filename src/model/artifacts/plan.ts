@@ -5,6 +5,7 @@ import { MAX_COLUMNS } from "../../core/textWidth.ts";
 import { PINNED_MODEL, RESOURCE_ESTIMATES, TIME_LIMITS, TRANSFER_RULES, type PinSet } from "../pins.ts";
 import { fileUrl, type ResolvedEndpoint } from "./endpoint.ts";
 import { formatBytes } from "./resources.ts";
+import { formatCount } from "../../core/numberFormat.ts";
 
 export interface PlannedFile {
   readonly name: string;
@@ -44,13 +45,13 @@ const minutes = (ms: number): string => `${ms / 60_000} minutes`;
 
 export function formatPlan(plan: AcquisitionPlan): string[] {
   const nameWidth = Math.max(...plan.files.map((file) => file.name.length), 4);
-  const byteWidth = Math.max(...plan.files.map((file) => file.bytes.toLocaleString("en-US").length), 5);
+  const byteWidth = Math.max(...plan.files.map((file) => formatCount(file.bytes).length), 5);
   const lines = [
     "Pinned model",
     `  repository:   ${plan.repository}`,
     `  revision:     ${plan.revision}`,
     `  license:      ${PINNED_MODEL.license}`,
-    `  parameters:   ${PINNED_MODEL.parameters.toLocaleString("en-US")}`,
+    `  parameters:   ${formatCount(PINNED_MODEL.parameters)}`,
     `  format:       ${PINNED_MODEL.format}`,
     `  endpoint:     ${plan.endpoint} (anonymous; no token is read or sent)`,
     "",
@@ -59,10 +60,10 @@ export function formatPlan(plan: AcquisitionPlan): string[] {
     // A sha256 identity (64 digits) does not fit beside the name within 100 columns: it goes on
     // the next line, indented under its file.
     ...plan.files.flatMap((file) => {
-      const row = `  ${file.name.padEnd(nameWidth)}  ${file.bytes.toLocaleString("en-US").padStart(byteWidth)}  ${file.identity}`;
-      return row.length <= MAX_COLUMNS ? [row] : [`  ${file.name.padEnd(nameWidth)}  ${file.bytes.toLocaleString("en-US").padStart(byteWidth)}`, `      ${file.identity}`];
+      const row = `  ${file.name.padEnd(nameWidth)}  ${formatCount(file.bytes).padStart(byteWidth)}  ${file.identity}`;
+      return row.length <= MAX_COLUMNS ? [row] : [`  ${file.name.padEnd(nameWidth)}  ${formatCount(file.bytes).padStart(byteWidth)}`, `      ${file.identity}`];
     }),
-    `  ${"total".padEnd(nameWidth)}  ${plan.totalBytes.toLocaleString("en-US").padStart(byteWidth)}`,
+    `  ${"total".padEnd(nameWidth)}  ${formatCount(plan.totalBytes).padStart(byteWidth)}`,
     "",
     "Limits",
     `  aggregate transfer ceiling: ${formatBytes(plan.aggregateCeilingBytes)}`,

@@ -1,6 +1,7 @@
 // Progress of an acquisition: bars (bytes, rate, ETA per file and overall) through
 // cli-progress on a terminal, plain lines otherwise, nothing in tests.
 import cliProgress from "cli-progress";
+import { formatCount } from "../../core/numberFormat.ts";
 
 export interface AcquisitionProgress {
   start(totalBytes: number): void;
@@ -29,13 +30,13 @@ export function lineProgress(write: (line: string) => void): AcquisitionProgress
   let fileSeen = 0;
   let nextMark = 0;
   return {
-    start: (totalBytes) => write(`acquiring ${totalBytes.toLocaleString("en-US")} bytes`),
+    start: (totalBytes) => write(`acquiring ${formatCount(totalBytes)} bytes`),
     fileStarted: (name, bytes, attempt) => {
       fileName = name;
       fileBytes = bytes;
       fileSeen = 0;
       nextMark = bytes / 10;
-      write(`${name}: ${attempt > 1 ? `retry ${attempt - 1}, ` : ""}${bytes.toLocaleString("en-US")} bytes`);
+      write(`${name}: ${attempt > 1 ? `retry ${attempt - 1}, ` : ""}${formatCount(bytes)} bytes`);
     },
     payloadBytes: (count) => {
       fileSeen += count;
