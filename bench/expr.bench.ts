@@ -3,7 +3,7 @@
 // nothing about speed. One round = 1 validation (compileExpression: all pre-parse checks,
 // parse, tree limits, type checks) + 12 evaluations (one per fixture's inputs).
 import { compileExpression, evaluateExpression } from "../src/expr/index.ts";
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../src/spec/constants.ts";
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../src/constants/labConstants.ts";
 
 const CLAMP = "(lo if x < lo else hi if x > hi else x)";
 const EXPRESSION = `(${CLAMP} + ${CLAMP}) - (${CLAMP} * 2 + ${CLAMP}) + (x - lo) * (hi - x) + 1 - (x * lo - hi * -3 + 7)`;

@@ -27,7 +27,7 @@ export const BENCH_ERROR_CODES = [
   // generation could not finish (the operators or a grade failed; nothing was written).
   "output_exists",
   "taskset_failed",
-  // The run's evidence disagrees with itself or with its re-grade (evidence/benchVerdict.ts,
+  // The run's evidence disagrees with itself or with its re-grade (verdicts/benchVerdict.ts,
   // runRegrade.ts): verify-run, compare and merge refuse it, naming the task or file.
   "evidence_invalid",
 ] as const;

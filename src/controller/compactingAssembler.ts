@@ -7,9 +7,9 @@
 // the other non-essential entries (older errors, task reads, no_change receipts), oldest first.
 // If the essential part alone does not fit, the assembler reports context_limit and the run stops.
 // Compaction only removes observations: it never changes the instruction, task or permissions.
-import { CONTROLLER_LIMITS, SYSTEM_INSTRUCTION } from "../spec/constants.ts";
+import { CONTROLLER_LIMITS, SYSTEM_INSTRUCTION } from "../constants/labConstants.ts";
 import type { LoggedObservation } from "./observationLog.ts";
-import type { ChatMessage } from "./proposalSource.ts";
+import type { ChatMessage } from "../core/chatMessage.ts";
 import { renderUserMessage, type AssembledRequest, type ControllerStateEnvelope, type RequestAssembler } from "./requestAssembler.ts";
 
 /** Counts the input tokens of messages exactly as the source will feed them (template applied). */

@@ -1,6 +1,6 @@
 // The controller loop of Part 9. It owns the budget, the deadlines, cancellation and the stop
 // reason; the model side only ever contributes raw text. Every step leaves an audit record.
-import { CONTROLLER_LIMITS, type StopReason } from "../spec/constants.ts";
+import { CONTROLLER_LIMITS, type StopReason } from "../constants/labConstants.ts";
 import { parseProposal } from "../proposal/index.ts";
 import { authorize, type AuthorizationState } from "./authorize.ts";
 import type { MonotonicClock } from "../core/clock.ts";

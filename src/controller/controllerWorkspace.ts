@@ -1,6 +1,6 @@
 // The slice of the workspace layer the controller drives. The controller never touches files
 // itself; it asks the workspace, which is the only code that does.
-import type { ManagedFileName, FunctionName } from "../spec/constants.ts";
+import type { ManagedFileName, FunctionName } from "../constants/labConstants.ts";
 import type { Result } from "../core/result.ts";
 import type { ToyMathSource } from "../expr/index.ts";
 

@@ -1,6 +1,6 @@
 // The dispatcher: an explicit, literal mapping of the four action names to trusted handlers.
 // Nothing model-supplied is used as a property name, module name, path or command.
-import { PUBLIC_FIXTURES } from "../spec/constants.ts";
+import { PUBLIC_FIXTURES } from "../constants/labConstants.ts";
 import { evaluateFixtures } from "../expr/index.ts";
 import type { Action } from "../proposal/index.ts";
 import type { CommitGuard, ControllerWorkspace, Observation } from "./controllerWorkspace.ts";

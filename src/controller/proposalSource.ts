@@ -2,11 +2,7 @@
 // model (through its supervisor) and an OpenAI-compatible endpoint. Everything downstream
 // of the raw text (parsing, contract, authorization, dispatch, evidence) is shared.
 
-/** A chat message as given to a chat template. */
-export interface ChatMessage {
-  readonly role: "system" | "user";
-  readonly content: string;
-}
+import type { ChatMessage } from "../core/chatMessage.ts";
 
 /** What the controller hands a source for one proposal. */
 export interface ProposalRequest {

@@ -2,8 +2,8 @@
 // What may appear: the TASK.txt text, the closed contract, the controller-state envelope and
 // observations the agent has actually been shown. Never the correct expressions, never
 // held-out fixtures, never public fixtures before a test returned them.
-import { SYSTEM_INSTRUCTION, TASK_TXT } from "../spec/constants.ts";
-import type { ChatMessage } from "./proposalSource.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../constants/labConstants.ts";
+import type { ChatMessage } from "../core/chatMessage.ts";
 import type { LoggedObservation } from "./observationLog.ts";
 
 /**

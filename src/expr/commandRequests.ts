@@ -1,6 +1,6 @@
 // The pure part of `tca expr eval` and `tca expr check`: argument text in, one Result out.
 // The CLI file only reads the file and prints, so every decision here is testable directly.
-import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../spec/constants.ts";
+import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { compileExpression, evaluateExpression } from "./compileExpression.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";

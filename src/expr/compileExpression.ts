@@ -3,7 +3,7 @@
 // validation of the whole tree, then the parameter-free ("constant") parts evaluated once, so an
 // intermediate that overflows for every input is refused here; evaluation on inputs is a separate
 // step that never re-parses.
-import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../spec/constants.ts";
+import { EXPR_LIMITS, FUNCTIONS, type FunctionName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import { checkConstantParts } from "./constantParts.ts";

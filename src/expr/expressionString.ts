@@ -1,6 +1,6 @@
 // The expression-string bounds of Part 4 (and of replace's old/new in Part 5):
 // at most 256 bytes, printable ASCII only (0x20-0x7E), one line. Checked before any parsing.
-import { EXPR_LIMITS } from "../spec/constants.ts";
+import { EXPR_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 export type ExpressionStringErrorCode = "expression_too_long" | "expression_not_printable_ascii" | "expression_multiline";

@@ -1,6 +1,6 @@
 // Runs fixtures against a validated source. The fixture-count limit is checked before any
 // case runs; a runtime error in one case (magnitude, visits) is recorded in that case.
-import { EXPR_LIMITS, type Fixture, type FunctionName } from "../spec/constants.ts";
+import { EXPR_LIMITS, type Fixture, type FunctionName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { evaluateExpression } from "./compileExpression.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";

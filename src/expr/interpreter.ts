@@ -6,7 +6,7 @@
 // A node visit is one evaluation of one expression node (Constant, Name, UnaryOp, BinOp,
 // Compare, IfExp); operator and context nodes are not visited. The visit budget is checked
 // before each visit.
-import { EXPR_LIMITS } from "../spec/constants.ts";
+import { EXPR_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import type { BinaryOperator, CompareOperator, ExprNode, UnaryOperator } from "./syntaxTree.ts";

@@ -2,7 +2,7 @@
 // in the order: parenthesis nesting, numeric-token form, then comments and line
 // continuations. Each pass is a plain linear scan so that no parser ever sees text that
 // fails one of them. (Encoding and byte length are checked by the callers first.)
-import { EXPR_LIMITS } from "../spec/constants.ts";
+import { EXPR_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 

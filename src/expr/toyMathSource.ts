@@ -2,7 +2,7 @@
 // clamp(x, lo, hi) and total(unit, qty, fee), each with a single `return EXPR` line. This is a
 // line-oriented recognizer for that one shape, not a Python parser: anything else is rejected
 // with a code naming what was found. Hand-written on purpose (trusted core, no Python).
-import { EXPR_LIMITS, FUNCTION_NAMES, FUNCTIONS, type FunctionName } from "../spec/constants.ts";
+import { EXPR_LIMITS, FUNCTION_NAMES, FUNCTIONS, type FunctionName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { compileExpression, type ValidatedExpression } from "./compileExpression.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";

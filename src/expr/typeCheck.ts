@@ -4,7 +4,7 @@
 // the returned value are integers. Literals are range-checked here too. Iterative post-order
 // walk (explicit stacks) so that no recursion happens before the interpreter, whose depth the
 // tree limits have bounded by then.
-import { EXPR_LIMITS } from "../spec/constants.ts";
+import { EXPR_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ExprErrorCode } from "./errorCodes.ts";
 import { childNodes, type ExprNode } from "./syntaxTree.ts";

@@ -1,12 +1,12 @@
 // Runs the negative checks (and the positive no_change checks), each in its own fresh run
 // directory through runLab with a scripted source, and reports expected vs observed codes and
 // whether the controller's source, version and backups were left as they were.
-import { readAuditRecords } from "../evidence/auditRecorder.ts";
+import { readAuditRecords } from "../recording/auditRecorder.ts";
 import { join } from "node:path";
 import { ManualClock } from "../core/clock.ts";
 import { parseToyMathSource } from "../expr/index.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
-import { INITIAL_TOY_MATH_PY } from "../spec/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../constants/labConstants.ts";
 import { listBackups, overwriteSource, readSourceBytes, type TamperTarget } from "./externalTamper.ts";
 import { runLab, type LabRunResult } from "./labRun.ts";
 import { NEGATIVE_CHECKS, type CheckPlan, type NegativeCheck, type Observed } from "./negativeChecks.ts";

@@ -9,9 +9,9 @@
 import { statSync } from "node:fs";
 import { err, ok, type Result } from "../core/result.ts";
 import { readJsonObjectUnder } from "../core/safeRead.ts";
-import { deriveChecksVerdict } from "../evidence/checksVerdict.ts";
-import { deriveRunVerdict } from "../evidence/runVerdict.ts";
-import { harnessHashes } from "../evidence/runtimeIdentity.ts";
+import { deriveChecksVerdict } from "../verdicts/checksVerdict.ts";
+import { deriveRunVerdict } from "../verdicts/runVerdict.ts";
+import { harnessHashes } from "../recording/runtimeIdentity.ts";
 
 export interface EvidenceCheck {
   readonly directory: string | null;

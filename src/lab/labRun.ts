@@ -6,16 +6,16 @@ import { join } from "node:path";
 import {
   CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT,
   type StopReason,
-} from "../spec/constants.ts";
+} from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { runControllerLoop, type ControllerHooks, type ControllerLimits, type EvidenceSink, type LoopOutcome } from "../controller/controllerLoop.ts";
 import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEvaluation.ts";
 import type { ProposalSource } from "../controller/proposalSource.ts";
 import { ACTION_CONTRACT_TEXT, fullLogAssembler, type RequestAssembler } from "../controller/requestAssembler.ts";
-import { AuditRecorder } from "../evidence/auditRecorder.ts";
-import { evidenceFileProblem, isAlreadyPresent, writeJsonExclusive, type EvidenceFileIdentity } from "../evidence/evidenceFile.ts";
-import { harnessHashes, runtimeIdentity } from "../evidence/runtimeIdentity.ts";
+import { AuditRecorder } from "../recording/auditRecorder.ts";
+import { evidenceFileProblem, isAlreadyPresent, writeJsonExclusive, type EvidenceFileIdentity } from "../recording/evidenceFile.ts";
+import { harnessHashes, runtimeIdentity } from "../recording/runtimeIdentity.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { auditEditJournal } from "../workspace/editJournal.ts";
 import { createRun, type RunWorkspace } from "../workspace/index.ts";

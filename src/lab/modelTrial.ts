@@ -7,8 +7,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { compactingAssembler, type TokenCounter } from "../controller/compactingAssembler.ts";
-import { buildRuntimeLock } from "../evidence/runtimeLock.ts";
-import { PACKAGE_ROOT } from "../evidence/runtimeIdentity.ts";
+import { buildRuntimeLock } from "../model/engine/runtimeLock.ts";
+import { PACKAGE_ROOT } from "../recording/runtimeIdentity.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { openTrialWindow, readLedger, type LedgerWindow } from "../model/artifacts/ledger.ts";
 import { checkRunDestination } from "../workspace/index.ts";
@@ -19,9 +19,9 @@ import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts"
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
 import { checkpointOutputNote, checkpointRunLabels } from "../model/synthetic/syntheticManifest.ts";
 import { LocalModelSource, type LocalModelSourceOptions } from "../sources/localModelSource.ts";
-import { CONTROLLER_LIMITS } from "../spec/constants.ts";
+import { CONTROLLER_LIMITS } from "../constants/labConstants.ts";
 import { runLab, type LabRunResult, type ProposalSourceLoader } from "./labRun.ts";
-import type { PredictionsRecord } from "../evidence/predictions.ts";
+import type { PredictionsRecord } from "../recording/predictions.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 export type ModelTrialErrorCode =

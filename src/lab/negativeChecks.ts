@@ -3,8 +3,8 @@
 // (checkRunner.ts) runs each in its own fresh run directory through the same runLab path.
 import { join } from "node:path";
 import { ACTION_CONTRACT_TEXT } from "../controller/requestAssembler.ts";
-import { readAuditRecords } from "../evidence/auditRecorder.ts";
-import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, SYSTEM_INSTRUCTION } from "../spec/constants.ts";
+import { readAuditRecords } from "../recording/auditRecorder.ts";
+import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, SYSTEM_INSTRUCTION } from "../constants/labConstants.ts";
 import type { ManualClock } from "../core/clock.ts";
 import type { ControllerHooks } from "../controller/controllerLoop.ts";
 import type { ScriptedStep } from "../sources/scriptedSource.ts";

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../core/clock.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
-import { REPAIR_EXPRESSIONS } from "../spec/constants.ts";
+import { REPAIR_EXPRESSIONS } from "../constants/labConstants.ts";
 import { listBackups, readSourceBytes } from "./externalTamper.ts";
 import type { CheckRow } from "./checkRow.ts";
 import { runLab } from "./labRun.ts";

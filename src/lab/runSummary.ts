@@ -1,6 +1,6 @@
 // The short human summary of a run: the honest verdict first, then where the evidence is.
 import type { FinalReport } from "./labRun.ts";
-import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../evidence/runVerdict.ts";
+import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../verdicts/runVerdict.ts";
 import { MAX_COLUMNS, wrapLine } from "../core/textWidth.ts";
 
 /** One next step: what it gives, then the command on a line of its own (a command cannot be wrapped). */
@@ -24,7 +24,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     : labels["kind"] === "extension" ? "EXTENSION trial (a further trial after the first; its declared change is in manifest.json)"
     : labels["kind"] === "model_trial" ? "model trial (the first trial of this model directory)"
     : String(labels["kind"]);
-  // The verdict is re-derived from the artifacts (src/evidence/runVerdict.ts); the
+  // The verdict is re-derived from the artifacts (src/verdicts/runVerdict.ts); the
   // final.json figures below are shown for reading, never as the verdict.
   const verdict = deriveRunVerdict(runDirectory);
   return [

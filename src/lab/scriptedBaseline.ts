@@ -1,7 +1,7 @@
 // The scripted baseline of Part 7 as one call: the six fixed proposals through runLab, watched
 // for processes the whole time, so the run's own audit says whether any process (and so any
 // model worker) was started. The CLI and the tests use this same function.
-import { BASELINE_PROPOSALS } from "../spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../constants/labConstants.ts";
 import { runLab, type LabRunResult } from "./labRun.ts";
 import { watchProcesses } from "./processWatch.ts";
 import type { Result } from "../core/result.ts";

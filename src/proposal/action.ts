@@ -1,5 +1,5 @@
 // The four actions of the closed contract (Part 5), as typed data for the dispatcher.
-import type { FunctionName, ManagedFileName } from "../spec/constants.ts";
+import type { FunctionName, ManagedFileName } from "../constants/labConstants.ts";
 
 export type Action =
   | { readonly action: "read"; readonly file: ManagedFileName }

@@ -2,7 +2,7 @@
 // logical file keys, exact function names, expression-string bounds, integer versions 0-6.
 // Model-supplied text is only ever compared by equality against trusted literals and read
 // from a Map; it is never used as a property name, path, module name or command.
-import { FUNCTION_NAMES, MANAGED_FILES, PROPOSAL_LIMITS, type FunctionName, type ManagedFileName } from "../spec/constants.ts";
+import { FUNCTION_NAMES, MANAGED_FILES, PROPOSAL_LIMITS, type FunctionName, type ManagedFileName } from "../constants/labConstants.ts";
 import { checkExpressionString } from "../expr/expressionString.ts";
 import { ACTION_NAMES, actionKeys, type Action, type ActionName } from "./action.ts";
 import type { ContractErrorCode } from "./errorCodes.ts";

@@ -8,4 +8,4 @@ export type { ProposalVerdict } from "./parseProposal.ts";
 export { parseProposal } from "./parseProposal.ts";
 export { parseStrictJson } from "./strictJson.ts";
 export { checkActionContract, type ContractVerdict } from "./actionContract.ts";
-export type { FunctionName, ManagedFileName } from "../spec/constants.ts";
+export type { FunctionName, ManagedFileName } from "../constants/labConstants.ts";

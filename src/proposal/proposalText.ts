@@ -1,7 +1,7 @@
 // Turns a raw proposal (the model's bytes, or a string from a source that already holds
 // text) into checked text BEFORE any parsing: first the 2,048-byte limit, then strict UTF-8.
 // Size comes first so that no decoding work is ever spent on an oversized proposal.
-import { PROPOSAL_LIMITS } from "../spec/constants.ts";
+import { PROPOSAL_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { InputErrorCode } from "./errorCodes.ts";
 

@@ -11,7 +11,7 @@
 // It also gives each typical model mistake (code fence, prose, comment, trailing comma,
 // single quotes, NaN, ...) its own stable code, so the observation tells the model what broke.
 // Recursion depth is bounded by the nesting limit, so the recursive descent cannot overflow.
-import { PROPOSAL_LIMITS } from "../spec/constants.ts";
+import { PROPOSAL_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { JsonErrorCode, ProposalErrorCode } from "./errorCodes.ts";
 import type { JsonValue } from "./jsonValue.ts";

@@ -1,6 +1,6 @@
 // Reads a QuixBugs bench run directory (written by src/bench: run.json, results.json,
 // tasks.ndjson, traces/<task>.ndjson, diffs/<task>.diff) into the data of its report, all from
-// the bench verdict's one read of the folder (src/evidence/benchSnapshot.ts).
+// the bench verdict's one read of the folder (src/verdicts/benchSnapshot.ts).
 // results.json is the source of the tables (it is what results.md shows); when it is missing
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
@@ -9,8 +9,8 @@ import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
-import { deriveBenchVerdict, type RegradeState } from "../evidence/benchVerdict.ts";
-import { VERIFICATION_FILE, type BenchSnapshot } from "../evidence/benchSnapshot.ts";
+import { deriveBenchVerdict, type RegradeState } from "../verdicts/benchVerdict.ts";
+import { VERIFICATION_FILE, type BenchSnapshot } from "../verdicts/benchSnapshot.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import { baseName, isJsonObject, numberField, objectField, READ_LIMITS, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { BenchReportData, BenchTaskView, KindLabel, Verdict } from "./reportDocument.ts";

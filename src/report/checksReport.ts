@@ -3,12 +3,12 @@
 // each check's own run directory against the spec's table; checks.json is only compared with it.
 // Failures first.
 import { join } from "node:path";
-import { deriveChecksVerdict, type ChecksVerdict, type DerivedCheckRow } from "../evidence/checksVerdict.ts";
+import { deriveChecksVerdict, type ChecksVerdict, type DerivedCheckRow } from "../verdicts/checksVerdict.ts";
 import { baseName } from "./evidenceFiles.ts";
 import { readLabReport } from "./labReport.ts";
 import type { CheckRowView, ChecksReportData, Verdict, VerdictTone } from "./reportDocument.ts";
 
-export { CHECKS_FILE } from "../evidence/checksVerdict.ts";
+export { CHECKS_FILE } from "../verdicts/checksVerdict.ts";
 
 function checkRow(root: string, row: DerivedCheckRow): CheckRowView {
   const full = row.runVerdict === null || row.runDirectoryName === null ? null : readLabReport(join(root, row.runDirectoryName), { includeRequests: false });

@@ -4,7 +4,7 @@
 // are the ones the audit names.
 import { listDirectoryUnder } from "../core/safeRead.ts";
 import { diffLines } from "../bench/results/unifiedDiff.ts";
-import { INITIAL_TOY_MATH_PY } from "../spec/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../constants/labConstants.ts";
 import { numberField, objectField, READ_LIMITS, readBoundedText, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { EditView } from "./reportDocument.ts";
 import { sha256Hex } from "../core/digest.ts";

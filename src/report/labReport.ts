@@ -2,7 +2,7 @@
 // into the data of its report. The verdict is the evidence room's deriveRunVerdict (recomputed
 // from the audit, cross-checked against every summary file); its problems head the page's
 // problem list. Missing or damaged files are reported, never papered over.
-import { deriveRunVerdict, LAB_EVIDENCE_FILES } from "../evidence/runVerdict.ts";
+import { deriveRunVerdict, LAB_EVIDENCE_FILES } from "../verdicts/runVerdict.ts";
 import { baseName, numberField, objectField, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";
 import { buildEditViews, collectSourceVersions } from "./editDiffs.ts";
 import { labKindLabel, labVerdict, proposalTextLabel } from "./labVerdict.ts";

@@ -3,8 +3,8 @@
 // decision chain replayed), every summary file compared with it; this module only words it. Termination and final correctness are shown
 // separately; "success" appears only when the audit proves it and every summary file agrees, and
 // any disagreement is EVIDENCE INVALID, never a softer headline.
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
-import { NOT_REDERIVED, RUN_VERDICT_HEADLINES, type RunVerdict } from "../evidence/runVerdict.ts";
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts";
+import { NOT_REDERIVED, RUN_VERDICT_HEADLINES, type RunVerdict } from "../verdicts/runVerdict.ts";
 import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";
 

@@ -2,7 +2,7 @@
 // room's one classification (classifyProposal), the same one submission.md renders. Invalid,
 // denied and discarded proposals get a status and code just like accepted ones, so the page
 // shows them with the same weight.
-import { classifyProposal } from "../evidence/proposalOutcome.ts";
+import { classifyProposal } from "../verdicts/proposalOutcome.ts";
 import { numberField, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { ProposalStatus, ProposalView } from "./reportDocument.ts";
 
@@ -17,7 +17,7 @@ function tokenCount(value: unknown): number | null {
   return null;
 }
 
-/** The report's rendering of the evidence room's one classification (src/evidence/proposalOutcome.ts). */
+/** The report's rendering of the evidence room's one classification (src/verdicts/proposalOutcome.ts). */
 export function proposalStatus(records: readonly JsonObject[]): { readonly status: ProposalStatus; readonly code: string | null } {
   const { status, code } = classifyProposal(records);
   return { status, code };

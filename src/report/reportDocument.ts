@@ -3,7 +3,7 @@
 // proposal, which file a diff came from) is made here, where it can be unit-tested; the viewer
 // only lays it out.
 import type { DiffLine } from "../bench/results/unifiedDiff.ts";
-import type { ProposalStatus } from "../evidence/proposalOutcome.ts";
+import type { ProposalStatus } from "../verdicts/proposalOutcome.ts";
 import type { JsonObject } from "./evidenceFiles.ts";
 
 export const REPORT_DOCUMENT_SCHEMA = "tca.report/1";

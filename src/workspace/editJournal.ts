@@ -3,8 +3,8 @@
 // line before append() returns, so an intent is durable before the rename). Recovery replays the
 // same records: the recorded state is the initial state plus every committed or reconciled edit,
 // and an intent with no later outcome is an edit whose outcome is uncertain.
-import type { FunctionName } from "../spec/constants.ts";
-import { FUNCTION_NAMES, FUNCTIONS } from "../spec/constants.ts";
+import type { FunctionName } from "../constants/labConstants.ts";
+import { FUNCTION_NAMES, FUNCTIONS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { Expressions } from "./observation.ts";
 import { INITIAL_SOURCE_SHA256, INITIAL_TASK_SHA256 } from "./runDirectory.ts";

@@ -15,7 +15,7 @@
 import { randomUUID } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { FUNCTION_NAMES, type FunctionName } from "../spec/constants.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../constants/labConstants.ts";
 import { compileExpression, parseToyMathSource, renderToyMathSource } from "../expr/index.ts";
 import type { CommitAbortCode } from "./errorCodes.ts";
 import { stateAfter, type EditIntent, type EditJournal, type ManagedState } from "./editJournal.ts";

@@ -6,7 +6,7 @@
 // managed files 0600 (the spec's owner-only access): a chmod by anyone mid-run is a conflict.
 // Messages name logical files only.
 import { promises as fsp } from "node:fs";
-import type { ManagedFileName } from "../spec/constants.ts";
+import type { ManagedFileName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ManagedPaths } from "./runDirectory.ts";
 import { DIRECTORY_MODE, directoryIdentity, FILE_MODE, readManagedFile, sameIdentity, type FileIdentity, type ManagedFileProblem } from "./secureFs.ts";

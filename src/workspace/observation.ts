@@ -2,7 +2,7 @@
 // and the 2,048-byte cap every observation must respect (Part 5). Type aliases, not interfaces,
 // so that they are assignable to plain JSON records (Readonly<Record<string, unknown>>). Messages name logical files
 // only: no host paths, environment values or stack traces ever enter an observation.
-import { CONTROLLER_LIMITS, type FunctionName, type ManagedFileName } from "../spec/constants.ts";
+import { CONTROLLER_LIMITS, type FunctionName, type ManagedFileName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { CommitAbortCode, WorkspaceErrorCode } from "./errorCodes.ts";
 import type { ExprErrorCode } from "../expr/index.ts";

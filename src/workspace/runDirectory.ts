@@ -3,7 +3,7 @@
 // appears between the check and the mkdir still fails (EEXIST) instead of being reused.
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { INITIAL_TOY_MATH_PY, TASK_TXT } from "../spec/constants.ts";
+import { INITIAL_TOY_MATH_PY, TASK_TXT } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { WorkspaceErrorCode } from "./errorCodes.ts";
 import {
@@ -124,7 +124,7 @@ async function makeDirectory(directory: string): Promise<void> {
 
 /**
  * Creates run/, run/workspace/ (TASK.txt, toy_math.py with the spec's exact bytes) and
- * run/backups/. Evidence files (audit.jsonl, manifest.json, final.json) belong to src/evidence.
+ * run/backups/. Evidence files (audit.jsonl, manifest.json, final.json) belong to src/recording.
  * A failure after the mkdir leaves the partial directory in place as evidence.
  */
 export async function createRunDirectory(runDirectory: string): Promise<Result<CreatedRunDirectory, WorkspaceErrorCode>> {

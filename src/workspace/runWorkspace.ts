@@ -1,7 +1,7 @@
 // The workspace manager: the only code that touches the managed files of a run. A RunWorkspace
 // owns the recorded state (version, digests, expressions) and executes read/replace decisions the
 // controller has already authorized; it knows nothing about policy beyond the file rules.
-import { MANAGED_FILES, type ManagedFileName } from "../spec/constants.ts";
+import { MANAGED_FILES, type ManagedFileName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { parseToyMathSource, type ToyMathSource } from "../expr/index.ts";
 import type { WorkspaceErrorCode } from "./errorCodes.ts";

@@ -11,7 +11,7 @@ import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import { loadComparison, renderComparison } from "../../src/bench/runs/runComparison.ts";
 import { readTaskResults } from "../../src/bench/runs/runDirectory.ts";
 import { mergeRuns } from "../../src/bench/runs/runMerge.ts";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer, startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { besideCheckoutDatasetDir, defaultDatasetDir, fetchedDatasetDir, loadDataset, projectCacheDir, QUIXBUGS_COMMIT } from "../../src/bench/dataset/dataset.ts";
-import { PACKAGE_ROOT } from "../../src/evidence/runtimeIdentity.ts";
+import { PACKAGE_ROOT } from "../../src/recording/runtimeIdentity.ts";
 
 test("the cache folder follows XDG_CACHE_HOME when it is absolute, else HOME/.cache", () => {
   assert.equal(projectCacheDir({ XDG_CACHE_HOME: "/x/cache", HOME: "/home/u" }), "/x/cache/tiny-coding-agent");

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 

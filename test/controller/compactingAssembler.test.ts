@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { compactingAssembler, dropOrder, essentialEventIds, type TokenCounter } from "../../src/controller/compactingAssembler.ts";
 import type { LoggedObservation } from "../../src/controller/observationLog.ts";
-import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/spec/constants.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";

@@ -8,7 +8,7 @@ import type { ControllerWorkspace, Observation } from "../../src/controller/cont
 import type { ProposalOutcome, ProposalSource } from "../../src/controller/proposalSource.ts";
 import { fullLogAssembler } from "../../src/controller/requestAssembler.ts";
 import { parseToyMathSource } from "../../src/expr/index.ts";
-import { INITIAL_TOY_MATH_PY } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../../src/constants/labConstants.ts";
 import { ok } from "../../src/core/result.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 

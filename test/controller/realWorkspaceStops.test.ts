@@ -8,7 +8,7 @@ import { ManualClock } from "../../src/core/clock.ts";
 import { runControllerLoop, type EvidenceSink } from "../../src/controller/controllerLoop.ts";
 import type { ControllerWorkspace } from "../../src/controller/controllerWorkspace.ts";
 import { fullLogAssembler } from "../../src/controller/requestAssembler.ts";
-import { INITIAL_TOY_MATH_PY } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { capObservation, type Observation } from "../../src/workspace/index.ts";

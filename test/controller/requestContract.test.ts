@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ACTION_CONTRACT_TEXT, renderUserMessage } from "../../src/controller/requestAssembler.ts";
-import { EXPR_LIMITS, FUNCTION_NAMES, MANAGED_FILES, PROPOSAL_LIMITS, TASK_TXT } from "../../src/spec/constants.ts";
+import { EXPR_LIMITS, FUNCTION_NAMES, MANAGED_FILES, PROPOSAL_LIMITS, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { parseProposal } from "../../src/proposal/index.ts";
 
 const state = { remainingProposals: 6, currentVersion: 0, sourceRead: false, latestPublicTest: "not_run" as const };

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { systemClock } from "../../src/core/clock.ts";
-import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/spec/constants.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { LocalModelSource } from "../../src/sources/localModelSource.ts";
 import { generateOnce, readInputIdsFile } from "../../src/model/worker/generateOnce.ts";
 import { makeTinyCheckpoint, type TinyCheckpoint } from "./tinyCheckpoint.ts";

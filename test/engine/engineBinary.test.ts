@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { currentEngineBinarySelection, getLlamaBinaryOptions, nativeBuildStatus, parseEngineBinaryRequest, selectEngineBinary } from "../../src/model/engine/engineBinary.ts";
 import { missingBuildTools } from "../../src/model/engine/nativeBuild.ts";
-import { buildRuntimeLock } from "../../src/evidence/runtimeLock.ts";
+import { buildRuntimeLock } from "../../src/model/engine/runtimeLock.ts";
 import { LlamaEngine } from "../../src/model/engine/llamaEngine.ts";
 import { workerEnvironment } from "../../src/model/worker/supervisor.ts";
 

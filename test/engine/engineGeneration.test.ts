@@ -8,7 +8,7 @@ import { ENGINE_SETTINGS } from "../../src/model/engine/generationSettings.ts";
 import { ensureDerivedGguf } from "../../src/model/gguf/derivedCache.ts";
 import { openCheckpointDirectory } from "../../src/model/loader/checkpointDirectory.ts";
 import { createChatTokenizer, type ChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
-import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/spec/constants.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { makeTinyCheckpoint, type TinyCheckpoint } from "./tinyCheckpoint.ts";
 
 let checkpoint: TinyCheckpoint;

@@ -4,7 +4,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { systemClock } from "../../src/core/clock.ts";
-import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/spec/constants.ts";
+import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { ModelSupervisor, type SupervisedProgress } from "../../src/model/worker/supervisor.ts";
 import { LocalModelSource, type GenerationProgressNotice } from "../../src/sources/localModelSource.ts";
 import { makeTinyCheckpoint, type TinyCheckpoint } from "./tinyCheckpoint.ts";

@@ -16,7 +16,7 @@ import { openCheckpointDirectory } from "../../src/model/loader/checkpointDirect
 import { ensureDerivedGguf } from "../../src/model/gguf/derivedCache.ts";
 import { tokenizeWithCheckpoint } from "../../src/model/tokenizer/tokenizeText.ts";
 import { compactingAssembler } from "../../src/controller/compactingAssembler.ts";
-import { CONTROLLER_LIMITS } from "../../src/spec/constants.ts";
+import { CONTROLLER_LIMITS } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { readAudit } from "../lab/labRunTestSupport.ts";
@@ -92,7 +92,7 @@ test("llama.cpp with its own Qwen2 vocabulary and with our converted GGUF gives 
   const ours = await llama.loadModel({ modelPath: derived.value.ggufPath, vocabOnly: true });
   const theirs = await llama.loadModel({ modelPath: llamaVocabPath, vocabOnly: true });
   try {
-    const lab = await readFile(new URL("../../src/spec/constants.ts", import.meta.url), "utf8");
+    const lab = await readFile(new URL("../../src/constants/labConstants.ts", import.meta.url), "utf8");
     const texts = [...pairs.map((p) => p.text), lab.slice(0, 4000), "def clamp(x, lo, hi):\n    return x\n"];
     for (const text of texts) {
       const expected = chat.encode(text);

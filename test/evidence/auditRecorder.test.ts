@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AUDIT_SCHEMA, AuditRecorder, readAuditRecords } from "../../src/evidence/auditRecorder.ts";
+import { AUDIT_SCHEMA, AuditRecorder, readAuditRecords } from "../../src/recording/auditRecorder.ts";
 
 function scratch(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "tca-audit-"));

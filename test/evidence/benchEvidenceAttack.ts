@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { buildReport } from "../../src/report/reportBuilder.ts";
 
 /** A copy of the run `honest` at `root/name`, for one attack. */

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
 import { readManifest, readTaskResults, writeManifest, writeResults } from "../../src/bench/runs/runDirectory.ts";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { buildReport } from "../../src/report/reportBuilder.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup } from "../bench/benchFixtures.ts";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { classifyTask, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { sandboxPackages } from "../support/systemPackages.ts";
 import { scriptedBenchRun } from "../report/benchFixture.ts";
 import { assertBenchEvidenceInvalid, copyRun } from "./benchEvidenceAttack.ts";

@@ -14,7 +14,7 @@ import { applyUnifiedDiff, unifiedDiff } from "../../src/bench/results/unifiedDi
 import { writeVerification } from "../../src/bench/runRegrade.ts";
 import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { MINI_DATASET_DIR } from "../bench/benchFixtures.ts";
 import { realBenchRun } from "./regradeRunFixture.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deriveBenchVerdict } from "../../src/evidence/benchVerdict.ts";
+import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { writeBenchRun } from "./benchRunFixture.ts";
 import { assertVerdictInvalid, copyRun } from "./benchEvidenceAttack.ts";

@@ -6,13 +6,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { deriveChecksVerdict, type ChecksVerdictKind } from "../../src/evidence/checksVerdict.ts";
-import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
-import { writeJsonExclusive } from "../../src/evidence/evidenceFile.ts";
+import { deriveChecksVerdict, type ChecksVerdictKind } from "../../src/verdicts/checksVerdict.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
+import { writeJsonExclusive } from "../../src/recording/evidenceFile.ts";
 import { runAllChecks } from "../../src/lab/checkRunner.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { readChecksReport } from "../../src/report/checksReport.ts";
-import { CHECK_TABLE } from "../../src/spec/checkTable.ts";
+import { CHECK_TABLE } from "../../src/constants/checkTable.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { editJson, editRecords, observationOf } from "./forgery.ts";
 

@@ -5,11 +5,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab, type LabRunOptions } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
-import { readAuditRecords } from "../../src/evidence/auditRecorder.ts";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
+import { readAuditRecords } from "../../src/recording/auditRecorder.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 
 const root = freshRoot("fail-closed");

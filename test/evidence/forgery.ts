@@ -4,8 +4,8 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { sha256Hex } from "../../src/core/digest.ts";
-import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
-import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 
 export type Record_ = { event_id: number; t_ms: number; proposal: number | null; type: string; data: Record<string, unknown> } & Record<string, unknown>;

@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
-import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import type { ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
-import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { assertNoSuccess, copyRun, editJson, editRecords, observationOf, sed, swapFinalSource, type Record_ } from "./forgery.ts";
 

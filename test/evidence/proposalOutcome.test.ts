@@ -3,7 +3,7 @@
 // renderings (report timeline, submission story) over one run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { classifyProposal, type ProposalRecord } from "../../src/evidence/proposalOutcome.ts";
+import { classifyProposal, type ProposalRecord } from "../../src/verdicts/proposalOutcome.ts";
 
 let id = 0;
 function r(type: string, data: Record<string, unknown>): ProposalRecord {

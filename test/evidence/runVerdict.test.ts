@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import { appendFileSync, chmodSync, cpSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab, type ProposalSourceLoader } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { deriveRunVerdict, type RunVerdict } from "../../src/evidence/runVerdict.ts";
+import { deriveRunVerdict, type RunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { err } from "../../src/core/result.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
-import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 
 const root = freshRoot("verdict");
 

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { runningCode, runtimeIdentity } from "../../src/evidence/runtimeIdentity.ts";
+import { runningCode, runtimeIdentity } from "../../src/recording/runtimeIdentity.ts";
 import { compileCheckout, copyCheckout, REPO_ROOT, removeCheckout, runNode } from "../support/compiledCheckout.ts";
 
 let root = "";
@@ -18,8 +18,8 @@ before(() => {
   assert.equal(compiled.code, 0, compiled.stderr);
   writeFileSync(
     join(root, "probe-identity.mjs"),
-    `import { runningCode, runtimeIdentity } from "./lib/evidence/runtimeIdentity.js";
-import { buildRuntimeLock } from "./lib/evidence/runtimeLock.js";
+    `import { runningCode, runtimeIdentity } from "./lib/recording/runtimeIdentity.js";
+import { buildRuntimeLock } from "./lib/model/engine/runtimeLock.js";
 const lock = buildRuntimeLock(process.argv[2]);
 process.stdout.write(JSON.stringify({ code: runningCode(), identity: runtimeIdentity().code, locked: lock.runtime.code, lib: lock.mismatches.filter((m) => m.startsWith("lib/")) }));
 `,
@@ -51,7 +51,7 @@ test("through tsx (this process) the identity says source_via_tsx", () => {
   assert.deepEqual(runningCode(), { mode: "source_via_tsx" });
   assert.deepEqual(runtimeIdentity().code, { mode: "source_via_tsx" });
   // Decided by the module's own file, whatever tree it names.
-  assert.deepEqual(runningCode(pathToFileURL(join(root, "src/evidence/runtimeIdentity.ts")).href, root), { mode: "source_via_tsx" });
+  assert.deepEqual(runningCode(pathToFileURL(join(root, "src/recording/runtimeIdentity.ts")).href, root), { mode: "source_via_tsx" });
 });
 
 test("compiled and fresh: the stamp's hash and compiler are recorded, sources and outputs match, the lock has no lib/ mismatch", async () => {
@@ -68,7 +68,7 @@ test("compiled and fresh: the stamp's hash and compiler are recorded, sources an
   });
   assert.deepEqual(fresh.lib, []);
   // The same answer computed in this process for the copy (the function the compiled module runs).
-  assert.deepEqual(runningCode(pathToFileURL(join(root, "lib/evidence/runtimeIdentity.js")).href, root), fresh.code);
+  assert.deepEqual(runningCode(pathToFileURL(join(root, "lib/recording/runtimeIdentity.js")).href, root), fresh.code);
 });
 
 test("a compiled file changed or added after the build: outputs_match false and the lock refuses", async () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildRuntimeLock } from "../../src/evidence/runtimeLock.ts";
+import { buildRuntimeLock } from "../../src/model/engine/runtimeLock.ts";
 
 function fakeRoot(installed: Record<string, { version: string; integrity?: string }>): string {
   const root = mkdtempSync(join(tmpdir(), "tca-lock-"));

@@ -3,15 +3,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { runAllChecks } from "../../src/lab/checkRunner.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
-import { writeJsonExclusive } from "../../src/evidence/evidenceFile.ts";
+import { writeJsonExclusive } from "../../src/recording/evidenceFile.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { folderBytes, measureDiskUse } from "../../src/evidence/submission/modelEvidence.ts";
+import { folderBytes, measureDiskUse } from "../../src/verdicts/submission/modelEvidence.ts";
 import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";
 
 const root = freshRoot("submission");

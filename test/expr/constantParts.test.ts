@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { compileExpression, evaluateExpression } from "../../src/expr/index.ts";
 import { checkConstantParts } from "../../src/expr/constantParts.ts";
 import type { ExprNode } from "../../src/expr/syntaxTree.ts";
-import type { FunctionName } from "../../src/spec/constants.ts";
+import type { FunctionName } from "../../src/constants/labConstants.ts";
 import { askCPython } from "./cpythonOracle.ts";
 
 type Verdict = "accepted" | string;

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { compileExpression, evaluateExpression } from "../../src/expr/index.ts";
 import { parseExpressionSyntax } from "../../src/expr/compileExpression.ts";
 import { measureTree } from "../../src/expr/treeMeasure.ts";
-import type { FunctionName } from "../../src/spec/constants.ts";
+import type { FunctionName } from "../../src/constants/labConstants.ts";
 import { askCPython, type OracleRequest } from "./cpythonOracle.ts";
 import { integerNodeCount, MUTATIONS, renderTree, treeArbitrary, wideTreeArbitrary } from "./expressionGenerator.ts";
 

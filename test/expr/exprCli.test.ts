@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgumentList, runCheckRequest, runEvalRequest } from "../../src/expr/commandRequests.ts";
 import { readBoundedFile } from "../../src/cli/commands/expr.ts";
-import { INITIAL_TOY_MATH_PY } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../../src/constants/labConstants.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileExpression, evaluateExpression, EXPR_ERROR_CODES } from "../../src/expr/index.ts";
-import type { FunctionName } from "../../src/spec/constants.ts";
+import type { FunctionName } from "../../src/constants/labConstants.ts";
 
 function code(text: string, fn: FunctionName = "clamp"): string {
   const result = compileExpression(fn, text);

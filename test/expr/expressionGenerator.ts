@@ -2,7 +2,7 @@
 // with Python's precedence (minimal parentheses, plus optional redundant ones and compact
 // spacing), and mutations that push a rendered tree just outside the grammar.
 import fc from "fast-check";
-import { FUNCTIONS, type FunctionName } from "../../src/spec/constants.ts";
+import { FUNCTIONS, type FunctionName } from "../../src/constants/labConstants.ts";
 
 export type GenNode =
   | { readonly kind: "constant"; readonly value: number; readonly paren: boolean }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { compileExpression, evaluateExpression, evaluateFixtures, parseToyMathSource, type ValidatedExpression } from "../../src/expr/index.ts";
 import { evaluateWithLimits } from "../../src/expr/compileExpression.ts";
 import type { ExprNode } from "../../src/expr/syntaxTree.ts";
-import { EXPR_LIMITS, INITIAL_TOY_MATH_PY, type Fixture } from "../../src/spec/constants.ts";
+import { EXPR_LIMITS, INITIAL_TOY_MATH_PY, type Fixture } from "../../src/constants/labConstants.ts";
 import { askCPython } from "./cpythonOracle.ts";
 
 function compiled(fn: "clamp" | "total", text: string): ValidatedExpression {

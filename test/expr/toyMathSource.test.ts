@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { evaluateFixtures, parseToyMathSource, renderToyMathSource } from "../../src/expr/index.ts";
-import { HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { renderTree, treeArbitrary } from "./expressionGenerator.ts";
 
 function code(source: string | Uint8Array): string {

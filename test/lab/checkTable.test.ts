@@ -1,4 +1,4 @@
-// The checks verdict takes every expected code from src/spec/checkTable.ts; the runner (src/lab)
+// The checks verdict takes every expected code from src/constants/checkTable.ts; the runner (src/lab)
 // defines the checks it runs. This holds the two to each other, so neither can drift: a check
 // added, removed or re-coded in one place without the other fails here.
 import { test } from "node:test";
@@ -7,7 +7,7 @@ import { ManualClock } from "../../src/core/clock.ts";
 import { SOURCE_VALIDATOR_CHECKS } from "../../src/lab/checkRunner.ts";
 import { NEGATIVE_CHECKS } from "../../src/lab/negativeChecks.ts";
 import { POSITIVE_CHECKS } from "../../src/lab/positiveChecks.ts";
-import { CHECK_TABLE } from "../../src/spec/checkTable.ts";
+import { CHECK_TABLE } from "../../src/constants/checkTable.ts";
 
 test("the spec's check table lists exactly the checks the runner runs, in its order", () => {
   const ran = [...SOURCE_VALIDATOR_CHECKS.map((c) => c.id), ...NEGATIVE_CHECKS.map((c) => c.id), ...POSITIVE_CHECKS.map((c) => c.id)];

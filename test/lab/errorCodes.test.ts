@@ -6,7 +6,7 @@ import { PROPOSAL_ERROR_CODES } from "../../src/proposal/index.ts";
 import { EXPR_ERROR_CODES } from "../../src/expr/index.ts";
 import { COMMIT_ABORT_CODES, WORKSPACE_ERROR_CODES } from "../../src/workspace/index.ts";
 import { CONTROLLER_ERROR_CODES } from "../../src/controller/errorCodes.ts";
-import { STOP_REASONS } from "../../src/spec/constants.ts";
+import { STOP_REASONS } from "../../src/constants/labConstants.ts";
 
 const SHARED_SAME_MEANING: Record<string, string> = {
   unknown_file: "a file key other than TASK.txt or toy_math.py",

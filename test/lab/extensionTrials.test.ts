@@ -13,7 +13,7 @@ import { runLab, type FinalReport, type RunKind } from "../../src/lab/labRun.ts"
 import type { JsonObject } from "../../src/report/evidenceFiles.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { buildSubmission } from "../../src/evidence/submission/writeSubmission.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { freshRoot, readJson, schemaProblems } from "./labRunTestSupport.ts";
 import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { formatRunSummary } from "../../src/lab/runSummary.ts";

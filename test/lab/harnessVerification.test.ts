@@ -13,7 +13,7 @@ import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { runAllChecks } from "../../src/lab/checkRunner.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { harnessHashes } from "../../src/evidence/runtimeIdentity.ts";
+import { harnessHashes } from "../../src/recording/runtimeIdentity.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 import { freshRoot } from "./labRunTestSupport.ts";
 

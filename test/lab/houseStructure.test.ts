@@ -1,4 +1,4 @@
-// The house rules for imports, checked on the source text: src/spec and src/core are the ground
+// The house rules for imports, checked on the source text: src/constants and src/core are the ground
 // floor (they import nothing of ours but each other), src/lab is the top floor (only the CLI
 // imports it), and no module depends on itself through a chain of imports.
 import { test } from "node:test";
@@ -12,14 +12,14 @@ test("the import graph is read from the real tree (guards the checks below again
   assert.ok(FILES.length > 100);
   const imports = [...GRAPH.values()].reduce((n, list) => n + list.length, 0);
   assert.ok(imports > 300);
-  assert.ok([...GRAPH.keys()].some((f) => room(f) === "spec") && [...GRAPH.keys()].some((f) => room(f) === "core"));
+  assert.ok([...GRAPH.keys()].some((f) => room(f) === "constants") && [...GRAPH.keys()].some((f) => room(f) === "core"));
 });
 
-test("src/spec and src/core import nothing of ours outside the ground floor", () => {
+test("src/constants and src/core import nothing of ours outside the ground floor", () => {
   for (const [file, imports] of GRAPH) {
-    if (room(file) !== "spec" && room(file) !== "core") continue;
+    if (room(file) !== "constants" && room(file) !== "core") continue;
     for (const target of imports) {
-      assert.ok(["spec", "core"].includes(room(target)), `${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      assert.ok(["constants", "core"].includes(room(target)), `${relative(SRC, file)} imports ${relative(SRC, target)}`);
     }
   }
 });

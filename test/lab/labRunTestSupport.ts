@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
-import { readAuditRecords, type AuditRecord } from "../../src/evidence/auditRecorder.ts";
+import { readAuditRecords, type AuditRecord } from "../../src/recording/auditRecorder.ts";
 
 /** Audit lines as the recorder defines them; read back through the recorder's own strict reader. */
 export type AuditLine = AuditRecord;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { NEGATIVE_CHECKS } from "../../src/lab/negativeChecks.ts";
 import { POSITIVE_CHECKS } from "../../src/lab/positiveChecks.ts";
 import { runNegativeCheck, runSourceValidatorCheck, SOURCE_VALIDATOR_CHECKS } from "../../src/lab/checkRunner.ts";
-import { INITIAL_TOY_MATH_PY } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY } from "../../src/constants/labConstants.ts";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { parseToyMathSource } from "../../src/expr/index.ts";

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit } from "./labRunTestSupport.ts";

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { parseAnswers, readPredictions, recordPredictions } from "../../src/evidence/predictions.ts";
-import { PREDICTION_QUESTIONS } from "../../src/spec/constants.ts";
+import { parseAnswers, readPredictions, recordPredictions } from "../../src/recording/predictions.ts";
+import { PREDICTION_QUESTIONS } from "../../src/constants/labConstants.ts";
 import { freshRoot } from "./labRunTestSupport.ts";
 
 const FIVE = ["no", "no", "format following", "yes", "denied, nothing changes"];

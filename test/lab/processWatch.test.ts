@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { watchProcesses } from "../../src/lab/processWatch.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { runLab } from "../../src/lab/labRun.ts";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit, schemaProblems } from "./labRunTestSupport.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../../src/core/clock.ts";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab, type ProposalSourceLoader } from "../../src/lab/labRun.ts";
 import { err, ok } from "../../src/core/result.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";

@@ -10,7 +10,7 @@ import { specText } from "../support/optionalResources.ts";
 import {
   BASELINE_PROPOSALS, CONTROLLER_LIMITS, EXPR_LIMITS, GENERATION_CONFIG, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PREDICTION_QUESTIONS,
   PROPOSAL_LIMITS, PUBLIC_FIXTURES, REPAIR_EXPRESSIONS, STOP_REASONS, SYSTEM_INSTRUCTION, TASK_TXT, type Fixture,
-} from "../../src/spec/constants.ts";
+} from "../../src/constants/labConstants.ts";
 
 const SPEC = specText();
 

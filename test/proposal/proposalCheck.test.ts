@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { checkProposal } from "../../src/cli/commands/proposal.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { readAudit } from "../lab/labRunTestSupport.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../../src/report/reportBuilder.ts";
-import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { BENCH_INJECTED, scriptedBenchRun } from "./benchFixture.ts";
 import { openReport, type PageGlobals, screenshot, startBrowser, type BrowserSession } from "./browserSession.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_CLOSE, INJECTED_IMG, INJECTED_SCRIPT, syntheticModelRun } from "./reportFixtures.ts";

@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { buildReportDocument, defaultReportPath, writeReport } from "../../src/report/reportBuilder.ts";
 import { detectRunKind } from "../../src/report/runKind.ts";
 import { labKindLabel, labVerdict, MODEL_TEXT_LABEL, SCRIPTED_TEXT_LABEL } from "../../src/report/labVerdict.ts";
-import { deriveRunVerdict } from "../../src/evidence/runVerdict.ts";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import type { ChecksReportData, LabReportData } from "../../src/report/reportDocument.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
 

@@ -4,7 +4,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { runLab, type RunKind } from "../../src/lab/labRun.ts";
 import { runAllChecks, type CheckRow } from "../../src/lab/checkRunner.ts";
 import { runModelTrial } from "../../src/lab/modelTrial.ts";

@@ -5,7 +5,7 @@
 // CI sets TCA_REQUIRE_SHARED=1: then a missing resource is not a skip but a failing test.
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PACKAGE_ROOT } from "../../src/evidence/runtimeIdentity.ts";
+import { PACKAGE_ROOT } from "../../src/recording/runtimeIdentity.ts";
 import { defaultDatasetDir } from "../../src/bench/dataset/dataset.ts";
 
 /** Where the shared folder is looked for: $TCA_SHARED_DIR, else ../shared beside the checkout. */

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { renderToyMathSource } from "../../src/expr/index.ts";
 import { createRun, type CommitGuard, type ReplaceRequest } from "../../src/workspace/index.ts";
 import { freshRun, memoryJournal, picture, tempRoot } from "./workspaceFixture.ts";

@@ -5,8 +5,8 @@
 //   node --import tsx test/workspace/crashEditChild.ts <runDirectory> <step|none>
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
-import { AuditRecorder } from "../../src/evidence/auditRecorder.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
+import { AuditRecorder } from "../../src/recording/auditRecorder.ts";
 import { auditEditJournal, createRun, EDIT_STEPS, type WorkspaceHooks } from "../../src/workspace/index.ts";
 
 const [runDirectory, step] = process.argv.slice(2);

@@ -10,9 +10,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
-import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { renderToyMathSource } from "../../src/expr/index.ts";
-import { readAuditRecords } from "../../src/evidence/auditRecorder.ts";
+import { readAuditRecords } from "../../src/recording/auditRecorder.ts";
 import { recoverRun, type EditStep, type ReplaceRequest } from "../../src/workspace/index.ts";
 import { memoryJournal, noGuard, tempRoot } from "./workspaceFixture.ts";
 

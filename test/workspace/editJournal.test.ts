@@ -2,7 +2,7 @@
 // intent, the refused intents, and refusal of a journal that contradicts itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { INITIAL_STATE, replayEditJournal, type JournalRecord } from "../../src/workspace/index.ts";
 
 const AFTER = "a".repeat(64);

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
 import path from "node:path";
-import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, TASK_TXT } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, TASK_TXT } from "../../src/constants/labConstants.ts";
 import type { RunWorkspace } from "../../src/workspace/index.ts";
 import { freshRun, noGuard, picture } from "./workspaceFixture.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { EXPR_ERROR_CODES } from "../../src/expr/index.ts";
 import { renderToyMathSource } from "../../src/expr/index.ts";
 import { createRun, type Observation, type ReplaceRequest } from "../../src/workspace/index.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { INITIAL_TOY_MATH_PY, TASK_TXT } from "../../src/spec/constants.ts";
+import { INITIAL_TOY_MATH_PY, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { createRun } from "../../src/workspace/index.ts";
 import { memoryJournal, tempRoot } from "./workspaceFixture.ts";
 

@@ -5,7 +5,7 @@
 // recover from the states they lead to. Every `target: true` step follows one policy (read,
 // test once, repair clamp, repair total, test, finish; re-read after a version error), so no
 // two identical requests ever ask for different replies (the generator checks this).
-import { BASELINE_PROPOSALS } from "../../src/spec/constants.ts";
+import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 
 export interface ScenarioStep {
   readonly text: string;

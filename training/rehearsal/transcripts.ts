@@ -11,7 +11,7 @@ import { runLab } from "../../src/lab/labRun.ts";
 import { createChatTokenizer, type ChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
 import { buildStandInTokenizer } from "../../src/model/tokenizer/standInTokenizer.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import type { ChatMessage } from "../../src/controller/proposalSource.ts";
+import type { ChatMessage } from "../../src/core/chatMessage.ts";
 import { REHEARSAL_SCENARIOS, type Scenario } from "./scenarios.ts";
 
 export const IM_END = 151645;

@@ -1,6 +1,6 @@
 // The agent's guardrail counters and the one rule that moves them. The tools count live while a
 // task runs (agentTools.ts); the bench verdict recounts from the task's trace by the same rule
-// (src/evidence/benchVerdict.ts), so the counts behind a report's guardrail flags are never
+// (src/verdicts/benchVerdict.ts), so the counts behind a report's guardrail flags are never
 // believed from the task record. Kept apart from the tools so that the verdict does not load
 // the sandbox and test runner to recount.
 

@@ -156,7 +156,7 @@ export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonl
  * The run's labels as every trace's task_start records them: the fingerprint (by digest), the
  * model label, the pipeline-check flag and the plan (conditions, programs, repeats, shard) at the
  * time the task started. Editing run.json alone (a label, `synthetic` removed, half the programs)
- * then disagrees with every trace, and the verdict says EVIDENCE INVALID (evidence/benchVerdict.ts).
+ * then disagrees with every trace, and the verdict says EVIDENCE INVALID (verdicts/benchVerdict.ts).
  */
 export interface RunBinding {
   readonly fingerprintSha256: string;

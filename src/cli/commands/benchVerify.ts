@@ -1,5 +1,5 @@
 // tca bench quixbugs verify-run RUN, and the gate compare and merge pass every run through: the
-// bench verdict (src/evidence/benchVerdict.ts) over one read of the run, then, for verify-run, a
+// bench verdict (src/verdicts/benchVerdict.ts) over one read of the run, then, for verify-run, a
 // re-grade of every task (src/bench/runRegrade.ts). Argument parsing and printing only.
 import type { Command } from "commander";
 import { resolve } from "node:path";
@@ -12,7 +12,7 @@ import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetF
 import { regradeRun, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
 import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
-import { deriveBenchVerdict, type BenchVerdict } from "../../evidence/benchVerdict.ts";
+import { deriveBenchVerdict, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
 import type { RunManifest } from "../../bench/runs/runDirectory.ts";
 import type { MergeInput } from "../../bench/runs/runMerge.ts";
 

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { printCommandError } from "../commandError.ts";
 import { inputFile } from "../pathArguments.ts";
-import { EXPR_LIMITS } from "../../spec/constants.ts";
+import { EXPR_LIMITS } from "../../constants/labConstants.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { readRegularFile } from "../../core/safeRead.ts";
 import { runCheckRequest, runEvalRequest } from "../../expr/commandRequests.ts";

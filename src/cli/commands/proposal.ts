@@ -6,7 +6,7 @@
 // that depend on a run's state (read first, current version, old expression) need a run.
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { PROPOSAL_LIMITS } from "../../spec/constants.ts";
+import { PROPOSAL_LIMITS } from "../../constants/labConstants.ts";
 import { parseProposal } from "../../proposal/index.ts";
 import { compileExpression } from "../../expr/index.ts";
 import { readRegularFile } from "../../core/safeRead.ts";

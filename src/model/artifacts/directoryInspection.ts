@@ -10,7 +10,7 @@ import { checkLoaderConfig, isLoaderConfigName } from "./configCheck.ts";
 import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { hashFileOnDisk } from "./fileIdentity.ts";
 import { LEDGER_FILE_NAME } from "./ledger.ts";
-import { PREDICTIONS_FILE_NAME } from "../../evidence/predictions.ts";
+import { PREDICTIONS_FILE_NAME } from "../../recording/predictions.ts";
 import { expectedIdentityOf, MANIFEST_FILE_NAME, manifestMatchesPins, readManifest, type DownloadManifest, type ExpectedIdentity } from "./manifest.ts";
 
 export interface DirectoryIssue {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { PinSet } from "../pins.ts";
 import { hashFileOnDisk, type ObservedIdentity } from "./fileIdentity.ts";
 import { LEDGER_FILE_NAME } from "./ledger.ts";
-import { PREDICTIONS_FILE_NAME } from "../../evidence/predictions.ts";
+import { PREDICTIONS_FILE_NAME } from "../../recording/predictions.ts";
 import { MANIFEST_FILE_NAME, manifestMatchesPins, readManifest, type DownloadManifest, type RecordedError } from "./manifest.ts";
 
 export interface UnfinishedDownload {

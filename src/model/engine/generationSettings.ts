@@ -1,6 +1,6 @@
 // The engine settings that realise Part 8's generation configuration on llama.cpp, each
 // overriding a node-llama-cpp default that is wrong for this project (see docs/local-engine.md).
-import { CONTROLLER_LIMITS, GENERATION_CONFIG } from "../../spec/constants.ts";
+import { CONTROLLER_LIMITS, GENERATION_CONFIG } from "../../constants/labConstants.ts";
 
 export const ENGINE_SETTINGS = {
   /** Input budget (Part 8/9): more input tokens is context_limit, decided before the engine runs. */

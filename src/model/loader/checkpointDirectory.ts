@@ -10,7 +10,7 @@ import { lstat, readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import { requireVerifiedModelDirectory } from "../artifacts/verifiedDirectory.ts";
-import { PREDICTIONS_FILE_NAME } from "../../evidence/predictions.ts";
+import { PREDICTIONS_FILE_NAME } from "../../recording/predictions.ts";
 import { PINNED_MODEL } from "../pins.ts";
 import type { Qwen2Architecture } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";

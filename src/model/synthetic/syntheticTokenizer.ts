@@ -2,7 +2,7 @@
 // byte tokens, a few hundred merges learned from the Lab's own texts, and the Qwen
 // special tokens at their pinned ids. Everything is derived deterministically, so two
 // checkpoints written with any seed share the same tokenizer bytes.
-import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, SYSTEM_INSTRUCTION, TASK_TXT } from "../../spec/constants.ts";
+import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, SYSTEM_INSTRUCTION, TASK_TXT } from "../../constants/labConstants.ts";
 import { bytesToUnicode } from "./byteLevel.ts";
 import { qwen2TokenizerConfig } from "../tokenizer/qwen2TokenizerConfig.ts";
 

@@ -6,7 +6,7 @@
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { err, ok, type Result } from "../../core/result.ts";
-import type { ChatMessage } from "../../controller/proposalSource.ts";
+import type { ChatMessage } from "../../core/chatMessage.ts";
 
 export type ChatTokenizerErrorCode = "tokenizer_invalid" | "template_invalid";
 

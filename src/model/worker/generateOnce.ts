@@ -2,7 +2,7 @@
 // the supervisor, generate once with the Lab's settings, and return one JSON-ready record.
 import { readFile, stat } from "node:fs/promises";
 import { systemClock, type MonotonicClock } from "../../core/clock.ts";
-import { CONTROLLER_LIMITS } from "../../spec/constants.ts";
+import { CONTROLLER_LIMITS } from "../../constants/labConstants.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { ModelSupervisor, type SupervisedProgress, type SupervisorOptions } from "./supervisor.ts";
 import { MAX_INPUT_IDS, type GenerationInput } from "./protocol.ts";

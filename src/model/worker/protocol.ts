@@ -4,7 +4,7 @@
 // protocol violation, which the supervisor turns into model_error and a killed worker.
 // A generate request that carries progressIntervalMs is answered with throttled progress lines
 // before its final message (display only; docs/local-engine.md, "Progress").
-import type { ChatMessage } from "../../controller/proposalSource.ts";
+import type { ChatMessage } from "../../core/chatMessage.ts";
 import { GENERATION_PROFILE_NAMES, GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
 
 export const MAX_REQUEST_BYTES = 256 * 1024;

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CONTROLLER_LIMITS } from "../../spec/constants.ts";
+import { CONTROLLER_LIMITS } from "../../constants/labConstants.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
 import { ProgressOrder } from "./progressOrder.ts";

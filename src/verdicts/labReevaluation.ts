@@ -5,7 +5,7 @@
 // words them (controller/finalEvaluation.ts), so the recorded list can be compared one to one.
 import type { CaseOutcome } from "../controller/finalEvaluation.ts";
 import { evaluateFixtures, parseToyMathSource } from "../expr/index.ts";
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES, type Fixture } from "../spec/constants.ts";
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES, type Fixture } from "../constants/labConstants.ts";
 
 /** A recomputed case has the final evaluation's own shape, so the two compare field by field. */
 export type RecomputedCase = CaseOutcome;

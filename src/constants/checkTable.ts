@@ -1,6 +1,6 @@
 // Part 7's table of harness checks as data: each check's id, the code the spec requires it to
 // observe, where in its own run directory that code is read from, and the proposal whose denial
-// must leave source and version as they were. The checks verdict (src/evidence/checksVerdict.ts)
+// must leave source and version as they were. The checks verdict (src/verdicts/checksVerdict.ts)
 // takes every expected code from here, never from a checks.json; test/lab/negativeChecks.test.ts
 // holds the runner's definitions (src/lab) to this table.
 

@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import { deriveChecksVerdict } from "../checksVerdict.ts";
-import { readPredictions, type PredictionsRecord } from "../predictions.ts";
-import { PACKAGE_ROOT } from "../runtimeIdentity.ts";
+import { readPredictions, type PredictionsRecord } from "../../recording/predictions.ts";
+import { PACKAGE_ROOT } from "../../recording/runtimeIdentity.ts";
 import { renderSubmission, type ChecksEvidence } from "./submissionDocument.ts";
 import { readRunEvidence, record, runKind, type RunEvidence } from "./runEvidence.ts";
 import { acquisitionConsent, listLedgerTrials, measureDiskUse, modelDirectoryOf, type TrialEntry, type TrialListErrorCode } from "./modelEvidence.ts";
@@ -55,7 +55,7 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
   const diskUse = modelDirectory ? measureDiskUse(modelDirectory) : null;
   let checks: ChecksEvidence | null = null;
   if (request.checksDirectory !== null) {
-    // Re-derived check by check from the run directories (src/evidence/checksVerdict.ts);
+    // Re-derived check by check from the run directories (src/verdicts/checksVerdict.ts);
     // checks.json is only compared, never believed.
     const verdict = deriveChecksVerdict(request.checksDirectory);
     if (verdict.kind === "incomplete") return err("checks_invalid", "checks.json is missing in --checks");

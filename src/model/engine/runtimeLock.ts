@@ -2,11 +2,11 @@
 // exact resolved version and integrity of every installed package (from package-lock.json and
 // from what is actually installed), the inference engine's native binaries, OS and CPU. A trial
 // refuses to start when the installed tree disagrees with the lockfile.
-import { sha256Hex } from "../core/digest.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runningCode, runtimeIdentity, type RunningCode } from "./runtimeIdentity.ts";
-import { currentEngineBinarySelection, hashBinaryFiles, prebuiltBinaryLocation } from "../model/engine/engineBinary.ts";
+import { runningCode, runtimeIdentity, type RunningCode } from "../../recording/runtimeIdentity.ts";
+import { currentEngineBinarySelection, hashBinaryFiles, prebuiltBinaryLocation } from "./engineBinary.ts";
 
 export interface LockedPackage {
   readonly path: string;

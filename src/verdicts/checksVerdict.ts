@@ -1,5 +1,5 @@
 // The verdict of a `tca lab checks` root, RE-DERIVED: every check of the spec's table
-// (src/spec/checkTable.ts, never checks.json) is read from its own run directory through the Lab
+// (src/constants/checkTable.ts, never checks.json) is read from its own run directory through the Lab
 // verdict, its observed code is read from that run's replayed audit (or the file it left), and only
 // then is checks.json compared with what was re-derived. A missing run directory, a run whose
 // evidence is invalid, or a checks.json that disagrees is EVIDENCE INVALID. Used by the report and
@@ -12,8 +12,8 @@ import { parseBoundedJson } from "../core/boundedJson.ts";
 import { join } from "node:path";
 import { decodeUtf8Strict, kindUnder, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { parseToyMathSource } from "../expr/index.ts";
-import { CHECK_TABLE, type CheckExpectation } from "../spec/checkTable.ts";
-import type { AuditRecord } from "./auditRecorder.ts";
+import { CHECK_TABLE, type CheckExpectation } from "../constants/checkTable.ts";
+import type { AuditRecord } from "../recording/auditRecorder.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict, type RunVerdictKind } from "./runVerdict.ts";
 
 export const CHECKS_FILE = "checks.json";

@@ -18,8 +18,8 @@ import { sha256Hex } from "../core/digest.ts";
 import { evaluateFixtures, parseToyMathSource, renderToyMathSource } from "../expr/index.ts";
 import { parseProposal, type Action } from "../proposal/index.ts";
 import { authorize } from "../controller/authorize.ts";
-import { INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, TASK_TXT } from "../spec/constants.ts";
-import type { AuditRecord } from "./auditRecorder.ts";
+import { INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, TASK_TXT } from "../constants/labConstants.ts";
+import type { AuditRecord } from "../recording/auditRecorder.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 type Report = (problem: string) => void;

@@ -21,11 +21,11 @@
 // authorized after a failed one) and the final evaluation's status.
 // A run with no final.json and no run_finished record is INCOMPLETE (a crash), not invalid.
 import { sha256Hex } from "../core/digest.ts";
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../spec/constants.ts";
+import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
-import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "./auditRecorder.ts";
-import { schemaProblem, type EvidenceSchemaName } from "./evidenceSchemas.ts";
+import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "../recording/auditRecorder.ts";
+import { schemaProblem, type EvidenceSchemaName } from "../recording/evidenceSchemas.ts";
 import { checkManifestAgainstSpec } from "./labManifestCheck.ts";
 import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
 import { canonicalJson, replayDecisionChain, type Replay } from "./labReplay.ts";

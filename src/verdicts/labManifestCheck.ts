@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { sha256Hex } from "../core/digest.ts";
 import { ACTION_CONTRACT_TEXT } from "../controller/requestAssembler.ts";
-import { CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT } from "../spec/constants.ts";
-import type { AuditRecord } from "./auditRecorder.ts";
+import { CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT } from "../constants/labConstants.ts";
+import type { AuditRecord } from "../recording/auditRecorder.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 

@@ -2,10 +2,10 @@
 // audit events or files it comes from; success is never stated unless verified_success is true;
 // a synthetic pipeline check is never presented as a model result. Places for the learner's own
 // analysis are marked, not filled in.
-import { PREDICTION_QUESTIONS } from "../../spec/constants.ts";
+import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { formatBytes, formatMilliseconds } from "../../core/numberFormat.ts";
 import { RESOURCE_ESTIMATES } from "../../model/pins.ts";
-import type { PredictionsRecord } from "../predictions.ts";
+import type { PredictionsRecord } from "../../recording/predictions.ts";
 import { cite, fenced, table } from "./markdownText.ts";
 import { proposalStories, recoveryPattern, type ProposalStory } from "./proposalStory.ts";
 import { eventsOf, record, runKind, type RunEvidence } from "./runEvidence.ts";

@@ -55,7 +55,7 @@ export function harnessHashes(): HarnessHashes {
 
 
 /**
- * Which code this process runs. "compiled": this module is lib/evidence/runtimeIdentity.js, built
+ * Which code this process runs. "compiled": this module is lib/recording/runtimeIdentity.js, built
  * by scripts/compile.mjs; sources_match says its build stamp's source hashes equal src/ now (the
  * harness hashes above stay those of src/, the truth), outputs_match that lib/ holds exactly the
  * files that build wrote. bin/tca.js only starts lib/ when both hold (bin/compiledBuild.js); the

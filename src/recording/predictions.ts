@@ -3,7 +3,7 @@
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PREDICTION_QUESTIONS } from "../spec/constants.ts";
+import { PREDICTION_QUESTIONS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { writeJsonExclusive } from "./evidenceFile.ts";
 

@@ -1,6 +1,6 @@
 // What happened to one proposal, decided once from its audit records. The report's timeline
 // (src/report/proposalTimeline.ts) and submission.md's proposal stories
-// (src/evidence/submission/proposalStory.ts) are two renderings of this one classification, so
+// (src/verdicts/submission/proposalStory.ts) are two renderings of this one classification, so
 // they can never disagree about whether a proposal was invalid, denied or accepted.
 
 export type ProposalStatus = "accepted" | "invalid" | "denied" | "tool_error" | "discarded" | "no_proposal" | "integrity_failure" | "incomplete";

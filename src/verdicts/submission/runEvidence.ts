@@ -1,9 +1,9 @@
 // Reads a finished run directory back for reporting (submission.md). The run's verdict comes
-// first (src/evidence/runVerdict.ts: derived from the audit, cross-checked against final.json,
+// first (src/verdicts/runVerdict.ts: derived from the audit, cross-checked against final.json,
 // manifest.json and the final source, read without following links or blocking on FIFOs);
 // evidence that is invalid or incomplete is refused, so submission.md never cites it.
 import { err, ok, type Result } from "../../core/result.ts";
-import type { AuditRecord } from "../auditRecorder.ts";
+import type { AuditRecord } from "../../recording/auditRecorder.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../runVerdict.ts";
 
 export type AuditEvent = AuditRecord;
