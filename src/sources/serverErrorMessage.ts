@@ -16,8 +16,9 @@ export function serverMessage(body: unknown): string {
     else if (typeof body.detail === "string") text = body.detail;
   }
   // Control characters (terminal escapes included) never reach a terminal or a trace message.
-  // eslint-disable-next-line no-control-regex
+  /* eslint-disable no-control-regex -- matching control characters is the point */
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/\s+/g, " ").trim();
+  /* eslint-enable no-control-regex */
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
