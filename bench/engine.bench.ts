@@ -30,7 +30,8 @@ const args = process.argv.slice(2);
 const size: SyntheticSize = args.includes("--size") && args[args.indexOf("--size") + 1] === "tiny" ? "tiny" : "full";
 const runs = args.includes("--runs") ? Math.max(1, Number(args[args.indexOf("--runs") + 1])) : 3;
 const roundsArgument = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 3;
-if (!Number.isSafeInteger(roundsArgument) || roundsArgument < 1) throw new Error("--rounds takes a positive whole number");
+if (!Number.isSafeInteger(roundsArgument) || roundsArgument < 1)
+  throw new Error("--rounds takes a positive whole number");
 const rounds = roundsArgument;
 const root = path.resolve(".cache", "engine-bench");
 const modelDirectory = path.join(root, `synthetic-${size}-seed0`);
@@ -69,14 +70,16 @@ async function ensureCheckpoint(): Promise<CheckpointDirectory> {
 
 async function readBandwidth(threads: number): Promise<number> {
   const rates = await Promise.all(
-    Array.from({ length: threads }, () =>
-      new Promise<number>((resolve, reject) => {
-        const worker = new Worker(new URL("./readBandwidthProbe.mjs", import.meta.url), {
-          workerData: { bytes: 256 * 1024 * 1024, seconds: 2 },
-        });
-        worker.once("message", (rate: number) => resolve(rate));
-        worker.once("error", reject);
-      }),
+    Array.from(
+      { length: threads },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const worker = new Worker(new URL("./readBandwidthProbe.mjs", import.meta.url), {
+            workerData: { bytes: 256 * 1024 * 1024, seconds: 2 },
+          });
+          worker.once("message", (rate: number) => resolve(rate));
+          worker.once("error", reject);
+        }),
     ),
   );
   return rates.reduce((a, b) => a + b, 0);
@@ -88,7 +91,13 @@ async function main(): Promise<void> {
     const checkpoint = await ensureCheckpoint();
     const derived = await ensureDerivedGguf(checkpoint);
     if (!derived.ok) throw new Error(derived.message);
-    await measureThisBinary(args[childIndex + 1] ?? "", derived.value.ggufPath, checkpoint.arch.vocabSize, syntheticIds(1500, 1), syntheticIds(16, 20));
+    await measureThisBinary(
+      args[childIndex + 1] ?? "",
+      derived.value.ggufPath,
+      checkpoint.arch.vocabSize,
+      syntheticIds(1500, 1),
+      syntheticIds(16, 20),
+    );
     return;
   }
   if (nativeBuildStatus().verified) {
@@ -97,22 +106,32 @@ async function main(): Promise<void> {
     if (!derived.ok) throw new Error(derived.message);
     const childArgs = ["--size", size];
     // The native build uses OpenMP: its default wait policy spins, passive parks idle threads.
-    await sideBySide(new URL(import.meta.url).pathname, childArgs, [
-      { label: "prebuilt", env: { TCA_ENGINE_BINARY: "prebuilt" } },
-      { label: "native", env: { TCA_ENGINE_BINARY: "native" } },
-      { label: "native-omp-passive", env: { TCA_ENGINE_BINARY: "native", OMP_WAIT_POLICY: "passive" } },
-      ...(args.includes("--chunk-variants")
-        ? [
-            { label: "prebuilt-chunk256", env: { TCA_ENGINE_BINARY: "prebuilt", TCA_BENCH_PREFILL_CHUNK: "256" } },
-            { label: "native-chunk256", env: { TCA_ENGINE_BINARY: "native", TCA_BENCH_PREFILL_CHUNK: "256" } },
-          ]
-        : []),
-    ], log, rounds);
+    await sideBySide(
+      new URL(import.meta.url).pathname,
+      childArgs,
+      [
+        { label: "prebuilt", env: { TCA_ENGINE_BINARY: "prebuilt" } },
+        { label: "native", env: { TCA_ENGINE_BINARY: "native" } },
+        { label: "native-omp-passive", env: { TCA_ENGINE_BINARY: "native", OMP_WAIT_POLICY: "passive" } },
+        ...(args.includes("--chunk-variants")
+          ? [
+              { label: "prebuilt-chunk256", env: { TCA_ENGINE_BINARY: "prebuilt", TCA_BENCH_PREFILL_CHUNK: "256" } },
+              { label: "native-chunk256", env: { TCA_ENGINE_BINARY: "native", TCA_BENCH_PREFILL_CHUNK: "256" } },
+            ]
+          : []),
+      ],
+      log,
+      rounds,
+    );
     if (args.includes("--side-by-side")) return;
   } else {
-    log(`no verified native build (${nativeBuildStatus().reason ?? ""}): only the selected binary is measured; run tca engine build for the side-by-side table`);
+    log(
+      `no verified native build (${nativeBuildStatus().reason ?? ""}): only the selected binary is measured; run tca engine build for the side-by-side table`,
+    );
   }
-  log(`engine bench: ${size} synthetic checkpoint, ${runs} runs per figure, ${os.cpus().length} CPUs, 1-min load average ${fmt(loadAverageAtStart, 2)}`);
+  log(
+    `engine bench: ${size} synthetic checkpoint, ${runs} runs per figure, ${os.cpus().length} CPUs, 1-min load average ${fmt(loadAverageAtStart, 2)}`,
+  );
   const checkpoint = await ensureCheckpoint();
   const derived = await ensureDerivedGguf(checkpoint);
   if (!derived.ok) throw new Error(derived.message);
@@ -144,7 +163,12 @@ async function main(): Promise<void> {
   }
 }
 
-async function measureGeneration(engine: LlamaEngine, loadMs: number[], conversionMs: number, arch: CheckpointDirectory["arch"]): Promise<void> {
+async function measureGeneration(
+  engine: LlamaEngine,
+  loadMs: number[],
+  conversionMs: number,
+  arch: CheckpointDirectory["arch"],
+): Promise<void> {
   const promptA = syntheticIds(1500, 1);
   const promptB = [...promptA.slice(0, 1000), ...syntheticIds(500, 2)];
   const prefillRate: number[] = [];
@@ -160,7 +184,9 @@ async function measureGeneration(engine: LlamaEngine, loadMs: number[], conversi
     const coldB = await engine.generate(promptB, { maxNewTokens: 1, reusePrefix: false });
     if (!warmB.ok || !coldB.ok) throw new Error("prefix run failed");
     saving.push(1 - warmB.value.timings.prefillMs / coldB.value.timings.prefillMs);
-    log(`run ${i + 1}: prefill ${fmt(prefillRate.at(-1) as number)} tok/s, prefix saving ${fmt(100 * (saving.at(-1) as number))}% (reused ${warmB.value.prefixTokensReused})`);
+    log(
+      `run ${i + 1}: prefill ${fmt(prefillRate.at(-1) as number)} tok/s, prefix saving ${fmt(100 * (saving.at(-1) as number))}% (reused ${warmB.value.prefixTokensReused})`,
+    );
   }
   for (let i = 0; i < runs; i++) {
     const d = await engine.generate(syntheticIds(16, 3 + i), { reusePrefix: false, stopTokenIds: [] });
@@ -172,7 +198,10 @@ async function measureGeneration(engine: LlamaEngine, loadMs: number[], conversi
     // Cooperative cancellation: request an abort 300 ms into a 1,500-token prefill.
     let requestedAt = 0;
     const timer = setTimeout(() => (requestedAt = performance.now()), 300);
-    const r = await engine.generate(syntheticIds(1500, 10 + i), { reusePrefix: false, shouldAbort: () => requestedAt > 0 });
+    const r = await engine.generate(syntheticIds(1500, 10 + i), {
+      reusePrefix: false,
+      shouldAbort: () => requestedAt > 0,
+    });
     clearTimeout(timer);
     const latency = requestedAt > 0 ? performance.now() - requestedAt : 0;
     cancelMs.push(r.ok ? Number.NaN : latency);
@@ -184,7 +213,9 @@ async function measureGeneration(engine: LlamaEngine, loadMs: number[], conversi
       const d = await engine.generate(syntheticIds(16, 20 + i), { reusePrefix: false, stopTokenIds: [] });
       if (!d.ok) throw new Error(d.message);
       busyDecodeRate.push(((d.value.rawOutputIds.length - 1) / d.value.timings.decodeMs) * 1000);
-      log(`run ${i + 1}: decode with one busy core ${fmt(busyDecodeRate.at(-1) as number)} tok/s, threads ${JSON.stringify(d.value.threadsUsed.decode)}`);
+      log(
+        `run ${i + 1}: decode with one busy core ${fmt(busyDecodeRate.at(-1) as number)} tok/s, threads ${JSON.stringify(d.value.threadsUsed.decode)}`,
+      );
     }
   } finally {
     busy.kill("SIGKILL");
@@ -231,14 +262,22 @@ async function measureGeneration(engine: LlamaEngine, loadMs: number[], conversi
     ["load (engine)", `${fmt(figures.load_s, 2)} s`],
     ["load (worker: verify + cache check + engine)", `${fmt(figures.worker_total_load_s_with_verification, 2)} s`],
     ["prefill, 1,500 tokens", `${fmt(figures.prefill_tok_s_1500)} tok/s`],
-    ["decode, 128 tokens", `${fmt(figures.decode_tok_s_128)} tok/s (${fmt(100 * figures.decode_fraction_of_ceiling)}% of ceiling)`],
-    ["decode ceiling", `${fmt(ceiling)} tok/s = ${fmt(figures.read_bandwidth_gb_s_2_threads)} GB/s / ${fmt(figures.bytes_read_per_token_gb, 3)} GB per token`],
+    [
+      "decode, 128 tokens",
+      `${fmt(figures.decode_tok_s_128)} tok/s (${fmt(100 * figures.decode_fraction_of_ceiling)}% of ceiling)`,
+    ],
+    [
+      "decode ceiling",
+      `${fmt(ceiling)} tok/s = ${fmt(figures.read_bandwidth_gb_s_2_threads)} GB/s / ${fmt(figures.bytes_read_per_token_gb, 3)} GB per token`,
+    ],
     ["prefix reuse saving, 1,000 shared", `${fmt(100 * figures.prefix_reuse_saving_1000_shared)}%`],
     ["cancellation latency in prefill", `${fmt(figures.cancellation_latency_prefill_ms)} ms`],
     ["decode, one core busy", `${fmt(figures.decode_tok_s_one_busy_core)} tok/s`],
     ["worker peak RSS", `${fmt(figures.worker_peak_rss_gib, 2)} GiB`],
   ];
-  process.stdout.write(`\nlocal engine, ${size} synthetic checkpoint (a pipeline check, random weights), median of ${runs}\n`);
+  process.stdout.write(
+    `\nlocal engine, ${size} synthetic checkpoint (a pipeline check, random weights), median of ${runs}\n`,
+  );
   for (const [name, value] of table) process.stdout.write(`  ${(name as string).padEnd(46)} ${value}\n`);
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }

@@ -22,13 +22,24 @@ export interface BinaryFigures {
 }
 
 /** Runs inside a child whose TCA_ENGINE_BINARY (and OpenMP settings) the parent set. */
-export async function measureThisBinary(label: string, ggufPath: string, vocabularySize: number, prompt: number[], busyPrompt: number[]): Promise<void> {
+export async function measureThisBinary(
+  label: string,
+  ggufPath: string,
+  vocabularySize: number,
+  prompt: number[],
+  busyPrompt: number[],
+): Promise<void> {
   // Bench-only: a variant may measure another prefill chunk than the engine's default (the chunk
   // is the abort granularity; larger chunks re-read the weights fewer times per prompt).
   const chunkText = process.env["TCA_BENCH_PREFILL_CHUNK"];
   const prefillChunkTokens = chunkText === undefined ? undefined : Number(chunkText);
-  if (prefillChunkTokens !== undefined && (!Number.isSafeInteger(prefillChunkTokens) || prefillChunkTokens < 1)) throw new Error("TCA_BENCH_PREFILL_CHUNK must be a positive whole number");
-  const loaded = await LlamaEngine.load({ ggufPath, vocabularySize, ...(prefillChunkTokens === undefined ? {} : { prefillChunkTokens }) });
+  if (prefillChunkTokens !== undefined && (!Number.isSafeInteger(prefillChunkTokens) || prefillChunkTokens < 1))
+    throw new Error("TCA_BENCH_PREFILL_CHUNK must be a positive whole number");
+  const loaded = await LlamaEngine.load({
+    ggufPath,
+    vocabularySize,
+    ...(prefillChunkTokens === undefined ? {} : { prefillChunkTokens }),
+  });
   if (!loaded.ok) throw new Error(loaded.message);
   const engine = loaded.value;
   const binary = String((engine.identity()["binary"] as { kind: string }).kind);
@@ -65,7 +76,10 @@ export async function measureThisBinary(label: string, ggufPath: string, vocabul
 /** One child per variant; returns its figures (or throws with the child's last stderr). */
 function runChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<BinaryFigures> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let errText = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
@@ -89,7 +103,13 @@ export interface Variant {
  * ±20% from minute to minute) penalises no variant by its position. Ratios are paired: the
  * ratio within each round, then the median over rounds, with the spread printed beside it.
  */
-export async function sideBySide(script: string, childArgs: string[], variants: readonly Variant[], log: (line: string) => void, rounds = 3): Promise<void> {
+export async function sideBySide(
+  script: string,
+  childArgs: string[],
+  variants: readonly Variant[],
+  log: (line: string) => void,
+  rounds = 3,
+): Promise<void> {
   const loadStart = os.loadavg()[0] ?? 0;
   const byRound: BinaryFigures[][] = [];
   for (let round = 0; round < rounds; round++) {
@@ -109,11 +129,18 @@ export async function sideBySide(script: string, childArgs: string[], variants: 
     byRound.push(figures);
   }
   const f = (n: number, d = 1): string => n.toFixed(d);
-  const column = (index: number, pick: (r: BinaryFigures) => number): number[] => byRound.map((figures) => pick(figures[index] as BinaryFigures));
+  const column = (index: number, pick: (r: BinaryFigures) => number): number[] =>
+    byRound.map((figures) => pick(figures[index] as BinaryFigures));
   const reference = (byRound[0] as BinaryFigures[])[0] as BinaryFigures;
-  const sameIds = (r: BinaryFigures): boolean => r.greedy_ids.length === reference.greedy_ids.length && r.greedy_ids.every((id, i) => id === reference.greedy_ids[i]);
-  process.stdout.write(`\nengine binaries side by side (${rounds} rounds, order reversed each round; medians; 1-min load average ${f(loadStart, 2)} at start, ${f(os.loadavg()[0] ?? 0, 2)} at end)\n`);
-  process.stdout.write(`| variant | binary | prefill 1,500 (tok/s) | decode 128 (tok/s) | 1,500 + 128 end to end (s) | decode, one busy core (tok/s) | peak RSS (GiB) | greedy ids = first row, every round |\n|---|---|---|---|---|---|---|---|\n`);
+  const sameIds = (r: BinaryFigures): boolean =>
+    r.greedy_ids.length === reference.greedy_ids.length &&
+    r.greedy_ids.every((id, i) => id === reference.greedy_ids[i]);
+  process.stdout.write(
+    `\nengine binaries side by side (${rounds} rounds, order reversed each round; medians; 1-min load average ${f(loadStart, 2)} at start, ${f(os.loadavg()[0] ?? 0, 2)} at end)\n`,
+  );
+  process.stdout.write(
+    `| variant | binary | prefill 1,500 (tok/s) | decode 128 (tok/s) | 1,500 + 128 end to end (s) | decode, one busy core (tok/s) | peak RSS (GiB) | greedy ids = first row, every round |\n|---|---|---|---|---|---|---|---|\n`,
+  );
   const summary = variants.map((v, index) => {
     const all = byRound.map((figures) => figures[index] as BinaryFigures);
     const row = {
@@ -127,7 +154,9 @@ export async function sideBySide(script: string, childArgs: string[], variants: 
       greedy_ids_identical_to_first: all.every(sameIds),
       per_round: all.map((r) => ({ ...r, greedy_ids: undefined })),
     };
-    process.stdout.write(`| ${row.label} | ${row.binary} | ${f(row.prefill_tok_s_1500)} | ${f(row.decode_tok_s_128)} | ${f(row.end_to_end_s_1500_plus_128)} | ${f(row.decode_tok_s_one_busy_core)} | ${f(row.peak_rss_gib, 2)} | ${row.greedy_ids_identical_to_first ? "identical" : "DIFFERENT"} (${reference.greedy_ids.length}) |\n`);
+    process.stdout.write(
+      `| ${row.label} | ${row.binary} | ${f(row.prefill_tok_s_1500)} | ${f(row.decode_tok_s_128)} | ${f(row.end_to_end_s_1500_plus_128)} | ${f(row.decode_tok_s_one_busy_core)} | ${f(row.peak_rss_gib, 2)} | ${row.greedy_ids_identical_to_first ? "identical" : "DIFFERENT"} (${reference.greedy_ids.length}) |\n`,
+    );
     return row;
   });
   const ratios = variants.slice(1).map((v, offset) => {
@@ -145,7 +174,14 @@ export async function sideBySide(script: string, childArgs: string[], variants: 
     process.stdout.write(
       `ratio ${v.label}/${(variants[0] as Variant).label} (median of ${rounds} paired rounds, range): prefill ${f(median(prefill), 2)}x (${spread(prefill)}), decode ${f(median(decode), 2)}x (${spread(decode)}), end to end ${f(median(endToEnd), 2)}x faster (${spread(endToEnd)})\n`,
     );
-    return { variant: v.label, prefill_median: median(prefill), prefill_per_round: prefill, decode_median: median(decode), decode_per_round: decode, end_to_end_median: median(endToEnd) };
+    return {
+      variant: v.label,
+      prefill_median: median(prefill),
+      prefill_per_round: prefill,
+      decode_median: median(decode),
+      decode_per_round: decode,
+      end_to_end_median: median(endToEnd),
+    };
   });
   process.stdout.write(`${JSON.stringify({ side_by_side: summary, ratios, rounds })}\n`);
 }

@@ -37,19 +37,28 @@ function measure(label: string, seconds: number, body: () => number): number {
   }
   const elapsed = (performance.now() - start) / 1000;
   const perSecond = rounds / elapsed;
-  if (label !== "") console.log(`${label}: ${Math.round(perSecond).toLocaleString("en-US")} per second (${rounds} in ${elapsed.toFixed(2)} s, checksum ${sink % 1000})`);
+  if (label !== "")
+    console.log(
+      `${label}: ${Math.round(perSecond).toLocaleString("en-US")} per second (${rounds} in ${elapsed.toFixed(2)} s, checksum ${sink % 1000})`,
+    );
   return perSecond;
 }
 
 const compiledOnce = probe.value;
-console.log(`expression: ${probe.value.nodeCount} AST nodes, depth ${probe.value.depth}, ${EXPRESSION.length} bytes; fixtures: ${INPUTS.length}`);
+console.log(
+  `expression: ${probe.value.nodeCount} AST nodes, depth ${probe.value.depth}, ${EXPRESSION.length} bytes; fixtures: ${INPUTS.length}`,
+);
 measure("", 0.5, round); // warm-up
-const validations = measure("validations (compileExpression)", 2, () => (compileExpression("clamp", EXPRESSION).ok ? 1 : 0));
+const validations = measure("validations (compileExpression)", 2, () =>
+  compileExpression("clamp", EXPRESSION).ok ? 1 : 0,
+);
 const evaluations = measure("evaluations (one fixture)", 2, () => {
   const value = evaluateExpression(compiledOnce, INPUTS[0] as readonly number[]);
   return value.ok ? value.value : 0;
 });
 const rounds = measure("rounds (1 validation + 12 evaluations)", 3, round);
-console.log(`validations+evaluations per second: ${Math.round(rounds * 13).toLocaleString("en-US")} (target >= 100,000)`);
+console.log(
+  `validations+evaluations per second: ${Math.round(rounds * 13).toLocaleString("en-US")} (target >= 100,000)`,
+);
 void validations;
 void evaluations;

@@ -43,10 +43,13 @@ for (const program of dataset.programs) {
   t = performance.now();
   const g = await gradeProgram(sandbox, dataset, program, fix, { heldOut });
   trusted.push((performance.now() - t) / 1000);
-  if (p.outcome !== "passed" || g.outcome !== "passed") console.log(`warning: ${program.name}: pytest ${p.outcome}, trusted ${g.outcome}`);
+  if (p.outcome !== "passed" || g.outcome !== "passed")
+    console.log(`warning: ${program.name}: pytest ${p.outcome}, trusted ${g.outcome}`);
 }
 const f = (x: number): string => `${x.toFixed(3)} s`;
 console.log(`programs: ${dataset.programs.length} (held-out generation for ${heldOutPrograms})`);
 console.log(`pytest grade (before):          median ${f(median(pytest))}, total ${f(sum(pytest))}`);
 console.log(`trusted grade (public+held-out): median ${f(median(trusted))}, total ${f(sum(trusted))}`);
-console.log(`trusted one-off per program (cases + reference on held-out inputs): median ${f(median(setup))}, total ${f(sum(setup))}`);
+console.log(
+  `trusted one-off per program (cases + reference on held-out inputs): median ${f(median(setup))}, total ${f(sum(setup))}`,
+);

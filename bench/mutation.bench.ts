@@ -71,8 +71,18 @@ async function measure(programName: string): Promise<Row | string> {
   // The differential test's inputs and expected values: the reference's answers, confirmed by
   // the independent implementation exactly as held-out ones are (an input where the reference
   // raises, hangs or is wrong says nothing about a mutant and is left out).
-  const wide = (await confirmHeldOut(sandbox, dataset, program, WIDE_SEED, WIDE, reference, independentOracleSource()))?.cases ?? [];
-  const row: Row = { program: programName, mutants: 0, equivalent: 0, killedByPublic: 0, killedOnlyByHeldOut: 0, survivors: 0, survivorLines: [] };
+  const wide =
+    (await confirmHeldOut(sandbox, dataset, program, WIDE_SEED, WIDE, reference, independentOracleSource()))?.cases ??
+    [];
+  const row: Row = {
+    program: programName,
+    mutants: 0,
+    equivalent: 0,
+    killedByPublic: 0,
+    killedOnlyByHeldOut: 0,
+    survivors: 0,
+    survivorLines: [],
+  };
   const inputs = [...pub.value.cases, ...held, ...wide].map((c) => c.input);
   await mapWithConcurrency(candidates.value, 1, async (candidate) => {
     const source = applyCandidate(reference, candidate);
@@ -111,11 +121,47 @@ const score = (r: Omit<Row, "program" | "survivorLines">): string => {
   const open = r.killedOnlyByHeldOut + r.survivors;
   return open === 0 ? "-" : `${((100 * r.killedOnlyByHeldOut) / open).toFixed(0)}%`;
 };
-const table = rows.map((r) => [r.program, String(r.mutants), String(r.equivalent), String(r.killedByPublic), String(r.killedOnlyByHeldOut), String(r.survivors), score(r)]);
-const total = rows.reduce((a, r) => ({ mutants: a.mutants + r.mutants, equivalent: a.equivalent + r.equivalent, killedByPublic: a.killedByPublic + r.killedByPublic, killedOnlyByHeldOut: a.killedOnlyByHeldOut + r.killedOnlyByHeldOut, survivors: a.survivors + r.survivors }), { mutants: 0, equivalent: 0, killedByPublic: 0, killedOnlyByHeldOut: 0, survivors: 0 });
-table.push(["TOTAL", String(total.mutants), String(total.equivalent), String(total.killedByPublic), String(total.killedOnlyByHeldOut), String(total.survivors), score(total)]);
+const table = rows.map((r) => [
+  r.program,
+  String(r.mutants),
+  String(r.equivalent),
+  String(r.killedByPublic),
+  String(r.killedOnlyByHeldOut),
+  String(r.survivors),
+  score(r),
+]);
+const total = rows.reduce(
+  (a, r) => ({
+    mutants: a.mutants + r.mutants,
+    equivalent: a.equivalent + r.equivalent,
+    killedByPublic: a.killedByPublic + r.killedByPublic,
+    killedOnlyByHeldOut: a.killedOnlyByHeldOut + r.killedOnlyByHeldOut,
+    survivors: a.survivors + r.survivors,
+  }),
+  { mutants: 0, equivalent: 0, killedByPublic: 0, killedOnlyByHeldOut: 0, survivors: 0 },
+);
+table.push([
+  "TOTAL",
+  String(total.mutants),
+  String(total.equivalent),
+  String(total.killedByPublic),
+  String(total.killedOnlyByHeldOut),
+  String(total.survivors),
+  score(total),
+]);
 const widths = header.map((_, i) => Math.max(header[i]!.length, ...table.map((row) => row[i]!.length)));
-console.log([header, ...table].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n"));
-console.log(`\nheld-out seed ${SEED}; differential test on ${WIDE} wide inputs per program (seed ${WIDE_SEED}); ${((performance.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  [header, ...table]
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n"),
+);
+console.log(
+  `\nheld-out seed ${SEED}; differential test on ${WIDE} wide inputs per program (seed ${WIDE_SEED}); ${((performance.now() - started) / 1000).toFixed(0)} s`,
+);
 for (const r of rows) for (const s of r.survivorLines) console.log(`survivor ${r.program}: ${s}`);
 for (const r of results) if (typeof r === "string") console.log(`not measured: ${r}`);

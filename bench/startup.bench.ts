@@ -37,10 +37,15 @@ function wallSeconds(args: readonly string[], env: NodeJS.ProcessEnv): number[] 
 
 function row(label: string, times: readonly number[]): void {
   const text = (value: number): string => value.toFixed(3);
-  process.stdout.write(`${label.padEnd(32)} median ${text(median(times))} s   min ${text(Math.min(...times))} s   max ${text(Math.max(...times))} s\n`);
+  process.stdout.write(
+    `${label.padEnd(32)} median ${text(median(times))} s   min ${text(Math.min(...times))} s   max ${text(Math.max(...times))} s\n`,
+  );
 }
 
-const trace = spawnSync(process.execPath, [TCA, ...EXPR_EVAL], { env: { ...process.env, TCA_STARTUP_TRACE: "1" }, encoding: "utf8" });
+const trace = spawnSync(process.execPath, [TCA, ...EXPR_EVAL], {
+  env: { ...process.env, TCA_STARTUP_TRACE: "1" },
+  encoding: "utf8",
+});
 process.stdout.write(`${RUNS} runs each; default path today: ${trace.stderr.trim()}\n`);
 const compiledEnv = { ...process.env, TCA_NO_COMPILED: "", TCA_STARTUP_TRACE: "" };
 const tsxEnv = { ...process.env, TCA_NO_COMPILED: "1", TCA_STARTUP_TRACE: "" };
@@ -58,4 +63,5 @@ for (let run = 0; run < RUNS; run += 1) {
 }
 row("build-stamp check (in process)", checks);
 const status = compiledBuildStatus(ROOT);
-if (!status.fresh) process.stdout.write(`note: lib/ is not fresh (${status.reason}): the "compiled" rows ran src/ through tsx\n`);
+if (!status.fresh)
+  process.stdout.write(`note: lib/ is not fresh (${status.reason}): the "compiled" rows ran src/ through tsx\n`);

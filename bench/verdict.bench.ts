@@ -36,7 +36,9 @@ function figures(label: string, body: () => string): void {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)] ?? 0;
-  process.stdout.write(`${label}: verdict ${kind}; median ${median.toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms over ${REPEATS} runs\n`);
+  process.stdout.write(
+    `${label}: verdict ${kind}; median ${median.toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms over ${REPEATS} runs\n`,
+  );
 }
 
 const TCA = fileURLToPath(new URL("../bin/tca.js", import.meta.url));
@@ -62,8 +64,17 @@ async function verifyRunFigures(): Promise<void> {
   let tasks = 0;
   for (let i = 0; i < REGRADE_REPEATS; i++) {
     const cliStarted = performance.now();
-    const out = JSON.parse(execFileSync(process.execPath, [TCA, "bench", "quixbugs", "verify-run", dir, "--dataset", datasetDir, "--jobs", "2", "--json"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })) as {
-      ok: boolean; seconds: number; recordedGradingSeconds: number; entries: { seconds: number }[];
+    const out = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [TCA, "bench", "quixbugs", "verify-run", dir, "--dataset", datasetDir, "--jobs", "2", "--json"],
+        { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      ),
+    ) as {
+      ok: boolean;
+      seconds: number;
+      recordedGradingSeconds: number;
+      entries: { seconds: number }[];
     };
     if (!out.ok) throw new Error("verify-run disagreed with an honest run");
     walls.push((performance.now() - cliStarted) / 1000);
@@ -74,9 +85,15 @@ async function verifyRunFigures(): Promise<void> {
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const spread = (xs: number[]): string => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
-  process.stdout.write(`verify-run (${tasks} tasks, ${real ? "QuixBugs" : "mini data set"}, --jobs 2, ${REGRADE_REPEATS} runs): the run took ${runSeconds.toFixed(1)} s wall with ${recorded.toFixed(1)} s of grading recorded\n`);
-  process.stdout.write(`  verify-run wall (CLI, start-up and sandbox self-test included): median ${median(walls).toFixed(1)} s (${spread(walls)}); the re-grade alone ${median(regradeWalls).toFixed(1)} s (${spread(regradeWalls)})\n`);
-  process.stdout.write(`  re-grading time summed over tasks: median ${median(graderSums).toFixed(1)} s (${spread(graderSums)}); ${(median(graderSums) / Math.max(recorded, 1e-9)).toFixed(2)}x the run's recorded grading\n`);
+  process.stdout.write(
+    `verify-run (${tasks} tasks, ${real ? "QuixBugs" : "mini data set"}, --jobs 2, ${REGRADE_REPEATS} runs): the run took ${runSeconds.toFixed(1)} s wall with ${recorded.toFixed(1)} s of grading recorded\n`,
+  );
+  process.stdout.write(
+    `  verify-run wall (CLI, start-up and sandbox self-test included): median ${median(walls).toFixed(1)} s (${spread(walls)}); the re-grade alone ${median(regradeWalls).toFixed(1)} s (${spread(regradeWalls)})\n`,
+  );
+  process.stdout.write(
+    `  re-grading time summed over tasks: median ${median(graderSums).toFixed(1)} s (${spread(graderSums)}); ${(median(graderSums) / Math.max(recorded, 1e-9)).toFixed(2)}x the run's recorded grading\n`,
+  );
 }
 
 try {
@@ -84,14 +101,22 @@ try {
   writeBenchRun(bench, { programs: 40, turns: 4 });
   const size = execFileSync("du", ["-sk", bench], { encoding: "utf8" }).split("\t")[0];
   const first = deriveBenchVerdict(bench);
-  process.stdout.write(`bench run: ${first.tasks.length} tasks, ${first.filesChecked} files cross-checked, ${size} KiB on disk\n`);
+  process.stdout.write(
+    `bench run: ${first.tasks.length} tasks, ${first.filesChecked} files cross-checked, ${size} KiB on disk\n`,
+  );
   figures("bench verdict (160 tasks)", () => deriveBenchVerdict(bench).kind);
 
-  const lab = await runLab({ runDirectory: join(root, "baseline"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  const lab = await runLab({
+    runDirectory: join(root, "baseline"),
+    source: new ScriptedSource(BASELINE_PROPOSALS),
+    kind: "scripted_baseline",
+  });
   if (!lab.ok) throw new Error(lab.message);
   const compileStarted = performance.now();
   const firstLab = deriveRunVerdict(lab.value.runDirectory);
-  process.stdout.write(`lab verdict, first call (compiles the three JSON Schemas): ${(performance.now() - compileStarted).toFixed(1)} ms, ${firstLab.records.length} audit records\n`);
+  process.stdout.write(
+    `lab verdict, first call (compiles the three JSON Schemas): ${(performance.now() - compileStarted).toFixed(1)} ms, ${firstLab.records.length} audit records\n`,
+  );
   figures("lab verdict (scripted baseline)", () => deriveRunVerdict(lab.value.runDirectory).kind);
 
   await verifyRunFigures();

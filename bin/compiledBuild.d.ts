@@ -9,4 +9,6 @@ export declare function listFiles(root: string, directory: string): string[];
 export declare function hashTree(root: string, directory: string): Record<string, string>;
 export declare function hashSourceTree(root: string): Record<string, string>;
 export declare function sameDigests(recorded: unknown, current: Readonly<Record<string, string>>): boolean;
-export declare function compiledBuildStatus(root: string): { readonly fresh: true } | { readonly fresh: false; readonly reason: string };
+export declare function compiledBuildStatus(
+  root: string,
+): { readonly fresh: true } | { readonly fresh: false; readonly reason: string };

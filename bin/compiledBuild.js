@@ -66,7 +66,13 @@ export function compiledBuildStatus(root) {
   } catch {
     return { fresh: false, reason: `no build in ${COMPILED_DIRECTORY}/ (npm run prepare builds it)` };
   }
-  if (stamp === null || typeof stamp !== "object" || stamp.schema !== STAMP_SCHEMA || typeof stamp.sources !== "object" || stamp.sources === null) {
+  if (
+    stamp === null ||
+    typeof stamp !== "object" ||
+    stamp.schema !== STAMP_SCHEMA ||
+    typeof stamp.sources !== "object" ||
+    stamp.sources === null
+  ) {
     return { fresh: false, reason: `${COMPILED_DIRECTORY}/${STAMP_NAME} is not a ${STAMP_SCHEMA} stamp` };
   }
   let recipe;
@@ -75,7 +81,8 @@ export function compiledBuildStatus(root) {
   } catch {
     return { fresh: false, reason: `${COMPILE_SCRIPT} is missing` };
   }
-  if (stamp.compiler?.script_sha256 !== recipe) return { fresh: false, reason: `${COMPILE_SCRIPT} changed since the build` };
+  if (stamp.compiler?.script_sha256 !== recipe)
+    return { fresh: false, reason: `${COMPILE_SCRIPT} changed since the build` };
   let sources;
   try {
     sources = hashSourceTree(root);

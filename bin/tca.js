@@ -18,11 +18,17 @@ if (only === "--help" || only === "-h" || only === "--version" || only === "-V")
   } else {
     const { Command } = await import("commander");
     const table = readJson("../src/cli/commandGroups.json");
-    const program = new Command(table.program.name).description(table.program.description).version(version, "-V, --version", "print the version");
+    const program = new Command(table.program.name)
+      .description(table.program.description)
+      .version(version, "-V, --version", "print the version");
     // The same help width as src/cli/main.ts: 100 columns, or a narrower terminal's width.
     const columns = process.stdout.columns;
-    program.configureHelp({ helpWidth: Math.min(100, columns !== undefined && columns > 0 ? columns : 100), minWidthToWrap: 20 });
-    for (const group of table.groups) program.command(group.name).description(group.description).allowUnknownOption().helpOption(false);
+    program.configureHelp({
+      helpWidth: Math.min(100, columns !== undefined && columns > 0 ? columns : 100),
+      minWidthToWrap: 20,
+    });
+    for (const group of table.groups)
+      program.command(group.name).description(group.description).allowUnknownOption().helpOption(false);
     program.outputHelp();
   }
 } else {
@@ -33,9 +39,12 @@ if (only === "--help" || only === "-h" || only === "--version" || only === "-V")
   // TCA_NO_COMPILED=1 forces src/ through tsx; TCA_STARTUP_TRACE=1 says on stderr which ran and why.
   const root = fileURLToPath(new URL("..", import.meta.url));
   const { compiledBuildStatus } = await import("./compiledBuild.js");
-  const build = process.env.TCA_NO_COMPILED === "1" ? { fresh: false, reason: "TCA_NO_COMPILED=1" } : compiledBuildStatus(root);
+  const build =
+    process.env.TCA_NO_COMPILED === "1" ? { fresh: false, reason: "TCA_NO_COMPILED=1" } : compiledBuildStatus(root);
   if (process.env.TCA_STARTUP_TRACE === "1") {
-    process.stderr.write(build.fresh ? "tca: start-up: compiled lib/\n" : `tca: start-up: src/ through tsx (${build.reason})\n`);
+    process.stderr.write(
+      build.fresh ? "tca: start-up: compiled lib/\n" : `tca: start-up: src/ through tsx (${build.reason})\n`,
+    );
   }
   if (build.fresh) {
     const { main } = await import("../lib/cli/main.js");

@@ -48,23 +48,45 @@ export function buildLlamaServer(): LlamaServerBuild {
   const started = performance.now();
   if (!existsSync(join(src, "CMakeLists.txt"))) run("git", ["clone", "--quiet", BUNDLE, src], dir);
   const jobs = String(Math.max(1, Math.min(availableParallelism(), 16)));
-  run("cmake", [
-    "-S", src, "-B", build, "-G", "Ninja",
-    "-DCMAKE_BUILD_TYPE=Release",
-    "-DBUILD_SHARED_LIBS=OFF",
-    "-DGGML_NATIVE=ON",
-    "-DLLAMA_CURL=OFF",
-    "-DLLAMA_BUILD_TESTS=OFF",
-    "-DLLAMA_BUILD_EXAMPLES=OFF",
-    "-DLLAMA_BUILD_SERVER=ON",
-  ], dir);
+  run(
+    "cmake",
+    [
+      "-S",
+      src,
+      "-B",
+      build,
+      "-G",
+      "Ninja",
+      "-DCMAKE_BUILD_TYPE=Release",
+      "-DBUILD_SHARED_LIBS=OFF",
+      "-DGGML_NATIVE=ON",
+      "-DLLAMA_CURL=OFF",
+      "-DLLAMA_BUILD_TESTS=OFF",
+      "-DLLAMA_BUILD_EXAMPLES=OFF",
+      "-DLLAMA_BUILD_SERVER=ON",
+    ],
+    dir,
+  );
   run("cmake", ["--build", build, "--target", "llama-server", "-j", jobs], dir);
   const built = join(build, "bin", "llama-server");
   if (!existsSync(built)) throw new Error(`the build finished without ${built}`);
   copyFileSync(built, binary);
   execFileSync("chmod", ["755", binary]);
   const buildSeconds = Math.round((performance.now() - started) / 1000);
-  writeFileSync(infoPath, JSON.stringify({ commit: head, buildSeconds, jobs: Number(jobs), builtAt: new Date().toISOString(), flags: "Release, CPU, GGML_NATIVE, static, no curl" }, null, 2) + "\n");
+  writeFileSync(
+    infoPath,
+    JSON.stringify(
+      {
+        commit: head,
+        buildSeconds,
+        jobs: Number(jobs),
+        builtAt: new Date().toISOString(),
+        flags: "Release, CPU, GGML_NATIVE, static, no curl",
+      },
+      null,
+      2,
+    ) + "\n",
+  );
   log(`built ${binary} in ${buildSeconds} s`);
   return { binary, commit: head, buildSeconds, cached: false };
 }

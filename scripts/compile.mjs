@@ -16,7 +16,14 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { COMPILE_SCRIPT, COMPILED_DIRECTORY, STAMP_NAME, STAMP_SCHEMA, listFiles, sha256Hex } from "../bin/compiledBuild.js";
+import {
+  COMPILE_SCRIPT,
+  COMPILED_DIRECTORY,
+  STAMP_NAME,
+  STAMP_SCHEMA,
+  listFiles,
+  sha256Hex,
+} from "../bin/compiledBuild.js";
 
 const started = performance.now();
 const args = process.argv.slice(2);
@@ -92,15 +99,24 @@ const put = (relativePath, bytes) => {
   writeFileSync(target, bytes);
   outputs[`${COMPILED_DIRECTORY}/${relativePath}`] = sha256Hex(bytes);
 };
-for (const file of result.outputFiles) put(relative(join(root, COMPILED_DIRECTORY), file.path).split("\\").join("/"), file.contents);
+for (const file of result.outputFiles)
+  put(relative(join(root, COMPILED_DIRECTORY), file.path).split("\\").join("/"), file.contents);
 for (const path of copied) put(path.slice("src/".length), sources.get(path));
 
 const stamp = {
   schema: STAMP_SCHEMA,
   // The recipe that ran (this file), which bin/tca.js compares with <root>/scripts/compile.mjs.
-  compiler: { script: COMPILE_SCRIPT, script_sha256: sha256Hex(readFileSync(new URL(import.meta.url))), esbuild: esbuild.version },
+  compiler: {
+    script: COMPILE_SCRIPT,
+    script_sha256: sha256Hex(readFileSync(new URL(import.meta.url))),
+    esbuild: esbuild.version,
+  },
   sources: Object.fromEntries([...sources].map(([path, bytes]) => [path, sha256Hex(bytes)])),
-  outputs: Object.fromEntries(Object.keys(outputs).sort().map((path) => [path, outputs[path]])),
+  outputs: Object.fromEntries(
+    Object.keys(outputs)
+      .sort()
+      .map((path) => [path, outputs[path]]),
+  ),
 };
 writeFileSync(join(scratch, STAMP_NAME), `${JSON.stringify(stamp, null, 1)}\n`);
 
@@ -116,4 +132,6 @@ renameSync(scratch, live);
 rmSync(retired, { recursive: true, force: true });
 
 const seconds = ((performance.now() - started) / 1000).toFixed(2);
-process.stdout.write(`tca compile: ${typescript.length} modules compiled and ${copied.length} files copied into ${COMPILED_DIRECTORY}/ in ${seconds} s\n`);
+process.stdout.write(
+  `tca compile: ${typescript.length} modules compiled and ${copied.length} files copied into ${COMPILED_DIRECTORY}/ in ${seconds} s\n`,
+);

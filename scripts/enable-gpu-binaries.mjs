@@ -9,7 +9,11 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 
-const GPU_PACKAGES = ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext", "@node-llama-cpp/linux-x64-vulkan"];
+const GPU_PACKAGES = [
+  "@node-llama-cpp/linux-x64-cuda",
+  "@node-llama-cpp/linux-x64-cuda-ext",
+  "@node-llama-cpp/linux-x64-vulkan",
+];
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 for (const name of GPU_PACKAGES) delete pkg.overrides?.[name];

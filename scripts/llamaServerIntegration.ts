@@ -18,17 +18,35 @@ import { runRehearsalComparison } from "./llamaServerRehearsal.ts";
 const CHECKPOINT = join(CACHE, "ck-tiny-qwen");
 const PROGRAMS = "gcd,pascal";
 
-interface TraceLine { readonly event: string; readonly [k: string]: unknown }
+interface TraceLine {
+  readonly event: string;
+  readonly [k: string]: unknown;
+}
 
 function readTrace(path: string): TraceLine[] {
-  return readFileSync(path, "utf8").trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TraceLine);
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as TraceLine);
 }
 
 async function main(): Promise<number> {
   const build = buildLlamaServer();
-  log(`llama-server ${build.commit.slice(0, 12)} (${build.cached ? "cached" : "built"}; build took ${build.buildSeconds} s)`);
+  log(
+    `llama-server ${build.commit.slice(0, 12)} (${build.cached ? "cached" : "built"}; build took ${build.buildSeconds} s)`,
+  );
   if (!existsSync(join(CHECKPOINT, "config.json"))) {
-    const made = tca(["model", "make-test-checkpoint", "--directory", CHECKPOINT, "--size", "tiny", "--tokenizer", "qwen2.5"]);
+    const made = tca([
+      "model",
+      "make-test-checkpoint",
+      "--directory",
+      CHECKPOINT,
+      "--size",
+      "tiny",
+      "--tokenizer",
+      "qwen2.5",
+    ]);
     if (made.code !== 0) throw new Error(`make-test-checkpoint failed: ${made.stderr}`);
   }
   const gguf = join(`${CHECKPOINT}.tca-engine-cache`, "model-f32.gguf");
@@ -38,21 +56,60 @@ async function main(): Promise<number> {
     if (g.code !== 0 || !existsSync(gguf)) throw new Error(`conversion failed: ${g.stderr}`);
   }
   const template = join(CACHE, "chat-template.jinja");
-  const config = JSON.parse(readFileSync(join(CHECKPOINT, "tokenizer_config.json"), "utf8")) as { chat_template?: unknown };
+  const config = JSON.parse(readFileSync(join(CHECKPOINT, "tokenizer_config.json"), "utf8")) as {
+    chat_template?: unknown;
+  };
   if (typeof config.chat_template !== "string") throw new Error("the checkpoint has no chat template");
   writeFileSync(template, config.chat_template);
 
-  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "--chat-template-file", template, "-c", "8192", "--parallel", "1", "-t", "2", "--alias", "tiny-qwen2-synthetic"]);
+  const server = await startLlamaServer(build.binary, [
+    "-m",
+    gguf,
+    "--jinja",
+    "--chat-template-file",
+    template,
+    "-c",
+    "8192",
+    "--parallel",
+    "1",
+    "-t",
+    "2",
+    "--alias",
+    "tiny-qwen2-synthetic",
+  ]);
   const base = server.base;
   try {
     log(`serving at ${base}`);
     const out = join(CACHE, "runs", new Date().toISOString().replace(/[:.]/g, "-"));
     const started = performance.now();
-    const run = tca(["bench", "quixbugs", "run", "--endpoint", `${base}/v1`, "--model", "tiny-qwen2-synthetic", "--conditions", "A,B,C,D", "--programs", PROGRAMS,
-      "--dataset", join(ROOT, "test/fixtures/quixbugs-mini"), "--jobs", "1", "--out", out, "--pipeline-check"]);
+    const run = tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      `${base}/v1`,
+      "--model",
+      "tiny-qwen2-synthetic",
+      "--conditions",
+      "A,B,C,D",
+      "--programs",
+      PROGRAMS,
+      "--dataset",
+      join(ROOT, "test/fixtures/quixbugs-mini"),
+      "--jobs",
+      "1",
+      "--out",
+      out,
+      "--pipeline-check",
+    ]);
     const seconds = Math.round((performance.now() - started) / 1000);
     log(`tca bench quixbugs run exited ${run.code} after ${seconds} s`);
-    process.stderr.write(run.stderr.split("\n").filter((l) => /warning|error|model_/.test(l)).join("\n") + "\n");
+    process.stderr.write(
+      run.stderr
+        .split("\n")
+        .filter((l) => /warning|error|model_/.test(l))
+        .join("\n") + "\n",
+    );
     if (!existsSync(join(out, "tasks.ndjson"))) {
       // The preflight refused the server: a real finding, reported as such.
       const report = { ok: false, stage: "preflight", exitCode: run.code, stderr: run.stderr.slice(-4000) };
@@ -60,13 +117,37 @@ async function main(): Promise<number> {
       process.stdout.write(JSON.stringify(report, null, 2) + "\n");
       return 1;
     }
-    const tasks = readFileSync(join(out, "tasks.ndjson"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { taskId: string; condition: string; outcome: string; stopReason: string; turns: number; tracePath: string });
+    const tasks = readFileSync(join(out, "tasks.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            taskId: string;
+            condition: string;
+            outcome: string;
+            stopReason: string;
+            turns: number;
+            tracePath: string;
+          },
+      );
     const rows = tasks.map((t) => {
       const trace = readTrace(join(out, t.tracePath));
-      const errors = trace.filter((e) => e.event === "model_error").map((e) => ({ error: String(e.error), message: String(e.message) }));
+      const errors = trace
+        .filter((e) => e.event === "model_error")
+        .map((e) => ({ error: String(e.error), message: String(e.message) }));
       const responses = trace.filter((e) => e.event === "model_response").length;
       const toolCalls = trace.filter((e) => e.event === "tool_call").length;
-      return { task: t.taskId, condition: t.condition, outcome: t.outcome, stopReason: t.stopReason, turns: t.turns, responses, toolCalls, errors };
+      return {
+        task: t.taskId,
+        condition: t.condition,
+        outcome: t.outcome,
+        stopReason: t.stopReason,
+        turns: t.turns,
+        responses,
+        toolCalls,
+        errors,
+      };
     });
     const allErrors = rows.flatMap((r) => r.errors);
     const checks = {
@@ -75,11 +156,31 @@ async function main(): Promise<number> {
       responsesParsed: !allErrors.some((e) => e.error === "model_protocol_error"),
       errorsClassified: !allErrors.some((e) => e.error === "model_http_error" || e.error === "model_unreachable"),
     };
-    const props = await fetch(`${base}/props`).then((r) => r.json() as Promise<Record<string, unknown>>).catch((): Record<string, unknown> => ({}));
-    const report = { ok: Object.values(checks).every(Boolean), llamaServer: { commit: build.commit, buildSeconds: build.buildSeconds, buildInfo: props.build_info ?? null, chatTemplateCaps: props.chat_template_caps ?? null }, runSeconds: seconds, exitCode: run.code, checks, rows, runDirectory: out };
+    const props = await fetch(`${base}/props`)
+      .then((r) => r.json() as Promise<Record<string, unknown>>)
+      .catch((): Record<string, unknown> => ({}));
+    const report = {
+      ok: Object.values(checks).every(Boolean),
+      llamaServer: {
+        commit: build.commit,
+        buildSeconds: build.buildSeconds,
+        buildInfo: props.build_info ?? null,
+        chatTemplateCaps: props.chat_template_caps ?? null,
+      },
+      runSeconds: seconds,
+      exitCode: run.code,
+      checks,
+      rows,
+      runDirectory: out,
+    };
     writeFileSync(join(CACHE, "last-report.json"), JSON.stringify(report, null, 2) + "\n");
-    process.stdout.write("| Task | Outcome | Stop | Turns | Responses | Tool calls | Model errors |\n|---|---|---|---|---|---|---|\n");
-    for (const r of rows) process.stdout.write(`| ${r.task} | ${r.outcome} | ${r.stopReason} | ${r.turns} | ${r.responses} | ${r.toolCalls} | ${r.errors.map((e) => `${e.error}: ${e.message}`).join("; ")} |\n`);
+    process.stdout.write(
+      "| Task | Outcome | Stop | Turns | Responses | Tool calls | Model errors |\n|---|---|---|---|---|---|---|\n",
+    );
+    for (const r of rows)
+      process.stdout.write(
+        `| ${r.task} | ${r.outcome} | ${r.stopReason} | ${r.turns} | ${r.responses} | ${r.toolCalls} | ${r.errors.map((e) => `${e.error}: ${e.message}`).join("; ")} |\n`,
+      );
     process.stdout.write(`checks: ${JSON.stringify(checks)}\n`);
     return report.ok ? 0 : 1;
   } finally {

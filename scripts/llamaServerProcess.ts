@@ -44,7 +44,9 @@ export interface RunningServer {
 export async function startLlamaServer(binary: string, args: readonly string[]): Promise<RunningServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(binary, [...args, "--host", "127.0.0.1", "--port", String(port)], { stdio: ["ignore", "ignore", "pipe"] });
+  const server = spawn(binary, [...args, "--host", "127.0.0.1", "--port", String(port)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let serverLog = "";
   server.stderr?.on("data", (c: Buffer) => {
     serverLog = (serverLog + c.toString("utf8")).slice(-20_000);

@@ -34,7 +34,9 @@ const CONDITIONS = "A,B,C,D";
 const CONTEXT = "16384";
 
 function runLabels(runDirectory: string): { rehearsal: boolean; synthetic: boolean; heading: string } {
-  const manifest = JSON.parse(readFileSync(join(runDirectory, "run.json"), "utf8")) as { model: Record<string, unknown> };
+  const manifest = JSON.parse(readFileSync(join(runDirectory, "run.json"), "utf8")) as {
+    model: Record<string, unknown>;
+  };
   const heading = readFileSync(join(runDirectory, "results.md"), "utf8").split("\n")[0] ?? "";
   return { rehearsal: manifest.model.rehearsal === true, synthetic: manifest.model.synthetic === true, heading };
 }
@@ -50,7 +52,9 @@ async function getJson(url: string): Promise<Record<string, unknown>> {
 
 export async function runRehearsalComparison(): Promise<number> {
   const build = buildLlamaServer();
-  log(`llama-server ${build.commit.slice(0, 12)} (${build.cached ? "cached" : "built"}; build took ${build.buildSeconds} s)`);
+  log(
+    `llama-server ${build.commit.slice(0, 12)} (${build.cached ? "cached" : "built"}; build took ${build.buildSeconds} s)`,
+  );
   // --reuse DIR: an earlier invocation's folder; its checkpoint and local run are kept and only
   // the llama-server half runs again (into a new subfolder).
   const reuseAt = process.argv.indexOf("--reuse");
@@ -69,7 +73,22 @@ export async function runRehearsalComparison(): Promise<number> {
     const made = tca(["model", "make-bench-rehearsal-checkpoint", "--directory", checkpoint]);
     if (made.code !== 0) throw new Error(`make-bench-rehearsal-checkpoint failed: ${made.stderr}`);
     log("conditions A-D through the local engine…");
-    const run = tca(["bench", "quixbugs", "run", "--backend", "local", "--model-directory", checkpoint, "--dataset", DATASET, "--conditions", CONDITIONS, "--out", localOut, "--json"]);
+    const run = tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--backend",
+      "local",
+      "--model-directory",
+      checkpoint,
+      "--dataset",
+      DATASET,
+      "--conditions",
+      CONDITIONS,
+      "--out",
+      localOut,
+      "--json",
+    ]);
     if (run.code !== 0) throw new Error(`the local run failed (exit ${run.code}): ${run.stderr.slice(-4000)}`);
     local = { code: run.code, wallSeconds: (performance.now() - started) / 1000, reused: false };
   }
@@ -77,12 +96,21 @@ export async function runRehearsalComparison(): Promise<number> {
   // The GGUF the local engine just loaded, written by the project's converter.
   const gguf = join(`${checkpoint}.tca-engine-cache`, "model-f32.gguf");
   if (!existsSync(gguf)) throw new Error(`no GGUF at ${gguf} after the local run`);
-  const template = (JSON.parse(readFileSync(join(checkpoint, "tokenizer_config.json"), "utf8")) as { chat_template: string }).chat_template;
+  const template = (
+    JSON.parse(readFileSync(join(checkpoint, "tokenizer_config.json"), "utf8")) as { chat_template: string }
+  ).chat_template;
   const info = await readGgufFileInfo(gguf, { logWarnings: false });
-  const ggufTemplate = ((info.metadata as unknown as Record<string, Record<string, unknown>>).tokenizer ?? {}).chat_template;
+  const ggufTemplate = ((info.metadata as unknown as Record<string, Record<string, unknown>>).tokenizer ?? {})
+    .chat_template;
   if (ggufTemplate !== template) throw new Error("the GGUF's tokenizer.chat_template is not the checkpoint's template");
-  const manifest = JSON.parse(readFileSync(join(checkpoint, "synthetic-manifest.json"), "utf8")) as { parameters: number };
-  const size = { parameters: manifest.parameters, safetensorsBytes: statSync(join(checkpoint, "model.safetensors")).size, ggufBytes: statSync(gguf).size };
+  const manifest = JSON.parse(readFileSync(join(checkpoint, "synthetic-manifest.json"), "utf8")) as {
+    parameters: number;
+  };
+  const size = {
+    parameters: manifest.parameters,
+    safetensorsBytes: statSync(join(checkpoint, "model.safetensors")).size,
+    ggufBytes: statSync(gguf).size,
+  };
 
   // No --chat-template-file: llama-server must find the template in the GGUF. The numerics are
   // the local engine's (src/model/engine/generationSettings.ts): F32 KV cache (llama-server's
@@ -92,7 +120,20 @@ export async function runRehearsalComparison(): Promise<number> {
   // 2,048/512-token batches), as a user would start it.
   const serverDefaults = process.argv.includes("--server-defaults");
   const numerics = serverDefaults ? [] : ["-ctk", "f32", "-ctv", "f32", "-fa", "off", "-b", "64", "-ub", "64"];
-  const server = await startLlamaServer(build.binary, ["-m", gguf, "--jinja", "-c", CONTEXT, "--parallel", "1", "-t", "2", ...numerics, "--alias", ALIAS]);
+  const server = await startLlamaServer(build.binary, [
+    "-m",
+    gguf,
+    "--jinja",
+    "-c",
+    CONTEXT,
+    "--parallel",
+    "1",
+    "-t",
+    "2",
+    ...numerics,
+    "--alias",
+    ALIAS,
+  ]);
   const serverOut = join(work, reused !== undefined ? `llama-server-${stamp}` : "llama-server");
   let serverRun: ReturnType<typeof tca>;
   let serverWallSeconds: number;
@@ -104,7 +145,24 @@ export async function runRehearsalComparison(): Promise<number> {
     models = await getJson(`${server.base}/v1/models`);
     log("conditions A-D through llama-server…");
     started = performance.now();
-    serverRun = tca(["bench", "quixbugs", "run", "--endpoint", `${server.base}/v1`, "--model", ALIAS, "--dataset", DATASET, "--conditions", CONDITIONS, "--jobs", "1", "--out", serverOut, "--json"]);
+    serverRun = tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      `${server.base}/v1`,
+      "--model",
+      ALIAS,
+      "--dataset",
+      DATASET,
+      "--conditions",
+      CONDITIONS,
+      "--jobs",
+      "1",
+      "--out",
+      serverOut,
+      "--json",
+    ]);
     serverWallSeconds = (performance.now() - started) / 1000;
   } finally {
     await server.stop();
@@ -126,13 +184,27 @@ export async function runRehearsalComparison(): Promise<number> {
   const checks = {
     agreeTaskByTask: comparisons.every((c) => c.differences.length === 0),
     bothAsTrained: comparisons.every((c) => c.untrained.length === 0),
-    bothLabelledRehearsal: [labels.local, labels.server].every((l) => l.rehearsal && l.synthetic && l.heading.startsWith("# REHEARSAL")),
+    bothLabelledRehearsal: [labels.local, labels.server].every(
+      (l) => l.rehearsal && l.synthetic && l.heading.startsWith("# REHEARSAL"),
+    ),
     serverUsedTheGgufTemplate: templateServed,
   };
   const report = {
     ok: Object.values(checks).every(Boolean),
     checks,
-    llamaServer: { numerics: serverDefaults ? "llama-server defaults" : "the local engine's (F32 KV, no flash attention, 64-token batches)", commit: build.commit, buildSeconds: build.buildSeconds, cached: build.cached, buildInfo: props.build_info ?? null, chatTemplateCaps: props.chat_template_caps ?? null, models: models.data ?? null, exitCode: serverRun.code, wallSeconds: serverWallSeconds },
+    llamaServer: {
+      numerics: serverDefaults
+        ? "llama-server defaults"
+        : "the local engine's (F32 KV, no flash attention, 64-token batches)",
+      commit: build.commit,
+      buildSeconds: build.buildSeconds,
+      cached: build.cached,
+      buildInfo: props.build_info ?? null,
+      chatTemplateCaps: props.chat_template_caps ?? null,
+      models: models.data ?? null,
+      exitCode: serverRun.code,
+      wallSeconds: serverWallSeconds,
+    },
     local,
     model: size,
     timing: { local: timing(localTasks), llamaServer: timing(serverTasks) },
@@ -141,13 +213,23 @@ export async function runRehearsalComparison(): Promise<number> {
     runs: { local: localOut, llamaServer: serverOut },
   };
   writeFileSync(join(CACHE, "rehearsal-report.json"), JSON.stringify(report, null, 2) + "\n");
-  process.stdout.write("REHEARSAL: a model trained in-project on scripted transcripts; these numbers are NOT a model result\n\n");
+  process.stdout.write(
+    "REHEARSAL: a model trained in-project on scripted transcripts; these numbers are NOT a model result\n\n",
+  );
   process.stdout.write(renderComparison(comparisons, localTasks, serverTasks));
   const t = report.timing;
-  process.stdout.write(`\nmodel: ${size.parameters.toLocaleString("en-US")} parameters; model.safetensors ${size.safetensorsBytes.toLocaleString("en-US")} bytes (BF16), GGUF ${size.ggufBytes.toLocaleString("en-US")} bytes (F32)\n`);
-  process.stdout.write(`local engine: ${t.local.tasks} tasks, ${t.local.turns} turns, ${t.local.secondsPerTask.toFixed(2)} s per task, ${t.local.secondsPerTurn.toFixed(2)} s per turn (agent time); ${local.wallSeconds === null ? "reused run" : `whole run ${local.wallSeconds.toFixed(0)} s with load and conversion`}\n`);
-  process.stdout.write(`llama-server: ${t.llamaServer.tasks} tasks, ${t.llamaServer.turns} turns, ${t.llamaServer.secondsPerTask.toFixed(2)} s per task, ${t.llamaServer.secondsPerTurn.toFixed(2)} s per turn (agent time); whole run ${serverWallSeconds.toFixed(0)} s\n`);
-  process.stdout.write(`llama-server build: ${build.buildSeconds} s (${build.cached ? "cached" : "built now"}), ${String(props.build_info ?? "?")}\n`);
+  process.stdout.write(
+    `\nmodel: ${size.parameters.toLocaleString("en-US")} parameters; model.safetensors ${size.safetensorsBytes.toLocaleString("en-US")} bytes (BF16), GGUF ${size.ggufBytes.toLocaleString("en-US")} bytes (F32)\n`,
+  );
+  process.stdout.write(
+    `local engine: ${t.local.tasks} tasks, ${t.local.turns} turns, ${t.local.secondsPerTask.toFixed(2)} s per task, ${t.local.secondsPerTurn.toFixed(2)} s per turn (agent time); ${local.wallSeconds === null ? "reused run" : `whole run ${local.wallSeconds.toFixed(0)} s with load and conversion`}\n`,
+  );
+  process.stdout.write(
+    `llama-server: ${t.llamaServer.tasks} tasks, ${t.llamaServer.turns} turns, ${t.llamaServer.secondsPerTask.toFixed(2)} s per task, ${t.llamaServer.secondsPerTurn.toFixed(2)} s per turn (agent time); whole run ${serverWallSeconds.toFixed(0)} s\n`,
+  );
+  process.stdout.write(
+    `llama-server build: ${build.buildSeconds} s (${build.cached ? "cached" : "built now"}), ${String(props.build_info ?? "?")}\n`,
+  );
   for (const c of comparisons) for (const u of c.untrained) process.stdout.write(`not as trained: ${c.taskId}: ${u}\n`);
   process.stdout.write(`checks: ${JSON.stringify(checks)}\nreport: ${join(CACHE, "rehearsal-report.json")}\n`);
   return report.ok ? 0 : 1;

@@ -27,7 +27,10 @@ export function datasetSourceCommit(root: string): string | null {
   return /\b([0-9a-f]{40})\b/.exec(readFileSync(path, "utf8"))?.[1] ?? null;
 }
 
-export async function prepareBenchEnvironment(datasetDir: string, limits: Partial<SandboxLimits> = {}): Promise<Result<BenchEnvironment, BenchErrorCode>> {
+export async function prepareBenchEnvironment(
+  datasetDir: string,
+  limits: Partial<SandboxLimits> = {},
+): Promise<Result<BenchEnvironment, BenchErrorCode>> {
   const dataset = loadDataset(datasetDir);
   if (!dataset.ok) return dataset;
   const python = resolvePythonRuntime();
@@ -42,7 +45,9 @@ export async function prepareBenchEnvironment(datasetDir: string, limits: Partia
   const taskset = readTasksetIdentity(dataset.value.root);
   const source = taskset
     ? `generated task set seed ${taskset.seed} (taskset.json sha256 ${taskset.manifestSha256.slice(0, 12)}), from QuixBugs`
-    : commit ? `jkoppel/QuixBugs@${commit}` : "QuixBugs (no SOURCE.md commit)";
+    : commit
+      ? `jkoppel/QuixBugs@${commit}`
+      : "QuixBugs (no SOURCE.md commit)";
   return ok({
     dataset: dataset.value,
     sandbox: sandbox.value,

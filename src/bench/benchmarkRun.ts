@@ -14,7 +14,23 @@ import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
 import type { ThinkingMode } from "./agent/thinkingMode.ts";
-import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, repairAfterInterruption, resultKey, RUN_FILES, runBinding, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, writeRunFile, type RunFileStep, type RunManifest } from "./runs/runDirectory.ts";
+import {
+  appendTaskResult,
+  prepareRunDir,
+  readManifest,
+  readTaskResults,
+  repairAfterInterruption,
+  resultKey,
+  RUN_FILES,
+  runBinding,
+  RUN_SCHEMA_VERSION,
+  sameFingerprint,
+  writeManifest,
+  writeResults,
+  writeRunFile,
+  type RunFileStep,
+  type RunManifest,
+} from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
 import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
@@ -60,7 +76,12 @@ function union<T>(a: readonly T[], b: readonly T[]): T[] {
   return [...new Set([...a, ...b])];
 }
 
-export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature" | "thinking" | "environment">): Record<string, unknown> {
+export function runFingerprint(
+  o: Pick<
+    BenchmarkOptions,
+    "modelName" | "budget" | "testTimeoutMs" | "includeSlow" | "temperature" | "thinking" | "environment"
+  >,
+): Record<string, unknown> {
   // A generated task set (make-taskset) is another benchmark: its identity is part of what a
   // resume or a merge must match, so shards of QuixBugs and of a generated set never mix.
   // Absent for QuixBugs itself, so earlier runs keep their fingerprint.
@@ -78,24 +99,39 @@ export function runFingerprint(o: Pick<BenchmarkOptions, "modelName" | "budget" 
   };
 }
 
-export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manifest: RunManifest; results: TaskResult[] }, BenchErrorCode>> {
+export async function runBenchmark(
+  o: BenchmarkOptions,
+): Promise<Result<{ manifest: RunManifest; results: TaskResult[] }, BenchErrorCode>> {
   const programs = o.programs ?? o.dataset.programs.map((p) => p.name);
   for (const p of programs) {
-    if (!o.dataset.programs.some((q) => q.name === p)) return err("unknown_program", `no program named ${JSON.stringify(p)}`);
+    if (!o.dataset.programs.some((q) => q.name === p))
+      return err("unknown_program", `no program named ${JSON.stringify(p)}`);
   }
   const repeats = o.repeats ?? 1;
   const fingerprint = runFingerprint(o);
   let previous: TaskResult[] = [];
   let prior: RunManifest | undefined;
   if (existsSync(join(o.outDir, RUN_FILES.manifest))) {
-    if (!o.resume) return err("run_dir_invalid", `${o.outDir} already holds a run; pass --resume to continue it or choose another --out`);
+    if (!o.resume)
+      return err(
+        "run_dir_invalid",
+        `${o.outDir} already holds a run; pass --resume to continue it or choose another --out`,
+      );
     const m = readManifest(o.outDir);
     if (!m.ok) return m;
     if (!sameFingerprint(m.value.fingerprint, fingerprint)) {
-      return err("run_dir_invalid", "the existing run used a different model, prompts, budget, grading or task set; it cannot be resumed with these options");
+      return err(
+        "run_dir_invalid",
+        "the existing run used a different model, prompts, budget, grading or task set; it cannot be resumed with these options",
+      );
     }
-    const shardOf = (x: Pick<Shard, "index" | "count"> | null | undefined): string => (x ? `${x.index}/${x.count}` : "none");
-    if (shardOf(m.value.shard) !== shardOf(o.shard)) return err("run_dir_invalid", `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`);
+    const shardOf = (x: Pick<Shard, "index" | "count"> | null | undefined): string =>
+      x ? `${x.index}/${x.count}` : "none";
+    if (shardOf(m.value.shard) !== shardOf(o.shard))
+      return err(
+        "run_dir_invalid",
+        `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`,
+      );
     prior = m.value;
     // A run killed anywhere (a preempted array task, a time limit) left at most torn last lines
     // and partial replacements: cut and remove them (never through a link) before reading what it finished.
@@ -142,10 +178,13 @@ export async function runBenchmark(o: BenchmarkOptions): Promise<Result<{ manife
     return r === undefined || r.outcome === "model_error";
   });
   const progress = o.progress ?? silentProgress;
-  progress.start(planned.length, planned.flatMap((t) => {
-    const r = results.get(t.key);
-    return r && r.outcome !== "model_error" ? [r] : [];
-  }));
+  progress.start(
+    planned.length,
+    planned.flatMap((t) => {
+      const r = results.get(t.key);
+      return r && r.outcome !== "model_error" ? [r] : [];
+    }),
+  );
   const clock = o.clock ?? (() => performance.now());
   await mapWithConcurrency(todo, o.jobs, async (task) => {
     if (o.signal?.aborted) return;

@@ -55,9 +55,9 @@ export interface RegradeReport {
   readonly recordedGradingSeconds: number;
 }
 
-
 function compare(differences: string[], field: string, recorded: unknown, recomputed: unknown): void {
-  if (canonicalJson(recorded) !== canonicalJson(recomputed)) differences.push(`${field}: recorded ${canonicalJson(recorded)}, re-graded ${canonicalJson(recomputed)}`);
+  if (canonicalJson(recorded) !== canonicalJson(recomputed))
+    differences.push(`${field}: recorded ${canonicalJson(recorded)}, re-graded ${canonicalJson(recomputed)}`);
 }
 
 /** The file the task left, rebuilt from the pristine program and its diff, or why it cannot be. */
@@ -71,7 +71,11 @@ function rebuildFinal(original: string, input: RegradeInput): { final: string } 
   // modulo it): the recorded digest picks one of those candidates or none.
   const candidates = task.changed ? [patched] : [original, original.trimEnd(), `${original.trimEnd()}\n`];
   const final = candidates.find((candidate) => sha256Hex(candidate) === task.finalSha256);
-  return final === undefined ? { problem: `the pristine program ${task.changed ? "with its diff" : "(unchanged)"} does not have the recorded finalSha256` } : { final };
+  return final === undefined
+    ? {
+        problem: `the pristine program ${task.changed ? "with its diff" : "(unchanged)"} does not have the recorded finalSha256`,
+      }
+    : { final };
 }
 
 async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise<RegradeEntry> {
@@ -79,7 +83,12 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
   const { task } = input;
   const key = resultKey(task);
   const differences: string[] = [];
-  const done = (): RegradeEntry => ({ key, identical: differences.length === 0, differences, seconds: (performance.now() - started) / 1000 });
+  const done = (): RegradeEntry => ({
+    key,
+    identical: differences.length === 0,
+    differences,
+    seconds: (performance.now() - started) / 1000,
+  });
   const program = options.dataset.programs.find((p) => p.name === task.program);
   if (program === undefined) {
     differences.push(`the data set has no program ${task.program}`);
@@ -87,8 +96,10 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
   }
   const original = buggySource(options.dataset, program.name).toString("utf8");
   // The data set must be the one the run was graded on: the trace recorded its digest.
-  if (input.taskStart?.originalSha256 !== sha256Hex(original)) differences.push("the pristine program differs from the one the trace recorded (originalSha256)");
-  if (input.taskStart?.programSha256 !== programDigest(options.dataset, program)) differences.push("the data set's files for this program differ from the ones the trace recorded (programSha256)");
+  if (input.taskStart?.originalSha256 !== sha256Hex(original))
+    differences.push("the pristine program differs from the one the trace recorded (originalSha256)");
+  if (input.taskStart?.programSha256 !== programDigest(options.dataset, program))
+    differences.push("the data set's files for this program differ from the ones the trace recorded (programSha256)");
   if (differences.length > 0) return done();
   const rebuilt = rebuildFinal(original, input);
   if ("problem" in rebuilt) {
@@ -98,14 +109,21 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
   const { final } = rebuilt;
   const seed = task.grade.heldOut?.seed ?? 1;
   const heldOut = await heldOutCases(options.sandbox, options.dataset, program, seed);
-  const grade = gradeRecordOf(await gradeProgram(options.sandbox, options.dataset, program, final, { includeSlow: options.includeSlow, timeoutMs: options.testTimeoutMs, heldOut }));
+  const grade = gradeRecordOf(
+    await gradeProgram(options.sandbox, options.dataset, program, final, {
+      includeSlow: options.includeSlow,
+      timeoutMs: options.testTimeoutMs,
+      heldOut,
+    }),
+  );
   // Field by field over every field either side has, so that any meaning of the headline (public
   // only, held-out columns) and any field added later is covered. Not compared: the time it took,
   // and `reason`, whose wording for a timeout or a killed run names exit details that may vary.
   const recordedGrade = { ...task.grade } as Readonly<Record<string, unknown>>;
   const regraded = { ...grade } as Readonly<Record<string, unknown>>;
   for (const field of new Set([...Object.keys(recordedGrade), ...Object.keys(regraded)])) {
-    if (field !== "seconds" && field !== "reason") compare(differences, `grade.${field}`, recordedGrade[field], regraded[field]);
+    if (field !== "seconds" && field !== "reason")
+      compare(differences, `grade.${field}`, recordedGrade[field], regraded[field]);
   }
   const changed = !sameModuloTrailingWhitespace(original, final);
   compare(differences, "changed", task.changed, changed);
@@ -115,9 +133,17 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
   const outcome = recomputed.outcome;
   compare(differences, "outcome", task.outcome, outcome);
   compare(differences, "falseFixed", task.falseFixed, recomputed.falseFixed);
-  if (task.falseFixedHeldOut !== undefined) compare(differences, "falseFixedHeldOut", task.falseFixedHeldOut, recomputed.falseFixedHeldOut);
-  const testTexts = supportFiles(options.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
-  compare(differences, "specialCasing", task.specialCasing, outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null);
+  if (task.falseFixedHeldOut !== undefined)
+    compare(differences, "falseFixedHeldOut", task.falseFixedHeldOut, recomputed.falseFixedHeldOut);
+  const testTexts = supportFiles(options.dataset, program)
+    .filter((f) => f.path !== "conftest.py")
+    .map((f) => f.content.toString("utf8"));
+  compare(
+    differences,
+    "specialCasing",
+    task.specialCasing,
+    outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
+  );
   return done();
 }
 
@@ -134,7 +160,10 @@ export async function regradeRun(inputs: readonly RegradeInput[], options: Regra
     entries,
     identical: entries.filter((entry) => entry.identical).length,
     seconds: (performance.now() - started) / 1000,
-    recordedGradingSeconds: inputs.reduce((sum, input) => sum + (Number.isFinite(input.task.grade.seconds) ? input.task.grade.seconds : 0), 0),
+    recordedGradingSeconds: inputs.reduce(
+      (sum, input) => sum + (Number.isFinite(input.task.grade.seconds) ? input.task.grade.seconds : 0),
+      0,
+    ),
   };
 }
 
@@ -143,7 +172,12 @@ export async function regradeRun(inputs: readonly RegradeInput[], options: Regra
  * sha256). Written to a temporary name and renamed: a `verification.json` symlink is replaced,
  * never written through.
  */
-export function writeVerification(runDirectory: string, tasksSha256: string, report: RegradeReport, facts: Readonly<Record<string, unknown>>): Result<string, BenchErrorCode> {
+export function writeVerification(
+  runDirectory: string,
+  tasksSha256: string,
+  report: RegradeReport,
+  facts: Readonly<Record<string, unknown>>,
+): Result<string, BenchErrorCode> {
   const path = join(runDirectory, RUN_FILES.verification);
   const temporary = join(runDirectory, `.${RUN_FILES.verification}.${process.pid}.tmp`);
   const record = {
@@ -156,7 +190,11 @@ export function writeVerification(runDirectory: string, tasksSha256: string, rep
     total: report.entries.length,
     seconds: Math.round(report.seconds * 100) / 100,
     recordedGradingSeconds: Math.round(report.recordedGradingSeconds * 100) / 100,
-    tasks: report.entries.map((entry) => ({ key: entry.key, identical: entry.identical, differences: entry.differences })),
+    tasks: report.entries.map((entry) => ({
+      key: entry.key,
+      identical: entry.identical,
+      differences: entry.differences,
+    })),
   };
   try {
     writeFileSync(temporary, JSON.stringify(record, null, 2) + "\n", { flag: "wx" });
@@ -165,6 +203,9 @@ export function writeVerification(runDirectory: string, tasksSha256: string, rep
   } catch (error) {
     rmSync(temporary, { force: true });
     // A read-only run folder, or a directory in the record's place: the re-grade is still printed.
-    return err("run_dir_invalid", `${RUN_FILES.verification} could not be written in ${runDirectory} (${error instanceof Error && "code" in error ? String(error.code) : "error"})`);
+    return err(
+      "run_dir_invalid",
+      `${RUN_FILES.verification} could not be written in ${runDirectory} (${error instanceof Error && "code" in error ? String(error.code) : "error"})`,
+    );
   }
 }

@@ -48,13 +48,22 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   // The grade is the trusted grader's (grading/): public and held-out cases, compared outside
   // the sandbox; the model's run_tests (pytest) is feedback only.
   const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, ctx.heldOutSeed ?? processHeldOutSeed());
-  const grading = gradeProgram(ctx.sandbox, ctx.dataset, program, final, { includeSlow: ctx.includeSlow, timeoutMs: ctx.testTimeoutMs, heldOut, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const grading = gradeProgram(ctx.sandbox, ctx.dataset, program, final, {
+    includeSlow: ctx.includeSlow,
+    timeoutMs: ctx.testTimeoutMs,
+    heldOut,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
   if (ctx.hook) await ctx.hook("grading", agent.taskId);
   const grade = await grading;
   // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
   if (ctx.signal?.aborted) {
     const seconds = Math.round((clock() - agent.startedAt) / 10) / 100;
-    trace.write("task_interrupted", t(), { stage: "grading", seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });
+    trace.write("task_interrupted", t(), {
+      stage: "grading",
+      seconds,
+      note: "cancelled: not graded, not recorded; --resume redoes this task",
+    });
     return { interrupted: true, taskId: agent.taskId, stage: "grading", seconds };
   }
   const gradeRecord = gradeRecordOf(grade);
@@ -63,8 +72,16 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   const diff = unifiedDiff(targetPath(program.name), original, final);
   if (changed) trace.write("diff", t(), { diff });
   // "fixed" is the document's: every public case passes; held-out is a finding beside it.
-  const { outcome, falseFixed, falseFixedHeldOut } = classifyTask(gradeRecord, stopReason, changed, agent.claimedFixed, FIXED_MEANS);
-  const testTexts = supportFiles(ctx.dataset, program).filter((f) => f.path !== "conftest.py").map((f) => f.content.toString("utf8"));
+  const { outcome, falseFixed, falseFixedHeldOut } = classifyTask(
+    gradeRecord,
+    stopReason,
+    changed,
+    agent.claimedFixed,
+    FIXED_MEANS,
+  );
+  const testTexts = supportFiles(ctx.dataset, program)
+    .filter((f) => f.path !== "conftest.py")
+    .map((f) => f.content.toString("utf8"));
   const result: TaskResult = {
     taskId: agent.taskId,
     program: agent.program,

@@ -13,12 +13,25 @@ import type { Command } from "commander";
  * symlink, a file where a folder is expected or the reverse, or cannot be read: pathArguments.ts),
  * unexpected_error (a command failed in a way it does not handle: a bug, still one line).
  */
-export const CLI_ERROR_CODES = ["usage_error", "output_exists", "input_incomplete", "path_not_found", "path_wrong_kind", "path_unreadable", "unexpected_error"] as const;
+export const CLI_ERROR_CODES = [
+  "usage_error",
+  "output_exists",
+  "input_incomplete",
+  "path_not_found",
+  "path_wrong_kind",
+  "path_unreadable",
+  "unexpected_error",
+] as const;
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
 
 /** One line; a message is never allowed to add lines of its own (they are joined with "; "). */
 export function formatCommandError(command: string, code: string, message: string): string {
-  const oneLine = message.trim().split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "").join("; ");
+  const oneLine = message
+    .trim()
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join("; ");
   return `tca ${command}: ${code}: ${oneLine}\n`;
 }
 
@@ -38,7 +51,8 @@ export function printCommandError(code: string, message: string, stream: NodeJS.
 /** The command path of a commander command without the program name: "bench quixbugs run". */
 export function commandPath(command: Command): string {
   const names: string[] = [];
-  for (let current: Command | null = command; current !== null && current.parent !== null; current = current.parent) names.unshift(current.name());
+  for (let current: Command | null = command; current !== null && current.parent !== null; current = current.parent)
+    names.unshift(current.name());
   return names.join(" ");
 }
 

@@ -11,7 +11,6 @@ export function cancellingNotice(command: string, what: string): string {
   return `tca ${command}: cancelling… (Ctrl-C) ${what}\n`;
 }
 
-
 /**
  * The command that continues a cancelled bench run: the same arguments, with --out naming the
  * run's folder and --resume (an earlier --out or --resume is replaced, never doubled).
@@ -33,7 +32,12 @@ export function resumeCommand(argv: readonly string[], outDir: string, context?:
 }
 
 /** The end of a cancelled bench run, instead of a summary that would read as complete. */
-export function benchCancelledText(finishedTasks: number, outDir: string, argv: readonly string[], context?: InvocationFacts): string {
+export function benchCancelledText(
+  finishedTasks: number,
+  outDir: string,
+  argv: readonly string[],
+  context?: InvocationFacts,
+): string {
   return (
     `cancelled by Ctrl-C: ${finishedTasks} finished task${finishedTasks === 1 ? "" : "s"} recorded in ${outDir}; ` +
     "the tasks that were running are not graded and are redone on resume\n" +

@@ -17,9 +17,19 @@ function modelHint(directory: string): string {
 export function modelDirectoryArgument(directory: string): Result<string, "model_directory_rejected"> {
   const found = inputDirectory("--model-directory", directory);
   // A path that does not exist can be created by either command; a file or run folder cannot.
-  if (!found.ok) return err("model_directory_rejected", found.error === "path_not_found" ? `${found.message} (${modelHint(directory)})` : `${found.message} (a model directory comes from tca model acquire or tca model make-test-checkpoint)`);
+  if (!found.ok)
+    return err(
+      "model_directory_rejected",
+      found.error === "path_not_found"
+        ? `${found.message} (${modelHint(directory)})`
+        : `${found.message} (a model directory comes from tca model acquire or tca model make-test-checkpoint)`,
+    );
   const marker = runFolderMarker(directory);
-  if (marker !== null) return err("model_directory_rejected", `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`);
+  if (marker !== null)
+    return err(
+      "model_directory_rejected",
+      `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`,
+    );
   return found;
 }
 
@@ -43,8 +53,15 @@ export function submissionPathProblem(paths: SubmissionPaths): { error: string; 
   for (const [label, path] of folders) {
     const found = inputDirectory(label, path);
     // A model run that never happened is the newcomer's usual case: name the honest alternative.
-    const instead = label === "--model" && !found.ok && found.error === "path_not_found" ? " (if the model stage could not run, give --blocked REASON instead of --model)" : "";
-    if (!found.ok) return { error: roomCode(found.error, "run_evidence_missing", "run_evidence_invalid"), message: `${found.message}${instead}` };
+    const instead =
+      label === "--model" && !found.ok && found.error === "path_not_found"
+        ? " (if the model stage could not run, give --blocked REASON instead of --model)"
+        : "";
+    if (!found.ok)
+      return {
+        error: roomCode(found.error, "run_evidence_missing", "run_evidence_invalid"),
+        message: `${found.message}${instead}`,
+      };
   }
   if (paths.checks !== null) {
     const found = inputDirectory("--checks", paths.checks);
@@ -52,7 +69,8 @@ export function submissionPathProblem(paths: SubmissionPaths): { error: string; 
   }
   if (paths.predictions !== null) {
     const found = inputFile("--predictions", paths.predictions);
-    if (!found.ok) return { error: roomCode(found.error, "predictions_missing", "predictions_invalid"), message: found.message };
+    if (!found.ok)
+      return { error: roomCode(found.error, "predictions_missing", "predictions_invalid"), message: found.message };
   }
   return null;
 }

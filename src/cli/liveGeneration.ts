@@ -42,7 +42,8 @@ export function foldProgress(live: LiveGeneration | null, notice: ProgressNotice
     tokens: notice.tokens,
     total: notice.phase === "prefill" ? (notice.total ?? null) : null,
     elapsedMs: notice.elapsedMs,
-    decodeStart: notice.phase === "decode" ? (previousStart ?? { tokens: notice.tokens, elapsedMs: notice.elapsedMs }) : null,
+    decodeStart:
+      notice.phase === "decode" ? (previousStart ?? { tokens: notice.tokens, elapsedMs: notice.elapsedMs }) : null,
   };
 }
 
@@ -65,7 +66,8 @@ export function groupedCount(n: number): string {
 
 /** "prefill 1,024/1,500 tokens" or "generating… 45 tokens, 9.3 tok/s". */
 export function describeLiveCounts(live: LiveGeneration): string {
-  if (live.phase === "prefill") return `prefill ${groupedCount(live.tokens)}${live.total === null ? "" : `/${groupedCount(live.total)}`} tokens`;
+  if (live.phase === "prefill")
+    return `prefill ${groupedCount(live.tokens)}${live.total === null ? "" : `/${groupedCount(live.total)}`} tokens`;
   const rate = decodeRate(live);
   return `generating… ${groupedCount(live.tokens)} token${live.tokens === 1 ? "" : "s"}${rate === null ? "" : `, ${formatTokenRate(rate, 1) ?? ""}`}`;
 }

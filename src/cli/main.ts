@@ -6,7 +6,13 @@ import { Command, CommanderError } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
 import commandGroups from "./commandGroups.json" with { type: "json" };
 import { COMMAND_GROUPS, registerCommandGroup, registerGroupPlaceholder } from "./commands/index.ts";
-import { commanderMessage, commandPath, commandPathFromArgv, formatCommandError, setActiveCommand } from "./commandError.ts";
+import {
+  commanderMessage,
+  commandPath,
+  commandPathFromArgv,
+  formatCommandError,
+  setActiveCommand,
+} from "./commandError.ts";
 
 export const VERSION: string = packageJson.version;
 
@@ -22,7 +28,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   program.configureHelp({ helpWidth: helpWidth(), minWidthToWrap: 20 });
   // Commander's own argument errors in the one error form; subcommands inherit this setting.
   program.configureOutput({
-    outputError: (text, write) => write(formatCommandError(commandPathFromArgv(program, argv) || "", "usage_error", commanderMessage(text)).replace(/^tca : /, "tca: ")),
+    outputError: (text, write) =>
+      write(
+        formatCommandError(commandPathFromArgv(program, argv) || "", "usage_error", commanderMessage(text)).replace(
+          /^tca : /,
+          "tca: ",
+        ),
+      ),
   });
   program.hook("preAction", (_program, actionCommand) => {
     setActiveCommand(commandPath(actionCommand));
@@ -44,8 +56,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     // A failure no command handles is still one line in the one form, never a stack trace
     // (TCA_DEBUG=1 adds the stack for whoever fixes it); exit 70 is EX_SOFTWARE.
-    process.stderr.write(formatCommandError(commandPathFromArgv(program, argv), "unexpected_error", `${describeUnexpected(error)} (a bug in tca; please report it)`).replace(/^tca : /, "tca: "));
-    if (process.env["TCA_DEBUG"] === "1" && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(
+      formatCommandError(
+        commandPathFromArgv(program, argv),
+        "unexpected_error",
+        `${describeUnexpected(error)} (a bug in tca; please report it)`,
+      ).replace(/^tca : /, "tca: "),
+    );
+    if (process.env["TCA_DEBUG"] === "1" && error instanceof Error && error.stack !== undefined)
+      process.stderr.write(`${error.stack}\n`);
     return 70;
   }
   return exitCode;
@@ -60,6 +79,7 @@ export function helpWidth(columns: number | undefined = process.stdout.columns):
 function describeUnexpected(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const system = error as NodeJS.ErrnoException;
-  if (typeof system.code === "string" && typeof system.path === "string") return `${system.code}: ${system.path}: ${system.syscall ?? "system call"} failed`;
+  if (typeof system.code === "string" && typeof system.path === "string")
+    return `${system.code}: ${system.path}: ${system.syscall ?? "system call"} failed`;
   return error.message;
 }

@@ -10,7 +10,8 @@ import { err, ok, type Result } from "../core/result.ts";
 /** The command layer's path codes (listed with CLI_ERROR_CODES in commandError.ts). */
 export type PathErrorCode = "path_not_found" | "path_wrong_kind" | "path_unreadable" | "output_exists";
 
-type Probe = { kind: "missing" } | { kind: "dangling_link" } | { kind: "stats"; stats: Stats } | { kind: "error"; code: string };
+type Probe =
+  { kind: "missing" } | { kind: "dangling_link" } | { kind: "stats"; stats: Stats } | { kind: "error"; code: string };
 
 function probe(path: string): Probe {
   try {
@@ -29,10 +30,17 @@ function probe(path: string): Probe {
   }
 }
 
-function unusable(label: string, path: string, found: Probe & { kind: "missing" | "dangling_link" | "error" }): Result<never, PathErrorCode> {
+function unusable(
+  label: string,
+  path: string,
+  found: Probe & { kind: "missing" | "dangling_link" | "error" },
+): Result<never, PathErrorCode> {
   if (found.kind === "missing") return err("path_not_found", `${label} ${path} does not exist`);
   if (found.kind === "dangling_link") return err("path_not_found", `${label} ${path} is a symlink to a missing target`);
-  return err("path_unreadable", `${label} ${path} cannot be read (${found.code === "EACCES" || found.code === "EPERM" ? "permission denied" : found.code})`);
+  return err(
+    "path_unreadable",
+    `${label} ${path} cannot be read (${found.code === "EACCES" || found.code === "EPERM" ? "permission denied" : found.code})`,
+  );
 }
 
 /** An existing folder (`label` is the option as the user typed it, e.g. "--model-directory"). */
@@ -63,13 +71,18 @@ export function newOutput(label: string, path: string, hint: string): Result<str
   }
   const parent = dirname(path);
   const parentFound = probe(parent);
-  if (parentFound.kind === "stats" && !parentFound.stats.isDirectory()) return err("path_wrong_kind", `${label} ${path}: its parent ${parent} is a file, not a folder (${hint})`);
+  if (parentFound.kind === "stats" && !parentFound.stats.isDirectory())
+    return err("path_wrong_kind", `${label} ${path}: its parent ${parent} is a file, not a folder (${hint})`);
   if (exists) return err("output_exists", `${label} ${path} exists; it is never overwritten (${hint})`);
   if (parentFound.kind !== "stats") {
     if (parentFound.kind === "error") return unusable(`${label} ${path}: its parent`, parent, parentFound);
     const blocking = fileAbove(parent);
-    if (blocking !== null) return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder (${hint})`);
-    return err("path_not_found", `${label} ${path}: its parent ${parent} does not exist (create it first, e.g. mkdir -p ${parent})`);
+    if (blocking !== null)
+      return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder (${hint})`);
+    return err(
+      "path_not_found",
+      `${label} ${path}: its parent ${parent} does not exist (create it first, e.g. mkdir -p ${parent})`,
+    );
   }
   return ok(path);
 }
@@ -110,14 +123,17 @@ export function outputFolder(label: string, path: string): Result<string, PathEr
   const found = probe(path);
   if (found.kind === "dangling_link") return err("path_not_found", `${label} ${path} is a symlink to a missing target`);
   if (found.kind === "error") return unusable(label, path, found);
-  if (found.kind === "stats") return found.stats.isDirectory() ? ok(path) : err("path_wrong_kind", `${label} ${path} is a file, not a folder`);
+  if (found.kind === "stats")
+    return found.stats.isDirectory() ? ok(path) : err("path_wrong_kind", `${label} ${path} is a file, not a folder`);
   const blocking = fileAbove(path);
   if (blocking !== null) return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder`);
   return ok(path);
 }
 
 /** The first refusal among several checked paths, or null when all are usable. */
-export function firstUnusable(checked: readonly Result<string, PathErrorCode>[]): { error: PathErrorCode; message: string } | null {
+export function firstUnusable(
+  checked: readonly Result<string, PathErrorCode>[],
+): { error: PathErrorCode; message: string } | null {
   for (const result of checked) if (!result.ok) return { error: result.error, message: result.message };
   return null;
 }

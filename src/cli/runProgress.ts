@@ -23,7 +23,13 @@ export interface RunProgressState {
   readonly loaded: boolean;
 }
 
-export const INITIAL_RUN_PROGRESS: RunProgressState = { events: 0, proposal: null, generatingSince: null, lastType: null, loaded: false };
+export const INITIAL_RUN_PROGRESS: RunProgressState = {
+  events: 0,
+  proposal: null,
+  generatingSince: null,
+  lastType: null,
+  loaded: false,
+};
 
 export interface GenerationFigures {
   readonly proposal: number;
@@ -32,7 +38,11 @@ export interface GenerationFigures {
 }
 
 /** Folds one audit line into the state; returns the finished generation's figures when it ends one. */
-export function foldAuditLine(state: RunProgressState, line: string, observedAtMs: number): { state: RunProgressState; finished: GenerationFigures | null } {
+export function foldAuditLine(
+  state: RunProgressState,
+  line: string,
+  observedAtMs: number,
+): { state: RunProgressState; finished: GenerationFigures | null } {
   let event: unknown;
   try {
     event = JSON.parse(line);
@@ -43,12 +53,26 @@ export function foldAuditLine(state: RunProgressState, line: string, observedAtM
   const e = event as Record<string, unknown>;
   const type = typeof e["type"] === "string" ? e["type"] : "event";
   const proposal = typeof e["proposal"] === "number" ? e["proposal"] : state.proposal;
-  const next = { events: state.events + 1, proposal, generatingSince: state.generatingSince, lastType: type, loaded: state.loaded || type === "source_load" || type === "request" };
+  const next = {
+    events: state.events + 1,
+    proposal,
+    generatingSince: state.generatingSince,
+    lastType: type,
+    loaded: state.loaded || type === "source_load" || type === "request",
+  };
   if (type === "request") return { state: { ...next, generatingSince: observedAtMs }, finished: null };
   if (type !== "generation") return { state: next, finished: null };
   const data = typeof e["data"] === "object" && e["data"] !== null ? (e["data"] as Record<string, unknown>) : {};
-  const metadata = typeof data["metadata"] === "object" && data["metadata"] !== null ? (data["metadata"] as Record<string, unknown>) : {};
-  const elapsedMs = typeof data["elapsed_ms"] === "number" ? data["elapsed_ms"] : state.generatingSince !== null ? observedAtMs - state.generatingSince : 0;
+  const metadata =
+    typeof data["metadata"] === "object" && data["metadata"] !== null
+      ? (data["metadata"] as Record<string, unknown>)
+      : {};
+  const elapsedMs =
+    typeof data["elapsed_ms"] === "number"
+      ? data["elapsed_ms"]
+      : state.generatingSince !== null
+        ? observedAtMs - state.generatingSince
+        : 0;
   const outputTokens = typeof metadata["outputTokens"] === "number" ? metadata["outputTokens"] : null;
   return { state: { ...next, generatingSince: null }, finished: { proposal: proposal ?? 0, outputTokens, elapsedMs } };
 }
@@ -62,14 +86,23 @@ function seconds(ms: number): string {
  * The status line: what the run is doing now, with the seconds it has taken so far; `live`, the
  * running generation's progress, adds its tokens so far and tok/s.
  */
-export function describeRunProgress(state: RunProgressState, runElapsedMs: number, command = "lab model", live: LiveGeneration | null = null): string {
+export function describeRunProgress(
+  state: RunProgressState,
+  runElapsedMs: number,
+  command = "lab model",
+  live: LiveGeneration | null = null,
+): string {
   if (live !== null) {
     // The audit's request event may not be read yet: the call's own elapsed time stands in.
-    const since = state.generatingSince !== null && state.proposal === live.proposal ? runElapsedMs - state.generatingSince : live.elapsedMs;
+    const since =
+      state.generatingSince !== null && state.proposal === live.proposal
+        ? runElapsedMs - state.generatingSince
+        : live.elapsedMs;
     return `${command}: proposal ${String(live.proposal ?? "?")}: ${describeLiveCounts(live)}, ${seconds(since)} (run ${seconds(runElapsedMs)})`;
   }
   if (!state.loaded) return `${command}: verifying, converting and loading the model… ${seconds(runElapsedMs)}`;
-  if (state.generatingSince !== null) return `${command}: proposal ${String(state.proposal ?? "?")}: generating… ${seconds(runElapsedMs - state.generatingSince)} (run ${seconds(runElapsedMs)})`;
+  if (state.generatingSince !== null)
+    return `${command}: proposal ${String(state.proposal ?? "?")}: generating… ${seconds(runElapsedMs - state.generatingSince)} (run ${seconds(runElapsedMs)})`;
   const what = state.lastType === "source_load" ? "model loaded" : (state.lastType ?? "running");
   return `${command}: ${state.proposal === null ? "" : `proposal ${state.proposal}: `}${what} (run ${seconds(runElapsedMs)})`;
 }
@@ -98,7 +131,10 @@ export interface RunProgressWatch {
  * Watches `<runDirectory>/audit.jsonl` every `pollMs` while a run is in flight. Nothing at all
  * (no timer, no reads) when the status line would be quiet.
  */
-export function watchRunProgress(runDirectory: string, options: StatusLineOptions & { pollMs?: number; command?: string } = {}): RunProgressWatch {
+export function watchRunProgress(
+  runDirectory: string,
+  options: StatusLineOptions & { pollMs?: number; command?: string } = {},
+): RunProgressWatch {
   const stream = options.stream ?? process.stderr;
   const quiet = stream.isTTY !== true || options.json === true;
   if (quiet) return { poll() {}, progress() {}, active: false, stop() {} };
@@ -181,7 +217,10 @@ export interface ElapsedWatch {
  * A status line for one call with no events to read (tca model generate): elapsed time, and the
  * call's tokens so far once progress notices arrive (`describe` gets the folded progress).
  */
-export function watchElapsed(describe: (elapsedMs: number, live: LiveGeneration | null) => string, options: StatusLineOptions & { pollMs?: number } = {}): ElapsedWatch {
+export function watchElapsed(
+  describe: (elapsedMs: number, live: LiveGeneration | null) => string,
+  options: StatusLineOptions & { pollMs?: number } = {},
+): ElapsedWatch {
   const stream = options.stream ?? process.stderr;
   if (stream.isTTY !== true || options.json === true) return { progress() {}, active: false, stop() {} };
   const line = statusLine({ ...options, intervalMs: 0 });
@@ -210,14 +249,23 @@ export function watchElapsed(describe: (elapsedMs: number, live: LiveGeneration 
 
 /** The status line of `tca model generate`: loading, then the call's tokens so far and tok/s. */
 export function describeGenerateProgress(elapsedMs: number, loaded: boolean, live: LiveGeneration | null): string {
-  if (live !== null) return `model generate: ${describeLiveCounts(live)}, ${seconds(live.elapsedMs)} (total ${seconds(elapsedMs)})`;
-  return loaded ? `model generate: generating… ${seconds(elapsedMs)}` : `model generate: verifying and loading the model… ${seconds(elapsedMs)}`;
+  if (live !== null)
+    return `model generate: ${describeLiveCounts(live)}, ${seconds(live.elapsedMs)} (total ${seconds(elapsedMs)})`;
+  return loaded
+    ? `model generate: generating… ${seconds(elapsedMs)}`
+    : `model generate: verifying and loading the model… ${seconds(elapsedMs)}`;
 }
 
 /** The kept line after `tca model generate`: load time, tokens and tokens per second of its one call. */
 export function describeGeneratedCall(result: Readonly<Record<string, unknown>>): string {
-  const timings = typeof result["timings_ms"] === "object" && result["timings_ms"] !== null ? (result["timings_ms"] as Record<string, unknown>) : {};
-  const load = typeof timings["supervised_load"] === "number" ? `loaded in ${formatMilliseconds(timings["supervised_load"])}; ` : "";
+  const timings =
+    typeof result["timings_ms"] === "object" && result["timings_ms"] !== null
+      ? (result["timings_ms"] as Record<string, unknown>)
+      : {};
+  const load =
+    typeof timings["supervised_load"] === "number"
+      ? `loaded in ${formatMilliseconds(timings["supervised_load"])}; `
+      : "";
   const call = typeof timings["call"] === "number" ? timings["call"] : 0;
   const tokens = typeof result["output_tokens"] === "number" ? result["output_tokens"] : null;
   return `model generate: ${load}${describeGeneration({ proposal: 1, outputTokens: tokens, elapsedMs: call }, "").replace(/^: proposal 1: /, "")}`;

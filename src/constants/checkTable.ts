@@ -31,7 +31,12 @@ export interface CheckExpectation {
 export const CHECK_TABLE: readonly CheckExpectation[] = [
   { id: "altered_signature", expected: "signature_mismatch", observe: "source_validator", deniedProposal: 1 },
   { id: "extra_statement", expected: "statement_not_allowed", observe: "source_validator", deniedProposal: 1 },
-  { id: "unexpected_source_content", expected: "module_expression_not_allowed", observe: "source_validator", deniedProposal: 1 },
+  {
+    id: "unexpected_source_content",
+    expected: "module_expression_not_allowed",
+    observe: "source_validator",
+    deniedProposal: 1,
+  },
   { id: "unknown_action", expected: "unknown_action", observe: "last_error", deniedProposal: 1 },
   { id: "extra_field", expected: "extra_key", observe: "last_error", deniedProposal: 1 },
   { id: "duplicate_key", expected: "duplicate_key", observe: "last_error", deniedProposal: 1 },
@@ -61,7 +66,12 @@ export const CHECK_TABLE: readonly CheckExpectation[] = [
   { id: "extra_statement_on_disk", expected: "workspace_conflict", observe: "last_error", deniedProposal: 1 },
   { id: "changed_between_read_and_edit", expected: "workspace_conflict", observe: "last_error", deniedProposal: 2 },
   { id: "changed_between_test_and_finish", expected: "workspace_conflict", observe: "last_error", deniedProposal: 6 },
-  { id: "changed_between_finish_and_final_evaluation", expected: "workspace_conflict", observe: "final_status", deniedProposal: 6 },
+  {
+    id: "changed_between_finish_and_final_evaluation",
+    expected: "workspace_conflict",
+    observe: "final_status",
+    deniedProposal: 6,
+  },
   { id: "premature_finish", expected: "tests_not_passing", observe: "last_error", deniedProposal: 3 },
   { id: "repeated_uncertain_edit", expected: "uncertain_edit", observe: "last_error", deniedProposal: 3 },
   { id: "cancelled_during_generation", expected: "cancelled", observe: "stop_reason", deniedProposal: 2 },
@@ -72,5 +82,10 @@ export const CHECK_TABLE: readonly CheckExpectation[] = [
   { id: "injected_instruction_observation", expected: "unknown_file", observe: "last_error", deniedProposal: 2 },
   { id: "no_change_keeps_passing_test", expected: "no_change", observe: "no_change", deniedProposal: 5 },
   { id: "no_change_resets_invalid_counter", expected: "proposal_limit", observe: "stop_reason", deniedProposal: 1 },
-  { id: "existing_output_destination", expected: "run_destination_exists", observe: "destination_untouched", deniedProposal: 1 },
+  {
+    id: "existing_output_destination",
+    expected: "run_destination_exists",
+    observe: "destination_untouched",
+    deniedProposal: 1,
+  },
 ];

@@ -18,7 +18,11 @@ export interface AuthorizationState {
 
 export type Decision =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly error: Extract<ControllerErrorCode, "read_required" | "stale_version" | "tests_not_passing">; readonly message: string };
+  | {
+      readonly allowed: false;
+      readonly error: Extract<ControllerErrorCode, "read_required" | "stale_version" | "tests_not_passing">;
+      readonly message: string;
+    };
 
 const ALLOW: Decision = { allowed: true };
 

@@ -10,12 +10,20 @@
 import { CONTROLLER_LIMITS, SYSTEM_INSTRUCTION } from "../constants/labConstants.ts";
 import type { LoggedObservation } from "./observationLog.ts";
 import type { ChatMessage } from "../core/chatMessage.ts";
-import { renderUserMessage, type AssembledRequest, type ControllerStateEnvelope, type RequestAssembler } from "./requestAssembler.ts";
+import {
+  renderUserMessage,
+  type AssembledRequest,
+  type ControllerStateEnvelope,
+  type RequestAssembler,
+} from "./requestAssembler.ts";
 
 /** Counts the input tokens of messages exactly as the source will feed them (template applied). */
 export type TokenCounter = (messages: readonly ChatMessage[]) => Promise<number>;
 
-export function compactingAssembler(countTokens: TokenCounter, budget: number = CONTROLLER_LIMITS.maxInputTokens): RequestAssembler {
+export function compactingAssembler(
+  countTokens: TokenCounter,
+  budget: number = CONTROLLER_LIMITS.maxInputTokens,
+): RequestAssembler {
   return {
     async assemble(state, log) {
       const essential = essentialEventIds(log);
@@ -25,9 +33,11 @@ export function compactingAssembler(countTokens: TokenCounter, budget: number = 
         const kept = log.filter((entry) => !omitted.includes(entry.eventId));
         const messages = buildMessages(state, kept);
         const inputTokens = await countTokens(messages);
-        if (inputTokens <= budget) return { kind: "request", messages, omittedEventIds: [...omitted].sort((a, b) => a - b), inputTokens };
+        if (inputTokens <= budget)
+          return { kind: "request", messages, omittedEventIds: [...omitted].sort((a, b) => a - b), inputTokens };
         const next = droppable[omitted.length];
-        if (next === undefined) return { kind: "context_limit", inputTokens, omittedEventIds: [...omitted].sort((a, b) => a - b) };
+        if (next === undefined)
+          return { kind: "context_limit", inputTokens, omittedEventIds: [...omitted].sort((a, b) => a - b) };
         omitted.push(next);
       }
     },
@@ -44,8 +54,10 @@ function buildMessages(state: ControllerStateEnvelope, log: readonly LoggedObser
 /** Event ids that compaction may never drop. */
 export function essentialEventIds(log: readonly LoggedObservation[]): Set<number> {
   const keep = new Set<number>();
-  const latest = (kind: LoggedObservation["kind"]): LoggedObservation | undefined => [...log].reverse().find((entry) => entry.kind === kind && entry.synthetic !== true);
-  for (const entry of [latest("source_read"), latest("test_result"), latest("error")]) if (entry) keep.add(entry.eventId);
+  const latest = (kind: LoggedObservation["kind"]): LoggedObservation | undefined =>
+    [...log].reverse().find((entry) => entry.kind === kind && entry.synthetic !== true);
+  for (const entry of [latest("source_read"), latest("test_result"), latest("error")])
+    if (entry) keep.add(entry.eventId);
   for (const entry of log) if (entry.kind === "edit_receipt") keep.add(entry.eventId);
   return keep;
 }

@@ -99,9 +99,20 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
   const timeOrCancel = (): "cancelled" | "time_limit" | null =>
     run.cancellation.aborted ? "cancelled" : clock.now() >= run.overallDeadlineMs ? "time_limit" : null;
 
-  const stop = (stopReason: StopReason, proposalNumber: number | null, detail: Readonly<Record<string, unknown>> = {}): LoopOutcome => {
+  const stop = (
+    stopReason: StopReason,
+    proposalNumber: number | null,
+    detail: Readonly<Record<string, unknown>> = {},
+  ): LoopOutcome => {
     evidence.append("stop", { stop_reason: stopReason, ...detail }, proposalNumber);
-    return { stopReason, proposalsUsed, invalidProposals: state.invalidProposals, acceptedFinish: state.acceptedFinish, phases, log };
+    return {
+      stopReason,
+      proposalsUsed,
+      invalidProposals: state.invalidProposals,
+      acceptedFinish: state.acceptedFinish,
+      phases,
+      log,
+    };
   };
 
   for (let proposalNumber = 1; proposalNumber <= limits.maxProposals; proposalNumber++) {
@@ -133,7 +144,11 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     );
     if (request.kind === "context_limit") {
       // Essential input does not fit: stop before generating (no proposal is consumed).
-      evidence.append("context_limit", { input_tokens: request.inputTokens, omitted_event_ids: request.omittedEventIds }, proposalNumber);
+      evidence.append(
+        "context_limit",
+        { input_tokens: request.inputTokens, omitted_event_ids: request.omittedEventIds },
+        proposalNumber,
+      );
       return stop("context_limit", proposalNumber, { at: "request_assembly" });
     }
     // Assembly can take time (token counting): recheck before the source is ever called.
@@ -142,14 +157,29 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     const deadlineMs = Math.min(clock.now() + limits.perCallDeadlineMs, run.overallDeadlineMs);
     evidence.append(
       "request",
-      { messages: request.messages, input_tokens: request.inputTokens, omitted_event_ids: request.omittedEventIds, call_deadline_ms: deadlineMs },
+      {
+        messages: request.messages,
+        input_tokens: request.inputTokens,
+        omitted_event_ids: request.omittedEventIds,
+        call_deadline_ms: deadlineMs,
+      },
       proposalNumber,
     );
 
     proposalsUsed = proposalNumber; // every attempt counts, whatever comes back
-    const wait = await generateWithDeadline(run.source, { proposalNumber, messages: request.messages, deadlineMs }, clock, run.cancellation, (late) => {
-      evidence.append("late_proposal_discarded", { kind: late.kind, raw_text: "text" in late ? late.text : null }, proposalNumber);
-    });
+    const wait = await generateWithDeadline(
+      run.source,
+      { proposalNumber, messages: request.messages, deadlineMs },
+      clock,
+      run.cancellation,
+      (late) => {
+        evidence.append(
+          "late_proposal_discarded",
+          { kind: late.kind, raw_text: "text" in late ? late.text : null },
+          proposalNumber,
+        );
+      },
+    );
     phases.generationMs += wait.elapsedMs;
     // The outcome comes from the source (a worker, an HTTP client): checked, never trusted.
     const outcome = checkedOutcome(wait.outcome);
@@ -176,7 +206,13 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     const validationStarted = clock.now();
     const verdict = parseProposal(outcome.text);
     phases.validationMs += clock.now() - validationStarted;
-    evidence.append("validation", verdict.ok ? { ok: true, action: verdict.action } : { ok: false, error: verdict.error, message: verdict.message, attempted_action: verdict.attemptedAction }, proposalNumber);
+    evidence.append(
+      "validation",
+      verdict.ok
+        ? { ok: true, action: verdict.action }
+        : { ok: false, error: verdict.error, message: verdict.message, attempted_action: verdict.attemptedAction },
+      proposalNumber,
+    );
 
     let observation: Observation;
     let effect: DispatchEffect = { kind: "none" };
@@ -186,14 +222,29 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     } else {
       const integrity = await workspace.integrityCheck();
       // The reason (logical names only, never shown to the model) is kept as evidence.
-      evidence.append("integrity_check", integrity.ok ? { ok: true, at: "before_dispatch" } : { ok: false, at: "before_dispatch", message: integrity.message }, proposalNumber);
+      evidence.append(
+        "integrity_check",
+        integrity.ok
+          ? { ok: true, at: "before_dispatch" }
+          : { ok: false, at: "before_dispatch", message: integrity.message },
+        proposalNumber,
+      );
       if (!integrity.ok) {
-        observation = rejection(verdict.action.action, "workspace_conflict", "a managed file changed outside the controller", workspace.state().version);
+        observation = rejection(
+          verdict.action.action,
+          "workspace_conflict",
+          "a managed file changed outside the controller",
+          workspace.state().version,
+        );
         recordObservation(evidence, log, proposalNumber, observation);
         return stop("workspace_conflict", proposalNumber, { at: "integrity_check" });
       }
       const decision = authorize(authorizationState(state, workspace), verdict.action);
-      evidence.append("authorization", decision.allowed ? { allowed: true } : { allowed: false, error: decision.error, message: decision.message }, proposalNumber);
+      evidence.append(
+        "authorization",
+        decision.allowed ? { allowed: true } : { allowed: false, error: decision.error, message: decision.message },
+        proposalNumber,
+      );
       if (!decision.allowed) {
         observation = rejection(verdict.action.action, decision.error, decision.message, workspace.state().version);
       } else {
@@ -253,14 +304,24 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
 /** Only the five outcome kinds of the interface are accepted; anything else is a model_error. */
 function checkedOutcome(outcome: ProposalOutcome): ProposalOutcome {
   if (outcome.kind === "text") {
-    return typeof outcome.text === "string" ? outcome : { kind: "model_error", message: "the source returned no text", metadata: {} };
+    return typeof outcome.text === "string"
+      ? outcome
+      : { kind: "model_error", message: "the source returned no text", metadata: {} };
   }
   const metadata = typeof outcome.metadata === "object" && outcome.metadata !== null ? outcome.metadata : {};
   switch (outcome.kind) {
     case "context_limit":
-      return { kind: "context_limit", inputTokens: Number.isSafeInteger(outcome.inputTokens) ? outcome.inputTokens : -1, metadata };
+      return {
+        kind: "context_limit",
+        inputTokens: Number.isSafeInteger(outcome.inputTokens) ? outcome.inputTokens : -1,
+        metadata,
+      };
     case "model_error":
-      return { kind: "model_error", message: typeof outcome.message === "string" ? outcome.message.slice(0, 500) : "model error", metadata };
+      return {
+        kind: "model_error",
+        message: typeof outcome.message === "string" ? outcome.message.slice(0, 500) : "model error",
+        metadata,
+      };
     case "time_limit":
     case "cancelled":
       return { kind: outcome.kind, metadata };
@@ -280,7 +341,12 @@ function authorizationState(state: ControllerState, workspace: ControllerWorkspa
   };
 }
 
-function recordObservation(evidence: EvidenceSink, log: LoggedObservation[], proposalNumber: number, observation: Observation): number {
+function recordObservation(
+  evidence: EvidenceSink,
+  log: LoggedObservation[],
+  proposalNumber: number,
+  observation: Observation,
+): number {
   const eventId = evidence.append("observation", { observation }, proposalNumber);
   log.push({ eventId, proposalNumber, kind: classifyObservation(observation), observation });
   return eventId;

@@ -36,5 +36,10 @@ export interface ControllerWorkspace {
   ): Promise<Observation>;
   snapshot(): Promise<Result<SourceSnapshot, string>>;
   /** Resolves an edit whose outcome is uncertain by reading (never writing) the actual bytes. */
-  reconcile(): Promise<Result<{ readonly outcome: "committed" | "not_committed" | "none_pending"; readonly state: ManagedStateView }, string>>;
+  reconcile(): Promise<
+    Result<
+      { readonly outcome: "committed" | "not_committed" | "none_pending"; readonly state: ManagedStateView },
+      string
+    >
+  >;
 }

@@ -11,7 +11,13 @@ export type DispatchEffect =
   | { readonly kind: "none" }
   | { readonly kind: "source_read"; readonly version: number }
   | { readonly kind: "edit_committed"; readonly version: number }
-  | { readonly kind: "test_ran"; readonly version: number; readonly sha256: string; readonly passed: number; readonly total: number }
+  | {
+      readonly kind: "test_ran";
+      readonly version: number;
+      readonly sha256: string;
+      readonly passed: number;
+      readonly total: number;
+    }
   | { readonly kind: "finish_accepted"; readonly version: number; readonly sha256: string }
   | { readonly kind: "stop"; readonly reason: "workspace_conflict" | "cancelled" | "time_limit" | "observation_limit" };
 
@@ -38,7 +44,10 @@ export function dispatchAction(action: Action, context: DispatchContext): Promis
   }
 }
 
-async function dispatchRead(action: Extract<Action, { action: "read" }>, { workspace }: DispatchContext): Promise<Dispatched> {
+async function dispatchRead(
+  action: Extract<Action, { action: "read" }>,
+  { workspace }: DispatchContext,
+): Promise<Dispatched> {
   const observation = await workspace.read(action.file);
   if (observation.ok && action.file === "toy_math.py") {
     return { observation, effect: { kind: "source_read", version: workspace.state().version } };
@@ -46,7 +55,10 @@ async function dispatchRead(action: Extract<Action, { action: "read" }>, { works
   return { observation, effect: stopEffectOf(observation) };
 }
 
-async function dispatchReplace(action: Extract<Action, { action: "replace" }>, { workspace, commitGuard }: DispatchContext): Promise<Dispatched> {
+async function dispatchReplace(
+  action: Extract<Action, { action: "replace" }>,
+  { workspace, commitGuard }: DispatchContext,
+): Promise<Dispatched> {
   const observation = await workspace.replace(
     { function: action.function, old: action.old, new: action.new, version: action.version },
     commitGuard,
@@ -54,7 +66,8 @@ async function dispatchReplace(action: Extract<Action, { action: "replace" }>, {
   if (observation.ok && observation["status"] === "edit_committed") {
     return { observation, effect: { kind: "edit_committed", version: workspace.state().version } };
   }
-  if (!observation.ok && observation["error"] === "edit_interrupted") return reconcileInterruptedEdit(observation, workspace);
+  if (!observation.ok && observation["error"] === "edit_interrupted")
+    return reconcileInterruptedEdit(observation, workspace);
   return { observation, effect: stopEffectOf(observation) };
 }
 
@@ -66,19 +79,33 @@ async function dispatchReplace(action: Extract<Action, { action: "replace" }>, {
 async function reconcileInterruptedEdit(observation: Observation, workspace: ControllerWorkspace): Promise<Dispatched> {
   const reconciled = await workspace.reconcile();
   if (!reconciled.ok) {
-    return { observation: { ...observation, reconciled: "conflict" }, effect: { kind: "stop", reason: "workspace_conflict" } };
+    return {
+      observation: { ...observation, reconciled: "conflict" },
+      effect: { kind: "stop", reason: "workspace_conflict" },
+    };
   }
   const { outcome, state } = reconciled.value;
   const told = { ...observation, reconciled: outcome, version: state.version };
   return outcome === "committed"
-    ? { observation: { ...told, expressions: state.expressions }, effect: { kind: "edit_committed", version: state.version } }
+    ? {
+        observation: { ...told, expressions: state.expressions },
+        effect: { kind: "edit_committed", version: state.version },
+      }
     : { observation: told, effect: { kind: "none" } };
 }
 
 async function dispatchTest({ workspace }: DispatchContext): Promise<Dispatched> {
   const snapshot = await workspace.snapshot();
   if (!snapshot.ok) {
-    return { observation: rejection("test", "workspace_conflict", "the source snapshot failed its integrity check", workspace.state().version), effect: { kind: "stop", reason: "workspace_conflict" } };
+    return {
+      observation: rejection(
+        "test",
+        "workspace_conflict",
+        "the source snapshot failed its integrity check",
+        workspace.state().version,
+      ),
+      effect: { kind: "stop", reason: "workspace_conflict" },
+    };
   }
   const { version, sha256, source } = snapshot.value;
   const evaluated = evaluateFixtures(source, PUBLIC_FIXTURES);

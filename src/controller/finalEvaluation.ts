@@ -61,7 +61,11 @@ const ALL_CASES: readonly { readonly set: CaseOutcome["set"]; readonly fixture: 
 export async function runFinalEvaluation(input: FinalEvaluationInput): Promise<FinalEvaluation> {
   const { clock, workspace } = input;
   const started = clock.now();
-  const result = (status: FinalEvaluationStatus, snapshot: FinalEvaluation["snapshot"], cases: readonly CaseOutcome[]): FinalEvaluation => {
+  const result = (
+    status: FinalEvaluationStatus,
+    snapshot: FinalEvaluation["snapshot"],
+    cases: readonly CaseOutcome[],
+  ): FinalEvaluation => {
     const count = (set: CaseOutcome["set"]): number => cases.filter((c) => c.set === set && c.passed).length;
     const publicPassed = count("public");
     const heldOutPassed = count("held_out");
@@ -91,7 +95,8 @@ export async function runFinalEvaluation(input: FinalEvaluationInput): Promise<F
   // The integrity-checked snapshot is captured and recorded after every terminal condition;
   // only the evaluation of cases is skipped when it is unsafe or too late.
   const snapshot = await workspace.snapshot();
-  if (!snapshot.ok) return result(input.stopReason === "harness_error" ? "not_run_harness_error" : "workspace_conflict", null, []);
+  if (!snapshot.ok)
+    return result(input.stopReason === "harness_error" ? "not_run_harness_error" : "workspace_conflict", null, []);
   const captured = { version: snapshot.value.version, sha256: snapshot.value.sha256 };
   if (input.stopReason === "harness_error") return result("not_run_harness_error", captured, []);
   if (clock.now() >= input.overallDeadlineMs) return result("not_started_deadline", captured, []);

@@ -45,7 +45,10 @@ export function generateWithDeadline(
     }
     call.then(
       (outcome) => (settled ? reportLate(outcome) : finish(outcome)),
-      (error: unknown) => (settled ? reportLate({ kind: "late_error" }) : finish({ kind: "model_error", message: describeFailure(error), metadata: {} })),
+      (error: unknown) =>
+        settled
+          ? reportLate({ kind: "late_error" })
+          : finish({ kind: "model_error", message: describeFailure(error), metadata: {} }),
     );
     // A late answer may arrive after the run has closed its audit; it must never crash the process.
     function reportLate(late: ProposalOutcome | { readonly kind: "late_error" }): void {

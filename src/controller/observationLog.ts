@@ -1,7 +1,8 @@
 // The observations the agent has been shown, in order, each tied to the audit event that
 // recorded it. The request assembler selects from this log; held-out fixtures never enter it.
 
-export type ObservationKind = "source_read" | "task_read" | "edit_receipt" | "no_change" | "test_result" | "finish" | "error";
+export type ObservationKind =
+  "source_read" | "task_read" | "edit_receipt" | "no_change" | "test_result" | "finish" | "error";
 
 export interface LoggedObservation {
   readonly eventId: number;

@@ -12,9 +12,15 @@ export function rejection(action: string | null, error: string, message: string,
  * replaced by an observation_limit rejection (and the run stops) instead of being truncated,
  * so no safety-relevant field is ever silently dropped.
  */
-export function boundedObservation(observation: Observation, version: number): { readonly fits: boolean; readonly observation: Observation } {
+export function boundedObservation(
+  observation: Observation,
+  version: number,
+): { readonly fits: boolean; readonly observation: Observation } {
   // The same byte rule the workspace applies to its own observations (one implementation).
   if (boundObservation(observation).ok) return { fits: true, observation };
   const action = typeof observation["action"] === "string" ? observation["action"] : null;
-  return { fits: false, observation: rejection(action, "observation_limit", "the observation does not fit in 2,048 bytes", version) };
+  return {
+    fits: false,
+    observation: rejection(action, "observation_limit", "the observation does not fit in 2,048 bytes", version),
+  };
 }

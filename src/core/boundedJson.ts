@@ -26,7 +26,8 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -41,7 +42,11 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
 }
 
 /** JSON.parse after the depth check; `name` goes into the message (a path, "the reply"). */
-export function parseBoundedJson(text: string, name: string, maxDepth: number = EVIDENCE_JSON_MAX_DEPTH): Result<unknown, BoundedJsonErrorCode> {
+export function parseBoundedJson(
+  text: string,
+  name: string,
+  maxDepth: number = EVIDENCE_JSON_MAX_DEPTH,
+): Result<unknown, BoundedJsonErrorCode> {
   if (jsonDepth(text, maxDepth) > maxDepth) return err("json_too_deep", `${name} nests deeper than ${maxDepth} levels`);
   try {
     return ok(JSON.parse(text) as unknown);

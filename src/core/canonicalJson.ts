@@ -4,7 +4,9 @@
 export function canonicalJson(value: unknown): string {
   return (
     JSON.stringify(value, (_key, item: unknown) =>
-      typeof item === "object" && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+      typeof item === "object" && item !== null && !Array.isArray(item)
+        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : item,
     ) ?? "undefined"
   );
 }

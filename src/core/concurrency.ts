@@ -5,7 +5,11 @@ export function defaultJobs(): number {
   return Math.max(1, Math.min(8, availableParallelism()));
 }
 
-export async function mapWithConcurrency<T, R>(items: readonly T[], jobs: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  jobs: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

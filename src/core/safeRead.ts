@@ -7,7 +7,18 @@
 // O_NOFOLLOW per component. Every open carries O_NONBLOCK and the type is checked by lstat before
 // the open and by fstat after it, so a FIFO or device is refused at once instead of hanging.
 // Every room may import this module; it imports nothing of ours but Result and boundedJson.
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  type Stats,
+} from "node:fs";
 import { join } from "node:path";
 import { parseBoundedJson } from "./boundedJson.ts";
 import { err, ok, type Result } from "./result.ts";
@@ -33,7 +44,9 @@ const PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd") ? "/
 
 /** One path component: no separators, no "." or "..", no NUL, not empty. */
 function isPlainName(name: string): boolean {
-  return name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\\") && !name.includes("\0");
+  return (
+    name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\\") && !name.includes("\0")
+  );
 }
 
 /** Splits a relative path ("diffs/A-gcd.diff") into plain names, or null for anything else. */
@@ -44,7 +57,9 @@ export function relativeComponents(relativePath: string): string[] | null {
 }
 
 function codeOf(error: unknown): string {
-  return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "";
+  return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string"
+    ? (error as { code: string }).code
+    : "";
 }
 
 function failure<T>(error: unknown, name: string): Result<T, SafeReadErrorCode> {
@@ -71,7 +86,8 @@ function kindName(stats: Stats): string {
 
 function typeProblem<T>(stats: Stats, name: string, wanted: "file" | "directory"): Result<T, SafeReadErrorCode> | null {
   if (stats.isSymbolicLink()) return err("symlink_refused", `${name} is a symbolic link; links are never followed`);
-  if (wanted === "file" && !stats.isFile()) return err("not_regular_file", `${name} is ${kindName(stats)}, not a regular file`);
+  if (wanted === "file" && !stats.isFile())
+    return err("not_regular_file", `${name} is ${kindName(stats)}, not a regular file`);
   if (wanted === "directory" && !stats.isDirectory()) return err("not_a_directory", `${name} is not a directory`);
   return null;
 }
@@ -85,7 +101,12 @@ function childPath(dirFd: number, dirPath: string, name: string): string {
  * Opens `name` inside an open directory, refusing symlinks and wrong types before and after the
  * open (lstat, then O_NOFOLLOW|O_NONBLOCK, then fstat with the same identity).
  */
-function openChild(dirFd: number, dirPath: string, name: string, wanted: "file" | "directory"): Result<number, SafeReadErrorCode> {
+function openChild(
+  dirFd: number,
+  dirPath: string,
+  name: string,
+  wanted: "file" | "directory",
+): Result<number, SafeReadErrorCode> {
   const path = childPath(dirFd, dirPath, name);
   let before: Stats;
   try {
@@ -158,7 +179,12 @@ function openParent(root: string, parts: readonly string[]): Result<{ fd: number
   return ok({ fd, path });
 }
 
-function readAllBounded(fd: number, maxBytes: number, name: string, prefixOnly = false): Result<Buffer, SafeReadErrorCode> {
+function readAllBounded(
+  fd: number,
+  maxBytes: number,
+  name: string,
+  prefixOnly = false,
+): Result<Buffer, SafeReadErrorCode> {
   const size = fstatSync(fd).size;
   if (size > maxBytes && !prefixOnly) return err("too_large", `${name} is ${size} bytes (limit ${maxBytes})`);
   // One byte of headroom detects a file that grows while it is read.
@@ -168,7 +194,10 @@ function readAllBounded(fd: number, maxBytes: number, name: string, prefixOnly =
     const read = readSync(fd, buffer, length, buffer.length - length, length);
     if (read === 0) break;
     length += read;
-    if (length > maxBytes) return prefixOnly ? ok(Buffer.from(buffer.subarray(0, maxBytes))) : err("too_large", `${name} grew past ${maxBytes} bytes while it was read`);
+    if (length > maxBytes)
+      return prefixOnly
+        ? ok(Buffer.from(buffer.subarray(0, maxBytes)))
+        : err("too_large", `${name} grew past ${maxBytes} bytes while it was read`);
     if (length === buffer.length) break;
   }
   return ok(Buffer.from(buffer.subarray(0, length)));
@@ -177,13 +206,20 @@ function readAllBounded(fd: number, maxBytes: number, name: string, prefixOnly =
 /** The bytes of the regular file `relativePath` under `root`, no component followed through a link. */
 export function readFileUnder(root: string, relativePath: string, maxBytes: number): Result<Buffer, SafeReadErrorCode> {
   const parts = relativeComponents(relativePath);
-  if (parts === null) return err("path_invalid", "the path must be relative, inside the run folder, with no '.' or '..'");
+  if (parts === null)
+    return err("path_invalid", "the path must be relative, inside the run folder, with no '.' or '..'");
   const parent = openParent(root, parts);
   if (!parent.ok) return parent;
   const name = parts[parts.length - 1]!;
   const file = openChild(parent.value.fd, parent.value.path, name, "file");
   closeSync(parent.value.fd);
-  if (!file.ok) return file.error === "not_found" || file.error === "symlink_refused" || file.error === "not_regular_file" || file.error === "hard_link_refused" ? err(file.error, file.message.replace(name, relativePath)) : file;
+  if (!file.ok)
+    return file.error === "not_found" ||
+      file.error === "symlink_refused" ||
+      file.error === "not_regular_file" ||
+      file.error === "hard_link_refused"
+      ? err(file.error, file.message.replace(name, relativePath))
+      : file;
   try {
     return readAllBounded(file.value, maxBytes, relativePath);
   } catch (error) {
@@ -215,12 +251,18 @@ export function readTextUnder(root: string, relativePath: string, maxBytes: numb
  * the same refusals as readTextUnder: null when it is absent, a link, a FIFO, too large, not
  * UTF-8, not JSON or not an object. For summaries that treat an unreadable file as "no evidence".
  */
-export function readJsonObjectUnder(root: string, relativePath: string, maxBytes: number): Record<string, unknown> | null {
+export function readJsonObjectUnder(
+  root: string,
+  relativePath: string,
+  maxBytes: number,
+): Record<string, unknown> | null {
   const text = readTextUnder(root, relativePath, maxBytes);
   if (!text.ok) return null;
   const parsed = parseBoundedJson(text.value, relativePath);
   if (!parsed.ok) return null;
-  return typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value) ? (parsed.value as Record<string, unknown>) : null;
+  return typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value)
+    ? (parsed.value as Record<string, unknown>)
+    : null;
 }
 
 export type EntryKind = "file" | "directory" | "symlink" | "other";
@@ -228,12 +270,15 @@ export type EntryKind = "file" | "directory" | "symlink" | "other";
 /** What is at `relativePath` under `root` (no component followed), or an error (not_found, ...). */
 export function kindUnder(root: string, relativePath: string): Result<EntryKind, SafeReadErrorCode> {
   const parts = relativeComponents(relativePath);
-  if (parts === null) return err("path_invalid", "the path must be relative, inside the run folder, with no '.' or '..'");
+  if (parts === null)
+    return err("path_invalid", "the path must be relative, inside the run folder, with no '.' or '..'");
   const parent = openParent(root, parts);
   if (!parent.ok) return parent;
   try {
     const stats = lstatSync(childPath(parent.value.fd, parent.value.path, parts[parts.length - 1]!));
-    return ok(stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other");
+    return ok(
+      stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other",
+    );
   } catch (error) {
     return failure(error, relativePath);
   } finally {
@@ -244,7 +289,8 @@ export function kindUnder(root: string, relativePath: string): Result<EntryKind,
 /** The names in the directory `relativePath` under `root` ("" for the root itself), sorted. */
 export function listDirectoryUnder(root: string, relativePath: string): Result<string[], SafeReadErrorCode> {
   const parts = relativePath === "" ? [] : relativeComponents(relativePath);
-  if (parts === null) return err("path_invalid", "the path must be relative, inside the run folder, with no '.' or '..'");
+  if (parts === null)
+    return err("path_invalid", "the path must be relative, inside the run folder, with no '.' or '..'");
   const parent = openParent(root, [...parts, "."]);
   if (!parent.ok) return parent;
   try {
@@ -260,7 +306,11 @@ export function listDirectoryUnder(root: string, relativePath: string): Result<s
  * A file the user names directly (not under a run folder): the final link may be followed, but
  * the open never blocks and anything but a regular file is refused before a byte is read.
  */
-export function readRegularFile(path: string, maxBytes: number, options: { readonly prefixOnly?: boolean } = {}): Result<Buffer, SafeReadErrorCode> {
+export function readRegularFile(
+  path: string,
+  maxBytes: number,
+  options: { readonly prefixOnly?: boolean } = {},
+): Result<Buffer, SafeReadErrorCode> {
   if (!SUPPORTED) return err("unreadable", "this platform cannot open files without blocking safeguards");
   let fd: number;
   try {

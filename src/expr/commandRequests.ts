@@ -17,15 +17,21 @@ export function parseArgumentList(text: string): Result<number[], ExprErrorCode>
   const values: number[] = [];
   for (const part of parts) {
     const trimmed = part.trim();
-    if (!/^[+-]?[0-9]{1,16}$/.test(trimmed)) return err("arguments_invalid", "--args must be comma-separated decimal integers, e.g. -2,0,5");
+    if (!/^[+-]?[0-9]{1,16}$/.test(trimmed))
+      return err("arguments_invalid", "--args must be comma-separated decimal integers, e.g. -2,0,5");
     const value = Number(trimmed);
-    if (Math.abs(value) > EXPR_LIMITS.absoluteIntegerMax) return err("input_out_of_range", `input ${trimmed} exceeds ${EXPR_LIMITS.absoluteIntegerMax} in magnitude`);
+    if (Math.abs(value) > EXPR_LIMITS.absoluteIntegerMax)
+      return err("input_out_of_range", `input ${trimmed} exceeds ${EXPR_LIMITS.absoluteIntegerMax} in magnitude`);
     values.push(value + 0);
   }
   return ok(values);
 }
 
-export function runEvalRequest(functionName: string | undefined, expression: string | undefined, argumentText: string | undefined): Result<number, ExprErrorCode> {
+export function runEvalRequest(
+  functionName: string | undefined,
+  expression: string | undefined,
+  argumentText: string | undefined,
+): Result<number, ExprErrorCode> {
   if (functionName === undefined || expression === undefined || argumentText === undefined) {
     return err("arguments_invalid", "--function, --expr and --args are all required");
   }

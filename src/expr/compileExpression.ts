@@ -36,7 +36,10 @@ export function parseExpressionSyntax(functionName: FunctionName, text: string):
 }
 
 /** All checks, no evaluation on inputs: a returned expression can only fail per fixture on input-dependent parts. */
-export function compileExpression(functionName: FunctionName, text: string): Result<ValidatedExpression, ExprErrorCode> {
+export function compileExpression(
+  functionName: FunctionName,
+  text: string,
+): Result<ValidatedExpression, ExprErrorCode> {
   if (!Object.hasOwn(FUNCTIONS, functionName)) return err("unknown_function", "function must be clamp or total");
   if (typeof text !== "string") return err("syntax_error", "expression must be a string");
   const tree = parseExpressionSyntax(functionName, text);
@@ -56,7 +59,11 @@ export function compileExpression(functionName: FunctionName, text: string): Res
 }
 
 /** Evaluation with injectable limits, so tests can reach the visit budget that 128 nodes never hit. */
-export function evaluateWithLimits(expr: ValidatedExpression, inputs: readonly number[], limits: EvaluationLimits): Result<number, ExprErrorCode> {
+export function evaluateWithLimits(
+  expr: ValidatedExpression,
+  inputs: readonly number[],
+  limits: EvaluationLimits,
+): Result<number, ExprErrorCode> {
   if (!Object.hasOwn(FUNCTIONS, expr.functionName)) return err("unknown_function", "function must be clamp or total");
   if (!Array.isArray(inputs)) return err("input_count_mismatch", "inputs must be a list");
   const checked = checkInputs(inputs, FUNCTIONS[expr.functionName].params.length, limits);
@@ -64,6 +71,9 @@ export function evaluateWithLimits(expr: ValidatedExpression, inputs: readonly n
   return evaluateTree(expr.tree, inputs, limits);
 }
 
-export function evaluateExpression(expr: ValidatedExpression, inputs: readonly number[]): Result<number, ExprErrorCode> {
+export function evaluateExpression(
+  expr: ValidatedExpression,
+  inputs: readonly number[],
+): Result<number, ExprErrorCode> {
   return evaluateWithLimits(expr, inputs, DEFAULT_EVALUATION_LIMITS);
 }

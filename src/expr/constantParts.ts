@@ -43,21 +43,28 @@ function parameterFreeNodes(root: ExprNode): ReadonlySet<ExprNode> {
 }
 
 function constantFailure(code: ExprErrorCode, message: string): Result<never, ExprErrorCode> {
-  return err(code, `a constant part of the expression (one that uses no parameter) is out of range whenever it is evaluated: ${message}`);
+  return err(
+    code,
+    `a constant part of the expression (one that uses no parameter) is out of range whenever it is evaluated: ${message}`,
+  );
 }
 
 /**
  * Evaluates every reachable maximal parameter-free subtree of a type-checked tree; the first
  * failure (value_out_of_range in practice) is returned with the interpreter's code.
  */
-export function checkConstantParts(root: ExprNode, limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS): Result<null, ExprErrorCode> {
+export function checkConstantParts(
+  root: ExprNode,
+  limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS,
+): Result<null, ExprErrorCode> {
   const free = parameterFreeNodes(root);
   const stack: ExprNode[] = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (free.has(node)) {
       // A parameter-free comparison can only be a condition whose conditional uses a parameter
       // in a branch; the conditional case below evaluates it, so it never arrives here.
-      const evaluated = node.kind === "compare" ? evaluateCondition(node, NO_INPUTS, limits) : evaluateTree(node, NO_INPUTS, limits);
+      const evaluated =
+        node.kind === "compare" ? evaluateCondition(node, NO_INPUTS, limits) : evaluateTree(node, NO_INPUTS, limits);
       if (!evaluated.ok) return constantFailure(evaluated.error, evaluated.message);
       continue;
     }

@@ -3,7 +3,8 @@
 import { EXPR_LIMITS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
-export type ExpressionStringErrorCode = "expression_too_long" | "expression_not_printable_ascii" | "expression_multiline";
+export type ExpressionStringErrorCode =
+  "expression_too_long" | "expression_not_printable_ascii" | "expression_multiline";
 
 export function checkExpressionString(text: string): Result<string, ExpressionStringErrorCode> {
   // Length first, in UTF-16 units: a string longer than the byte limit in units is too long in bytes too.

@@ -15,14 +15,20 @@ export interface CaseRecord {
   readonly passed: boolean;
 }
 
-export function evaluateFixtures(source: ToyMathSource, fixtures: readonly Fixture[]): Result<readonly CaseRecord[], ExprErrorCode> {
+export function evaluateFixtures(
+  source: ToyMathSource,
+  fixtures: readonly Fixture[],
+): Result<readonly CaseRecord[], ExprErrorCode> {
   if (fixtures.length > EXPR_LIMITS.fixturesPerEvaluationMax) {
     return err("too_many_fixtures", `at most ${EXPR_LIMITS.fixturesPerEvaluationMax} fixtures per evaluation`);
   }
   const records: CaseRecord[] = [];
   for (const fixture of fixtures) {
     const compiled = Object.hasOwn(source.compiled, fixture.function) ? source.compiled[fixture.function] : undefined;
-    const result = compiled === undefined ? err("unknown_function", "fixture names an unknown function") : evaluateExpression(compiled, fixture.inputs);
+    const result =
+      compiled === undefined
+        ? err("unknown_function", "fixture names an unknown function")
+        : evaluateExpression(compiled, fixture.inputs);
     records.push({
       function: fixture.function,
       inputs: [...fixture.inputs],

@@ -59,7 +59,10 @@ class Evaluation {
 
   private checkInteger(value: number, what: string): number {
     if (!Number.isSafeInteger(value) || Math.abs(value) > this.limits.absoluteIntegerMax) {
-      throw new EvaluationStop("value_out_of_range", `${what} ${value} exceeds ${this.limits.absoluteIntegerMax} in magnitude`);
+      throw new EvaluationStop(
+        "value_out_of_range",
+        `${what} ${value} exceeds ${this.limits.absoluteIntegerMax} in magnitude`,
+      );
     }
     return value;
   }
@@ -106,12 +109,17 @@ class Evaluation {
   }
 }
 
-export function checkInputs(inputs: readonly number[], parameterCount: number, limits: EvaluationLimits): Result<null, ExprErrorCode> {
+export function checkInputs(
+  inputs: readonly number[],
+  parameterCount: number,
+  limits: EvaluationLimits,
+): Result<null, ExprErrorCode> {
   if (inputs.length !== parameterCount) {
     return err("input_count_mismatch", `expected ${parameterCount} inputs, got ${inputs.length}`);
   }
   for (const value of inputs) {
-    if (typeof value !== "number" || !Number.isInteger(value)) return err("input_not_integer", "every input must be an integer");
+    if (typeof value !== "number" || !Number.isInteger(value))
+      return err("input_not_integer", "every input must be an integer");
     if (Math.abs(value) > limits.absoluteIntegerMax) {
       return err("input_out_of_range", `input ${value} exceeds ${limits.absoluteIntegerMax} in magnitude`);
     }
@@ -120,12 +128,20 @@ export function checkInputs(inputs: readonly number[], parameterCount: number, l
 }
 
 /** Evaluates a validated tree; the caller has already checked the inputs with checkInputs. */
-export function evaluateTree(root: ExprNode, inputs: readonly number[], limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS): Result<number, ExprErrorCode> {
+export function evaluateTree(
+  root: ExprNode,
+  inputs: readonly number[],
+  limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS,
+): Result<number, ExprErrorCode> {
   return run(() => new Evaluation(inputs, limits).integer(root));
 }
 
 /** Evaluates a validated comparison (a conditional's condition) with the same checks. */
-export function evaluateCondition(node: ExprNode, inputs: readonly number[], limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS): Result<boolean, ExprErrorCode> {
+export function evaluateCondition(
+  node: ExprNode,
+  inputs: readonly number[],
+  limits: EvaluationLimits = DEFAULT_EVALUATION_LIMITS,
+): Result<boolean, ExprErrorCode> {
   return run(() => new Evaluation(inputs, limits).boolean(node));
 }
 

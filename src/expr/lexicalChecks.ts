@@ -77,14 +77,20 @@ export function checkNumericTokens(text: string): Result<null, ExprErrorCode> {
         const c = text[i];
         if (isNumberTail(c)) {
           i++;
-        } else if ((c === "+" || c === "-") && /[eE]$/.test(text.slice(start, i)) && /^[0-9.]/.test(text.slice(start, i)) && isDigit(text[i + 1])) {
+        } else if (
+          (c === "+" || c === "-") &&
+          /[eE]$/.test(text.slice(start, i)) &&
+          /^[0-9.]/.test(text.slice(start, i)) &&
+          isDigit(text[i + 1])
+        ) {
           i++;
         } else {
           break;
         }
       }
       const token = text.slice(start, i);
-      const problem = isPlainDigits(token) && (token.length === 1 || token[0] !== "0") ? null : describeNonDecimal(token);
+      const problem =
+        isPlainDigits(token) && (token.length === 1 || token[0] !== "0") ? null : describeNonDecimal(token);
       if (problem !== null) {
         return err("numeric_token_not_decimal", `numeric token is not a decimal integer (${problem})`);
       }
@@ -100,7 +106,8 @@ export function checkNumericTokens(text: string): Result<null, ExprErrorCode> {
 
 export function checkCommentsAndContinuations(text: string): Result<null, ExprErrorCode> {
   if (text.includes("#")) return err("comment_not_allowed", "comments are not allowed");
-  if (text.includes("\\")) return err("line_continuation_not_allowed", "line continuations (backslashes) are not allowed");
+  if (text.includes("\\"))
+    return err("line_continuation_not_allowed", "line continuations (backslashes) are not allowed");
   return ok(null);
 }
 

@@ -17,9 +17,41 @@ import type { Token } from "./lexer.ts";
 import type { CompareOperator, ExprNode, UnaryOperator } from "./syntaxTree.ts";
 
 const PYTHON_KEYWORDS = new Set([
-  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-  "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-  "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
 ]);
 
 const COMPARE_OPERATORS: ReadonlySet<string> = new Set(["<", "<=", ">", ">=", "==", "!="]);
@@ -85,20 +117,24 @@ class Parser {
   private rejectTrailingOperator(token: Token): void {
     if (token.type === "string") reject("forbidden_string", "string literal is not allowed");
     if (token.type === "name") {
-      if (token.text === "and" || token.text === "or") reject("forbidden_boolean_operator", `boolean operator "${token.text}" is not allowed`);
-      if (token.text === "in") reject("forbidden_membership_test", "membership test \"in\" is not allowed");
-      if (token.text === "not" && this.isKeyword("in", 1)) reject("forbidden_membership_test", "membership test \"not in\" is not allowed");
-      if (token.text === "is") reject("forbidden_identity_test", "identity test \"is\" is not allowed");
-      if (token.text === "for" || token.text === "async") reject("forbidden_comprehension", "comprehension is not allowed");
+      if (token.text === "and" || token.text === "or")
+        reject("forbidden_boolean_operator", `boolean operator "${token.text}" is not allowed`);
+      if (token.text === "in") reject("forbidden_membership_test", 'membership test "in" is not allowed');
+      if (token.text === "not" && this.isKeyword("in", 1))
+        reject("forbidden_membership_test", 'membership test "not in" is not allowed');
+      if (token.text === "is") reject("forbidden_identity_test", 'identity test "is" is not allowed');
+      if (token.text === "for" || token.text === "async")
+        reject("forbidden_comprehension", "comprehension is not allowed");
     }
     if (token.type !== "op") return;
     if (COMPARE_OPERATORS.has(token.text)) reject("forbidden_chained_comparison", "chained comparison is not allowed");
-    if (BITWISE_OPERATORS.has(token.text)) reject("forbidden_bitwise", `bitwise operator "${token.text}" is not allowed`);
-    if (token.text === "**") reject("forbidden_power", "power operator \"**\" is not allowed");
-    if (token.text === "/") reject("forbidden_division", "division \"/\" is not allowed");
-    if (token.text === "//") reject("forbidden_floor_division", "floor division \"//\" is not allowed");
-    if (token.text === "%") reject("forbidden_modulo", "modulo \"%\" is not allowed");
-    if (token.text === "@") reject("forbidden_matrix_multiplication", "matrix multiplication \"@\" is not allowed");
+    if (BITWISE_OPERATORS.has(token.text))
+      reject("forbidden_bitwise", `bitwise operator "${token.text}" is not allowed`);
+    if (token.text === "**") reject("forbidden_power", 'power operator "**" is not allowed');
+    if (token.text === "/") reject("forbidden_division", 'division "/" is not allowed');
+    if (token.text === "//") reject("forbidden_floor_division", 'floor division "//" is not allowed');
+    if (token.text === "%") reject("forbidden_modulo", 'modulo "%" is not allowed');
+    if (token.text === "@") reject("forbidden_matrix_multiplication", 'matrix multiplication "@" is not allowed');
     if (token.text === "(") reject("forbidden_call", "function call is not allowed");
     if (token.text === ".") reject("forbidden_attribute", "attribute access is not allowed");
     if (token.text === "[") reject("forbidden_subscript", "subscript is not allowed");
@@ -111,7 +147,7 @@ class Parser {
     while (this.isKeyword("if")) {
       this.index++;
       const test = this.parseDisjunction();
-      if (!this.isKeyword("else")) reject("syntax_error", "conditional expression is missing \"else\"");
+      if (!this.isKeyword("else")) reject("syntax_error", 'conditional expression is missing "else"');
       this.index++;
       pending.push({ body: current, test });
       current = this.parseDisjunction();
@@ -125,7 +161,7 @@ class Parser {
 
   private parseDisjunction(): ExprNode {
     if (this.isKeyword("lambda")) reject("forbidden_lambda", "lambda is not allowed");
-    if (this.isKeyword("not")) reject("forbidden_not", "\"not\" is not allowed");
+    if (this.isKeyword("not")) reject("forbidden_not", '"not" is not allowed');
     const node = this.parseComparison();
     if (this.isKeyword("and") || this.isKeyword("or")) {
       reject("forbidden_boolean_operator", `boolean operator "${this.peek().text}" is not allowed`);
@@ -141,7 +177,11 @@ class Parser {
     this.index++;
     const right = this.parseBitwiseLevel();
     const after = this.peek();
-    if ((after.type === "op" && COMPARE_OPERATORS.has(after.text)) || ["in", "is"].includes(after.text) || (after.text === "not" && this.isKeyword("in", 1))) {
+    if (
+      (after.type === "op" && COMPARE_OPERATORS.has(after.text)) ||
+      ["in", "is"].includes(after.text) ||
+      (after.text === "not" && this.isKeyword("in", 1))
+    ) {
       reject("forbidden_chained_comparison", "chained comparison is not allowed (one comparator only)");
     }
     return { kind: "compare", op: token.text as CompareOperator, left, right };
@@ -151,7 +191,7 @@ class Parser {
     if (this.isKeyword("in") || (this.isKeyword("not") && this.isKeyword("in", 1))) {
       reject("forbidden_membership_test", "membership test is not allowed");
     }
-    if (this.isKeyword("is")) reject("forbidden_identity_test", "identity test \"is\" is not allowed");
+    if (this.isKeyword("is")) reject("forbidden_identity_test", 'identity test "is" is not allowed');
   }
 
   private parseBitwiseLevel(): ExprNode {
@@ -183,10 +223,10 @@ class Parser {
         left = { kind: "binary", op: "*", left, right };
         continue;
       }
-      if (this.isOp("/")) reject("forbidden_division", "division \"/\" is not allowed");
-      if (this.isOp("//")) reject("forbidden_floor_division", "floor division \"//\" is not allowed");
-      if (this.isOp("%")) reject("forbidden_modulo", "modulo \"%\" is not allowed");
-      if (this.isOp("@")) reject("forbidden_matrix_multiplication", "matrix multiplication \"@\" is not allowed");
+      if (this.isOp("/")) reject("forbidden_division", 'division "/" is not allowed');
+      if (this.isOp("//")) reject("forbidden_floor_division", 'floor division "//" is not allowed');
+      if (this.isOp("%")) reject("forbidden_modulo", 'modulo "%" is not allowed');
+      if (this.isOp("@")) reject("forbidden_matrix_multiplication", 'matrix multiplication "@" is not allowed');
       return left;
     }
   }
@@ -199,7 +239,7 @@ class Parser {
         this.index++;
         continue;
       }
-      if (this.isOp("~")) reject("forbidden_bitwise", "bitwise inversion \"~\" is not allowed");
+      if (this.isOp("~")) reject("forbidden_bitwise", 'bitwise inversion "~" is not allowed');
       break;
     }
     let node = this.parsePower();
@@ -210,12 +250,12 @@ class Parser {
   }
 
   private parsePower(): ExprNode {
-    if (this.isKeyword("await")) reject("forbidden_keyword", "\"await\" is not allowed");
+    if (this.isKeyword("await")) reject("forbidden_keyword", '"await" is not allowed');
     const node = this.parseAtom();
     if (this.isOp("(")) reject("forbidden_call", "function call is not allowed");
     if (this.isOp(".")) reject("forbidden_attribute", "attribute access is not allowed");
     if (this.isOp("[")) reject("forbidden_subscript", "subscript is not allowed");
-    if (this.isOp("**")) reject("forbidden_power", "power operator \"**\" is not allowed");
+    if (this.isOp("**")) reject("forbidden_power", 'power operator "**" is not allowed');
     return node;
   }
 
@@ -233,32 +273,45 @@ class Parser {
           return this.parseParenthesized();
         case "[":
         case "{":
-          return reject(this.bracketHoldsFor() ? "forbidden_comprehension" : "forbidden_container", this.bracketHoldsFor() ? "comprehension is not allowed" : "list, set or dict display is not allowed");
+          return reject(
+            this.bracketHoldsFor() ? "forbidden_comprehension" : "forbidden_container",
+            this.bracketHoldsFor() ? "comprehension is not allowed" : "list, set or dict display is not allowed",
+          );
         case "...":
           return reject("forbidden_ellipsis", "Ellipsis is not allowed");
         case "*":
         case "**":
           return reject("forbidden_starred", "starred expression is not allowed");
         case "~":
-          return reject("forbidden_bitwise", "bitwise inversion \"~\" is not allowed");
+          return reject("forbidden_bitwise", 'bitwise inversion "~" is not allowed');
       }
     }
-    return reject("syntax_error", token.type === "end" ? "expression ended where an operand was expected" : `unexpected ${JSON.stringify(token.text)} at column ${token.position + 1}`);
+    return reject(
+      "syntax_error",
+      token.type === "end"
+        ? "expression ended where an operand was expected"
+        : `unexpected ${JSON.stringify(token.text)} at column ${token.position + 1}`,
+    );
   }
 
   private parseName(name: string): ExprNode {
-    if (name === "True" || name === "False" || name === "None") reject("forbidden_keyword_constant", `${name} is not allowed`);
+    if (name === "True" || name === "False" || name === "None")
+      reject("forbidden_keyword_constant", `${name} is not allowed`);
     if (name === "lambda") reject("forbidden_lambda", "lambda is not allowed");
-    if (name === "not") reject("forbidden_not", "\"not\" is not allowed");
+    if (name === "not") reject("forbidden_not", '"not" is not allowed');
     if (name === "yield" || name === "await") reject("forbidden_keyword", `"${name}" is not allowed`);
     if (PYTHON_KEYWORDS.has(name)) reject("syntax_error", `unexpected keyword "${name}"`);
-    if (this.peek(1).type === "string" && /^[rRbBuUfF]{1,2}$/.test(name)) reject("forbidden_string", "string literal is not allowed");
+    if (this.peek(1).type === "string" && /^[rRbBuUfF]{1,2}$/.test(name))
+      reject("forbidden_string", "string literal is not allowed");
     if (this.isOp("(", 1)) reject("forbidden_call", "function call is not allowed");
     if (this.isOp(".", 1)) reject("forbidden_attribute", "attribute access is not allowed");
     if (this.isOp("[", 1)) reject("forbidden_subscript", "subscript is not allowed");
     if (this.isOp(":=", 1)) reject("forbidden_walrus", "assignment expression (walrus) is not allowed");
     if (name.includes("_")) {
-      reject("underscore_name", /^__.*__$/.test(name) ? `dunder name ${name} is not allowed` : `name ${name} contains an underscore`);
+      reject(
+        "underscore_name",
+        /^__.*__$/.test(name) ? `dunder name ${name} is not allowed` : `name ${name} contains an underscore`,
+      );
     }
     const parameterIndex = this.parameters.indexOf(name);
     if (parameterIndex < 0) reject("unknown_name", `unknown name ${name} (allowed: ${this.parameters.join(", ")})`);
@@ -267,14 +320,16 @@ class Parser {
   }
 
   private parseParenthesized(): ExprNode {
-    if (this.bracketHoldsFor()) reject("forbidden_comprehension", "generator expression (comprehension) is not allowed");
+    if (this.bracketHoldsFor())
+      reject("forbidden_comprehension", "generator expression (comprehension) is not allowed");
     this.index++;
     if (this.isOp(")")) reject("forbidden_container", "empty tuple is not allowed");
-    if (this.isKeyword("yield")) reject("forbidden_keyword", "\"yield\" is not allowed");
+    if (this.isKeyword("yield")) reject("forbidden_keyword", '"yield" is not allowed');
     if (this.isOp("*")) reject("forbidden_starred", "starred expression is not allowed");
     const inner = this.parseExpression();
     if (this.isOp(",")) reject("forbidden_container", "a tuple is not allowed");
-    if (this.isKeyword("for") || this.isKeyword("async")) reject("forbidden_comprehension", "generator expression (comprehension) is not allowed");
+    if (this.isKeyword("for") || this.isKeyword("async"))
+      reject("forbidden_comprehension", "generator expression (comprehension) is not allowed");
     if (this.isOp(":=")) reject("forbidden_walrus", "assignment expression (walrus) is not allowed");
     if (!this.isOp(")")) {
       this.rejectTrailingOperator(this.peek());

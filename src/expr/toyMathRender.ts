@@ -4,5 +4,7 @@
 import { FUNCTION_NAMES, FUNCTIONS } from "../constants/labConstants.ts";
 
 export function renderToyMathSource(expressions: { readonly clamp: string; readonly total: string }): string {
-  return FUNCTION_NAMES.map((name) => `def ${name}(${FUNCTIONS[name].params.join(", ")}):\n    return ${expressions[name]}\n`).join("\n");
+  return FUNCTION_NAMES.map(
+    (name) => `def ${name}(${FUNCTIONS[name].params.join(", ")}):\n    return ${expressions[name]}\n`,
+  ).join("\n");
 }

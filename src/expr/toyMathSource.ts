@@ -13,7 +13,8 @@ export interface ToyMathSource {
   readonly compiled: { readonly clamp: ValidatedExpression; readonly total: ValidatedExpression };
 }
 
-const STATEMENT_KEYWORDS = /^(class|import|from|if|elif|else|for|while|with|try|except|finally|global|nonlocal|del|pass|return|raise|assert|break|continue|yield|match|case|type)\b/;
+const STATEMENT_KEYWORDS =
+  /^(class|import|from|if|elif|else|for|while|with|try|except|finally|global|nonlocal|del|pass|return|raise|assert|break|continue|yield|match|case|type)\b/;
 const ASSIGNMENT = /(^|[^=!<>])=($|[^=])/;
 const STRING_START = /^([rRbBuUfF]{0,2})["']/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -70,7 +71,8 @@ function parseHeader(line: string, seen: ReadonlySet<string>): Result<FunctionNa
   if (match === null) return err("syntax_error", "malformed function definition");
   const name = match[1] as string;
   const rest = match[2] as string;
-  if (!Object.hasOwn(FUNCTIONS, name)) return err("extra_definition", `unexpected function ${name}; only clamp and total are allowed`);
+  if (!Object.hasOwn(FUNCTIONS, name))
+    return err("extra_definition", `unexpected function ${name}; only clamp and total are allowed`);
   if (seen.has(name)) return err("extra_definition", `function ${name} is defined twice`);
   if (rest.startsWith("[")) return err("type_parameters_not_allowed", "type parameters are not allowed");
   if (!rest.startsWith("(")) return err("syntax_error", "malformed function definition");
@@ -86,7 +88,10 @@ function parseHeader(line: string, seen: ReadonlySet<string>): Result<FunctionNa
   const names: string[] = [];
   for (const part of parts) {
     if (part.startsWith("*") || part === "/") {
-      return err("variadic_parameter_not_allowed", "*args, **kwargs, keyword-only and positional-only markers are not allowed");
+      return err(
+        "variadic_parameter_not_allowed",
+        "*args, **kwargs, keyword-only and positional-only markers are not allowed",
+      );
     }
     if (part.includes(":")) return err("annotation_not_allowed", "parameter annotations are not allowed");
     if (part.includes("=")) return err("default_not_allowed", "parameter defaults are not allowed");
@@ -107,10 +112,13 @@ function parseHeader(line: string, seen: ReadonlySet<string>): Result<FunctionNa
 }
 
 function bodyLine(open: OpenFunction, content: string): Result<null, ExprErrorCode> {
-  if (open.expression !== null) return err("statement_not_allowed", `${open.name} must contain only one return statement`);
+  if (open.expression !== null)
+    return err("statement_not_allowed", `${open.name} must contain only one return statement`);
   if (STRING_START.test(content)) return err("docstring_not_allowed", "docstrings are not allowed");
-  if (content === "return" || content.trimEnd() === "return") return err("function_body_invalid", "return needs an expression");
-  if (!content.startsWith("return ")) return err("statement_not_allowed", `${open.name} must contain only a single return statement`);
+  if (content === "return" || content.trimEnd() === "return")
+    return err("function_body_invalid", "return needs an expression");
+  if (!content.startsWith("return "))
+    return err("statement_not_allowed", `${open.name} must contain only a single return statement`);
   open.expression = content.slice("return ".length);
   return ok(null);
 }
@@ -118,7 +126,8 @@ function bodyLine(open: OpenFunction, content: string): Result<null, ExprErrorCo
 function moduleLine(content: string): ExprErrorCode {
   if (content.startsWith("@")) return "decorator_not_allowed";
   if (/^async\b/.test(content)) return "async_not_allowed";
-  if (STATEMENT_KEYWORDS.test(content) || ASSIGNMENT.test(content) || content.trimEnd().endsWith(":")) return "statement_not_allowed";
+  if (STATEMENT_KEYWORDS.test(content) || ASSIGNMENT.test(content) || content.trimEnd().endsWith(":"))
+    return "statement_not_allowed";
   return "module_expression_not_allowed";
 }
 
@@ -184,5 +193,8 @@ export function parseToyMathSource(source: string | Uint8Array): Result<ToyMathS
   if (!clamp.ok) return err(clamp.error, `clamp: ${clamp.message}`);
   const total = compileExpression("total", totalText);
   if (!total.ok) return err(total.error, `total: ${total.message}`);
-  return ok({ expressions: { clamp: clampText, total: totalText }, compiled: { clamp: clamp.value, total: total.value } });
+  return ok({
+    expressions: { clamp: clampText, total: totalText },
+    compiled: { clamp: clamp.value, total: total.value },
+  });
 }

@@ -15,7 +15,10 @@ function resultType(node: ExprNode, childTypes: readonly ValueType[]): Result<Va
   switch (node.kind) {
     case "constant":
       if (Math.abs(node.value) > EXPR_LIMITS.absoluteIntegerMax) {
-        return err("literal_out_of_range", `literal ${node.value} exceeds ${EXPR_LIMITS.absoluteIntegerMax} in magnitude`);
+        return err(
+          "literal_out_of_range",
+          `literal ${node.value} exceeds ${EXPR_LIMITS.absoluteIntegerMax} in magnitude`,
+        );
       }
       return INT;
     case "name":
@@ -62,6 +65,7 @@ export function checkTypes(root: ExprNode): Result<null, ExprErrorCode> {
     if (!typed.ok) return typed;
     values.push(typed.value);
   }
-  if (values[0] !== "int") return err("result_not_integer", "the returned value must be an integer, not a comparison result");
+  if (values[0] !== "int")
+    return err("result_not_integer", "the returned value must be an integer, not a comparison result");
   return ok(null);
 }

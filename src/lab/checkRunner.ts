@@ -24,11 +24,27 @@ interface CheckIdentity {
 
 /** The row of a check whose run could not even start: nothing observed, nothing to compare. */
 function failedToRunRow(check: CheckIdentity, code: string, message: string): CheckRow {
-  return { id: check.id, description: check.description, expected: check.expected, observed: code, unchanged: "n/a", passed: false, problems: [message], runDirectory: null, stopReason: null };
+  return {
+    id: check.id,
+    description: check.description,
+    expected: check.expected,
+    observed: code,
+    unchanged: "n/a",
+    passed: false,
+    problems: [message],
+    runDirectory: null,
+    stopReason: null,
+  };
 }
 
 /** The row of a check that ran: it passes only with the expected code, unchanged state and no problem. */
-function ranCheckRow(check: CheckIdentity, observed: string | null, unchanged: boolean, problems: readonly string[], run: LabRunResult): CheckRow {
+function ranCheckRow(
+  check: CheckIdentity,
+  observed: string | null,
+  unchanged: boolean,
+  problems: readonly string[],
+  run: LabRunResult,
+): CheckRow {
   return {
     id: check.id,
     description: check.description,
@@ -154,13 +170,32 @@ function observe(kind: Observed, run: LabRunResult, deniedProposal: number): str
  * the bytes actually on disk, which it must refuse with the listed code. The controller's
  * recorded source digest and version must stay the initial ones.
  */
-export const SOURCE_VALIDATOR_CHECKS: readonly { id: string; description: string; source: string; expected: string }[] = [
-  { id: "altered_signature", description: "altered function signature", source: INITIAL_TOY_MATH_PY.replace("def clamp(x, lo, hi)", "def clamp(x, hi, lo)"), expected: "signature_mismatch" },
-  { id: "extra_statement", description: "extra statement in a function body", source: INITIAL_TOY_MATH_PY.replace("    return x\n", "    y = 1\n    return x\n"), expected: "statement_not_allowed" },
-  { id: "unexpected_source_content", description: "unexpected module-level content", source: `${INITIAL_TOY_MATH_PY}print(1)\n`, expected: "module_expression_not_allowed" },
-];
+export const SOURCE_VALIDATOR_CHECKS: readonly { id: string; description: string; source: string; expected: string }[] =
+  [
+    {
+      id: "altered_signature",
+      description: "altered function signature",
+      source: INITIAL_TOY_MATH_PY.replace("def clamp(x, lo, hi)", "def clamp(x, hi, lo)"),
+      expected: "signature_mismatch",
+    },
+    {
+      id: "extra_statement",
+      description: "extra statement in a function body",
+      source: INITIAL_TOY_MATH_PY.replace("    return x\n", "    y = 1\n    return x\n"),
+      expected: "statement_not_allowed",
+    },
+    {
+      id: "unexpected_source_content",
+      description: "unexpected module-level content",
+      source: `${INITIAL_TOY_MATH_PY}print(1)\n`,
+      expected: "module_expression_not_allowed",
+    },
+  ];
 
-export async function runSourceValidatorCheck(check: (typeof SOURCE_VALIDATOR_CHECKS)[number], root: string): Promise<CheckRow> {
+export async function runSourceValidatorCheck(
+  check: (typeof SOURCE_VALIDATOR_CHECKS)[number],
+  root: string,
+): Promise<CheckRow> {
   const description = `${check.description} (source validator, in a fresh workspace)`;
   const seen: { onDisk: Buffer | null } = { onDisk: null };
   const result = await runLab({
@@ -168,9 +203,16 @@ export async function runSourceValidatorCheck(check: (typeof SOURCE_VALIDATOR_CH
     source: new ScriptedSource(['{"action":"read","file":"toy_math.py"}']),
     kind: "negative_check",
     clock: new ManualClock(0),
-    afterCreate: (workspace) => overwriteSource({ workspaceDirectory: workspace.paths.workspace, runDirectory: workspace.paths.run }, check.source),
+    afterCreate: (workspace) =>
+      overwriteSource(
+        { workspaceDirectory: workspace.paths.workspace, runDirectory: workspace.paths.run },
+        check.source,
+      ),
     beforeFinalEvaluation: (workspace) => {
-      seen.onDisk = readSourceBytes({ workspaceDirectory: workspace.paths.workspace, runDirectory: workspace.paths.run });
+      seen.onDisk = readSourceBytes({
+        workspaceDirectory: workspace.paths.workspace,
+        runDirectory: workspace.paths.run,
+      });
     },
   });
   if (!result.ok) {
@@ -182,9 +224,11 @@ export async function runSourceValidatorCheck(check: (typeof SOURCE_VALIDATOR_CH
   const state = result.value.workspace.state();
   const unchanged = state.version === 0 && state.sourceSha256 === sha256Hex(INITIAL_TOY_MATH_PY);
   const problems: string[] = [];
-  if (bytes === null || bytes.toString("utf8") !== check.source) problems.push("the workspace file does not hold the written source");
+  if (bytes === null || bytes.toString("utf8") !== check.source)
+    problems.push("the workspace file does not hold the written source");
   const lastError = result.value.loop.log.at(-1)?.observation["error"];
-  if (lastError !== "workspace_conflict") problems.push(`the read of the changed file was not refused as workspace_conflict (${String(lastError)})`);
+  if (lastError !== "workspace_conflict")
+    problems.push(`the read of the changed file was not refused as workspace_conflict (${String(lastError)})`);
   if (result.value.final.verified_success) problems.push("verified_success must be false");
   return ranCheckRow({ ...check, description }, observed, unchanged, problems, result.value);
 }

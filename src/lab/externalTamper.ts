@@ -1,7 +1,16 @@
 // Simulated outside actors for the negative checks: code that changes a run's managed files
 // behind the controller's back, exactly as a host process could. Only the checks use it; the
 // controller never does. Kept apart so nobody mistakes it for part of the workspace layer.
-import { linkSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 export interface TamperTarget {
@@ -31,7 +40,9 @@ export function hardLinkSource(target: TamperTarget): void {
 /** Swaps the whole workspace directory for a look-alike copy (same names and bytes, new identity). */
 export function replaceWorkspaceDirectory(target: TamperTarget): void {
   const moved = `${target.workspaceDirectory}.original`;
-  const files = readdirSync(target.workspaceDirectory).map((name) => [name, readFileSync(join(target.workspaceDirectory, name))] as const);
+  const files = readdirSync(target.workspaceDirectory).map(
+    (name) => [name, readFileSync(join(target.workspaceDirectory, name))] as const,
+  );
   renameSync(target.workspaceDirectory, moved);
   mkdirSync(target.workspaceDirectory, { mode: 0o700 });
   for (const [name, bytes] of files) writeFileSync(join(target.workspaceDirectory, name), bytes, { mode: 0o600 });

@@ -16,7 +16,15 @@ import { harnessHashes } from "../recording/runtimeIdentity.ts";
 export interface EvidenceCheck {
   readonly directory: string | null;
   /** "verified": exists, passed, same harness; otherwise the first reason it is not. */
-  readonly status: "verified" | "not_supplied" | "missing" | "unreadable" | "evidence_invalid" | "not_passing" | "other_harness_version" | "wrong_kind";
+  readonly status:
+    | "verified"
+    | "not_supplied"
+    | "missing"
+    | "unreadable"
+    | "evidence_invalid"
+    | "not_passing"
+    | "other_harness_version"
+    | "wrong_kind";
   readonly harness_sha256: string | null;
 }
 
@@ -47,7 +55,9 @@ function readObject(directory: string, name: string): Record<string, unknown> | 
 }
 
 function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 export function checkBaselineEvidence(directory: string | null, current: string): EvidenceCheck {
@@ -59,7 +69,8 @@ export function checkBaselineEvidence(directory: string | null, current: string)
   const harness = field(manifest["harness"], "aggregate_sha256");
   const sha = typeof harness === "string" ? harness : null;
   if (verdict.kind === "evidence_invalid") return { directory, status: "evidence_invalid", harness_sha256: sha };
-  if (field(manifest["labels"], "kind") !== "scripted_baseline") return { directory, status: "wrong_kind", harness_sha256: sha };
+  if (field(manifest["labels"], "kind") !== "scripted_baseline")
+    return { directory, status: "wrong_kind", harness_sha256: sha };
   if (verdict.kind !== "verified_success") return { directory, status: "not_passing", harness_sha256: sha };
   return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
 }
@@ -68,17 +79,24 @@ export function checkChecksEvidence(directory: string | null, current: string): 
   if (directory === null) return { directory, status: "not_supplied", harness_sha256: null };
   if (!isDirectory(directory)) return { directory, status: "missing", harness_sha256: null };
   const report = readObject(directory, "checks.json");
-  if (report === null || report["schema"] !== "tca.checks/1") return { directory, status: "unreadable", harness_sha256: null };
+  if (report === null || report["schema"] !== "tca.checks/1")
+    return { directory, status: "unreadable", harness_sha256: null };
   const sha = typeof report["harness_sha256"] === "string" ? report["harness_sha256"] : null;
   // Every row re-derived from its own run directory against the spec's table; a process count
   // that is missing or not zero fails it.
   const verdict = deriveChecksVerdict(directory);
-  if (verdict.kind === "evidence_invalid" || verdict.kind === "incomplete") return { directory, status: "evidence_invalid", harness_sha256: sha };
+  if (verdict.kind === "evidence_invalid" || verdict.kind === "incomplete")
+    return { directory, status: "evidence_invalid", harness_sha256: sha };
   if (verdict.kind !== "all_passed") return { directory, status: "not_passing", harness_sha256: sha };
   return { directory, status: sha === current ? "verified" : "other_harness_version", harness_sha256: sha };
 }
 
-export function verifyHarnessEvidence(baselineDirectory: string | null, checksDirectory: string | null, now: Date = new Date(), unverifiedHarness = false): HarnessVerification {
+export function verifyHarnessEvidence(
+  baselineDirectory: string | null,
+  checksDirectory: string | null,
+  now: Date = new Date(),
+  unverifiedHarness = false,
+): HarnessVerification {
   const current = harnessHashes().aggregate_sha256;
   const baseline = checkBaselineEvidence(baselineDirectory, current);
   const checks = checkChecksEvidence(checksDirectory, current);
@@ -105,13 +123,23 @@ const STATUS_WORDS: Record<Exclude<EvidenceCheck["status"], "verified" | "not_su
  * Supplied evidence must verify before the trial claims its window or loads the model; the
  * explicit override lets the trial run and is recorded in the verification itself.
  */
-export function requireVerifiedHarness(verification: HarnessVerification): Result<HarnessVerification, "harness_evidence_invalid"> {
+export function requireVerifiedHarness(
+  verification: HarnessVerification,
+): Result<HarnessVerification, "harness_evidence_invalid"> {
   if (verification.unverified_harness) return ok(verification);
   const problems: string[] = [];
-  for (const [option, check, kind] of [["--baseline", verification.baseline, "a tca lab baseline run"], ["--checks", verification.checks, "a tca lab checks root"]] as const) {
+  for (const [option, check, kind] of [
+    ["--baseline", verification.baseline, "a tca lab baseline run"],
+    ["--checks", verification.checks, "a tca lab checks root"],
+  ] as const) {
     if (check.status === "verified" || check.status === "not_supplied") continue;
-    problems.push(`${option} ${check.directory ?? ""} ${check.status === "wrong_kind" ? `is not ${kind}` : STATUS_WORDS[check.status]}`);
+    problems.push(
+      `${option} ${check.directory ?? ""} ${check.status === "wrong_kind" ? `is not ${kind}` : STATUS_WORDS[check.status]}`,
+    );
   }
   if (problems.length === 0) return ok(verification);
-  return err("harness_evidence_invalid", `${problems.join("; ")}; nothing was loaded and no trial window was claimed (fix the path, or pass --unverified-harness to run anyway, which is recorded)`);
+  return err(
+    "harness_evidence_invalid",
+    `${problems.join("; ")}; nothing was loaded and no trial window was claimed (fix the path, or pass --unverified-harness to run anyway, which is recorded)`,
+  );
 }

@@ -4,17 +4,34 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
-  CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT,
+  CONTROLLER_LIMITS,
+  HELD_OUT_FIXTURES,
+  INITIAL_TOY_MATH_PY,
+  PROPOSAL_LIMITS,
+  PUBLIC_FIXTURES,
+  SYSTEM_INSTRUCTION,
+  TASK_TXT,
   type StopReason,
 } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
-import { runControllerLoop, type ControllerHooks, type ControllerLimits, type EvidenceSink, type LoopOutcome } from "../controller/controllerLoop.ts";
+import {
+  runControllerLoop,
+  type ControllerHooks,
+  type ControllerLimits,
+  type EvidenceSink,
+  type LoopOutcome,
+} from "../controller/controllerLoop.ts";
 import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEvaluation.ts";
 import type { ProposalSource } from "../controller/proposalSource.ts";
 import { ACTION_CONTRACT_TEXT, fullLogAssembler, type RequestAssembler } from "../controller/requestAssembler.ts";
 import { AuditRecorder } from "../recording/auditRecorder.ts";
-import { evidenceFileProblem, isAlreadyPresent, writeJsonExclusive, type EvidenceFileIdentity } from "../recording/evidenceFile.ts";
+import {
+  evidenceFileProblem,
+  isAlreadyPresent,
+  writeJsonExclusive,
+  type EvidenceFileIdentity,
+} from "../recording/evidenceFile.ts";
 import { harnessHashes, runtimeIdentity } from "../recording/runtimeIdentity.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { auditEditJournal } from "../workspace/editJournal.ts";
@@ -32,7 +49,10 @@ export type RunKind = "scripted_baseline" | "negative_check" | "model_trial" | "
  */
 export interface ProposalSourceLoader {
   readonly label: string;
-  load(overallDeadlineMs: number, signal: AbortSignal): Promise<Result<ProposalSource, "model_error" | "time_limit" | "cancelled">>;
+  load(
+    overallDeadlineMs: number,
+    signal: AbortSignal,
+  ): Promise<Result<ProposalSource, "model_error" | "time_limit" | "cancelled">>;
   /** What is known about the source before (or without) a successful load. */
   describePending(): Readonly<Record<string, unknown>>;
 }
@@ -88,7 +108,12 @@ export interface FinalReport {
   readonly diagnostic?: Readonly<Record<string, unknown>>;
 }
 
-export function runLabels(kind: RunKind): { kind: RunKind; scripted: boolean; synthetic_pipeline_check: boolean; model_invoked_expected: boolean } {
+export function runLabels(kind: RunKind): {
+  kind: RunKind;
+  scripted: boolean;
+  synthetic_pipeline_check: boolean;
+  model_invoked_expected: boolean;
+} {
   return {
     kind,
     scripted: kind === "scripted_baseline" || kind === "negative_check",
@@ -121,7 +146,11 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       if (auditProblem === null) {
         auditProblem = recorder.identityProblem();
         if (auditProblem !== null) {
-          recorder.append("harness_error", { at: "audit_identity", error: "audit_replaced", message: auditProblem }, latestProposal);
+          recorder.append(
+            "harness_error",
+            { at: "audit_identity", error: "audit_replaced", message: auditProblem },
+            latestProposal,
+          );
           throw new EvidenceIntegrityError(auditProblem);
         }
       }
@@ -137,16 +166,26 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   const workspace = created.value;
   const runDirectory = workspace.paths.run;
   try {
-    recorder = AuditRecorder.create(join(runDirectory, "audit.jsonl"), { runId, sourceLabel: options.source.label, clock });
+    recorder = AuditRecorder.create(join(runDirectory, "audit.jsonl"), {
+      runId,
+      sourceLabel: options.source.label,
+      clock,
+    });
   } catch (error) {
     // Nothing can be recorded without the audit: a short refusal, no stack trace, nothing overwritten.
-    return err("run_create_failed", isAlreadyPresent(error) ? "audit.jsonl appeared in the new run directory before the recorder created it" : "audit.jsonl could not be created");
+    return err(
+      "run_create_failed",
+      isAlreadyPresent(error)
+        ? "audit.jsonl appeared in the new run directory before the recorder created it"
+        : "audit.jsonl could not be created",
+    );
   }
   options.beforeLoad?.(runDirectory);
 
   // Load the source (if it needs loading) inside the run's own deadline.
   let source: ProposalSource | null = null;
-  let loadFailure: { readonly error: "model_error" | "time_limit" | "cancelled"; readonly message: string } | null = null;
+  let loadFailure: { readonly error: "model_error" | "time_limit" | "cancelled"; readonly message: string } | null =
+    null;
   let loadMs: number | null = null;
   if (isLoader(options.source)) {
     const loadStarted = clock.now();
@@ -154,7 +193,12 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     loadMs = clock.now() - loadStarted;
     if (loaded.ok) source = loaded.value;
     else loadFailure = { error: loaded.error, message: loaded.message };
-    appendQuietly(evidence, "source_load", { ok: loaded.ok, error: loadFailure?.error ?? null, message: loadFailure?.message ?? null, elapsed_ms: loadMs });
+    appendQuietly(evidence, "source_load", {
+      ok: loaded.ok,
+      error: loadFailure?.error ?? null,
+      message: loadFailure?.message ?? null,
+      elapsed_ms: loadMs,
+    });
   } else {
     source = options.source;
   }
@@ -164,10 +208,18 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     run_id: runId,
     created_at: new Date().toISOString(),
     labels,
-    proposal_source: { label: options.source.label, ...(source ? source.describe() : isLoader(options.source) ? options.source.describePending() : {}), ...(loadFailure ? { load_failure: loadFailure } : {}) },
+    proposal_source: {
+      label: options.source.label,
+      ...(source ? source.describe() : isLoader(options.source) ? options.source.describePending() : {}),
+      ...(loadFailure ? { load_failure: loadFailure } : {}),
+    },
     runtime: runtimeIdentity(),
     prompt: { system_instruction: SYSTEM_INSTRUCTION, system_instruction_sha256: sha256Hex(SYSTEM_INSTRUCTION) },
-    contract: { text: ACTION_CONTRACT_TEXT, sha256: sha256Hex(ACTION_CONTRACT_TEXT), actions: ["read", "replace", "test", "finish"] },
+    contract: {
+      text: ACTION_CONTRACT_TEXT,
+      sha256: sha256Hex(ACTION_CONTRACT_TEXT),
+      actions: ["read", "replace", "test", "finish"],
+    },
     fixtures: {
       public_count: PUBLIC_FIXTURES.length,
       public_sha256: sha256Hex(JSON.stringify(PUBLIC_FIXTURES)),
@@ -195,7 +247,12 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   let loop: LoopOutcome;
   let diagnostic: Record<string, unknown> | undefined;
   try {
-    evidence.append("run_started", { run_kind: options.kind, labels, initial_state: workspace.state(), overall_deadline_ms: overallDeadlineMs });
+    evidence.append("run_started", {
+      run_kind: options.kind,
+      labels,
+      initial_state: workspace.state(),
+      overall_deadline_ms: overallDeadlineMs,
+    });
     if (auditProblem !== null) throw new EvidenceIntegrityError(auditProblem);
     if (!manifestWrite.ok) {
       // A manifest.json already present was not written by this run: record it and stop, never run on it.
@@ -208,22 +265,24 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       if (source === null) {
         evidence.append("stop", { stop_reason: loadFailure?.error ?? "model_error", at: "source_load" });
         loop = emptyLoop(loadFailure?.error ?? "model_error");
-      } else loop = await runControllerLoop({
-      workspace,
-      evidence,
-      source,
-      assembler: options.assembler ?? fullLogAssembler,
-      clock,
-      cancellation,
-      overallDeadlineMs,
-      limits: options.limits,
-      hooks: options.controllerHooks,
-      });
+      } else
+        loop = await runControllerLoop({
+          workspace,
+          evidence,
+          source,
+          assembler: options.assembler ?? fullLogAssembler,
+          clock,
+          cancellation,
+          overallDeadlineMs,
+          limits: options.limits,
+          hooks: options.controllerHooks,
+        });
     }
   } catch (error) {
     // An unexpected exception is a harness fault: keep bounded trusted diagnostics, never success.
     diagnostic = boundedDiagnostic(error);
-    if (!(error instanceof EvidenceIntegrityError)) appendQuietly(evidence, "harness_error", diagnostic, latestProposal);
+    if (!(error instanceof EvidenceIntegrityError))
+      appendQuietly(evidence, "harness_error", diagnostic, latestProposal);
     appendQuietly(evidence, "stop", { stop_reason: "harness_error" }, latestProposal);
     loop = { ...emptyLoop("harness_error"), proposalsUsed: latestProposal ?? 0 };
   } finally {
@@ -262,11 +321,21 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   // Evidence that can fail: how many processes/threads were started while this run was watched.
   if (options.processWatch) appendQuietly(evidence, "process_watch", options.processWatch.report());
   // Before final.json: the audit and the manifest must still be this run's own files.
-  const lateProblem = auditProblem ?? recorder.identityProblem() ?? (manifestWrite.ok ? evidenceFileProblem(join(runDirectory, "manifest.json"), "manifest.json", manifestWrite.value) : null);
+  const lateProblem =
+    auditProblem ??
+    recorder.identityProblem() ??
+    (manifestWrite.ok
+      ? evidenceFileProblem(join(runDirectory, "manifest.json"), "manifest.json", manifestWrite.value)
+      : null);
   if (lateProblem !== null) {
     diagnostic = { ...(diagnostic ?? {}), evidence_problem: lateProblem };
     // When the audit itself is the problem, this append records it (audit_replaced) instead.
-    if (auditProblem === null) appendQuietly(evidence, "harness_error", { at: "before_final", error: "evidence_replaced", message: lateProblem });
+    if (auditProblem === null)
+      appendQuietly(evidence, "harness_error", {
+        at: "before_final",
+        error: "evidence_replaced",
+        message: lateProblem,
+      });
   }
   const failedClosed = lateProblem !== null;
   const final: FinalReport = {
@@ -307,9 +376,17 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       // Someone else's final.json stays where it is, as evidence; the audit says it is not ours,
       // and this run ends as harness_error (the verdict then reads EVIDENCE INVALID).
       appendQuietly(evidence, "harness_error", { at: "final", error: finalWrite.error, message: finalWrite.message });
-      finalReport = { ...final, stop_reason: "harness_error", verified_success: false, diagnostic: { ...(final.diagnostic ?? {}), evidence_problem: finalWrite.message } };
+      finalReport = {
+        ...final,
+        stop_reason: "harness_error",
+        verified_success: false,
+        diagnostic: { ...(final.diagnostic ?? {}), evidence_problem: finalWrite.message },
+      };
     }
-    appendQuietly(evidence, "run_finished", { stop_reason: finalReport.stop_reason, verified_success: finalReport.verified_success });
+    appendQuietly(evidence, "run_finished", {
+      stop_reason: finalReport.stop_reason,
+      verified_success: finalReport.verified_success,
+    });
   } finally {
     recorder.close();
   }
@@ -321,7 +398,9 @@ class EvidenceIntegrityError extends Error {
   override readonly name = "EvidenceIntegrityError";
 }
 
-type EvidenceWrite = { readonly ok: true; readonly value: EvidenceFileIdentity } | { readonly ok: false; readonly error: "evidence_file_exists" | "evidence_unwritable"; readonly message: string };
+type EvidenceWrite =
+  | { readonly ok: true; readonly value: EvidenceFileIdentity }
+  | { readonly ok: false; readonly error: "evidence_file_exists" | "evidence_unwritable"; readonly message: string };
 
 /** An exclusive evidence write that reports, never throws: a file already there is a recorded fault. */
 function writeEvidence(runDirectory: string, name: string, value: unknown): EvidenceWrite {
@@ -329,13 +408,22 @@ function writeEvidence(runDirectory: string, name: string, value: unknown): Evid
     return { ok: true, value: writeJsonExclusive(join(runDirectory, name), value) };
   } catch (error) {
     return isAlreadyPresent(error)
-      ? { ok: false, error: "evidence_file_exists", message: `${name} already existed: it was not written by this run and was left untouched` }
+      ? {
+          ok: false,
+          error: "evidence_file_exists",
+          message: `${name} already existed: it was not written by this run and was left untouched`,
+        }
       : { ok: false, error: "evidence_unwritable", message: `${name} could not be written` };
   }
 }
 
 /** The last append of a run: an audit fault found here is already recorded, so it ends nothing more. */
-function appendQuietly(evidence: EvidenceSink, type: string, payload: Readonly<Record<string, unknown>>, proposalNumber: number | null = null): void {
+function appendQuietly(
+  evidence: EvidenceSink,
+  type: string,
+  payload: Readonly<Record<string, unknown>>,
+  proposalNumber: number | null = null,
+): void {
   try {
     evidence.append(type, payload, proposalNumber);
   } catch (error) {
@@ -362,7 +450,14 @@ function isLoader(source: ProposalSource | ProposalSourceLoader): source is Prop
 }
 
 function emptyLoop(stopReason: StopReason): LoopOutcome {
-  return { stopReason, proposalsUsed: 0, invalidProposals: 0, acceptedFinish: null, phases: { generationMs: 0, validationMs: 0, editMs: 0, testMs: 0 }, log: [] };
+  return {
+    stopReason,
+    proposalsUsed: 0,
+    invalidProposals: 0,
+    acceptedFinish: null,
+    phases: { generationMs: 0, validationMs: 0, editMs: 0, testMs: 0 },
+    log: [],
+  };
 }
 
 function boundedDiagnostic(error: unknown): Record<string, unknown> {

@@ -62,19 +62,32 @@ export interface ModelTrialResult {
   readonly role: TrialRole | null;
 }
 
-export async function runModelTrial(options: ModelTrialOptions): Promise<Result<ModelTrialResult, ModelTrialErrorCode>> {
+export async function runModelTrial(
+  options: ModelTrialOptions,
+): Promise<Result<ModelTrialResult, ModelTrialErrorCode>> {
   if (options.predictions === null) {
     return err("predictions_missing", "record your predictions first (tca lab predict), or pass --without-predictions");
   }
-  if (options.runConsent === null) return err("run_not_authorized", "the trial needs your explicit opt-in (answer yes, or pass --yes)");
+  if (options.runConsent === null)
+    return err("run_not_authorized", "the trial needs your explicit opt-in (answer yes, or pass --yes)");
 
   const lock = buildRuntimeLock(options.packageRoot ?? PACKAGE_ROOT);
   if (lock.mismatches.length > 0) {
-    return err("runtime_lock_mismatch", `the installed packages disagree with package-lock.json (${lock.mismatches.slice(0, 3).join("; ")}); run npm ci`);
+    return err(
+      "runtime_lock_mismatch",
+      `the installed packages disagree with package-lock.json (${lock.mismatches.slice(0, 3).join("; ")}); run npm ci`,
+    );
   }
 
   // Before anything is opened, claimed or loaded: supplied evidence that does not verify stops here.
-  const harnessChecked = requireVerifiedHarness(verifyHarnessEvidence(options.baselineDirectory ?? null, options.checksDirectory ?? null, new Date(), options.unverifiedHarness === true));
+  const harnessChecked = requireVerifiedHarness(
+    verifyHarnessEvidence(
+      options.baselineDirectory ?? null,
+      options.checksDirectory ?? null,
+      new Date(),
+      options.unverifiedHarness === true,
+    ),
+  );
   if (!harnessChecked.ok) return harnessChecked;
   const harness = harnessChecked.value;
 
@@ -93,7 +106,10 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
   let consent: LedgerWindow["consent"] = null;
   const extension = options.extension ?? null;
   if (synthetic && extension !== null) {
-    return err("extension_not_applicable", "a synthetic checkpoint gives a pipeline check, never a trial, so it has no extensions");
+    return err(
+      "extension_not_applicable",
+      "a synthetic checkpoint gives a pipeline check, never a trial, so it has no extensions",
+    );
   }
   if (!synthetic) {
     // The trial or an extension, decided from the ledger before this run claims its window.
@@ -131,7 +147,10 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     describePending: () => ({ model_directory: checkpoint.value.directory, synthetic }),
     async load(overallDeadlineMs, signal) {
       const created = await LocalModelSource.create({
-        modelDirectory: checkpoint.value.directory, overallDeadlineMs, clock, signal,
+        modelDirectory: checkpoint.value.directory,
+        overallDeadlineMs,
+        clock,
+        signal,
         ...(options.onGenerationProgress !== undefined ? { onGenerationProgress: options.onGenerationProgress } : {}),
       });
       return created.ok ? ok(created.value) : err(created.error, created.message);
@@ -149,16 +168,30 @@ export async function runModelTrial(options: ModelTrialOptions): Promise<Result<
     acquisitionMs,
     ...(checkpoint.value.synthetic !== null ? { labelExtras: checkpointRunLabels(checkpoint.value.synthetic) } : {}),
     beforeLoad: (runDirectory) => {
-      writeFileSync(join(runDirectory, "runtime-lock.json"), `${JSON.stringify(lock, null, 2)}\n`, { flag: "wx", mode: 0o600 });
+      writeFileSync(join(runDirectory, "runtime-lock.json"), `${JSON.stringify(lock, null, 2)}\n`, {
+        flag: "wx",
+        mode: 0o600,
+      });
     },
     manifestExtras: {
       model_trial: {
         model_directory: checkpoint.value.directory,
-        model_manifest: synthetic ? join(checkpoint.value.directory, "synthetic-manifest.json") : join(checkpoint.value.directory, MANIFEST_FILE_NAME),
+        model_manifest: synthetic
+          ? join(checkpoint.value.directory, "synthetic-manifest.json")
+          : join(checkpoint.value.directory, MANIFEST_FILE_NAME),
         model_name: checkpoint.value.modelName,
         synthetic,
-        synthetic_note: synthetic ? (label === "synthetic-pipeline-check" ? "random-weight synthetic checkpoint: a PIPELINE CHECK of the harness and engine, not a model result" : checkpointOutputNote(label)) : null,
-        ...(checkpoint.value.synthetic !== null ? { checkpoint_labels: checkpointRunLabels(checkpoint.value.synthetic), tokenizer_note: checkpoint.value.synthetic.tokenizer_note ?? null } : {}),
+        synthetic_note: synthetic
+          ? label === "synthetic-pipeline-check"
+            ? "random-weight synthetic checkpoint: a PIPELINE CHECK of the harness and engine, not a model result"
+            : checkpointOutputNote(label)
+          : null,
+        ...(checkpoint.value.synthetic !== null
+          ? {
+              checkpoint_labels: checkpointRunLabels(checkpoint.value.synthetic),
+              tokenizer_note: checkpoint.value.synthetic.tokenizer_note ?? null,
+            }
+          : {}),
         verified_file_sha256: checkpoint.value.sha256,
         config_sha256: sha256Hex(checkpoint.value.configBytes),
         load_time_override: "float32 weights and KV cache at load time; config.json bytes unchanged",

@@ -54,13 +54,28 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
       });
       if (!result.ok) return failedRow(this.id, description, "no_change", result.error);
       const observation = result.value.loop.log.find((entry) => entry.proposalNumber === 5)?.observation;
-      const observed = observation?.["status"] === "no_change" ? "no_change" : String(observation?.["error"] ?? observation?.["status"]);
+      const observed =
+        observation?.["status"] === "no_change"
+          ? "no_change"
+          : String(observation?.["error"] ?? observation?.["status"]);
       const problems: string[] = [];
-      if (observation?.["version"] !== 2 || observation?.["old_version"] !== 2) problems.push("no_change must report old_version = version = 2");
-      if (result.value.final.stop_reason !== "finish_accepted") problems.push(`finish after no_change was not accepted (${result.value.final.stop_reason})`);
+      if (observation?.["version"] !== 2 || observation?.["old_version"] !== 2)
+        problems.push("no_change must report old_version = version = 2");
+      if (result.value.final.stop_reason !== "finish_accepted")
+        problems.push(`finish after no_change was not accepted (${result.value.final.stop_reason})`);
       if (!result.value.final.verified_success) problems.push("verified_success must be true");
       const unchanged = before !== "" && before === afterNoChange;
-      return { id: this.id, description, expected: "no_change", observed, unchanged: unchanged ? "yes" : "no", passed: observed === "no_change" && unchanged && problems.length === 0, problems, runDirectory: result.value.runDirectory, stopReason: result.value.final.stop_reason };
+      return {
+        id: this.id,
+        description,
+        expected: "no_change",
+        observed,
+        unchanged: unchanged ? "yes" : "no",
+        passed: observed === "no_change" && unchanged && problems.length === 0,
+        problems,
+        runDirectory: result.value.runDirectory,
+        stopReason: result.value.final.stop_reason,
+      };
     },
   },
   {
@@ -71,14 +86,31 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
         runDirectory: join(root, this.id),
         kind: "negative_check",
         clock: new ManualClock(0),
-        source: new ScriptedSource([READ_SOURCE, TEST, '{"action":"nope"}', replace("clamp", "x", "x", 0), '{"action":"nope"}', TEST]),
+        source: new ScriptedSource([
+          READ_SOURCE,
+          TEST,
+          '{"action":"nope"}',
+          replace("clamp", "x", "x", 0),
+          '{"action":"nope"}',
+          TEST,
+        ]),
       });
       if (!result.ok) return failedRow(this.id, description, "proposal_limit", result.error);
       const observed = result.value.final.stop_reason;
       const problems: string[] = [];
       if (result.value.final.proposals_used !== 6) problems.push("all six proposals must be consumed");
       if (result.value.workspace.state().version !== 0) problems.push("version must stay 0");
-      return { id: this.id, description, expected: "proposal_limit", observed, unchanged: result.value.workspace.state().version === 0 ? "yes" : "no", passed: observed === "proposal_limit" && problems.length === 0, problems, runDirectory: result.value.runDirectory, stopReason: result.value.final.stop_reason };
+      return {
+        id: this.id,
+        description,
+        expected: "proposal_limit",
+        observed,
+        unchanged: result.value.workspace.state().version === 0 ? "yes" : "no",
+        passed: observed === "proposal_limit" && problems.length === 0,
+        problems,
+        runDirectory: result.value.runDirectory,
+        stopReason: result.value.final.stop_reason,
+      };
     },
   },
   {
@@ -88,14 +120,40 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
       const destination = join(root, this.id);
       mkdirSync(destination, { mode: 0o700 });
       writeFileSync(join(destination, "keep.txt"), "pre-existing\n");
-      const result = await runLab({ runDirectory: destination, kind: "negative_check", source: new ScriptedSource([READ_SOURCE]) });
+      const result = await runLab({
+        runDirectory: destination,
+        kind: "negative_check",
+        source: new ScriptedSource([READ_SOURCE]),
+      });
       const observed = result.ok ? "created" : result.error;
-      const untouched = readdirSync(destination).join(",") === "keep.txt" && readFileSync(join(destination, "keep.txt"), "utf8") === "pre-existing\n";
-      return { id: this.id, description, expected: "run_destination_exists", observed, unchanged: untouched ? "yes" : "no", passed: observed === "run_destination_exists" && untouched, problems: [], runDirectory: null, stopReason: null };
+      const untouched =
+        readdirSync(destination).join(",") === "keep.txt" &&
+        readFileSync(join(destination, "keep.txt"), "utf8") === "pre-existing\n";
+      return {
+        id: this.id,
+        description,
+        expected: "run_destination_exists",
+        observed,
+        unchanged: untouched ? "yes" : "no",
+        passed: observed === "run_destination_exists" && untouched,
+        problems: [],
+        runDirectory: null,
+        stopReason: null,
+      };
     },
   },
 ];
 
 function failedRow(id: string, description: string, expected: string, observed: string): CheckRow {
-  return { id, description, expected, observed, unchanged: "no", passed: false, problems: ["the run could not be created"], runDirectory: null, stopReason: null };
+  return {
+    id,
+    description,
+    expected,
+    observed,
+    unchanged: "no",
+    passed: false,
+    problems: ["the run could not be created"],
+    runDirectory: null,
+    stopReason: null,
+  };
 }

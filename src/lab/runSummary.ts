@@ -18,12 +18,17 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
   const evaluation = final.final_evaluation;
   const labels = final.labels;
   const label =
-    labels["kind"] === "scripted_baseline" ? "scripted baseline (harness check; no model was invoked)"
-    : labels["rehearsal"] === true ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability (stand-in tokenizer)"
-    : labels["synthetic_pipeline_check"] === true ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
-    : labels["kind"] === "extension" ? "EXTENSION trial (a further trial after the first; its declared change is in manifest.json)"
-    : labels["kind"] === "model_trial" ? "model trial (the first trial of this model directory)"
-    : String(labels["kind"]);
+    labels["kind"] === "scripted_baseline"
+      ? "scripted baseline (harness check; no model was invoked)"
+      : labels["rehearsal"] === true
+        ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability (stand-in tokenizer)"
+        : labels["synthetic_pipeline_check"] === true
+          ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
+          : labels["kind"] === "extension"
+            ? "EXTENSION trial (a further trial after the first; its declared change is in manifest.json)"
+            : labels["kind"] === "model_trial"
+              ? "model trial (the first trial of this model directory)"
+              : String(labels["kind"]);
   // The verdict is re-derived from the artifacts (src/verdicts/runVerdict.ts); the
   // final.json figures below are shown for reading, never as the verdict.
   const verdict = deriveRunVerdict(runDirectory);
@@ -39,7 +44,10 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     `held-out cases:    ${String(evaluation["held_out_passed"])}/${String(evaluation["held_out_total"])}`,
     `verified_success:  ${final.verified_success}`,
     `evidence:          ${runDirectory} (audit.jsonl, manifest.json, final.json, backups/)`,
-    ...(options.nextSteps ?? []).flatMap((step, index) => [`${(index === 0 ? "next step:" : "then:").padEnd(19)}${step.what}`, `  ${step.command}`]),
+    ...(options.nextSteps ?? []).flatMap((step, index) => [
+      `${(index === 0 ? "next step:" : "then:").padEnd(19)}${step.what}`,
+      `  ${step.command}`,
+    ]),
     "",
   ].join("\n");
 }

@@ -8,10 +8,19 @@ import type { Result } from "../core/result.ts";
 import { ScriptedSource } from "../sources/scriptedSource.ts";
 import type { WorkspaceErrorCode } from "../workspace/errorCodes.ts";
 
-export async function runScriptedBaseline(runDirectory: string, cancellation?: AbortSignal): Promise<Result<LabRunResult, WorkspaceErrorCode>> {
+export async function runScriptedBaseline(
+  runDirectory: string,
+  cancellation?: AbortSignal,
+): Promise<Result<LabRunResult, WorkspaceErrorCode>> {
   const watch = watchProcesses();
   try {
-    return await runLab({ runDirectory, source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline", cancellation, processWatch: watch });
+    return await runLab({
+      runDirectory,
+      source: new ScriptedSource(BASELINE_PROPOSALS),
+      kind: "scripted_baseline",
+      cancellation,
+      processWatch: watch,
+    });
   } finally {
     watch.stop();
   }

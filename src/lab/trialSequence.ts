@@ -19,16 +19,25 @@ export interface TrialRole {
 
 export const DECLARED_CHANGE_MAX_CHARS = 300;
 
-export function decideTrialRole(ledger: AcquisitionLedger, extension: string | null): Result<TrialRole, TrialRoleErrorCode> {
+export function decideTrialRole(
+  ledger: AcquisitionLedger,
+  extension: string | null,
+): Result<TrialRole, TrialRoleErrorCode> {
   const earlier = ledgerTrialWindows(ledger);
   if (extension !== null) {
     const change = extension.trim();
     const oneLine = [...change].every((char) => char >= " " && char !== "\u007f");
     if (change.length === 0 || change.length > DECLARED_CHANGE_MAX_CHARS || !oneLine) {
-      return err("extension_invalid", `--extension needs the declared change: one line of 1 to ${DECLARED_CHANGE_MAX_CHARS} characters`);
+      return err(
+        "extension_invalid",
+        `--extension needs the declared change: one line of 1 to ${DECLARED_CHANGE_MAX_CHARS} characters`,
+      );
     }
     if (earlier.length === 0) {
-      return err("extension_not_applicable", "no trial of this model directory has run yet: the first one is the trial, run it without --extension");
+      return err(
+        "extension_not_applicable",
+        "no trial of this model directory has run yet: the first one is the trial, run it without --extension",
+      );
     }
     return ok({ role: "extension", ordinal: earlier.length + 1, declaredChange: change, earlierTrialWindows: earlier });
   }

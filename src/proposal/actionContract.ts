@@ -2,7 +2,13 @@
 // logical file keys, exact function names, expression-string bounds, integer versions 0-6.
 // Model-supplied text is only ever compared by equality against trusted literals and read
 // from a Map; it is never used as a property name, path, module name or command.
-import { FUNCTION_NAMES, MANAGED_FILES, PROPOSAL_LIMITS, type FunctionName, type ManagedFileName } from "../constants/labConstants.ts";
+import {
+  FUNCTION_NAMES,
+  MANAGED_FILES,
+  PROPOSAL_LIMITS,
+  type FunctionName,
+  type ManagedFileName,
+} from "../constants/labConstants.ts";
 import { checkExpressionString } from "../expr/expressionString.ts";
 import { ACTION_NAMES, actionKeys, type Action, type ActionName } from "./action.ts";
 import type { ContractErrorCode } from "./errorCodes.ts";
@@ -10,10 +16,17 @@ import { jsonTypeName, type JsonValue } from "./jsonValue.ts";
 
 export type ContractVerdict =
   | { readonly ok: true; readonly action: Action }
-  | { readonly ok: false; readonly error: ContractErrorCode; readonly message: string; readonly attemptedAction: ActionName | null };
+  | {
+      readonly ok: false;
+      readonly error: ContractErrorCode;
+      readonly message: string;
+      readonly attemptedAction: ActionName | null;
+    };
 
 type Members = ReadonlyMap<string, JsonValue>;
-type Field<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ContractErrorCode; readonly message: string };
+type Field<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: ContractErrorCode; readonly message: string };
 
 /** A JSON integer token per RFC 8259 (no fraction, no exponent); `-0` is the integer 0. */
 const INTEGER_TOKEN = /^-?(?:0|[1-9][0-9]*)$/;
@@ -48,7 +61,8 @@ function functionField(members: Members): Field<FunctionName> {
   const text = stringField(members, "function");
   if (!text.ok) return text;
   const name = FUNCTION_NAMES.find((candidate) => candidate === text.value);
-  if (name === undefined) return fail("unknown_function", `"function" must be exactly one of ${quoteList(FUNCTION_NAMES)}`);
+  if (name === undefined)
+    return fail("unknown_function", `"function" must be exactly one of ${quoteList(FUNCTION_NAMES)}`);
   return { ok: true, value: name };
 }
 
@@ -73,7 +87,8 @@ function versionField(members: Members): Field<number> {
   // Compared as text first, so a 400-digit token never becomes a rounded double.
   if ((negative && digits !== "0") || digits.length > 7) return fail("version_out_of_range", range);
   const version = Number(digits); // from the unsigned digits: `-0` becomes 0, never -0
-  if (version < PROPOSAL_LIMITS.versionMin || version > PROPOSAL_LIMITS.versionMax) return fail("version_out_of_range", range);
+  if (version < PROPOSAL_LIMITS.versionMin || version > PROPOSAL_LIMITS.versionMax)
+    return fail("version_out_of_range", range);
   return { ok: true, value: version };
 }
 
@@ -94,7 +109,13 @@ function buildAction(name: ActionName, members: Members): Field<Action> {
       if (!version.ok) return version;
       return {
         ok: true,
-        value: Object.freeze({ action: "replace", function: fn.value, old: oldText.value, new: newText.value, version: version.value }),
+        value: Object.freeze({
+          action: "replace",
+          function: fn.value,
+          old: oldText.value,
+          new: newText.value,
+          version: version.value,
+        }),
       };
     }
     case "test":
@@ -114,7 +135,12 @@ function buildAction(name: ActionName, members: Members): Field<Action> {
  */
 export function checkActionContract(value: JsonValue): ContractVerdict {
   if (value.kind !== "object") {
-    return { ok: false, error: "not_an_object", message: `a proposal is one JSON object, got ${jsonTypeName(value)}`, attemptedAction: null };
+    return {
+      ok: false,
+      error: "not_an_object",
+      message: `a proposal is one JSON object, got ${jsonTypeName(value)}`,
+      attemptedAction: null,
+    };
   }
   const members = value.members;
   const actionValue = members.get("action");
@@ -125,9 +151,11 @@ export function checkActionContract(value: JsonValue): ContractVerdict {
     attemptedAction,
   });
   if (actionValue === undefined) return reject("missing_key", `missing key "action"`, null);
-  if (actionValue.kind !== "string") return reject("wrong_type", `"action" must be a string, got ${jsonTypeName(actionValue)}`, null);
+  if (actionValue.kind !== "string")
+    return reject("wrong_type", `"action" must be a string, got ${jsonTypeName(actionValue)}`, null);
   const name = ACTION_NAMES.find((candidate) => candidate === actionValue.value);
-  if (name === undefined) return reject("unknown_action", `"action" must be exactly one of ${quoteList(ACTION_NAMES)}`, null);
+  if (name === undefined)
+    return reject("unknown_action", `"action" must be exactly one of ${quoteList(ACTION_NAMES)}`, null);
 
   const keys = actionKeys(name);
   for (const key of members.keys()) {
@@ -136,7 +164,8 @@ export function checkActionContract(value: JsonValue): ContractVerdict {
     }
   }
   for (const key of keys) {
-    if (!members.has(key)) return reject("missing_key", `missing key "${key}" for "${name}"; it takes exactly ${quoteList(keys)}`, name);
+    if (!members.has(key))
+      return reject("missing_key", `missing key "${key}" for "${name}"; it takes exactly ${quoteList(keys)}`, name);
   }
   const action = buildAction(name, members);
   return action.ok ? { ok: true, action: action.value } : reject(action.error, action.message, name);

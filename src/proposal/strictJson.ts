@@ -93,7 +93,7 @@ class StrictJsonParser {
   }
 
   private startsComment(): boolean {
-    return this.peek() === 0x2f /* / */ && (this.peek(1) === 0x2f || this.peek(1) === 0x2a /* * */);
+    return this.peek() === 0x2f /* / */ && (this.peek(1) === 0x2f || this.peek(1) === 0x2a) /* * */;
   }
 
   /** The error for an unexpected character (or the end) where `expected` was required. */
@@ -105,12 +105,19 @@ class StrictJsonParser {
 
   private trailingContent(): Parsed<never> {
     const unit = this.peek();
-    if (unit === 0x60 /* ` */) return err("code_fence", `code fence after the JSON object (${this.where()}); send bare JSON`);
+    if (unit === 0x60 /* ` */)
+      return err("code_fence", `code fence after the JSON object (${this.where()}); send bare JSON`);
     if (unit === 0x7b /* { */ || unit === 0x5b /* [ */) {
-      return err("multiple_json_values", `a second JSON value follows the first (${this.where()}); send exactly one object`);
+      return err(
+        "multiple_json_values",
+        `a second JSON value follows the first (${this.where()}); send exactly one object`,
+      );
     }
     if (this.startsComment()) return err("comment", `comments are not JSON (${this.where()})`);
-    return err("trailing_text", `text after the JSON object (${this.where()}); send exactly one object and nothing else`);
+    return err(
+      "trailing_text",
+      `text after the JSON object (${this.where()}); send exactly one object and nothing else`,
+    );
   }
 
   private parseValue(depth: number, topLevel: boolean): Parsed<JsonValue> {
@@ -127,7 +134,8 @@ class StrictJsonParser {
       const text = this.parseString();
       return text.ok ? ok({ kind: "string", value: text.value }) : text;
     }
-    if (unit === 0x2d /* - */ || unit === 0x2b /* + */ || unit === 0x2e /* . */ || isDigit(unit)) return this.parseNumber();
+    if (unit === 0x2d /* - */ || unit === 0x2b /* + */ || unit === 0x2e /* . */ || isDigit(unit))
+      return this.parseNumber();
     if (isWordStart(unit)) return this.parseWord(topLevel);
     if (unit === 0x27 /* ' */) return err("single_quoted_string", `strings must use double quotes (${this.where()})`);
     if (this.startsComment()) return err("comment", `comments are not JSON (${this.where()})`);
@@ -199,7 +207,10 @@ class StrictJsonParser {
 
   private malformedNumber(start: number): Parsed<never> {
     this.pos = start;
-    return err("invalid_number", `malformed number ${this.where()} (JSON numbers: no leading zeros, '+', hex, '_' or bare '.')`);
+    return err(
+      "invalid_number",
+      `malformed number ${this.where()} (JSON numbers: no leading zeros, '+', hex, '_' or bare '.')`,
+    );
   }
 
   private parseString(): Parsed<string> {
@@ -218,7 +229,8 @@ class StrictJsonParser {
         this.pos++;
         return ok(result);
       }
-      if (unit < 0x20) return err("control_character_in_string", `unescaped control character in a string ${this.where()}`);
+      if (unit < 0x20)
+        return err("control_character_in_string", `unescaped control character in a string ${this.where()}`);
       if (unit !== 0x5c /* \ */) {
         this.pos++;
         continue;
@@ -312,9 +324,11 @@ class StrictJsonParser {
       this.skipWhitespace();
       const unit = this.peek();
       if (unit !== 0x22) {
-        if (unit === 0x7d && members.size > 0) return err("trailing_comma", `trailing comma before '}' ${this.where()}`);
+        if (unit === 0x7d && members.size > 0)
+          return err("trailing_comma", `trailing comma before '}' ${this.where()}`);
         if (unit === 0x27) return err("single_quoted_string", `keys must use double quotes (${this.where()})`);
-        if (isWordStart(unit)) return err("unquoted_key", `object keys must be double-quoted strings (${this.where()})`);
+        if (isWordStart(unit))
+          return err("unquoted_key", `object keys must be double-quoted strings (${this.where()})`);
         return this.unexpected("a double-quoted key");
       }
       const keyAt = this.pos;

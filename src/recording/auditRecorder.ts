@@ -92,9 +92,11 @@ export class AuditRecorder {
       return "audit.jsonl is missing";
     }
     if (!stats.isFile()) return "audit.jsonl is not a regular file";
-    if (stats.dev !== this.#identity.dev || stats.ino !== this.#identity.ino) return "audit.jsonl was replaced by another file";
+    if (stats.dev !== this.#identity.dev || stats.ino !== this.#identity.ino)
+      return "audit.jsonl was replaced by another file";
     if (stats.nlink !== 1) return "audit.jsonl has more than one hard link";
-    if ((stats.mode & 0o777) !== FILE_MODE) return `audit.jsonl mode is ${(stats.mode & 0o777).toString(8)}, not owner-only ${FILE_MODE.toString(8)}`;
+    if ((stats.mode & 0o777) !== FILE_MODE)
+      return `audit.jsonl mode is ${(stats.mode & 0o777).toString(8)}, not owner-only ${FILE_MODE.toString(8)}`;
     return null;
   }
 
@@ -141,10 +143,16 @@ function isAuditRecord(value: unknown): value is AuditRecord {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const r = value as Record<string, unknown>;
   return (
-    r.schema === AUDIT_SCHEMA && typeof r.run_id === "string" && Number.isSafeInteger(r.event_id) &&
-    typeof r.t_ms === "number" && typeof r.source === "string" &&
-    (r.proposal === null || Number.isSafeInteger(r.proposal)) && typeof r.type === "string" &&
-    typeof r.data === "object" && r.data !== null && !Array.isArray(r.data)
+    r.schema === AUDIT_SCHEMA &&
+    typeof r.run_id === "string" &&
+    Number.isSafeInteger(r.event_id) &&
+    typeof r.t_ms === "number" &&
+    typeof r.source === "string" &&
+    (r.proposal === null || Number.isSafeInteger(r.proposal)) &&
+    typeof r.type === "string" &&
+    typeof r.data === "object" &&
+    r.data !== null &&
+    !Array.isArray(r.data)
   );
 }
 
@@ -175,7 +183,11 @@ export function parseAuditBytes(bytes: Uint8Array): Result<AuditFile, AuditReadE
   for (const [index, line] of lines.entries()) {
     // Depth-checked before parsing (src/core/boundedJson): a 2,000-deep record is refused, not a crash.
     const read = parseBoundedJson(line, `audit line ${index + 1}`);
-    if (!read.ok) return err("audit_malformed", read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `audit line ${index + 1} is not JSON`);
+    if (!read.ok)
+      return err(
+        "audit_malformed",
+        read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `audit line ${index + 1} is not JSON`,
+      );
     const parsed = read.value;
     if (!isAuditRecord(parsed)) return err("audit_malformed", `audit line ${index + 1} is not an audit record`);
     const previous = records[records.length - 1];

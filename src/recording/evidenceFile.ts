@@ -11,7 +11,11 @@ export interface EvidenceFileIdentity {
 
 /** Throws (EEXIST) if anything is at the path, a symlink included; the caller records that as a harness error. */
 export function writeJsonExclusive(path: string, value: unknown): EvidenceFileIdentity {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, EVIDENCE_FILE_MODE);
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    EVIDENCE_FILE_MODE,
+  );
   try {
     const bytes = Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8");
     let offset = 0;
@@ -35,7 +39,8 @@ export function evidenceFileProblem(path: string, name: string, identity: Eviden
   if (!stats.isFile()) return `${name} is not a regular file`;
   if (stats.dev !== identity.dev || stats.ino !== identity.ino) return `${name} was replaced by another file`;
   if (stats.nlink !== 1) return `${name} has more than one hard link`;
-  if ((stats.mode & 0o777) !== EVIDENCE_FILE_MODE) return `${name} is not owner-only (mode ${(stats.mode & 0o777).toString(8).padStart(3, "0")})`;
+  if ((stats.mode & 0o777) !== EVIDENCE_FILE_MODE)
+    return `${name} is not owner-only (mode ${(stats.mode & 0o777).toString(8).padStart(3, "0")})`;
   return null;
 }
 

@@ -24,7 +24,10 @@ function describe(errors: readonly ErrorObject[] | null | undefined): string {
   const first = errors?.[0];
   if (first === undefined) return "does not match its schema";
   // Instance paths and schema keywords only: no values from the file are echoed.
-  return `${first.instancePath === "" ? "(top level)" : first.instancePath} ${first.message ?? "is invalid"}`.slice(0, 200);
+  return `${first.instancePath === "" ? "(top level)" : first.instancePath} ${first.message ?? "is invalid"}`.slice(
+    0,
+    200,
+  );
 }
 
 /** Null when the value matches the schema, else a short description of the first mismatch. */

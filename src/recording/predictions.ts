@@ -23,7 +23,8 @@ export interface PredictionsRecord {
   readonly predictions: readonly RecordedPrediction[];
 }
 
-export type PredictionsErrorCode = "predictions_exist" | "answers_invalid" | "predictions_missing" | "predictions_invalid";
+export type PredictionsErrorCode =
+  "predictions_exist" | "answers_invalid" | "predictions_missing" | "predictions_invalid";
 
 const MAX_ANSWER_CHARS = 2000;
 
@@ -36,18 +37,24 @@ export function predictionsPath(modelDirectory: string): string {
 export function parseAnswers(text: string): Result<string[], PredictionsErrorCode> {
   // Depth-checked before parsing: an answers file nested thousands deep is refused, never a crash.
   const bounded = parseBoundedJson(text, "the answers file");
-  if (!bounded.ok) return err("answers_invalid", bounded.error === "json_too_deep" ? bounded.message : "the answers file is not JSON");
+  if (!bounded.ok)
+    return err("answers_invalid", bounded.error === "json_too_deep" ? bounded.message : "the answers file is not JSON");
   const parsed = bounded.value;
   const list = Array.isArray(parsed)
     ? parsed
     : typeof parsed === "object" && parsed !== null
-      ? PREDICTION_QUESTIONS.map((_, i) => (Object.hasOwn(parsed, String(i + 1)) ? (parsed as Record<string, unknown>)[String(i + 1)] : undefined))
+      ? PREDICTION_QUESTIONS.map((_, i) =>
+          Object.hasOwn(parsed, String(i + 1)) ? (parsed as Record<string, unknown>)[String(i + 1)] : undefined,
+        )
       : null;
-  if (list === null || list.length !== PREDICTION_QUESTIONS.length) return err("answers_invalid", "give exactly five answers");
+  if (list === null || list.length !== PREDICTION_QUESTIONS.length)
+    return err("answers_invalid", "give exactly five answers");
   const answers: string[] = [];
   for (const answer of list) {
-    if (typeof answer !== "string" || answer.trim().length === 0) return err("answers_invalid", "every answer must be a non-empty string");
-    if (answer.length > MAX_ANSWER_CHARS) return err("answers_invalid", `answers are limited to ${MAX_ANSWER_CHARS} characters`);
+    if (typeof answer !== "string" || answer.trim().length === 0)
+      return err("answers_invalid", "every answer must be a non-empty string");
+    if (answer.length > MAX_ANSWER_CHARS)
+      return err("answers_invalid", `answers are limited to ${MAX_ANSWER_CHARS} characters`);
     answers.push(answer.trim());
   }
   return ok(answers);
@@ -59,7 +66,8 @@ export function recordPredictions(
   form: PredictionsRecord["form"],
   now: Date = new Date(),
 ): Result<PredictionsRecord, PredictionsErrorCode> {
-  if (existsSync(path)) return err("predictions_exist", "predictions are already recorded there; they are never overwritten");
+  if (existsSync(path))
+    return err("predictions_exist", "predictions are already recorded there; they are never overwritten");
   if (answers.length !== PREDICTION_QUESTIONS.length) return err("answers_invalid", "give exactly five answers");
   const record: PredictionsRecord = {
     schema: "tca.predictions/1",
@@ -80,9 +88,17 @@ export function readPredictions(path: string): Result<PredictionsRecord, Predict
   if (!existsSync(path)) return err("predictions_missing", "no predictions are recorded");
   try {
     const bounded = parseBoundedJson(readFileSync(path, "utf8"), "the predictions file");
-    if (!bounded.ok) return err("predictions_invalid", bounded.error === "json_too_deep" ? bounded.message : "the predictions file is not JSON");
+    if (!bounded.ok)
+      return err(
+        "predictions_invalid",
+        bounded.error === "json_too_deep" ? bounded.message : "the predictions file is not JSON",
+      );
     const parsed = bounded.value as Partial<PredictionsRecord>;
-    if (parsed.schema !== "tca.predictions/1" || !Array.isArray(parsed.predictions) || parsed.predictions.length !== PREDICTION_QUESTIONS.length) {
+    if (
+      parsed.schema !== "tca.predictions/1" ||
+      !Array.isArray(parsed.predictions) ||
+      parsed.predictions.length !== PREDICTION_QUESTIONS.length
+    ) {
       return err("predictions_invalid", "the predictions file is not a tca.predictions/1 record");
     }
     return ok(parsed as PredictionsRecord);

@@ -42,7 +42,8 @@ export function harnessHashes(): HarnessHashes {
   if (cached) return cached;
   // The same tree hashing (and the same "src/…" keys) as the build stamp that bin/tca.js checks.
   const files: Record<string, string> = { ...hashTree(PACKAGE_ROOT, "src"), ...hashTree(PACKAGE_ROOT, "bin") };
-  for (const name of ["package.json", "package-lock.json"]) files[name] = sha256Hex(readFileSync(join(PACKAGE_ROOT, name)));
+  for (const name of ["package.json", "package-lock.json"])
+    files[name] = sha256Hex(readFileSync(join(PACKAGE_ROOT, name)));
   const names = Object.keys(files).sort();
   const aggregate = createHash("sha256");
   for (const name of names) aggregate.update(`${name}\0${files[name]}\n`);
@@ -52,7 +53,6 @@ export function harnessHashes(): HarnessHashes {
   cached = hashes;
   return hashes;
 }
-
 
 /**
  * Which code this process runs. "compiled": this module is lib/recording/runtimeIdentity.js, built

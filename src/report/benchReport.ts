@@ -12,7 +12,15 @@ import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from 
 import { deriveBenchVerdict, type RegradeState } from "../verdicts/benchVerdict.ts";
 import { VERIFICATION_FILE, type BenchSnapshot } from "../verdicts/benchSnapshot.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
-import { baseName, isJsonObject, numberField, objectField, READ_LIMITS, stringField, type JsonObject } from "./evidenceFiles.ts";
+import {
+  baseName,
+  isJsonObject,
+  numberField,
+  objectField,
+  READ_LIMITS,
+  stringField,
+  type JsonObject,
+} from "./evidenceFiles.ts";
 import type { BenchReportData, BenchTaskView, KindLabel, Verdict } from "./reportDocument.ts";
 
 /** A trace larger than this is not embedded (the page says so and names the file). */
@@ -25,7 +33,12 @@ export const BENCH_TRACE_MAX_BYTES = 8 * 1024 * 1024;
  */
 function insideRunPath(recorded: unknown, fallback: string): string | null {
   const path = typeof recorded === "string" ? recorded : fallback;
-  if (!/^[A-Za-z0-9._/-]+$/.test(path) || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "" || part === ".")) return null;
+  if (
+    !/^[A-Za-z0-9._/-]+$/.test(path) ||
+    path.startsWith("/") ||
+    path.split("/").some((part) => part === ".." || part === "" || part === ".")
+  )
+    return null;
   return path;
 }
 
@@ -39,8 +52,10 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
   if (tracePath === null) traceNote = "the recorded trace path leaves the run directory; not read";
   else {
     const read = snapshot.traces.get(tracePath);
-    if (read === undefined) traceNote = `trace ${baseName(tracePath)}: ${snapshot.readErrors.get(tracePath) ?? "not read: not named by tasks.ndjson"}`;
-    else if (read.text.length > BENCH_TRACE_MAX_BYTES) traceNote = `trace ${baseName(tracePath)}: larger than ${BENCH_TRACE_MAX_BYTES} bytes; not embedded`;
+    if (read === undefined)
+      traceNote = `trace ${baseName(tracePath)}: ${snapshot.readErrors.get(tracePath) ?? "not read: not named by tasks.ndjson"}`;
+    else if (read.text.length > BENCH_TRACE_MAX_BYTES)
+      traceNote = `trace ${baseName(tracePath)}: larger than ${BENCH_TRACE_MAX_BYTES} bytes; not embedded`;
     else trace = [...read.records];
   }
   let diff: string | null = null;
@@ -49,8 +64,13 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
     if (diffPath === null) traceNote = traceNote ?? "the recorded diff path leaves the run directory; not read";
     else {
       const read = snapshot.diffs.get(diffPath);
-      if (read === undefined) traceNote = traceNote ?? `diff ${baseName(diffPath)}: not read (${snapshot.readErrors.get(diffPath) ?? "not named by tasks.ndjson"})`;
-      else if (read.length > READ_LIMITS.sourceFileBytes) traceNote = traceNote ?? `diff ${baseName(diffPath)}: larger than ${READ_LIMITS.sourceFileBytes} bytes; not embedded`;
+      if (read === undefined)
+        traceNote =
+          traceNote ??
+          `diff ${baseName(diffPath)}: not read (${snapshot.readErrors.get(diffPath) ?? "not named by tasks.ndjson"})`;
+      else if (read.length > READ_LIMITS.sourceFileBytes)
+        traceNote =
+          traceNote ?? `diff ${baseName(diffPath)}: larger than ${READ_LIMITS.sourceFileBytes} bytes; not embedded`;
       else diff = read;
     }
   }
@@ -76,33 +96,70 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
 
 function benchLabel(manifest: JsonObject | null): KindLabel {
   const model = objectField(manifest, "model");
-  const label = stringField(model, "label") ?? stringField(objectField(manifest, "fingerprint"), "model") ?? "unknown model";
-  const synthetic = model !== null && (model.synthetic === true || model.scripted === true || /scripted|synthetic/i.test(label));
+  const label =
+    stringField(model, "label") ?? stringField(objectField(manifest, "fingerprint"), "model") ?? "unknown model";
+  const synthetic =
+    model !== null && (model.synthetic === true || model.scripted === true || /scripted|synthetic/i.test(label));
   if (model !== null && runKindTitle(model) === "REHEARSAL") {
-    return { kind: "bench_rehearsal", title: "REHEARSAL", explanation: `Rehearsal model "${label}": trained in-project on scripted transcripts. It proves the benchmark's model path and says nothing about any real model's ability. It is NOT a model result.`, pipelineCheck: true };
+    return {
+      kind: "bench_rehearsal",
+      title: "REHEARSAL",
+      explanation: `Rehearsal model "${label}": trained in-project on scripted transcripts. It proves the benchmark's model path and says nothing about any real model's ability. It is NOT a model result.`,
+      pipelineCheck: true,
+    };
   }
   if (synthetic) {
-    return { kind: "bench_pipeline_check", title: "PIPELINE CHECK", explanation: `Scripted or synthetic model "${label}": this run checks the benchmark pipeline. It is NOT a model result.`, pipelineCheck: true };
+    return {
+      kind: "bench_pipeline_check",
+      title: "PIPELINE CHECK",
+      explanation: `Scripted or synthetic model "${label}": this run checks the benchmark pipeline. It is NOT a model result.`,
+      pipelineCheck: true,
+    };
   }
-  return { kind: "bench_model_run", title: "BENCHMARK RUN", explanation: `Model: ${label}${typeof model?.servedModel === "string" ? ` (server reports ${model.servedModel})` : ""}.`, pipelineCheck: false };
+  return {
+    kind: "bench_model_run",
+    title: "BENCHMARK RUN",
+    explanation: `Model: ${label}${typeof model?.servedModel === "string" ? ` (server reports ${model.servedModel})` : ""}.`,
+    pipelineCheck: false,
+  };
 }
 
 /** The claim breakdown of one condition as a verdict line (the document's false-"fixed" analysis). */
 function claimLine(f: ConditionFindings): string {
-  return `${f.label}: claimed "done" ${f.claimed}; false "fixed" (claimed, tests fail) ${f.claimedTestsFail}; claimed, tests pass, held-out fail ${f.claimedTestsPassHeldOutFail}; ` +
-    `without a passing run: (a) final change, not re-run ${f.claims.final_change_not_rerun}, (b) stopped after a failing run ${f.claims.after_failing_run}, (c) never ran the tests ${f.claims.never_ran_tests}; refused stop attempts ${f.refusedStopAttempts}`;
+  return (
+    `${f.label}: claimed "done" ${f.claimed}; false "fixed" (claimed, tests fail) ${f.claimedTestsFail}; claimed, tests pass, held-out fail ${f.claimedTestsPassHeldOutFail}; ` +
+    `without a passing run: (a) final change, not re-run ${f.claims.final_change_not_rerun}, (b) stopped after a failing run ${f.claims.after_failing_run}, (c) never ran the tests ${f.claims.never_ran_tests}; refused stop attempts ${f.refusedStopAttempts}`
+  );
 }
 
-function benchVerdict(tasks: readonly BenchTaskView[], complete: boolean | null, done: number, expected: number | null, summary: readonly JsonObject[], findings: readonly ConditionFindings[]): Verdict {
+function benchVerdict(
+  tasks: readonly BenchTaskView[],
+  complete: boolean | null,
+  done: number,
+  expected: number | null,
+  summary: readonly JsonObject[],
+  findings: readonly ConditionFindings[],
+): Verdict {
   const fixed = tasks.filter((task) => task.outcome === "fixed").length;
   const falseFixed = tasks.filter((task) => task.falseFixed).length;
-  const details = summary.map((row) => `${stringField(row, "label") ?? stringField(row, "condition") ?? "?"}: fixed ${numberField(row, "fixed") ?? "?"} of ${numberField(row, "tasks") ?? "?"}, false fixed ${numberField(row, "falseFixed") ?? "?"}`);
+  const details = summary.map(
+    (row) =>
+      `${stringField(row, "label") ?? stringField(row, "condition") ?? "?"}: fixed ${numberField(row, "fixed") ?? "?"} of ${numberField(row, "tasks") ?? "?"}, false fixed ${numberField(row, "falseFixed") ?? "?"}`,
+  );
   details.push(`false "fixed" claims in all: ${falseFixed}`, ...findings.map(claimLine));
   if (complete !== true) {
-    return { headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`, tone: "incomplete", details: ["the tables cover the finished tasks only", ...details] };
+    return {
+      headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`,
+      tone: "incomplete",
+      details: ["the tables cover the finished tasks only", ...details],
+    };
   }
   // The hits are part of the headline: "20 OF 20 FIXED" alone hid 20 refused reference reads.
-  return { headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`, tone: "neutral", details };
+  return {
+    headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`,
+    tone: "neutral",
+    details,
+  };
 }
 
 /** What the page says about verify-run (src/bench/runRegrade.ts) for this run. */
@@ -133,19 +190,37 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     rawTasks = results.tasks.filter(isJsonObject);
     summary = results.summary.filter(isJsonObject);
   } else {
-    problems.push(`${RUN_FILES.resultsJson}: ${results === null ? "not read" : "has no tasks/summary"}; tables computed from ${RUN_FILES.tasks}`);
+    problems.push(
+      `${RUN_FILES.resultsJson}: ${results === null ? "not read" : "has no tasks/summary"}; tables computed from ${RUN_FILES.tasks}`,
+    );
     rawTasks = snapshot.tasks.map((task) => ({ ...task }) as JsonObject);
     summary = summarize(snapshot.tasks).map((row) => ({ ...row }) as JsonObject);
   }
   const tasks = rawTasks.map((task) => taskView(snapshot, task)).sort((a, b) => a.taskId.localeCompare(b.taskId));
   // Complete and expected are the verdict's, recomputed from run.json's plan, never results.json's claim.
-  const complete = derived.kind === "evidence_invalid" ? (typeof results?.complete === "boolean" ? results.complete : null) : derived.kind === "complete";
+  const complete =
+    derived.kind === "evidence_invalid"
+      ? typeof results?.complete === "boolean"
+        ? results.complete
+        : null
+      : derived.kind === "complete";
   const expected = derived.tasksExpected ?? numberField(results, "tasksExpected");
   const regrade = regradeLine(derived.regrade, baseName(runDirectory));
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
-      ? { headline: EVIDENCE_INVALID_HEADLINE, tone: "invalid", details: ["The run's files disagree with its task log and traces: the tables below are not verified.", regrade, ...derived.problems] }
-      : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)), regrade);
+      ? {
+          headline: EVIDENCE_INVALID_HEADLINE,
+          tone: "invalid",
+          details: [
+            "The run's files disagree with its task log and traces: the tables below are not verified.",
+            regrade,
+            ...derived.problems,
+          ],
+        }
+      : withRegrade(
+          benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
+          regrade,
+        );
   return {
     directoryName: baseName(runDirectory),
     verdict,

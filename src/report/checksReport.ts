@@ -11,7 +11,10 @@ import type { CheckRowView, ChecksReportData, Verdict, VerdictTone } from "./rep
 export { CHECKS_FILE } from "../verdicts/checksVerdict.ts";
 
 function checkRow(root: string, row: DerivedCheckRow): CheckRowView {
-  const full = row.runVerdict === null || row.runDirectoryName === null ? null : readLabReport(join(root, row.runDirectoryName), { includeRequests: false });
+  const full =
+    row.runVerdict === null || row.runDirectoryName === null
+      ? null
+      : readLabReport(join(root, row.runDirectoryName), { includeRequests: false });
   // The nested view shows the verdict and timeline; the manifest and final.json stay in the run's own report.
   const run = full === null ? null : { ...full, manifest: null, final: null };
   return {
@@ -28,14 +31,29 @@ function checkRow(root: string, row: DerivedCheckRow): CheckRowView {
   };
 }
 
-const TONES: Readonly<Record<ChecksVerdict["kind"], VerdictTone>> = { all_passed: "success", failed: "failure", incomplete: "incomplete", evidence_invalid: "invalid" };
+const TONES: Readonly<Record<ChecksVerdict["kind"], VerdictTone>> = {
+  all_passed: "success",
+  failed: "failure",
+  incomplete: "incomplete",
+  evidence_invalid: "invalid",
+};
 
 export function checksVerdict(verdict: ChecksVerdict): Verdict {
   const details =
-    verdict.kind === "all_passed" ? ["every check of the spec's table was re-derived from its own run directory and observed its expected code"]
-      : verdict.kind === "failed" ? (verdict.failed > 0 ? ["failed checks are listed first"] : [`checks.json records ${String(verdict.processesStarted)} processes, threads or native addons started (recorded, not re-derived)`])
+    verdict.kind === "all_passed"
+      ? ["every check of the spec's table was re-derived from its own run directory and observed its expected code"]
+      : verdict.kind === "failed"
+        ? verdict.failed > 0
+          ? ["failed checks are listed first"]
+          : [
+              `checks.json records ${String(verdict.processesStarted)} processes, threads or native addons started (recorded, not re-derived)`,
+            ]
         : verdict.problems;
-  return { headline: verdict.headline, tone: TONES[verdict.kind], details: [...details, "recorded, not re-derived: descriptions, the runner's extra assertions, the process watch"] };
+  return {
+    headline: verdict.headline,
+    tone: TONES[verdict.kind],
+    details: [...details, "recorded, not re-derived: descriptions, the runner's extra assertions, the process watch"],
+  };
 }
 
 export function readChecksReport(root: string): ChecksReportData {

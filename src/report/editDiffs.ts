@@ -5,7 +5,14 @@
 import { listDirectoryUnder } from "../core/safeRead.ts";
 import { diffLines } from "../bench/results/unifiedDiff.ts";
 import { INITIAL_TOY_MATH_PY } from "../constants/labConstants.ts";
-import { numberField, objectField, READ_LIMITS, readBoundedText, stringField, type JsonObject } from "./evidenceFiles.ts";
+import {
+  numberField,
+  objectField,
+  READ_LIMITS,
+  readBoundedText,
+  stringField,
+  type JsonObject,
+} from "./evidenceFiles.ts";
 import type { EditView } from "./reportDocument.ts";
 import { sha256Hex } from "../core/digest.ts";
 
@@ -13,7 +20,6 @@ interface KnownContent {
   readonly text: string;
   readonly file: string;
 }
-
 
 /** Every toy_math.py version this run directory preserves, by sha256. */
 export function collectSourceVersions(runDirectory: string): Map<string, KnownContent> {
@@ -34,7 +40,10 @@ export function collectSourceVersions(runDirectory: string): Map<string, KnownCo
   return known;
 }
 
-export function buildEditViews(records: readonly JsonObject[], versions: ReadonlyMap<string, KnownContent>): EditView[] {
+export function buildEditViews(
+  records: readonly JsonObject[],
+  versions: ReadonlyMap<string, KnownContent>,
+): EditView[] {
   const intents = new Map<string, JsonObject>();
   for (const record of records) {
     const data = objectField(record, "data");
@@ -55,9 +64,10 @@ export function buildEditViews(records: readonly JsonObject[], versions: Readonl
     const afterSha256 = stringField(data, "sha256") ?? stringField(intent, "after_sha256");
     const before = beforeSha256 === null ? undefined : versions.get(beforeSha256);
     const after = afterSha256 === null ? undefined : versions.get(afterSha256);
-    const missing = [before === undefined ? `before (sha256 ${beforeSha256 ?? "unknown"})` : null, after === undefined ? `after (sha256 ${afterSha256 ?? "unknown"})` : null].filter(
-      (item): item is string => item !== null,
-    );
+    const missing = [
+      before === undefined ? `before (sha256 ${beforeSha256 ?? "unknown"})` : null,
+      after === undefined ? `after (sha256 ${afterSha256 ?? "unknown"})` : null,
+    ].filter((item): item is string => item !== null);
     edits.push({
       proposal: typeof record.proposal === "number" ? record.proposal : null,
       eventId: numberField(record, "event_id"),
@@ -70,7 +80,10 @@ export function buildEditViews(records: readonly JsonObject[], versions: Readonl
       expressionsBefore: objectField(intent, "expressions_before"),
       expressionsAfter: objectField(data, "expressions") ?? objectField(intent, "expressions_after"),
       diff: before !== undefined && after !== undefined ? diffLines(before.text, after.text) : null,
-      diffNote: missing.length === 0 ? null : `file bytes not preserved in this run directory: ${missing.join(", ")}; the expressions below come from the audit`,
+      diffNote:
+        missing.length === 0
+          ? null
+          : `file bytes not preserved in this run directory: ${missing.join(", ")}; the expressions below come from the audit`,
       beforeFile: before?.file ?? null,
       afterFile: after?.file ?? null,
     });

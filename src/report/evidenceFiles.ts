@@ -53,17 +53,29 @@ function reportCode(code: SafeReadErrorCode): ReportErrorCode {
 }
 
 /** Reads a regular file under the run folder (never through a symlink, never blocking) as strict UTF-8. */
-export function readBoundedText(runDirectory: string, relativePath: string, maxBytes: number): Result<string, ReportErrorCode> {
+export function readBoundedText(
+  runDirectory: string,
+  relativePath: string,
+  maxBytes: number,
+): Result<string, ReportErrorCode> {
   const read = readTextUnder(runDirectory, relativePath, maxBytes);
   return read.ok ? read : err(reportCode(read.error), `${read.error}: ${read.message}`);
 }
 
-export function readJsonObject(runDirectory: string, relativePath: string, maxBytes: number = READ_LIMITS.jsonFileBytes): Result<JsonObject, ReportErrorCode> {
+export function readJsonObject(
+  runDirectory: string,
+  relativePath: string,
+  maxBytes: number = READ_LIMITS.jsonFileBytes,
+): Result<JsonObject, ReportErrorCode> {
   const text = readBoundedText(runDirectory, relativePath, maxBytes);
   if (!text.ok) return text;
   // Depth-checked first (src/core/boundedJson): over-deep JSON is refused, never a RangeError later.
   const parsed = parseBoundedJson(text.value, relativePath);
-  if (!parsed.ok) return err("evidence_malformed", parsed.error === "json_too_deep" ? `${parsed.error}: ${parsed.message}` : `${relativePath} is not valid JSON`);
+  if (!parsed.ok)
+    return err(
+      "evidence_malformed",
+      parsed.error === "json_too_deep" ? `${parsed.error}: ${parsed.message}` : `${relativePath} is not valid JSON`,
+    );
   if (!isJsonObject(parsed.value)) return err("evidence_malformed", `${relativePath} is not a JSON object`);
   return ok(parsed.value);
 }
@@ -74,7 +86,11 @@ export interface NdjsonLines {
   readonly badLines: number[];
 }
 
-export function readNdjson(runDirectory: string, relativePath: string, maxBytes: number = READ_LIMITS.ndjsonFileBytes): Result<NdjsonLines, ReportErrorCode> {
+export function readNdjson(
+  runDirectory: string,
+  relativePath: string,
+  maxBytes: number = READ_LIMITS.ndjsonFileBytes,
+): Result<NdjsonLines, ReportErrorCode> {
   const text = readBoundedText(runDirectory, relativePath, maxBytes);
   if (!text.ok) return text;
   const records: JsonObject[] = [];

@@ -25,7 +25,10 @@ export function viewerAssets(): { script: string; style: string } {
   if (cachedAssets === null) {
     // Each part runs in its own block so its private names stay private; `tca` is the shared namespace.
     const parts = VIEWER_PARTS.map((name) => `{\n${viewerAsset(name)}\n}`).join("\n");
-    cachedAssets = { script: `(() => {\n"use strict";\nconst tca = {};\n${parts}\n})();\n`, style: viewerAsset("reportViewer.css") };
+    cachedAssets = {
+      script: `(() => {\n"use strict";\nconst tca = {};\n${parts}\n})();\n`,
+      style: viewerAsset("reportViewer.css"),
+    };
   }
   return cachedAssets;
 }
@@ -73,7 +76,8 @@ export function capEmbeddedStrings(value: unknown, maxChars: number = EMBED_MAX_
     if (value.length <= maxChars) return value;
     return `${value.slice(0, maxChars)}\n[report: ${value.length - maxChars} more characters not embedded; see the evidence file]`;
   }
-  if (typeof value === "object" && value !== null && depth >= EMBED_MAX_DEPTH) return `[report: nested deeper than ${EMBED_MAX_DEPTH} levels; not embedded]`;
+  if (typeof value === "object" && value !== null && depth >= EMBED_MAX_DEPTH)
+    return `[report: nested deeper than ${EMBED_MAX_DEPTH} levels; not embedded]`;
   if (Array.isArray(value)) return value.map((item) => capEmbeddedStrings(item, maxChars, depth + 1));
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
@@ -85,7 +89,12 @@ export function capEmbeddedStrings(value: unknown, maxChars: number = EMBED_MAX_
 
 export function renderReportHtml(document: ReportDocument): string {
   const { script, style } = viewerAssets();
-  const title = document.kind === "lab" ? document.lab.directoryName : document.kind === "checks" ? document.checks.directoryName : document.bench.directoryName;
+  const title =
+    document.kind === "lab"
+      ? document.lab.directoryName
+      : document.kind === "checks"
+        ? document.checks.directoryName
+        : document.bench.directoryName;
   return [
     "<!doctype html>",
     '<html lang="en">',

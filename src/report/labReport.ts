@@ -16,7 +16,10 @@ export interface LabReadOptions {
   readonly includeRequests: boolean;
 }
 
-export function readLabReport(runDirectory: string, options: LabReadOptions = { includeRequests: true }): LabReportData {
+export function readLabReport(
+  runDirectory: string,
+  options: LabReadOptions = { includeRequests: true },
+): LabReportData {
   const verdict = deriveRunVerdict(runDirectory);
   const problems = [...verdict.problems];
   let records: readonly JsonObject[] = verdict.records.map((record): JsonObject => ({ ...record }));
@@ -27,7 +30,9 @@ export function readLabReport(runDirectory: string, options: LabReadOptions = { 
     if (tolerant.ok) {
       records = tolerant.value.records;
       if (tolerant.value.badLines.length > 0) {
-        problems.push(`${LAB_FILES.audit}: ${tolerant.value.badLines.length} line(s) are not JSON objects (lines ${tolerant.value.badLines.slice(0, 20).join(", ")})`);
+        problems.push(
+          `${LAB_FILES.audit}: ${tolerant.value.badLines.length} line(s) are not JSON objects (lines ${tolerant.value.badLines.slice(0, 20).join(", ")})`,
+        );
       }
     }
   }
@@ -35,10 +40,13 @@ export function readLabReport(runDirectory: string, options: LabReadOptions = { 
   const final = verdict.final;
   const { proposals, runRecords } = buildTimeline(records, options);
   const elapsed = objectField(final, "elapsed_ms");
-  const phases = elapsed === null ? [] : Object.keys(elapsed).flatMap((name) => {
-    const ms = numberField(elapsed, name);
-    return ms === null ? [] : [{ name, ms }];
-  });
+  const phases =
+    elapsed === null
+      ? []
+      : Object.keys(elapsed).flatMap((name) => {
+          const ms = numberField(elapsed, name);
+          return ms === null ? [] : [{ name, ms }];
+        });
   const label = labKindLabel(manifest, final);
   return {
     directoryName: baseName(runDirectory),

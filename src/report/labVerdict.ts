@@ -24,7 +24,10 @@ export function labVerdict(verdict: RunVerdict): Verdict {
     return {
       headline: EVIDENCE_INVALID_HEADLINE,
       tone: "invalid",
-      details: ["The evidence files are damaged or disagree with the audit: nothing in this report is verified.", ...verdict.problems],
+      details: [
+        "The evidence files are damaged or disagree with the audit: nothing in this report is verified.",
+        ...verdict.problems,
+      ],
     };
   }
   if (verdict.kind === "incomplete") {
@@ -59,9 +62,12 @@ export function labVerdict(verdict: RunVerdict): Verdict {
 /** What the verdict recomputed itself: the final file re-evaluated and the decision chain replayed. */
 function recomputedLine(verdict: RunVerdict): string {
   const { finalSource, replay } = verdict.recomputed;
-  const source = finalSource === null ? "the final toy_math.py could not be read"
-    : finalSource.grammar !== "valid" ? `the final toy_math.py is outside the grammar (${finalSource.grammar})`
-      : `the final toy_math.py re-evaluated: public ${finalSource.publicPassed}/${PUBLIC_FIXTURES.length}, held-out ${finalSource.heldOutPassed}/${HELD_OUT_FIXTURES.length}`;
+  const source =
+    finalSource === null
+      ? "the final toy_math.py could not be read"
+      : finalSource.grammar !== "valid"
+        ? `the final toy_math.py is outside the grammar (${finalSource.grammar})`
+        : `the final toy_math.py re-evaluated: public ${finalSource.publicPassed}/${PUBLIC_FIXTURES.length}, held-out ${finalSource.heldOutPassed}/${HELD_OUT_FIXTURES.length}`;
   return `re-derived: ${source}; the decision chain replayed from the spec's initial file (${replay.proposalsUsed} proposals, ${replay.invalidProposals} invalid, final version ${replay.finalVersion.version})`;
 }
 
@@ -80,11 +86,13 @@ const KIND_LABELS: Readonly<Record<string, Omit<KindLabel, "kind" | "pipelineChe
   },
   extension: {
     title: "EXTENSION TRIAL",
-    explanation: "A further model trial after the first one in the model directory's ledger, with its own declared change (manifest.json, model_trial.declared_change). It is not the Lab's trial.",
+    explanation:
+      "A further model trial after the first one in the model directory's ledger, with its own declared change (manifest.json, model_trial.declared_change). It is not the Lab's trial.",
   },
   synthetic_pipeline_check: {
     title: "PIPELINE CHECK",
-    explanation: "Synthetic pipeline check: output of a random-weight or stand-in model that exercises the pipeline end to end. It is NOT a model result.",
+    explanation:
+      "Synthetic pipeline check: output of a random-weight or stand-in model that exercises the pipeline end to end. It is NOT a model result.",
   },
 };
 
@@ -129,13 +137,20 @@ export function labKindLabel(manifest: JsonObject | null, final: JsonObject | nu
   const kind = stringField(labelsOf(manifest), "kind") ?? stringField(labelsOf(final), "kind") ?? "unlabelled";
   // A synthetic mark anywhere wins over any other kind: a pipeline check must never pass as a model result.
   if (markedSynthetic(manifest, final)) {
-    const label = labelFlag(manifest, final, "rehearsal") ? REHEARSAL_KIND_LABEL : KIND_LABELS.synthetic_pipeline_check!;
+    const label = labelFlag(manifest, final, "rehearsal")
+      ? REHEARSAL_KIND_LABEL
+      : KIND_LABELS.synthetic_pipeline_check!;
     const standIn = labelFlag(manifest, final, "stand_in_tokenizer") ? STAND_IN_TOKENIZER_SENTENCE : "";
     return { kind, ...label, explanation: label.explanation + standIn, pipelineCheck: true };
   }
   const known = KIND_LABELS[kind];
   if (known !== undefined) return { kind, ...known, pipelineCheck: false };
-  return { kind, title: "UNLABELLED RUN", explanation: "The manifest carries no known run kind; treat this run with care.", pipelineCheck: false };
+  return {
+    kind,
+    title: "UNLABELLED RUN",
+    explanation: "The manifest carries no known run kind; treat this run with care.",
+    pipelineCheck: false,
+  };
 }
 
 /** Scripted proposals are the script's fixed text, never a model's: their label must not say "model". */
@@ -149,7 +164,8 @@ export const MODEL_TEXT_LABEL = "raw model text, exactly as generated";
  */
 export function proposalTextLabel(manifest: JsonObject | null, final: JsonObject | null, label: KindLabel): string {
   if (label.pipelineCheck) return MODEL_TEXT_LABEL;
-  if (labelFlag(manifest, final, "scripted") || label.kind === "scripted_baseline" || label.kind === "negative_check") return SCRIPTED_TEXT_LABEL;
+  if (labelFlag(manifest, final, "scripted") || label.kind === "scripted_baseline" || label.kind === "negative_check")
+    return SCRIPTED_TEXT_LABEL;
   if (label.kind === "model_trial" || label.kind === "extension") return MODEL_TEXT_LABEL;
   return "proposal text, exactly as recorded";
 }

@@ -18,7 +18,10 @@ function tokenCount(value: unknown): number | null {
 }
 
 /** The report's rendering of the evidence room's one classification (src/verdicts/proposalOutcome.ts). */
-export function proposalStatus(records: readonly JsonObject[]): { readonly status: ProposalStatus; readonly code: string | null } {
+export function proposalStatus(records: readonly JsonObject[]): {
+  readonly status: ProposalStatus;
+  readonly code: string | null;
+} {
   const { status, code } = classifyProposal(records);
   return { status, code };
 }
@@ -29,7 +32,10 @@ export interface TimelineOptions {
 }
 
 /** Splits records into per-proposal views (in proposal order) and the run-level records. */
-export function buildTimeline(records: readonly JsonObject[], options: TimelineOptions): { proposals: ProposalView[]; runRecords: JsonObject[] } {
+export function buildTimeline(
+  records: readonly JsonObject[],
+  options: TimelineOptions,
+): { proposals: ProposalView[]; runRecords: JsonObject[] } {
   const byProposal = new Map<number, JsonObject[]>();
   const runRecords: JsonObject[] = [];
   for (const record of records) {

@@ -26,12 +26,19 @@ export interface BuildOptions {
   readonly now?: () => Date;
 }
 
-export function buildReportDocument(runDirectory: string, options: BuildOptions = {}): Result<ReportDocument, ReportErrorCode> {
+export function buildReportDocument(
+  runDirectory: string,
+  options: BuildOptions = {},
+): Result<ReportDocument, ReportErrorCode> {
   // The path the user names may be a symlink to the run directory; files inside it are never followed.
   const directory = realOrResolved(runDirectory);
   const kind = detectRunKind(directory);
   if (!kind.ok) return kind;
-  const header = { schema: REPORT_DOCUMENT_SCHEMA, generator: REPORT_GENERATOR, generatedAt: (options.now ?? (() => new Date()))().toISOString() } as const;
+  const header = {
+    schema: REPORT_DOCUMENT_SCHEMA,
+    generator: REPORT_GENERATOR,
+    generatedAt: (options.now ?? (() => new Date()))().toISOString(),
+  } as const;
   switch (kind.value) {
     case "lab":
       return ok({ ...header, kind: "lab", lab: readLabReport(directory) });
@@ -77,17 +84,28 @@ export interface WriteOptions extends BuildOptions {
 }
 
 /** Builds the report and writes it (atomically: a temporary file, then a rename). */
-export function writeReport(runDirectory: string, options: WriteOptions = {}): Result<{ path: string; report: BuiltReport }, ReportErrorCode> {
+export function writeReport(
+  runDirectory: string,
+  options: WriteOptions = {},
+): Result<{ path: string; report: BuiltReport }, ReportErrorCode> {
   const out = resolve(options.out ?? defaultReportPath(runDirectory));
   if (isInsideDirectory(out, runDirectory)) {
-    return err("output_inside_run_directory", "the run directory is evidence: write the report outside it (the default is <run dir>.report.html next to it)");
+    return err(
+      "output_inside_run_directory",
+      "the run directory is evidence: write the report outside it (the default is <run dir>.report.html next to it)",
+    );
   }
-  if (existsAtAll(out) && options.force !== true) return err("output_exists", "the output file exists; pass --force to replace it");
+  if (existsAtAll(out) && options.force !== true)
+    return err("output_exists", "the output file exists; pass --force to replace it");
   const built = buildReport(runDirectory, options);
   if (!built.ok) return built;
   const temporary = join(dirname(out), `.${basename(out)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    const fd = openSync(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o644,
+    );
     try {
       writeSync(fd, built.value.html);
     } finally {

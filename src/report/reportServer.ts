@@ -22,7 +22,11 @@ export async function serveReport(html: string): Promise<Result<ReportServer, Re
   let expectedHost = "";
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const send = (status: number, text: string): void => {
-      response.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
+      response.writeHead(status, {
+        "Content-Type": "text/plain; charset=utf-8",
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+      });
       response.end(text);
     };
     if (request.headers.host !== expectedHost) return send(404, "not found\n");

@@ -36,12 +36,23 @@ export function detectRunKind(directory: string): Result<RunKind, ReportErrorCod
     return err("run_directory_not_found", "no run directory at that path");
   }
   if (!isDirectory) return err("not_a_directory", "the report needs a run directory, not a file");
-  const matches = (Object.keys(MARKERS) as RunKind[]).filter((kind) => MARKERS[kind].some((name) => isRegularFileUnder(directory, name)));
+  const matches = (Object.keys(MARKERS) as RunKind[]).filter((kind) =>
+    MARKERS[kind].some((name) => isRegularFileUnder(directory, name)),
+  );
   if (matches.length === 1 && matches[0] !== undefined) return ok(matches[0]);
   if (matches.length === 0) {
-    const odd = Object.values(MARKERS).flat().find((name) => presentAtAll(directory, name));
-    if (odd !== undefined) return err("evidence_unreadable", `${odd} is not a regular file (a link, FIFO or device is never read)`);
-    return err("unknown_run_kind", "no checks.json (checks run), manifest.json/audit.jsonl (Lab run) or run.json/results.json (bench run) in this directory");
+    const odd = Object.values(MARKERS)
+      .flat()
+      .find((name) => presentAtAll(directory, name));
+    if (odd !== undefined)
+      return err("evidence_unreadable", `${odd} is not a regular file (a link, FIFO or device is never read)`);
+    return err(
+      "unknown_run_kind",
+      "no checks.json (checks run), manifest.json/audit.jsonl (Lab run) or run.json/results.json (bench run) in this directory",
+    );
   }
-  return err("unknown_run_kind", `the directory holds evidence of several kinds (${matches.join(", ")}); pass one run directory`);
+  return err(
+    "unknown_run_kind",
+    `the directory holds evidence of several kinds (${matches.join(", ")}); pass one run directory`,
+  );
 }

@@ -16,18 +16,32 @@ export interface ConversationRenderer {
   /** How tools, calls and results are rendered (recorded in the run manifest). */
   readonly toolRendering: ToolRendering;
   /** The conversation as the model's prompt text, ending with the assistant generation prompt. */
-  render(messages: readonly ChatTurnMessage[], tools: readonly ToolFunctionSchema[]): Result<string, "template_invalid">;
+  render(
+    messages: readonly ChatTurnMessage[],
+    tools: readonly ToolFunctionSchema[],
+  ): Result<string, "template_invalid">;
 }
 
 const PROBE_TOOL = "tca_probe_tool";
 const PROBE_RESULT = "tca probe result 4f1c";
 const PROBE_TOOLS: readonly ToolFunctionSchema[] = [
-  { type: "function", function: { name: PROBE_TOOL, description: "probe", parameters: { type: "object", properties: { probe_key: { type: "string" } } } } },
+  {
+    type: "function",
+    function: {
+      name: PROBE_TOOL,
+      description: "probe",
+      parameters: { type: "object", properties: { probe_key: { type: "string" } } },
+    },
+  },
 ];
 const PROBE_MESSAGES: readonly ChatTurnMessage[] = [
   { role: "system", content: "probe system" },
   { role: "user", content: "probe user" },
-  { role: "assistant", content: "", toolCalls: [{ id: "probe_0", name: PROBE_TOOL, argumentsText: '{"probe_key":"probe_value"}' }] },
+  {
+    role: "assistant",
+    content: "",
+    toolCalls: [{ id: "probe_0", name: PROBE_TOOL, argumentsText: '{"probe_key":"probe_value"}' }],
+  },
   { role: "tool", toolCallId: "probe_0", name: PROBE_TOOL, content: PROBE_RESULT },
 ];
 
@@ -44,7 +58,11 @@ function templateMessages(messages: readonly ChatTurnMessage[]): Record<string, 
           : {
               role: "assistant",
               content: m.content,
-              tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: argumentsValue(c.argumentsText) } })),
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: argumentsValue(c.argumentsText) },
+              })),
             };
       case "tool":
         return { role: "tool", tool_call_id: m.toolCallId, name: m.name, content: m.content };
@@ -52,7 +70,9 @@ function templateMessages(messages: readonly ChatTurnMessage[]): Record<string, 
   });
 }
 
-function probeSupportsTools(renderNative: (messages: readonly ChatTurnMessage[], tools: readonly ToolFunctionSchema[]) => string): boolean {
+function probeSupportsTools(
+  renderNative: (messages: readonly ChatTurnMessage[], tools: readonly ToolFunctionSchema[]) => string,
+): boolean {
   let text: string;
   try {
     text = renderNative(PROBE_MESSAGES, PROBE_TOOLS);
@@ -69,12 +89,15 @@ function probeSupportsTools(renderNative: (messages: readonly ChatTurnMessage[],
   return typeof args === "object" && args !== null && (args as Record<string, unknown>).probe_key === "probe_value";
 }
 
-export function createConversationRenderer(tokenizerConfigJson: Buffer): Result<ConversationRenderer, "template_invalid"> {
+export function createConversationRenderer(
+  tokenizerConfigJson: Buffer,
+): Result<ConversationRenderer, "template_invalid"> {
   let config: Record<string, unknown>;
   let template: Template;
   try {
     const parsed: unknown = JSON.parse(tokenizerConfigJson.toString("utf8"));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return err("template_invalid", "tokenizer_config.json is not an object");
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      return err("template_invalid", "tokenizer_config.json is not an object");
     config = parsed as Record<string, unknown>;
     if (typeof config.chat_template !== "string") return err("template_invalid", "no chat template");
     template = new Template(config.chat_template);
@@ -82,16 +105,29 @@ export function createConversationRenderer(tokenizerConfigJson: Buffer): Result<
     return err("template_invalid", "chat template could not be parsed");
   }
   const specialText = (value: unknown): string => (typeof value === "string" ? value : "");
-  const base = { add_generation_prompt: true, bos_token: specialText(config.bos_token), eos_token: specialText(config.eos_token) };
+  const base = {
+    add_generation_prompt: true,
+    bos_token: specialText(config.bos_token),
+    eos_token: specialText(config.eos_token),
+  };
   const renderNative = (messages: readonly ChatTurnMessage[], tools: readonly ToolFunctionSchema[]): string =>
-    template.render({ ...base, messages: templateMessages(messages), ...(tools.length > 0 ? { tools: tools.map((t) => ({ type: t.type, function: { ...t.function } })) } : {}) });
+    template.render({
+      ...base,
+      messages: templateMessages(messages),
+      ...(tools.length > 0 ? { tools: tools.map((t) => ({ type: t.type, function: { ...t.function } })) } : {}),
+    });
   const toolRendering: ToolRendering = probeSupportsTools(renderNative) ? "chat_template" : "text_protocol";
   return ok({
     toolRendering,
     render(messages, tools) {
       try {
         if (toolRendering === "chat_template") return ok(renderNative(messages, tools));
-        return ok(template.render({ ...base, messages: textProtocolMessages(messages, tools).map((m) => ({ role: m.role, content: m.content })) }));
+        return ok(
+          template.render({
+            ...base,
+            messages: textProtocolMessages(messages, tools).map((m) => ({ role: m.role, content: m.content })),
+          }),
+        );
       } catch {
         return err("template_invalid", "chat template failed to render");
       }

@@ -12,9 +12,20 @@ import { GENERATION_PROFILES } from "../model/engine/generationSettings.ts";
 import { openCheckpointDirectory, type CheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../model/pins.ts";
 import { createChatTokenizer, type ChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
-import { ModelSupervisor, type LoadedWorker, type SupervisedProgress, type SupervisorOptions } from "../model/worker/supervisor.ts";
+import {
+  ModelSupervisor,
+  type LoadedWorker,
+  type SupervisedProgress,
+  type SupervisorOptions,
+} from "../model/worker/supervisor.ts";
 import { createConversationRenderer, type ConversationRenderer } from "./localChatRendering.ts";
-import type { ChatBackend, ChatErrorCode, ChatExchange, ChatTurnRequest, ChatTurnResult } from "./openaiCompatibleChat.ts";
+import type {
+  ChatBackend,
+  ChatErrorCode,
+  ChatExchange,
+  ChatTurnRequest,
+  ChatTurnResult,
+} from "./openaiCompatibleChat.ts";
 import { parseToolCallText, type ParsedAssistantText } from "./textToolCalls.ts";
 import { sha256Hex } from "../core/digest.ts";
 
@@ -70,9 +81,14 @@ function sameHashes(identity: Record<string, unknown>, expected: Readonly<Record
  * tool-call path; condition A offers no tools, so there the whole reply is content. Exported so
  * that the bench rehearsal's transcript generator parses its scripted replies the same way.
  */
-export function parseAssistantReply(text: string, request: Pick<ChatTurnRequest, "messages" | "tools">): ParsedAssistantText {
+export function parseAssistantReply(
+  text: string,
+  request: Pick<ChatTurnRequest, "messages" | "tools">,
+): ParsedAssistantText {
   const assistantTurn = request.messages.filter((m) => m.role === "assistant").length + 1;
-  return request.tools.length > 0 ? parseToolCallText(text, `call_t${assistantTurn}`) : { content: text, toolCalls: [], malformed: [] };
+  return request.tools.length > 0
+    ? parseToolCallText(text, `call_t${assistantTurn}`)
+    : { content: text, toolCalls: [], malformed: [] };
 }
 
 export class LocalEngineChat implements ChatBackend {
@@ -99,10 +115,21 @@ export class LocalEngineChat implements ChatBackend {
     return options.clock ?? systemClock;
   }
 
-  private static async startWorker(options: LocalEngineChatOptions, checkpoint: CheckpointDirectory): Promise<Result<{ supervisor: ModelSupervisor; loaded: LoadedWorker }, LocalBackendErrorCode>> {
+  private static async startWorker(
+    options: LocalEngineChatOptions,
+    checkpoint: CheckpointDirectory,
+  ): Promise<Result<{ supervisor: ModelSupervisor; loaded: LoadedWorker }, LocalBackendErrorCode>> {
     const clock = LocalEngineChat.clock(options);
-    const supervisor = new ModelSupervisor({ ...options.supervisor, clock, callDeadlineMs: options.callCeilingMs ?? DEFAULT_CALL_CEILING_MS });
-    const loaded = await supervisor.load(checkpoint.directory, clock.now() + (options.loadBudgetMs ?? DEFAULT_LOAD_BUDGET_MS), { profile: "bench" });
+    const supervisor = new ModelSupervisor({
+      ...options.supervisor,
+      clock,
+      callDeadlineMs: options.callCeilingMs ?? DEFAULT_CALL_CEILING_MS,
+    });
+    const loaded = await supervisor.load(
+      checkpoint.directory,
+      clock.now() + (options.loadBudgetMs ?? DEFAULT_LOAD_BUDGET_MS),
+      { profile: "bench" },
+    );
     if (!loaded.ok) {
       await supervisor.close();
       return err(loaded.error, loaded.message);
@@ -130,7 +157,16 @@ export class LocalEngineChat implements ChatBackend {
     if (!renderer.ok) return renderer;
     const worker = await LocalEngineChat.startWorker(options, checkpoint);
     if (!worker.ok) return worker;
-    return ok(new LocalEngineChat(options, checkpoint, tokenizer.value, renderer.value, worker.value.supervisor, worker.value.loaded));
+    return ok(
+      new LocalEngineChat(
+        options,
+        checkpoint,
+        tokenizer.value,
+        renderer.value,
+        worker.value.supervisor,
+        worker.value.loaded,
+      ),
+    );
   }
 
   /** How tool calls are rendered: the template's own tools support, or the text protocol. */
@@ -151,7 +187,12 @@ export class LocalEngineChat implements ChatBackend {
       // results.md, the report banner and compare name a rehearsal model's run REHEARSAL.
       ...(this.loaded.label === "rehearsal" ? { rehearsal: true } : {}),
       ...(this.synthetic
-        ? { note: this.loaded.label === "rehearsal" ? "REHEARSAL model (trained in-project on scripted transcripts): this benchmark run is a PIPELINE CHECK, not a model result" : "synthetic random-weight checkpoint: this benchmark run is a PIPELINE CHECK, not a model result" }
+        ? {
+            note:
+              this.loaded.label === "rehearsal"
+                ? "REHEARSAL model (trained in-project on scripted transcripts): this benchmark run is a PIPELINE CHECK, not a model result"
+                : "synthetic random-weight checkpoint: this benchmark run is a PIPELINE CHECK, not a model result",
+          }
         : {}),
       tool_call_rendering: this.renderer.toolRendering,
       tool_call_protocol:
@@ -213,11 +254,28 @@ export class LocalEngineChat implements ChatBackend {
       tools: request.tools.map((t) => t.function.name),
       maxNewTokens: request.maxTokens,
     };
-    const exchange = (response: unknown): ChatExchange => ({ request: requestRecord, response, httpStatus: null, elapsedMs: clock.now() - started });
-    const fail = (error: ChatErrorCode, message: string, response: unknown = null): ChatTurnResult => ({ ok: false, error, message, exchange: exchange(response) });
+    const exchange = (response: unknown): ChatExchange => ({
+      request: requestRecord,
+      response,
+      httpStatus: null,
+      elapsedMs: clock.now() - started,
+    });
+    const fail = (error: ChatErrorCode, message: string, response: unknown = null): ChatTurnResult => ({
+      ok: false,
+      error,
+      message,
+      exchange: exchange(response),
+    });
     if (this.closed) return fail("model_engine_error", "the local backend is closed");
-    if (!Number.isSafeInteger(request.maxTokens) || request.maxTokens < 1 || request.maxTokens > BENCH_PROFILE.maxNewTokens) {
-      return fail("model_engine_error", `max tokens per turn must be 1..${BENCH_PROFILE.maxNewTokens} for the local engine`);
+    if (
+      !Number.isSafeInteger(request.maxTokens) ||
+      request.maxTokens < 1 ||
+      request.maxTokens > BENCH_PROFILE.maxNewTokens
+    ) {
+      return fail(
+        "model_engine_error",
+        `max tokens per turn must be 1..${BENCH_PROFILE.maxNewTokens} for the local engine`,
+      );
     }
     const rendered = this.renderer.render(request.messages, request.tools);
     if (!rendered.ok) return fail("model_engine_error", rendered.message);
@@ -226,11 +284,19 @@ export class LocalEngineChat implements ChatBackend {
     requestRecord.inputTokens = inputIds.length;
     // Never truncated: an over-budget conversation ends the task with a clear error.
     if (inputIds.length > BENCH_PROFILE.maxInputTokens) {
-      return fail("model_context_limit", `the conversation is ${inputIds.length} tokens; the local engine's input budget is ${BENCH_PROFILE.maxInputTokens}`);
+      return fail(
+        "model_context_limit",
+        `the conversation is ${inputIds.length} tokens; the local engine's input budget is ${BENCH_PROFILE.maxInputTokens}`,
+      );
     }
     const outcome = await this.exclusive(request.signal, async () => {
       const worker = await this.ensureWorker();
-      if (!worker.ok) return { kind: "model_error" as const, message: `the model worker could not be restarted (${worker.error})`, elapsedMs: 0 };
+      if (!worker.ok)
+        return {
+          kind: "model_error" as const,
+          message: `the model worker could not be restarted (${worker.error})`,
+          elapsedMs: 0,
+        };
       return this.supervisor.generate(
         { kind: "ids", ids: inputIds },
         {
@@ -242,13 +308,19 @@ export class LocalEngineChat implements ChatBackend {
         },
       );
     });
-    if (outcome === "aborted") return fail("model_timeout", "the task's time budget ran out while waiting for the engine");
+    if (outcome === "aborted")
+      return fail("model_timeout", "the task's time budget ran out while waiting for the engine");
     switch (outcome.kind) {
       case "context_limit":
         return fail("model_context_limit", `the engine refused ${outcome.inputTokens} input tokens`);
       case "time_limit":
       case "cancelled":
-        return fail("model_timeout", request.signal.aborted ? "the model call ran past the task's time budget" : "the model call ran past the call ceiling");
+        return fail(
+          "model_timeout",
+          request.signal.aborted
+            ? "the model call ran past the task's time budget"
+            : "the model call ran past the call ceiling",
+        );
       case "model_error":
         return fail("model_engine_error", outcome.message);
       case "result":
@@ -256,7 +328,8 @@ export class LocalEngineChat implements ChatBackend {
     }
     const r = outcome.report;
     const parsed = parseAssistantReply(r.text, request);
-    const finishReason = r.stopCause === "max_new_tokens" ? "length" : parsed.toolCalls.length > 0 ? "tool_calls" : "stop";
+    const finishReason =
+      r.stopCause === "max_new_tokens" ? "length" : parsed.toolCalls.length > 0 ? "tool_calls" : "stop";
     return {
       ok: true,
       content: parsed.content,

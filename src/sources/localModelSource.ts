@@ -6,7 +6,12 @@
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../controller/proposalSource.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { ModelSupervisor, type LoadedWorker, type SupervisedProgress, type SupervisorOptions } from "../model/worker/supervisor.ts";
+import {
+  ModelSupervisor,
+  type LoadedWorker,
+  type SupervisedProgress,
+  type SupervisorOptions,
+} from "../model/worker/supervisor.ts";
 import { checkpointOutputNote } from "../model/synthetic/syntheticManifest.ts";
 
 export interface LocalModelSourceOptions {
@@ -38,9 +43,15 @@ export class LocalModelSource implements ProposalSource {
     this.label = loaded.label;
   }
 
-  static async create(options: LocalModelSourceOptions): Promise<Result<LocalModelSource, "time_limit" | "model_error" | "cancelled">> {
+  static async create(
+    options: LocalModelSourceOptions,
+  ): Promise<Result<LocalModelSource, "time_limit" | "model_error" | "cancelled">> {
     const supervisor = new ModelSupervisor({ ...options.supervisor, clock: options.clock ?? systemClock });
-    const loaded = await supervisor.load(options.modelDirectory, options.overallDeadlineMs, options.signal === undefined ? {} : { signal: options.signal });
+    const loaded = await supervisor.load(
+      options.modelDirectory,
+      options.overallDeadlineMs,
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
     if (!loaded.ok) {
       await supervisor.close();
       return err(loaded.error, loaded.message);
@@ -66,7 +77,12 @@ export class LocalModelSource implements ProposalSource {
       {
         overallDeadlineMs: request.deadlineMs,
         signal,
-        ...(notify !== undefined ? { onProgress: (progress: SupervisedProgress) => notify({ ...progress, proposalNumber: request.proposalNumber }) } : {}),
+        ...(notify !== undefined
+          ? {
+              onProgress: (progress: SupervisedProgress) =>
+                notify({ ...progress, proposalNumber: request.proposalNumber }),
+            }
+          : {}),
       },
     );
     const base = { proposalSource: this.label, callElapsedMs: Math.round(outcome.elapsedMs) };
@@ -91,7 +107,11 @@ export class LocalModelSource implements ProposalSource {
         };
       }
       case "context_limit":
-        return { kind: "context_limit", inputTokens: outcome.inputTokens, metadata: { ...base, inputTokens: outcome.inputTokens } };
+        return {
+          kind: "context_limit",
+          inputTokens: outcome.inputTokens,
+          metadata: { ...base, inputTokens: outcome.inputTokens },
+        };
       case "model_error":
         return { kind: "model_error", message: outcome.message, metadata: base };
       case "time_limit":

@@ -62,7 +62,15 @@ export interface ChatExchange {
  * the model generated (llama-server: HTTP 500 "The model produced output that does not match the expected … format"), a
  * model failure rather than a transport one.
  */
-export const CHAT_ERROR_CODES = ["model_http_error", "model_protocol_error", "model_timeout", "model_unreachable", "model_context_limit", "model_engine_error", "model_output_unparsed"] as const;
+export const CHAT_ERROR_CODES = [
+  "model_http_error",
+  "model_protocol_error",
+  "model_timeout",
+  "model_unreachable",
+  "model_context_limit",
+  "model_engine_error",
+  "model_output_unparsed",
+] as const;
 export type ChatErrorCode = (typeof CHAT_ERROR_CODES)[number];
 
 export type ChatTurnResult =

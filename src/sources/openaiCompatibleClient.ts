@@ -45,14 +45,21 @@ function wireMessage(m: ChatTurnMessage): Record<string, unknown> {
         : {
             role: "assistant",
             content: m.content === "" ? null : m.content,
-            tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.argumentsText } })),
+            tool_calls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: "function",
+              function: { name: c.name, arguments: c.argumentsText },
+            })),
           };
     case "tool":
       return { role: "tool", tool_call_id: m.toolCallId, name: m.name, content: m.content };
   }
 }
 
-export function buildRequestBody(options: OpenAiCompatibleOptions, request: Omit<ChatTurnRequest, "signal">): Record<string, unknown> {
+export function buildRequestBody(
+  options: OpenAiCompatibleOptions,
+  request: Omit<ChatTurnRequest, "signal">,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...(options.extraBody ?? {}),
     model: options.model,
@@ -117,12 +124,20 @@ export function parseChoice(body: unknown): ParsedChoice | string {
   return { content, toolCalls, finishReason };
 }
 
-function usageOf(body: unknown): { promptTokens: number | null; completionTokens: number | null; source: "server" | "none" } {
+function usageOf(body: unknown): {
+  promptTokens: number | null;
+  completionTokens: number | null;
+  source: "server" | "none";
+} {
   if (isRecord(body) && isRecord(body.usage)) {
     const p = body.usage.prompt_tokens;
     const c = body.usage.completion_tokens;
     if (typeof p === "number" || typeof c === "number") {
-      return { promptTokens: typeof p === "number" ? p : null, completionTokens: typeof c === "number" ? c : null, source: "server" };
+      return {
+        promptTokens: typeof p === "number" ? p : null,
+        completionTokens: typeof c === "number" ? c : null,
+        source: "server",
+      };
     }
   }
   return { promptTokens: null, completionTokens: null, source: "none" };
@@ -230,11 +245,21 @@ export class OpenAiCompatibleClient implements ChatBackend {
       elapsedMs: performance.now() - started,
       retries: [...retries],
     });
-    const timeout = (status: number | null): ChatTurnResult => ({ ok: false, error: "model_timeout", message: "the model call ran past the task's time budget", exchange: exchange(null, status) });
+    const timeout = (status: number | null): ChatTurnResult => ({
+      ok: false,
+      error: "model_timeout",
+      message: "the model call ran past the task's time budget",
+      exchange: exchange(null, status),
+    });
     for (let attempt = 0; ; attempt++) {
       let r: Response;
       try {
-        r = await fetch(this.url("/chat/completions"), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal: request.signal });
+        r = await fetch(this.url("/chat/completions"), {
+          method: "POST",
+          headers: this.headers(),
+          body: JSON.stringify(body),
+          signal: request.signal,
+        });
       } catch {
         if (request.signal.aborted) return timeout(null);
         // Connection refused or reset: a restarting server; retried like a 503.
@@ -244,27 +269,53 @@ export class OpenAiCompatibleClient implements ChatBackend {
           if (!(await sleepUnlessAborted(waitMs, request.signal))) return timeout(null);
           continue;
         }
-        return { ok: false, error: "model_unreachable", message: "the endpoint could not be reached", exchange: exchange(null, null) };
+        return {
+          ok: false,
+          error: "model_unreachable",
+          message: "the endpoint could not be reached",
+          exchange: exchange(null, null),
+        };
       }
       let text: string;
       let tooLarge: boolean;
       try {
         ({ text, tooLarge } = await readCapped(r, this.options.responseMaxBytes ?? DEFAULT_RESPONSE_MAX_BYTES));
       } catch {
-        return request.signal.aborted ? timeout(r.status) : { ok: false, error: "model_protocol_error", message: "the response body could not be read", exchange: exchange(null, r.status) };
+        return request.signal.aborted
+          ? timeout(r.status)
+          : {
+              ok: false,
+              error: "model_protocol_error",
+              message: "the response body could not be read",
+              exchange: exchange(null, r.status),
+            };
       }
       if (RETRYABLE_STATUS.has(r.status) && attempt < policy.maxRetries) {
         // Bounded backoff; the wait is inside the caller's deadline (the signal), never added to it.
-        const waitMs = Math.min(policy.maxDelayMs, retryAfterMs(r.headers.get("retry-after")) ?? policy.baseDelayMs * 2 ** attempt);
+        const waitMs = Math.min(
+          policy.maxDelayMs,
+          retryAfterMs(r.headers.get("retry-after")) ?? policy.baseDelayMs * 2 ** attempt,
+        );
         retries.push({ status: r.status, waitMs });
         if (!(await sleepUnlessAborted(waitMs, request.signal))) return timeout(r.status);
         continue;
       }
-      if (tooLarge) return { ok: false, error: "model_protocol_error", message: "the response body is too large", exchange: exchange(null, r.status) };
+      if (tooLarge)
+        return {
+          ok: false,
+          error: "model_protocol_error",
+          message: "the response body is too large",
+          exchange: exchange(null, r.status),
+        };
       // A reply nested past MODEL_REPLY_MAX_DEPTH is a model error for this task (the run goes on),
       // refused before JSON.parse, so nothing later recurses over it (src/core/boundedJson).
       if (jsonDepth(text, MODEL_REPLY_MAX_DEPTH) > MODEL_REPLY_MAX_DEPTH) {
-        return { ok: false, error: "model_protocol_error", message: `HTTP ${r.status}, the response nests deeper than ${MODEL_REPLY_MAX_DEPTH} levels`, exchange: exchange(null, r.status) };
+        return {
+          ok: false,
+          error: "model_protocol_error",
+          message: `HTTP ${r.status}, the response nests deeper than ${MODEL_REPLY_MAX_DEPTH} levels`,
+          exchange: exchange(null, r.status),
+        };
       }
       let parsed: unknown;
       try {
@@ -272,16 +323,32 @@ export class OpenAiCompatibleClient implements ChatBackend {
       } catch {
         if (!r.ok) {
           const msg = serverMessage(text);
-          return { ok: false, error: isOutputParseFailure(r.status, msg) ? "model_output_unparsed" : "model_http_error", message: `HTTP ${r.status}${msg ? `: ${msg}` : ""}`, exchange: exchange(text.slice(0, 4096), r.status) };
+          return {
+            ok: false,
+            error: isOutputParseFailure(r.status, msg) ? "model_output_unparsed" : "model_http_error",
+            message: `HTTP ${r.status}${msg ? `: ${msg}` : ""}`,
+            exchange: exchange(text.slice(0, 4096), r.status),
+          };
         }
-        return { ok: false, error: "model_protocol_error", message: `HTTP ${r.status}, body is not JSON`, exchange: exchange(text.slice(0, 4096), r.status) };
+        return {
+          ok: false,
+          error: "model_protocol_error",
+          message: `HTTP ${r.status}, body is not JSON`,
+          exchange: exchange(text.slice(0, 4096), r.status),
+        };
       }
       if (!r.ok) {
         const msg = serverMessage(parsed);
-        return { ok: false, error: isOutputParseFailure(r.status, msg) ? "model_output_unparsed" : "model_http_error", message: `HTTP ${r.status}${msg ? `: ${msg}` : ""}`, exchange: exchange(parsed, r.status) };
+        return {
+          ok: false,
+          error: isOutputParseFailure(r.status, msg) ? "model_output_unparsed" : "model_http_error",
+          message: `HTTP ${r.status}${msg ? `: ${msg}` : ""}`,
+          exchange: exchange(parsed, r.status),
+        };
       }
       const choice = parseChoice(parsed);
-      if (typeof choice === "string") return { ok: false, error: "model_protocol_error", message: choice, exchange: exchange(parsed, r.status) };
+      if (typeof choice === "string")
+        return { ok: false, error: "model_protocol_error", message: choice, exchange: exchange(parsed, r.status) };
       return {
         ok: true,
         content: choice.content,

@@ -17,7 +17,10 @@ export function serverMessage(body: unknown): string {
   }
   // Control characters (terminal escapes included) never reach a terminal or a trace message.
   /* eslint-disable no-control-regex -- matching control characters is the point */
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   /* eslint-enable no-control-regex */
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
@@ -29,5 +32,7 @@ export function serverMessage(body: unknown): string {
 export function isOutputParseFailure(status: number, message: string): boolean {
   // llama.cpp common/chat.cpp: "The model produced output that does not match the expected <format name> format",
   // "Failed to parse tool call arguments as JSON: …".
-  return status === 500 && /does not match the expected (?:[\w .-]{0,40} )?format|failed to parse tool call/i.test(message);
+  return (
+    status === 500 && /does not match the expected (?:[\w .-]{0,40} )?format|failed to parse tool call/i.test(message)
+  );
 }

@@ -11,7 +11,13 @@ import type { ChatTurnMessage, ProposedToolCall, ToolFunctionSchema } from "./op
 export const TOOL_CALL_OPEN = "<tool_call>";
 export const TOOL_CALL_CLOSE = "</tool_call>";
 
-export const MALFORMED_TOOL_CALL_REASONS = ["unclosed_block", "invalid_json", "not_an_object", "missing_name", "invalid_arguments"] as const;
+export const MALFORMED_TOOL_CALL_REASONS = [
+  "unclosed_block",
+  "invalid_json",
+  "not_an_object",
+  "missing_name",
+  "invalid_arguments",
+] as const;
 export type MalformedToolCallReason = (typeof MALFORMED_TOOL_CALL_REASONS)[number];
 
 export interface MalformedToolCall {
@@ -37,7 +43,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  */
 export function pythonStyleJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonStyleJson).join(", ")}]`;
-  if (isRecord(value)) return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonStyleJson(v)}`).join(", ")}}`;
+  if (isRecord(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonStyleJson(v)}`)
+      .join(", ")}}`;
   return JSON.stringify(value) ?? "null";
 }
 
@@ -77,7 +86,10 @@ export type PlainChatMessage = { readonly role: "system" | "user" | "assistant";
  * support: tools described in the system message, calls as blocks in the assistant content,
  * consecutive tool results as one user message of <tool_response> blocks.
  */
-export function textProtocolMessages(messages: readonly ChatTurnMessage[], tools: readonly ToolFunctionSchema[]): PlainChatMessage[] {
+export function textProtocolMessages(
+  messages: readonly ChatTurnMessage[],
+  tools: readonly ToolFunctionSchema[],
+): PlainChatMessage[] {
   const out: PlainChatMessage[] = [];
   const first = messages[0];
   let rest = messages;

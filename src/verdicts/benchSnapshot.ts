@@ -14,7 +14,12 @@ export type Json = Readonly<Record<string, unknown>>;
 /** What verify-run writes beside the run (src/bench/runRegrade.ts). */
 export const VERIFICATION_FILE = RUN_FILES.verification;
 
-export const BENCH_READ_LIMITS = { json: 64 * 1024 * 1024, tasks: 256 * 1024 * 1024, trace: 64 * 1024 * 1024, diff: 8 * 1024 * 1024 } as const;
+export const BENCH_READ_LIMITS = {
+  json: 64 * 1024 * 1024,
+  tasks: 256 * 1024 * 1024,
+  trace: 64 * 1024 * 1024,
+  diff: 8 * 1024 * 1024,
+} as const;
 
 export interface TraceEvidence {
   /** The bytes as read (merge copies exactly these). */
@@ -70,24 +75,36 @@ function readTaskLog(runDirectory: string, problems: string[]): { tasks: TaskRes
   }
   const lines = text.value.split("\n");
   const tail = lines.pop();
-  if (tail !== undefined && tail !== "") problems.push(`${RUN_FILES.tasks}: the last line is incomplete (truncated log)`);
+  if (tail !== undefined && tail !== "")
+    problems.push(`${RUN_FILES.tasks}: the last line is incomplete (truncated log)`);
   const latest = new Map<string, TaskResult>();
   for (const [index, line] of lines.entries()) {
     const parsed = parseBoundedJson(line, `${RUN_FILES.tasks} line ${index + 1}`);
     if (!parsed.ok) {
-      problems.push(parsed.error === "json_too_deep" ? `${RUN_FILES.tasks}: ${parsed.error}: ${parsed.message}` : `${RUN_FILES.tasks}: line ${index + 1} is not JSON`);
+      problems.push(
+        parsed.error === "json_too_deep"
+          ? `${RUN_FILES.tasks}: ${parsed.error}: ${parsed.message}`
+          : `${RUN_FILES.tasks}: line ${index + 1} is not JSON`,
+      );
       continue;
     }
     const result = parseTaskResult(parsed.value);
     if (result === undefined) problems.push(`${RUN_FILES.tasks}: line ${index + 1} is not a task result`);
     else latest.set(resultKey(result), result);
   }
-  const tasks = [...latest.values()].sort((a, b) => (resultKey(a) < resultKey(b) ? -1 : resultKey(a) > resultKey(b) ? 1 : 0));
+  const tasks = [...latest.values()].sort((a, b) =>
+    resultKey(a) < resultKey(b) ? -1 : resultKey(a) > resultKey(b) ? 1 : 0,
+  );
   return { tasks, sha256 };
 }
 
 /** A trace: every line must be a JSON object; a torn or corrupt line is a problem, never dropped. */
-function readTrace(runDirectory: string, path: string, problems: string[], readErrors: Map<string, string>): TraceEvidence | null {
+function readTrace(
+  runDirectory: string,
+  path: string,
+  problems: string[],
+  readErrors: Map<string, string>,
+): TraceEvidence | null {
   const text = readTextUnder(runDirectory, path, BENCH_READ_LIMITS.trace);
   if (!text.ok) {
     problems.push(`${path}: ${text.error}: ${text.message}`);
@@ -100,7 +117,12 @@ function readTrace(runDirectory: string, path: string, problems: string[], readE
   const records: Json[] = [];
   for (const [index, line] of lines.entries()) {
     const parsed = parseBoundedJson(line, `${path} line ${index + 1}`);
-    if (!parsed.ok) problems.push(parsed.error === "json_too_deep" ? `${path}: ${parsed.error}: ${parsed.message}` : `${path}: line ${index + 1} is not JSON`);
+    if (!parsed.ok)
+      problems.push(
+        parsed.error === "json_too_deep"
+          ? `${path}: ${parsed.error}: ${parsed.message}`
+          : `${path}: line ${index + 1} is not JSON`,
+      );
     else if (!isObject(parsed.value)) problems.push(`${path}: line ${index + 1} is not a trace event`);
     else records.push(parsed.value);
   }
@@ -136,5 +158,15 @@ export function readBenchSnapshot(runDirectory: string, problems: string[]): Ben
       filesRead += 1;
     }
   }
-  return { manifest, results, verification, tasksSha256: log.sha256, tasks: log.tasks, traces, diffs, readErrors, filesRead };
+  return {
+    manifest,
+    results,
+    verification,
+    tasksSha256: log.sha256,
+    tasks: log.tasks,
+    traces,
+    diffs,
+    readErrors,
+    filesRead,
+  };
 }

@@ -24,7 +24,13 @@
 import type { ConditionId } from "../bench/agent/conditions.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { summarize } from "../bench/results/resultsSummary.ts";
-import { bindingMismatch, resultKey, RUN_FILES, RUN_SCHEMA_VERSION, type RunManifest } from "../bench/runs/runDirectory.ts";
+import {
+  bindingMismatch,
+  resultKey,
+  RUN_FILES,
+  RUN_SCHEMA_VERSION,
+  type RunManifest,
+} from "../bench/runs/runDirectory.ts";
 import { planTasks } from "../bench/runs/taskPlan.ts";
 import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
 import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts";
@@ -59,11 +65,19 @@ export interface BenchVerdict {
 const MAX_LISTED_PROBLEMS = 40;
 const TRACE_ENVELOPE = new Set(["v", "event", "t"]);
 
-
 function asManifest(value: Json | null, problems: string[]): RunManifest | null {
   if (value === null) return null;
-  const lists = Array.isArray(value.conditions) && Array.isArray(value.programs) && [...value.conditions, ...value.programs].every((x) => typeof x === "string");
-  if (value.kind !== "quixbugs-run" || value.schema !== RUN_SCHEMA_VERSION || !isObject(value.fingerprint) || !isObject(value.model) || !lists) {
+  const lists =
+    Array.isArray(value.conditions) &&
+    Array.isArray(value.programs) &&
+    [...value.conditions, ...value.programs].every((x) => typeof x === "string");
+  if (
+    value.kind !== "quixbugs-run" ||
+    value.schema !== RUN_SCHEMA_VERSION ||
+    !isObject(value.fingerprint) ||
+    !isObject(value.model) ||
+    !lists
+  ) {
     problems.push(`${RUN_FILES.manifest}: not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
     return null;
   }
@@ -84,9 +98,14 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   const key = resultKey(task);
   // Each record by the rule it was written under (fixedMeans; absent in older runs).
   const recomputed = classifyTask(task.grade, task.stopReason, task.changed, task.claimedFixed, task.fixedMeans);
-  if (recomputed.outcome !== task.outcome) problems.push(`${RUN_FILES.tasks}: ${key} says ${task.outcome}; its grade, stop reason and change say ${recomputed.outcome}`);
-  if (task.falseFixed !== recomputed.falseFixed) problems.push(`${RUN_FILES.tasks}: ${key} falseFixed disagrees with its claim and grade`);
-  if (task.falseFixedHeldOut !== undefined && task.falseFixedHeldOut !== recomputed.falseFixedHeldOut) problems.push(`${RUN_FILES.tasks}: ${key} falseFixedHeldOut disagrees with its claim and grade`);
+  if (recomputed.outcome !== task.outcome)
+    problems.push(
+      `${RUN_FILES.tasks}: ${key} says ${task.outcome}; its grade, stop reason and change say ${recomputed.outcome}`,
+    );
+  if (task.falseFixed !== recomputed.falseFixed)
+    problems.push(`${RUN_FILES.tasks}: ${key} falseFixed disagrees with its claim and grade`);
+  if (task.falseFixedHeldOut !== undefined && task.falseFixedHeldOut !== recomputed.falseFixedHeldOut)
+    problems.push(`${RUN_FILES.tasks}: ${key} falseFixedHeldOut disagrees with its claim and grade`);
   if (task.tracePath === undefined) {
     problems.push(`${RUN_FILES.tasks}: ${key} names no trace`);
     return;
@@ -97,7 +116,8 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   const start = records[0];
   if (start?.event !== "task_start") problems.push(`${task.tracePath}: does not start with task_start`);
   else {
-    if (start.taskId !== task.taskId || start.program !== task.program || start.condition !== task.condition) problems.push(`${task.tracePath}: task_start names another task than ${key}`);
+    if (start.taskId !== task.taskId || start.program !== task.program || start.condition !== task.condition)
+      problems.push(`${task.tracePath}: task_start names another task than ${key}`);
     if (manifest !== null) {
       const mismatch = bindingMismatch(start.run, manifest);
       if (mismatch !== null) problems.push(`${task.tracePath}: task_start ${mismatch}`);
@@ -105,42 +125,79 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   }
   const end = records.at(-1);
   if (end?.event !== "task_end") problems.push(`${task.tracePath}: does not end in task_end`);
-  else if (canonicalJson(end.result) !== canonicalJson(withoutPaths(task))) problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
+  else if (canonicalJson(end.result) !== canonicalJson(withoutPaths(task)))
+    problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
   const grades = records.filter((record) => record.event === "grade");
   if (grades.length !== 1) problems.push(`${task.tracePath}: has ${grades.length} grade events, not one`);
-  else if (canonicalJson(gradeOfEvent(grades[0]!)) !== canonicalJson(task.grade)) problems.push(`${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`);
+  else if (canonicalJson(gradeOfEvent(grades[0]!)) !== canonicalJson(task.grade))
+    problems.push(
+      `${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`,
+    );
   // What the agent did is recounted from the trace's own events, never read from the record: the
   // guardrail counts behind the report's flags, the claim of "done" and its kind. The record
   // must agree (an older record without a counter agrees when its trace has no such event).
   const recounted: Readonly<Record<string, number>> = guardrailsFromTrace(records);
   const recordedCounts = task.guardrails as Readonly<Record<string, unknown>>;
   const counts = Object.keys(recounted).filter((name) => (recordedCounts[name] ?? 0) !== recounted[name]);
-  if (counts.length > 0) problems.push(`${task.tracePath}: its events give other guardrail counts than the record of ${key} (${counts.map((name) => `${name} ${recounted[name]}, recorded ${String(recordedCounts[name])}`).join("; ")})`);
+  if (counts.length > 0)
+    problems.push(
+      `${task.tracePath}: its events give other guardrail counts than the record of ${key} (${counts.map((name) => `${name} ${recounted[name]}, recorded ${String(recordedCounts[name])}`).join("; ")})`,
+    );
   const claimed = records.some((record) => record.event === "stop_attempt" && record.accepted === true);
-  if (claimed !== task.claimedFixed) problems.push(`${RUN_FILES.tasks}: ${key} says claimedFixed ${String(task.claimedFixed)}; its trace has ${claimed ? "an" : "no"} accepted stop`);
-  if (task.claim !== undefined && canonicalJson(analyzeClaim(records as readonly ClaimEvent[])) !== canonicalJson(task.claim)) problems.push(`${task.tracePath}: the claim recomputed from its events differs from the record of ${key}`);
+  if (claimed !== task.claimedFixed)
+    problems.push(
+      `${RUN_FILES.tasks}: ${key} says claimedFixed ${String(task.claimedFixed)}; its trace has ${claimed ? "an" : "no"} accepted stop`,
+    );
+  if (
+    task.claim !== undefined &&
+    canonicalJson(analyzeClaim(records as readonly ClaimEvent[])) !== canonicalJson(task.claim)
+  )
+    problems.push(`${task.tracePath}: the claim recomputed from its events differs from the record of ${key}`);
   const diffs = records.filter((record) => record.event === "diff");
-  if (diffs.length !== (task.changed ? 1 : 0)) problems.push(`${task.tracePath}: has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`);
-  if (task.changed !== (task.diffPath !== undefined)) problems.push(`${RUN_FILES.tasks}: ${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`);
+  if (diffs.length !== (task.changed ? 1 : 0))
+    problems.push(
+      `${task.tracePath}: has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`,
+    );
+  if (task.changed !== (task.diffPath !== undefined))
+    problems.push(
+      `${RUN_FILES.tasks}: ${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`,
+    );
   if (task.diffPath === undefined) return;
   const diff = snapshot.diffs.get(task.diffPath);
   const traced = diffs.at(-1)?.diff;
-  if (diff !== undefined && diff !== (typeof traced === "string" ? traced : "")) problems.push(`${task.diffPath}: differs from the trace's diff`);
+  if (diff !== undefined && diff !== (typeof traced === "string" ? traced : ""))
+    problems.push(`${task.diffPath}: differs from the trace's diff`);
 }
 
-function checkResults(results: Json, manifest: Json | null, tasks: readonly TaskResult[], expected: number | null, problems: string[]): void {
+function checkResults(
+  results: Json,
+  manifest: Json | null,
+  tasks: readonly TaskResult[],
+  expected: number | null,
+  problems: string[],
+): void {
   const name = RUN_FILES.resultsJson;
   const recorded = Array.isArray(results.tasks) ? results.tasks : [];
   const byKey = (list: readonly unknown[]): string[] => list.map((item) => canonicalJson(item)).sort();
-  if (canonicalJson(byKey(recorded)) !== canonicalJson(byKey(tasks))) problems.push(`${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`);
+  if (canonicalJson(byKey(recorded)) !== canonicalJson(byKey(tasks)))
+    problems.push(
+      `${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`,
+    );
   const bySummary = [...tasks].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
-  if (canonicalJson(results.summary) !== canonicalJson(summarize(bySummary))) problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
-  if (results.tasksDone !== tasks.length) problems.push(`${name}: tasksDone is ${String(results.tasksDone)}, the log holds ${tasks.length}`);
-  if (expected !== null && results.tasksExpected !== expected) problems.push(`${name}: tasksExpected is ${String(results.tasksExpected)}, ${RUN_FILES.manifest}'s plan has ${expected}`);
-  if (expected !== null && results.complete !== tasks.length >= expected) problems.push(`${name}: complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`);
+  if (canonicalJson(results.summary) !== canonicalJson(summarize(bySummary)))
+    problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
+  if (results.tasksDone !== tasks.length)
+    problems.push(`${name}: tasksDone is ${String(results.tasksDone)}, the log holds ${tasks.length}`);
+  if (expected !== null && results.tasksExpected !== expected)
+    problems.push(
+      `${name}: tasksExpected is ${String(results.tasksExpected)}, ${RUN_FILES.manifest}'s plan has ${expected}`,
+    );
+  if (expected !== null && results.complete !== tasks.length >= expected)
+    problems.push(`${name}: complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`);
   const manifestFingerprint = isObject(manifest) ? manifest.fingerprint : undefined;
   const resultsFingerprint = isObject(results.manifest) ? results.manifest.fingerprint : undefined;
-  if (manifest !== null && canonicalJson(manifestFingerprint) !== canonicalJson(resultsFingerprint)) problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
+  if (manifest !== null && canonicalJson(manifestFingerprint) !== canonicalJson(resultsFingerprint))
+    problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
 }
 
 /** verify-run's record, taken only for the tasks.ndjson it re-graded; a disagreement names the tasks. */
@@ -158,10 +215,16 @@ function regradeOf(snapshot: BenchSnapshot, tasks: readonly TaskResult[], proble
   const unverified = tasks.map(resultKey).filter((key) => !keys.has(key));
   if (disagreeing.length > 0 || unverified.length > 0 || entries.length !== tasks.length) {
     const named = [...disagreeing, ...unverified];
-    problems.push(`${VERIFICATION_FILE}: the re-grade disagrees with the record of ${named.length > 0 ? named.join(", ") : "the task list"}`);
+    problems.push(
+      `${VERIFICATION_FILE}: the re-grade disagrees with the record of ${named.length > 0 ? named.join(", ") : "the task list"}`,
+    );
     return { state: "disagrees", tasks: named };
   }
-  return { state: "identical", tasks: tasks.length, verifiedAt: typeof record.verifiedAt === "string" ? record.verifiedAt : "?" };
+  return {
+    state: "identical",
+    tasks: tasks.length,
+    verifiedAt: typeof record.verifiedAt === "string" ? record.verifiedAt : "?",
+  };
 }
 
 /** The verdict of the bench run in `runDirectory`, derived from one read of it. */
@@ -170,17 +233,40 @@ export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
   const snapshot = readBenchSnapshot(runDirectory, problems);
   const manifest = asManifest(snapshot.manifest, problems);
   const tasks = snapshot.tasks;
-  const plan = manifest === null ? null : planTasks(manifest.programs, manifest.conditions as ConditionId[], manifest.shard ?? undefined, manifest.repeats ?? 1);
+  const plan =
+    manifest === null
+      ? null
+      : planTasks(
+          manifest.programs,
+          manifest.conditions as ConditionId[],
+          manifest.shard ?? undefined,
+          manifest.repeats ?? 1,
+        );
   const planned = new Set(plan?.map((task) => task.key) ?? []);
   for (const task of tasks) {
-    if (plan !== null && !planned.has(resultKey(task))) problems.push(`${RUN_FILES.tasks}: ${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`);
+    if (plan !== null && !planned.has(resultKey(task)))
+      problems.push(`${RUN_FILES.tasks}: ${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`);
     checkTask(snapshot, manifest, task, problems);
   }
   const expected = plan === null ? null : plan.length;
   if (snapshot.results !== null) checkResults(snapshot.results, snapshot.manifest, tasks, expected, problems);
-  else if (tasks.length > 0) problems.push(`${RUN_FILES.resultsJson}: missing for a run with ${tasks.length} finished tasks`);
+  else if (tasks.length > 0)
+    problems.push(`${RUN_FILES.resultsJson}: missing for a run with ${tasks.length} finished tasks`);
   const regrade = regradeOf(snapshot, tasks, problems);
-  const listed = problems.length <= MAX_LISTED_PROBLEMS ? problems : [...problems.slice(0, MAX_LISTED_PROBLEMS), `... and ${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`];
-  const kind: BenchVerdictKind = listed.length > 0 ? "evidence_invalid" : expected !== null && tasks.length >= expected ? "complete" : "incomplete";
-  return { kind, problems: listed, tasks, tasksExpected: expected, filesChecked: snapshot.filesRead, regrade, manifest, snapshot };
+  const listed =
+    problems.length <= MAX_LISTED_PROBLEMS
+      ? problems
+      : [...problems.slice(0, MAX_LISTED_PROBLEMS), `... and ${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`];
+  const kind: BenchVerdictKind =
+    listed.length > 0 ? "evidence_invalid" : expected !== null && tasks.length >= expected ? "complete" : "incomplete";
+  return {
+    kind,
+    problems: listed,
+    tasks,
+    tasksExpected: expected,
+    filesChecked: snapshot.filesRead,
+    regrade,
+    manifest,
+    snapshot,
+  };
 }

@@ -60,16 +60,34 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function readChecksFile(root: string): { readonly report: Json | null; readonly problem: string | null; readonly missing: boolean } {
+function readChecksFile(root: string): {
+  readonly report: Json | null;
+  readonly problem: string | null;
+  readonly missing: boolean;
+} {
   const bytes = readFileUnder(root, CHECKS_FILE, CHECKS_FILE_MAX_BYTES);
-  if (!bytes.ok) return { report: null, problem: `${CHECKS_FILE}: ${bytes.error}: ${bytes.message}`, missing: bytes.error === "not_found" };
+  if (!bytes.ok)
+    return {
+      report: null,
+      problem: `${CHECKS_FILE}: ${bytes.error}: ${bytes.message}`,
+      missing: bytes.error === "not_found",
+    };
   const text = decodeUtf8Strict(bytes.value, CHECKS_FILE);
   if (!text.ok) return { report: null, problem: `${CHECKS_FILE}: ${text.error}: ${text.message}`, missing: false };
   // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
   const parsed = parseBoundedJson(text.value, CHECKS_FILE);
-  if (!parsed.ok) return { report: null, problem: parsed.error === "json_too_deep" ? `${CHECKS_FILE}: ${parsed.error}: ${parsed.message}` : `${CHECKS_FILE}: not JSON`, missing: false };
+  if (!parsed.ok)
+    return {
+      report: null,
+      problem:
+        parsed.error === "json_too_deep"
+          ? `${CHECKS_FILE}: ${parsed.error}: ${parsed.message}`
+          : `${CHECKS_FILE}: not JSON`,
+      missing: false,
+    };
   const value = parsed.value;
-  if (!isObject(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks)) return { report: null, problem: `${CHECKS_FILE}: not a tca.checks/1 report`, missing: false };
+  if (!isObject(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks))
+    return { report: null, problem: `${CHECKS_FILE}: not a tca.checks/1 report`, missing: false };
   return { report: value, problem: null, missing: false };
 }
 
@@ -78,12 +96,21 @@ function observation(record: AuditRecord): Json | null {
 }
 
 function committedAtOrAfter(records: readonly AuditRecord[], proposal: number): boolean {
-  return records.some((record) =>
-    (record.type === "edit_committed" || (record.type === "edit_reconciled" && record.data.outcome === "committed")) && (record.proposal ?? 0) >= proposal);
+  return records.some(
+    (record) =>
+      (record.type === "edit_committed" ||
+        (record.type === "edit_reconciled" && record.data.outcome === "committed")) &&
+      (record.proposal ?? 0) >= proposal,
+  );
 }
 
 /** The observed code, re-derived from the run's own (verified) artifacts. */
-function observe(check: CheckExpectation, runDirectory: string, verdict: RunVerdict, problems: string[]): string | null {
+function observe(
+  check: CheckExpectation,
+  runDirectory: string,
+  verdict: RunVerdict,
+  problems: string[],
+): string | null {
   const records = verdict.records;
   switch (check.observe) {
     case "last_error": {
@@ -96,20 +123,27 @@ function observe(check: CheckExpectation, runDirectory: string, verdict: RunVerd
     case "final_status":
       return verdict.facts.evaluation?.status ?? null;
     case "late_discarded": {
-      const late = records.some((record) => record.type === "late_proposal_discarded" && record.proposal === check.deniedProposal);
-      const validated = records.some((record) => record.type === "validation" && record.proposal === check.deniedProposal);
+      const late = records.some(
+        (record) => record.type === "late_proposal_discarded" && record.proposal === check.deniedProposal,
+      );
+      const validated = records.some(
+        (record) => record.type === "validation" && record.proposal === check.deniedProposal,
+      );
       return late && !validated ? "late_proposal_discarded" : null;
     }
     case "source_validator": {
       const last = [...records].reverse().find((record) => record.type === "observation");
-      if (last === undefined || observation(last)?.error !== "workspace_conflict") problems.push("the read of the changed file was not refused as workspace_conflict");
+      if (last === undefined || observation(last)?.error !== "workspace_conflict")
+        problems.push("the read of the changed file was not refused as workspace_conflict");
       const bytes = readFileUnder(runDirectory, "workspace/toy_math.py", SOURCE_MAX_BYTES);
       if (!bytes.ok) return null;
       const parsed = parseToyMathSource(bytes.value);
       return parsed.ok ? "accepted" : parsed.error;
     }
     case "no_change": {
-      const receipt = records.find((record) => record.type === "observation" && record.proposal === check.deniedProposal);
+      const receipt = records.find(
+        (record) => record.type === "observation" && record.proposal === check.deniedProposal,
+      );
       const body = receipt === undefined ? null : observation(receipt);
       if (verdict.kind !== "verified_success") problems.push("the finish after the no_change must verify");
       return body?.status === "no_change" && body.version === body.old_version ? "no_change" : null;
@@ -119,22 +153,51 @@ function observe(check: CheckExpectation, runDirectory: string, verdict: RunVerd
   }
 }
 
-function deriveRow(root: string, check: CheckExpectation, recorded: Json | undefined): { row: DerivedCheckRow; invalid: string | null } {
+function deriveRow(
+  root: string,
+  check: CheckExpectation,
+  recorded: Json | undefined,
+): { row: DerivedCheckRow; invalid: string | null } {
   const description = typeof recorded?.description === "string" ? recorded.description : check.id;
   const recordedProblems = Array.isArray(recorded?.problems) ? recorded.problems.map(String) : [];
   const base = { id: check.id, description, expected: check.expected };
   const kind = kindUnder(root, check.id);
   if (!kind.ok || kind.value !== "directory") {
-    const row: DerivedCheckRow = { ...base, observed: null, unchanged: "n/a", passed: false, problems: ["its run directory is missing"], runDirectoryName: null, runVerdict: null, stopReason: null };
-    return { row, invalid: `${check.id}: its directory is missing or not a directory (${kind.ok ? kind.value : kind.error})` };
+    const row: DerivedCheckRow = {
+      ...base,
+      observed: null,
+      unchanged: "n/a",
+      passed: false,
+      problems: ["its run directory is missing"],
+      runDirectoryName: null,
+      runVerdict: null,
+      stopReason: null,
+    };
+    return {
+      row,
+      invalid: `${check.id}: its directory is missing or not a directory (${kind.ok ? kind.value : kind.error})`,
+    };
   }
   if (check.observe === "destination_untouched") {
     const names = listDirectoryUnder(root, check.id);
     const text = readFileUnder(root, join(check.id, DESTINATION_FILE), 1024);
-    const untouched = names.ok && names.value.join(",") === DESTINATION_FILE && text.ok && text.value.toString("utf8") === DESTINATION_TEXT;
+    const untouched =
+      names.ok &&
+      names.value.join(",") === DESTINATION_FILE &&
+      text.ok &&
+      text.value.toString("utf8") === DESTINATION_TEXT;
     // The run was refused, so the destination holds only what was there before.
     const observed = untouched ? check.expected : null;
-    const row: DerivedCheckRow = { ...base, observed, unchanged: untouched ? "yes" : "no", passed: untouched && recordedProblems.length === 0, problems: recordedProblems, runDirectoryName: check.id, runVerdict: null, stopReason: null };
+    const row: DerivedCheckRow = {
+      ...base,
+      observed,
+      unchanged: untouched ? "yes" : "no",
+      passed: untouched && recordedProblems.length === 0,
+      problems: recordedProblems,
+      runDirectoryName: check.id,
+      runVerdict: null,
+      stopReason: null,
+    };
     return { row, invalid: null };
   }
   const runDirectory = join(root, check.id);
@@ -143,7 +206,8 @@ function deriveRow(root: string, check: CheckExpectation, recorded: Json | undef
   const observed = observe(check, runDirectory, verdict, problems);
   const unchanged = !committedAtOrAfter(verdict.records, check.deniedProposal);
   const runOk = verdict.kind === "verified_success" || verdict.kind === "not_verified";
-  if (check.observe === "source_validator" && verdict.kind === "verified_success") problems.push("verified_success must be false");
+  if (check.observe === "source_validator" && verdict.kind === "verified_success")
+    problems.push("verified_success must be false");
   const row: DerivedCheckRow = {
     ...base,
     observed,
@@ -154,16 +218,26 @@ function deriveRow(root: string, check: CheckExpectation, recorded: Json | undef
     runVerdict: verdict.kind,
     stopReason: verdict.facts.stopReason,
   };
-  const invalid = runOk ? null : `${check.id}: its run is ${RUN_VERDICT_HEADLINES[verdict.kind]}${verdict.problems[0] === undefined ? "" : `: ${verdict.problems[0]}`}`;
+  const invalid = runOk
+    ? null
+    : `${check.id}: its run is ${RUN_VERDICT_HEADLINES[verdict.kind]}${verdict.problems[0] === undefined ? "" : `: ${verdict.problems[0]}`}`;
   return { row, invalid };
 }
 
 /** The recorded row must say what was re-derived: observed, expected, unchanged, passed. */
 function compareRecorded(row: DerivedCheckRow, recorded: Json | undefined, problems: string[]): void {
   if (recorded === undefined) return void problems.push(`${CHECKS_FILE}: has no row for ${row.id}`);
-  const fields: readonly [string, unknown][] = [["expected", row.expected], ["observed", row.observed], ["unchanged", row.unchanged], ["passed", row.passed]];
+  const fields: readonly [string, unknown][] = [
+    ["expected", row.expected],
+    ["observed", row.observed],
+    ["unchanged", row.unchanged],
+    ["passed", row.passed],
+  ];
   for (const [key, value] of fields) {
-    if (recorded[key] !== value) problems.push(`${CHECKS_FILE}: ${row.id} records ${key} ${JSON.stringify(recorded[key]) ?? "missing"}, re-derived ${JSON.stringify(value)}`);
+    if (recorded[key] !== value)
+      problems.push(
+        `${CHECKS_FILE}: ${row.id} records ${key} ${JSON.stringify(recorded[key]) ?? "missing"}, re-derived ${JSON.stringify(value)}`,
+      );
   }
 }
 
@@ -171,7 +245,9 @@ function processCount(report: Json | null): number | null {
   const watch = report?.process_watch;
   if (!isObject(watch)) return null;
   const counts = ["processes_started", "threads_started", "native_addons_loaded"].map((key) => watch[key]);
-  return counts.every((count): count is number => Number.isSafeInteger(count) && (count as number) >= 0) ? counts.reduce((sum, count) => sum + count, 0) : null;
+  return counts.every((count): count is number => Number.isSafeInteger(count) && (count as number) >= 0)
+    ? counts.reduce((sum, count) => sum + count, 0)
+    : null;
 }
 
 /** The verdict of the checks root `root`, re-derived check by check. */
@@ -190,21 +266,41 @@ export function deriveChecksVerdict(root: string): ChecksVerdict {
     rows.push(row);
   }
   const known = new Set(CHECK_TABLE.map((check) => check.id));
-  for (const id of recordedRows.keys()) if (!known.has(id)) problems.push(`${CHECKS_FILE}: lists ${JSON.stringify(id)}, which is not a check of the spec's table`);
+  for (const id of recordedRows.keys())
+    if (!known.has(id))
+      problems.push(`${CHECKS_FILE}: lists ${JSON.stringify(id)}, which is not a check of the spec's table`);
   const failed = rows.filter((row) => !row.passed).length;
   const passed = rows.length - failed;
   if (file.report !== null) {
-    for (const [key, value] of [["total", rows.length], ["passed", passed], ["failed", failed]] as const) {
-      if (file.report[key] !== value) problems.push(`${CHECKS_FILE}: declares ${key} ${JSON.stringify(file.report[key]) ?? "missing"}, re-derived ${value}`);
+    for (const [key, value] of [
+      ["total", rows.length],
+      ["passed", passed],
+      ["failed", failed],
+    ] as const) {
+      if (file.report[key] !== value)
+        problems.push(
+          `${CHECKS_FILE}: declares ${key} ${JSON.stringify(file.report[key]) ?? "missing"}, re-derived ${value}`,
+        );
     }
   }
   const processesStarted = processCount(file.report);
   const kind: ChecksVerdictKind =
-    file.missing && problems.length === 1 ? "incomplete" : problems.length > 0 ? "evidence_invalid" : failed > 0 || processesStarted !== 0 ? "failed" : "all_passed";
+    file.missing && problems.length === 1
+      ? "incomplete"
+      : problems.length > 0
+        ? "evidence_invalid"
+        : failed > 0 || processesStarted !== 0
+          ? "failed"
+          : "all_passed";
   const headline =
-    kind === "evidence_invalid" ? RUN_VERDICT_HEADLINES.evidence_invalid
-      : kind === "incomplete" ? "INCOMPLETE CHECKS RUN"
-        : kind === "failed" ? (failed > 0 ? `${failed} OF ${rows.length} CHECKS FAILED` : "PROCESSES STARTED DURING THE CHECKS")
+    kind === "evidence_invalid"
+      ? RUN_VERDICT_HEADLINES.evidence_invalid
+      : kind === "incomplete"
+        ? "INCOMPLETE CHECKS RUN"
+        : kind === "failed"
+          ? failed > 0
+            ? `${failed} OF ${rows.length} CHECKS FAILED`
+            : "PROCESSES STARTED DURING THE CHECKS"
           : `ALL ${rows.length} CHECKS PASSED`;
   return { kind, headline, rows, total: rows.length, passed, failed, problems, processesStarted };
 }

@@ -6,7 +6,15 @@
 import { createHash } from "node:crypto";
 import { sha256Hex } from "../core/digest.ts";
 import { ACTION_CONTRACT_TEXT } from "../controller/requestAssembler.ts";
-import { CONTROLLER_LIMITS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PROPOSAL_LIMITS, PUBLIC_FIXTURES, SYSTEM_INSTRUCTION, TASK_TXT } from "../constants/labConstants.ts";
+import {
+  CONTROLLER_LIMITS,
+  HELD_OUT_FIXTURES,
+  INITIAL_TOY_MATH_PY,
+  PROPOSAL_LIMITS,
+  PUBLIC_FIXTURES,
+  SYSTEM_INSTRUCTION,
+  TASK_TXT,
+} from "../constants/labConstants.ts";
 import type { AuditRecord } from "../recording/auditRecorder.ts";
 
 type Json = Readonly<Record<string, unknown>>;
@@ -27,9 +35,16 @@ function harnessAggregate(files: Json): string | null {
   return aggregate.digest("hex");
 }
 
-export function checkManifestAgainstSpec(manifest: Json, records: readonly AuditRecord[], proposalsUsed: number, report: (problem: string) => void): void {
+export function checkManifestAgainstSpec(
+  manifest: Json,
+  records: readonly AuditRecord[],
+  proposalsUsed: number,
+  report: (problem: string) => void,
+): void {
   const says = (what: string, recorded: unknown, expected: unknown): void =>
-    report(`manifest.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(expected)}`);
+    report(
+      `manifest.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(expected)}`,
+    );
   const budgets = object(manifest.budgets);
   const fixed: Readonly<Record<string, number>> = {
     max_proposals: CONTROLLER_LIMITS.maxProposals,
@@ -40,11 +55,14 @@ export function checkManifestAgainstSpec(manifest: Json, records: readonly Audit
     observation_max_bytes: CONTROLLER_LIMITS.observationMaxBytes,
     proposal_max_bytes: PROPOSAL_LIMITS.maxBytes,
   };
-  for (const [key, value] of Object.entries(fixed)) if (budgets[key] !== value) says(`budgets.${key}`, budgets[key], value);
+  for (const [key, value] of Object.entries(fixed))
+    if (budgets[key] !== value) says(`budgets.${key}`, budgets[key], value);
   // A model trial may run under a shorter overall budget (its own time window), never a longer one.
   const overall = budgets.overall_deadline_ms;
-  if (typeof overall !== "number" || !(overall > 0 && overall <= CONTROLLER_LIMITS.overallDeadlineMs)) says("budgets.overall_deadline_ms", overall, `at most ${CONTROLLER_LIMITS.overallDeadlineMs}`);
-  if (proposalsUsed > CONTROLLER_LIMITS.maxProposals) report(`audit.jsonl: ${proposalsUsed} proposals, the budget is ${CONTROLLER_LIMITS.maxProposals}`);
+  if (typeof overall !== "number" || !(overall > 0 && overall <= CONTROLLER_LIMITS.overallDeadlineMs))
+    says("budgets.overall_deadline_ms", overall, `at most ${CONTROLLER_LIMITS.overallDeadlineMs}`);
+  if (proposalsUsed > CONTROLLER_LIMITS.maxProposals)
+    report(`audit.jsonl: ${proposalsUsed} proposals, the budget is ${CONTROLLER_LIMITS.maxProposals}`);
 
   const fixtures = object(manifest.fixtures);
   const expectedFixtures = {
@@ -53,25 +71,44 @@ export function checkManifestAgainstSpec(manifest: Json, records: readonly Audit
     held_out_count: HELD_OUT_FIXTURES.length,
     held_out_sha256: sha256Hex(JSON.stringify(HELD_OUT_FIXTURES)),
   };
-  for (const [key, value] of Object.entries(expectedFixtures)) if (fixtures[key] !== value) says(`fixtures.${key}`, fixtures[key], value);
+  for (const [key, value] of Object.entries(expectedFixtures))
+    if (fixtures[key] !== value) says(`fixtures.${key}`, fixtures[key], value);
   const initial = object(manifest.initial_files);
-  for (const [name, bytes] of [["toy_math.py", INITIAL_TOY_MATH_PY], ["TASK.txt", TASK_TXT]] as const) {
-    if (object(initial[name]).sha256 !== sha256Hex(bytes)) says(`initial_files.${name}.sha256`, object(initial[name]).sha256, sha256Hex(bytes));
+  for (const [name, bytes] of [
+    ["toy_math.py", INITIAL_TOY_MATH_PY],
+    ["TASK.txt", TASK_TXT],
+  ] as const) {
+    if (object(initial[name]).sha256 !== sha256Hex(bytes))
+      says(`initial_files.${name}.sha256`, object(initial[name]).sha256, sha256Hex(bytes));
   }
   const prompt = object(manifest.prompt);
-  if (prompt.system_instruction !== SYSTEM_INSTRUCTION || prompt.system_instruction_sha256 !== sha256Hex(SYSTEM_INSTRUCTION)) report("manifest.json: the system instruction is not the spec's");
+  if (
+    prompt.system_instruction !== SYSTEM_INSTRUCTION ||
+    prompt.system_instruction_sha256 !== sha256Hex(SYSTEM_INSTRUCTION)
+  )
+    report("manifest.json: the system instruction is not the spec's");
   const contract = object(manifest.contract);
-  if (contract.text !== ACTION_CONTRACT_TEXT || contract.sha256 !== sha256Hex(ACTION_CONTRACT_TEXT)) report("manifest.json: the action contract is not the harness's");
+  if (contract.text !== ACTION_CONTRACT_TEXT || contract.sha256 !== sha256Hex(ACTION_CONTRACT_TEXT))
+    report("manifest.json: the action contract is not the harness's");
 
   const label = object(manifest.proposal_source).label;
   const other = records.find((record) => record.source !== label);
   if (typeof label !== "string") says("proposal_source.label", label, "a label");
-  else if (other !== undefined) report(`manifest.json: the proposal source is ${JSON.stringify(label)}, audit event ${other.event_id} was recorded for ${JSON.stringify(other.source)}`);
+  else if (other !== undefined)
+    report(
+      `manifest.json: the proposal source is ${JSON.stringify(label)}, audit event ${other.event_id} was recorded for ${JSON.stringify(other.source)}`,
+    );
 
   const started = records.find((record) => record.type === "run_started");
-  if (started !== undefined && started.data.run_kind !== object(manifest.labels).kind) says("labels.kind", object(manifest.labels).kind, `run_started's run_kind ${JSON.stringify(started.data.run_kind)}`);
+  if (started !== undefined && started.data.run_kind !== object(manifest.labels).kind)
+    says(
+      "labels.kind",
+      object(manifest.labels).kind,
+      `run_started's run_kind ${JSON.stringify(started.data.run_kind)}`,
+    );
 
   const harness = object(manifest.harness);
   const aggregate = harnessAggregate(object(harness.files));
-  if (aggregate === null || harness.aggregate_sha256 !== aggregate) says("harness.aggregate_sha256", harness.aggregate_sha256, aggregate);
+  if (aggregate === null || harness.aggregate_sha256 !== aggregate)
+    says("harness.aggregate_sha256", harness.aggregate_sha256, aggregate);
 }

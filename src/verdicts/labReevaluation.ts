@@ -35,10 +35,24 @@ export function reevaluateSource(source: string | Uint8Array): Reevaluation {
     const record = evaluated.ok ? evaluated.value[0] : undefined;
     // One trusted fixture is always within the evaluation limits; a failure here is not a pass.
     if (record === undefined) return { grammar: "valid", publicPassed: 0, heldOutPassed: 0, cases: [], allPass: false };
-    cases.push({ set, function: record.function, inputs: record.inputs, expected: record.expected, actual: record.actual, error: record.error?.code ?? null, passed: record.passed });
+    cases.push({
+      set,
+      function: record.function,
+      inputs: record.inputs,
+      expected: record.expected,
+      actual: record.actual,
+      error: record.error?.code ?? null,
+      passed: record.passed,
+    });
   }
   const passed = (set: RecomputedCase["set"]): number => cases.filter((item) => item.set === set && item.passed).length;
   const publicPassed = passed("public");
   const heldOutPassed = passed("held_out");
-  return { grammar: "valid", publicPassed, heldOutPassed, cases, allPass: publicPassed === PUBLIC_FIXTURES.length && heldOutPassed === HELD_OUT_FIXTURES.length };
+  return {
+    grammar: "valid",
+    publicPassed,
+    heldOutPassed,
+    cases,
+    allPass: publicPassed === PUBLIC_FIXTURES.length && heldOutPassed === HELD_OUT_FIXTURES.length,
+  };
 }

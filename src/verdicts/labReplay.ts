@@ -62,7 +62,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The public-test cases as the dispatcher words them (dispatch.ts), recomputed. */
-export function publicTestOf(source: string): { readonly passed: number; readonly total: number; readonly cases: readonly unknown[] } | null {
+export function publicTestOf(
+  source: string,
+): { readonly passed: number; readonly total: number; readonly cases: readonly unknown[] } | null {
   const parsed = parseToyMathSource(source);
   if (!parsed.ok) return null;
   const evaluated = evaluateFixtures(parsed.value, PUBLIC_FIXTURES);
@@ -142,12 +144,17 @@ function onGeneration(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
 function onValidation(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
   if (ctx.raw === null) return r.at(record, "a validation without generated text");
   const verdict = parseProposal(ctx.raw);
-  if (record.data.ok !== verdict.ok) return r.at(record, `recorded ok ${String(record.data.ok)}, re-validating the raw text says ${verdict.ok}`);
+  if (record.data.ok !== verdict.ok)
+    return r.at(record, `recorded ok ${String(record.data.ok)}, re-validating the raw text says ${verdict.ok}`);
   if (verdict.ok) {
-    if (canonicalJson(record.data.action) !== canonicalJson(verdict.action)) r.at(record, "the recorded action differs from the one parsed from the raw text");
+    if (canonicalJson(record.data.action) !== canonicalJson(verdict.action))
+      r.at(record, "the recorded action differs from the one parsed from the raw text");
     ctx.action = verdict.action;
   } else if (record.data.error !== verdict.error) {
-    r.at(record, `recorded error ${JSON.stringify(record.data.error)}, re-validating the raw text says ${verdict.error}`);
+    r.at(
+      record,
+      `recorded error ${JSON.stringify(record.data.error)}, re-validating the raw text says ${verdict.error}`,
+    );
   }
 }
 
@@ -156,30 +163,53 @@ function onAuthorization(r: Replayer, record: AuditRecord, ctx: ProposalContext)
   // The controller authorizes only after a passing integrity check; a failed one stops the run.
   if (ctx.integrityOk !== true) r.at(record, "an authorization without a passing integrity check before it");
   const decision = authorize(
-    { sourceRead: r.sourceRead, knownVersion: r.knownVersion, currentVersion: r.version, currentSha256: r.sha, passingTest: r.passingTest },
+    {
+      sourceRead: r.sourceRead,
+      knownVersion: r.knownVersion,
+      currentVersion: r.version,
+      currentSha256: r.sha,
+      passingTest: r.passingTest,
+    },
     ctx.action,
   );
   ctx.allowed = decision.allowed;
-  if (record.data.allowed !== decision.allowed) return r.at(record, `recorded allowed ${String(record.data.allowed)}, the replayed authorizer says ${decision.allowed}`);
-  if (!decision.allowed && record.data.error !== decision.error) r.at(record, `recorded denial ${JSON.stringify(record.data.error)}, the replayed authorizer says ${decision.error}`);
+  if (record.data.allowed !== decision.allowed)
+    return r.at(
+      record,
+      `recorded allowed ${String(record.data.allowed)}, the replayed authorizer says ${decision.allowed}`,
+    );
+  if (!decision.allowed && record.data.error !== decision.error)
+    r.at(
+      record,
+      `recorded denial ${JSON.stringify(record.data.error)}, the replayed authorizer says ${decision.error}`,
+    );
 }
 
 function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
   const action = ctx.action;
-  if (!ctx.dispatched || action?.action !== "replace") return r.at(record, "an edit intent without a dispatched replace");
+  if (!ctx.dispatched || action?.action !== "replace")
+    return r.at(record, "an edit intent without a dispatched replace");
   const before = r.expressions();
-  if (before === null || before[action.function] !== action.old) return r.at(record, "an edit intent whose old expression is not the current one");
+  if (before === null || before[action.function] !== action.old)
+    return r.at(record, "an edit intent whose old expression is not the current one");
   const source = renderToyMathSource({ ...before, [action.function]: action.new });
   if (!parseToyMathSource(source).ok) return r.at(record, "an edit intent whose new source is outside the grammar");
   const d = record.data;
   const after = { ...before, [action.function]: action.new };
   const expected = {
-    function: action.function, old_version: r.version, new_version: r.version + 1, before_sha256: r.sha, after_sha256: sha256Hex(source),
-    backup_file: `backups/toy_math.v${r.version}.py`, expressions_before: canonicalJson(before), expressions_after: canonicalJson(after),
+    function: action.function,
+    old_version: r.version,
+    new_version: r.version + 1,
+    before_sha256: r.sha,
+    after_sha256: sha256Hex(source),
+    backup_file: `backups/toy_math.v${r.version}.py`,
+    expressions_before: canonicalJson(before),
+    expressions_after: canonicalJson(after),
   };
   for (const [key, value] of Object.entries(expected)) {
     const recorded = key.startsWith("expressions_") ? canonicalJson(d[key]) : d[key];
-    if (recorded !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+    if (recorded !== value)
+      r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
   }
   ctx.intent = { id: d.intent_id, source };
 }
@@ -187,20 +217,37 @@ function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
 function onEditOutcome(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
   const d = record.data;
   const intent = ctx.intent;
-  const committed = record.type === "edit_committed" || (record.type === "edit_reconciled" && d.outcome === "committed");
+  const committed =
+    record.type === "edit_committed" || (record.type === "edit_reconciled" && d.outcome === "committed");
   if (intent === null || d.intent_id !== intent.id) return r.at(record, "an edit outcome without its intent");
   if (committed) {
     const afterSha = sha256Hex(intent.source);
-    if (d.version !== r.version + 1 || d.sha256 !== afterSha) r.at(record, `records version ${String(d.version)} / ${String(d.sha256)}, the replayed edit gives ${r.version + 1} / ${afterSha}`);
+    if (d.version !== r.version + 1 || d.sha256 !== afterSha)
+      r.at(
+        record,
+        `records version ${String(d.version)} / ${String(d.sha256)}, the replayed edit gives ${r.version + 1} / ${afterSha}`,
+      );
     const oldVersion = r.version;
     r.commit(intent.source);
-    if (canonicalJson(d.expressions) !== canonicalJson(r.expressions())) r.at(record, "its expressions are not those of the rebuilt version");
+    if (canonicalJson(d.expressions) !== canonicalJson(r.expressions()))
+      r.at(record, "its expressions are not those of the rebuilt version");
     if (record.type === "edit_committed") {
       const action = ctx.action as Extract<Action, { action: "replace" }>;
-      const receipt = { ok: true, action: "replace", status: "edit_committed", function: action.function, old_version: oldVersion };
-      for (const [key, value] of Object.entries(receipt)) if (d[key] !== value) r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+      const receipt = {
+        ok: true,
+        action: "replace",
+        status: "edit_committed",
+        function: action.function,
+        old_version: oldVersion,
+      };
+      for (const [key, value] of Object.entries(receipt))
+        if (d[key] !== value)
+          r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
     }
-  } else if (record.type !== "edit_interrupted" && (d.version !== r.version || (d.sha256 !== undefined && d.sha256 !== r.sha))) {
+  } else if (
+    record.type !== "edit_interrupted" &&
+    (d.version !== r.version || (d.sha256 !== undefined && d.sha256 !== r.sha))
+  ) {
     r.at(record, `an edit that did not commit names version ${String(d.version)}, the replay is at ${r.version}`);
   }
   if (record.type !== "edit_interrupted") ctx.intent = committed || record.type === "edit_aborted" ? null : intent;
@@ -208,44 +255,63 @@ function onEditOutcome(r: Replayer, record: AuditRecord, ctx: ProposalContext): 
 
 function checkSnapshot(r: Replayer, record: AuditRecord, o: Json): boolean {
   if (o.version === r.version && o.sha256 === r.sha) return true;
-  r.at(record, `names version ${String(o.version)} / ${String(o.sha256)}, the replayed version is ${r.version} / ${r.sha}`);
+  r.at(
+    record,
+    `names version ${String(o.version)} / ${String(o.sha256)}, the replayed version is ${r.version} / ${r.sha}`,
+  );
   return false;
 }
 
 function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext, o: Json): void {
   const action = ctx.action;
-  if (action === null || !ctx.dispatched || o.action !== action.action) return r.at(record, "a successful observation of no dispatched action");
+  if (action === null || !ctx.dispatched || o.action !== action.action)
+    return r.at(record, "a successful observation of no dispatched action");
   switch (action.action) {
     case "read":
       if (action.file === "TASK.txt") {
-        if (o.file !== "TASK.txt" || o.content !== TASK_TXT) r.at(record, "the TASK.txt read does not hold the spec's bytes");
+        if (o.file !== "TASK.txt" || o.content !== TASK_TXT)
+          r.at(record, "the TASK.txt read does not hold the spec's bytes");
         return;
       }
-      if (o.file !== "toy_math.py" || !checkSnapshot(r, record, o)) return r.at(record, "a read of toy_math.py that names another file or version");
-      if (o.content !== r.versions[r.version] || typeof o.content !== "string" || sha256Hex(o.content) !== o.sha256) r.at(record, "the read content is not the bytes of the version and digest it names");
-      if (canonicalJson(o.expressions) !== canonicalJson(r.expressions())) r.at(record, "the read's expressions are not those of the version it names");
+      if (o.file !== "toy_math.py" || !checkSnapshot(r, record, o))
+        return r.at(record, "a read of toy_math.py that names another file or version");
+      if (o.content !== r.versions[r.version] || typeof o.content !== "string" || sha256Hex(o.content) !== o.sha256)
+        r.at(record, "the read content is not the bytes of the version and digest it names");
+      if (canonicalJson(o.expressions) !== canonicalJson(r.expressions()))
+        r.at(record, "the read's expressions are not those of the version it names");
       r.sourceRead = true;
       r.knownVersion = r.version;
       return;
     case "replace":
       if (o.status === "edit_committed" && !ctx.committed) r.at(record, "an edit receipt without a committed edit");
       if (o.status === "no_change" && ctx.committed) r.at(record, "a no_change receipt for an edit that committed");
-      if (o.status !== "edit_committed" && o.status !== "no_change") r.at(record, "a replace receipt that is neither edit_committed nor no_change");
-      if (o.function !== action.function || canonicalJson(o.expressions) !== canonicalJson(r.expressions())) r.at(record, "the receipt's function or expressions are not those of the replayed edit");
+      if (o.status !== "edit_committed" && o.status !== "no_change")
+        r.at(record, "a replace receipt that is neither edit_committed nor no_change");
+      if (o.function !== action.function || canonicalJson(o.expressions) !== canonicalJson(r.expressions()))
+        r.at(record, "the receipt's function or expressions are not those of the replayed edit");
       checkSnapshot(r, record, o);
       return;
     case "test": {
       if (!checkSnapshot(r, record, o)) return;
       const recomputed = publicTestOf(r.versions[r.version]!);
-      if (recomputed === null || o.passed !== recomputed.passed || o.total !== recomputed.total || canonicalJson(o.cases) !== canonicalJson(recomputed.cases)) {
-        return r.at(record, `the test result differs from evaluating version ${r.version} (${recomputed?.passed ?? "?"}/${recomputed?.total ?? "?"} recomputed)`);
+      if (
+        recomputed === null ||
+        o.passed !== recomputed.passed ||
+        o.total !== recomputed.total ||
+        canonicalJson(o.cases) !== canonicalJson(recomputed.cases)
+      ) {
+        return r.at(
+          record,
+          `the test result differs from evaluating version ${r.version} (${recomputed?.passed ?? "?"}/${recomputed?.total ?? "?"} recomputed)`,
+        );
       }
       r.passingTest = recomputed.passed === recomputed.total ? { version: r.version, sha256: r.sha } : null;
       return;
     }
     case "finish":
       if (o.status !== "finish_accepted" || !checkSnapshot(r, record, o)) return;
-      if (r.passingTest?.version !== r.version || r.passingTest.sha256 !== r.sha) return r.at(record, "a finish accepted without a passing test on the same version and digest");
+      if (r.passingTest?.version !== r.version || r.passingTest.sha256 !== r.sha)
+        return r.at(record, "a finish accepted without a passing test on the same version and digest");
       if (r.finish !== null) return r.at(record, "a second accepted finish");
       r.finish = { version: r.version, sha256: r.sha };
       return;
@@ -264,32 +330,59 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
   const n = record.proposal!;
   if (record.type === "request") {
     r.closeProposal();
-    if (n !== r.proposalsUsed + 1) r.at(record, `a request for proposal ${n} after proposal ${r.proposalsUsed}: proposals are numbered 1, 2, 3, ...`);
+    if (n !== r.proposalsUsed + 1)
+      r.at(
+        record,
+        `a request for proposal ${n} after proposal ${r.proposalsUsed}: proposals are numbered 1, 2, 3, ...`,
+      );
     r.proposalsUsed = n;
-    r.context = { number: n, raw: null, action: null, allowed: null, dispatched: false, intent: null, committed: false, integrityOk: null, failed: false, stoppedUncounted: false };
+    r.context = {
+      number: n,
+      raw: null,
+      action: null,
+      allowed: null,
+      dispatched: false,
+      intent: null,
+      committed: false,
+      integrityOk: null,
+      failed: false,
+      stoppedUncounted: false,
+    };
     return;
   }
   const ctx = r.context;
   // Before a proposal's request only an injected observation, a context limit or a stop is recorded.
   if (ctx === null || ctx.number !== n) {
-    if (n !== r.proposalsUsed + 1 || !["synthetic_observation_injected", "context_limit", "stop"].includes(record.type)) r.at(record, "a record outside its proposal");
+    if (n !== r.proposalsUsed + 1 || !["synthetic_observation_injected", "context_limit", "stop"].includes(record.type))
+      r.at(record, "a record outside its proposal");
     return;
   }
   switch (record.type) {
-    case "generation": return onGeneration(r, record, ctx);
-    case "validation": return onValidation(r, record, ctx);
+    case "generation":
+      return onGeneration(r, record, ctx);
+    case "validation":
+      return onValidation(r, record, ctx);
     case "integrity_check":
-      if (ctx.action === null || ctx.integrityOk !== null) r.at(record, "an integrity check of no validated action, or a second one");
+      if (ctx.action === null || ctx.integrityOk !== null)
+        r.at(record, "an integrity check of no validated action, or a second one");
       ctx.integrityOk = record.data.ok === true;
       return;
-    case "authorization": return onAuthorization(r, record, ctx);
+    case "authorization":
+      return onAuthorization(r, record, ctx);
     case "dispatch":
-      if (ctx.allowed !== true || canonicalJson(record.data.action) !== canonicalJson(ctx.action)) r.at(record, "a dispatch of an action that was not validated and allowed");
+      if (ctx.allowed !== true || canonicalJson(record.data.action) !== canonicalJson(ctx.action))
+        r.at(record, "a dispatch of an action that was not validated and allowed");
       ctx.dispatched = true;
       return;
-    case "edit_intent": return onEditIntent(r, record, ctx);
-    case "edit_committed": case "edit_aborted": case "edit_interrupted": case "edit_reconciled": return onEditOutcome(r, record, ctx);
-    case "observation": return onObservation(r, record, ctx);
+    case "edit_intent":
+      return onEditIntent(r, record, ctx);
+    case "edit_committed":
+    case "edit_aborted":
+    case "edit_interrupted":
+    case "edit_reconciled":
+      return onEditOutcome(r, record, ctx);
+    case "observation":
+      return onObservation(r, record, ctx);
   }
 }
 
@@ -298,7 +391,10 @@ export function replayDecisionChain(records: readonly AuditRecord[], report: Rep
   const r = new Replayer(report);
   const started = records.find((record) => record.type === "run_started");
   const initial = isObject(started?.data.initial_state) ? started.data.initial_state : null;
-  if (initial !== null && (initial.version !== 0 || initial.sourceSha256 !== r.sha || initial.taskSha256 !== sha256Hex(TASK_TXT))) {
+  if (
+    initial !== null &&
+    (initial.version !== 0 || initial.sourceSha256 !== r.sha || initial.taskSha256 !== sha256Hex(TASK_TXT))
+  ) {
     report("audit.jsonl: run_started names an initial state other than the spec's initial files");
   }
   for (const record of records) {
@@ -307,16 +403,32 @@ export function replayDecisionChain(records: readonly AuditRecord[], report: Rep
         r.stopEventId = record.event_id;
         r.stopReason = typeof record.data.stop_reason === "string" ? record.data.stop_reason : null;
       }
-      if (r.context !== null && record.proposal === r.context.number && UNCOUNTED_STOPS.has(String(record.data.stop_reason))) r.context.stoppedUncounted = true;
+      if (
+        r.context !== null &&
+        record.proposal === r.context.number &&
+        UNCOUNTED_STOPS.has(String(record.data.stop_reason))
+      )
+        r.context.stoppedUncounted = true;
     } else if (record.proposal !== null) {
-      if (r.stopEventId !== null && !AFTER_STOP_ALLOWED.has(record.type)) r.at(record, "a proposal record after the stop");
+      if (r.stopEventId !== null && !AFTER_STOP_ALLOWED.has(record.type))
+        r.at(record, "a proposal record after the stop");
       r.lastProposalEventId = record.event_id;
     }
     if (record.proposal !== null && Number.isSafeInteger(record.proposal)) onProposalRecord(r, record);
-    if (record.type === "final_evaluation" && (r.stopEventId === null || record.event_id < r.stopEventId)) r.at(record, "the final evaluation is not after the stop");
+    if (record.type === "final_evaluation" && (r.stopEventId === null || record.event_id < r.stopEventId))
+      r.at(record, "the final evaluation is not after the stop");
   }
   r.closeProposal();
-  if (r.finish !== null && r.stopReason !== "finish_accepted") report(`audit.jsonl: a finish was accepted, but the stop reason is ${String(r.stopReason)}`);
-  if (r.finish === null && r.stopReason === "finish_accepted") report("audit.jsonl: the stop reason is finish_accepted, but the replay accepts no finish");
-  return { versions: r.versions, finalVersion: { version: r.version, sha256: r.sha }, finish: r.finish, proposalsUsed: r.proposalsUsed, invalidProposals: r.invalidProposals, stopReason: r.stopReason };
+  if (r.finish !== null && r.stopReason !== "finish_accepted")
+    report(`audit.jsonl: a finish was accepted, but the stop reason is ${String(r.stopReason)}`);
+  if (r.finish === null && r.stopReason === "finish_accepted")
+    report("audit.jsonl: the stop reason is finish_accepted, but the replay accepts no finish");
+  return {
+    versions: r.versions,
+    finalVersion: { version: r.version, sha256: r.sha },
+    finish: r.finish,
+    proposalsUsed: r.proposalsUsed,
+    invalidProposals: r.invalidProposals,
+    stopReason: r.stopReason,
+  };
 }

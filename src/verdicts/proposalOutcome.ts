@@ -3,10 +3,12 @@
 // (src/verdicts/submission/proposalStory.ts) are two renderings of this one classification, so
 // they can never disagree about whether a proposal was invalid, denied or accepted.
 
-export type ProposalStatus = "accepted" | "invalid" | "denied" | "tool_error" | "discarded" | "no_proposal" | "integrity_failure" | "incomplete";
+export type ProposalStatus =
+  "accepted" | "invalid" | "denied" | "tool_error" | "discarded" | "no_proposal" | "integrity_failure" | "incomplete";
 
 /** Where a failure originated (the Lab's submission questions name these). */
-export type FailureOrigin = "generation" | "schema" | "permission" | "editing" | "testing" | "resource_limit" | "integrity";
+export type FailureOrigin =
+  "generation" | "schema" | "permission" | "editing" | "testing" | "resource_limit" | "integrity";
 
 /** Any audit record shape: the strict reader's records and the report's parsed objects both fit. */
 export interface ProposalRecord {
@@ -43,7 +45,10 @@ function text(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
 
-function firstOf(records: readonly ProposalRecord[], type: string): { data: Readonly<Record<string, unknown>>; eventId: number | null; type: string } | null {
+function firstOf(
+  records: readonly ProposalRecord[],
+  type: string,
+): { data: Readonly<Record<string, unknown>>; eventId: number | null; type: string } | null {
   const found = records.find((record) => record.type === type);
   if (found === undefined) return null;
   return { data: objectOf(found.data), eventId: typeof found.event_id === "number" ? found.event_id : null, type };
@@ -68,8 +73,20 @@ function observationOrigin(code: string): FailureOrigin {
 export function classifyProposal(records: readonly ProposalRecord[]): ProposalOutcome {
   const validation = firstOf(records, "validation");
   const action = actionOf(validation?.data);
-  const outcome = (status: ProposalStatus, code: string | null, origin: FailureOrigin | null, shown: { eventId: number | null; type: string } | null): ProposalOutcome => ({
-    status, code, failure: origin === null || code === null ? null : { origin, code }, eventId: shown?.eventId ?? null, shownBy: shown?.type ?? null, action, test: null, observationStatus: null,
+  const outcome = (
+    status: ProposalStatus,
+    code: string | null,
+    origin: FailureOrigin | null,
+    shown: { eventId: number | null; type: string } | null,
+  ): ProposalOutcome => ({
+    status,
+    code,
+    failure: origin === null || code === null ? null : { origin, code },
+    eventId: shown?.eventId ?? null,
+    shownBy: shown?.type ?? null,
+    action,
+    test: null,
+    observationStatus: null,
   });
   const contextStop = firstOf(records, "context_limit");
   if (contextStop !== null) return outcome("no_proposal", "context_limit", "resource_limit", contextStop);
@@ -80,10 +97,13 @@ export function classifyProposal(records: readonly ProposalRecord[]): ProposalOu
     return outcome("no_proposal", code, RESOURCE_CODES.has(code) ? "resource_limit" : "generation", generation);
   }
   const discarded = firstOf(records, "proposal_discarded");
-  if (discarded !== null) return outcome("discarded", text(discarded.data.reason) ?? "unrecorded", "resource_limit", discarded);
-  if (validation !== null && validation.data.ok !== true) return outcome("invalid", text(validation.data.error) ?? "unrecorded", "schema", validation);
+  if (discarded !== null)
+    return outcome("discarded", text(discarded.data.reason) ?? "unrecorded", "resource_limit", discarded);
+  if (validation !== null && validation.data.ok !== true)
+    return outcome("invalid", text(validation.data.error) ?? "unrecorded", "schema", validation);
   const integrity = firstOf(records, "integrity_check");
-  if (integrity !== null && integrity.data.ok !== true) return outcome("integrity_failure", "workspace_conflict", "integrity", integrity);
+  if (integrity !== null && integrity.data.ok !== true)
+    return outcome("integrity_failure", "workspace_conflict", "integrity", integrity);
   const authorization = firstOf(records, "authorization");
   if (authorization !== null && authorization.data.allowed !== true) {
     return outcome("denied", text(authorization.data.error) ?? "unrecorded", "permission", authorization);

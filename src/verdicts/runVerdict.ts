@@ -132,7 +132,12 @@ class ProblemList {
 }
 
 /** Reads one JSON evidence file: null when absent; a problem for anything else that is wrong. */
-function readJsonEvidence(runDirectory: string, name: string, schema: EvidenceSchemaName, problems: ProblemList): Json | null {
+function readJsonEvidence(
+  runDirectory: string,
+  name: string,
+  schema: EvidenceSchemaName,
+  problems: ProblemList,
+): Json | null {
   const bytes = readFileUnder(runDirectory, name, JSON_FILE_MAX_BYTES);
   if (!bytes.ok) {
     if (bytes.error !== "not_found") problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
@@ -144,11 +149,14 @@ function readJsonEvidence(runDirectory: string, name: string, schema: EvidenceSc
     return null;
   }
   // The harness writes LF only and escapes every CR inside strings: a raw CR means an edit.
-  if (bytes.value.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
+  if (bytes.value.includes(0x0d))
+    problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
   // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
   const parsed = parseBoundedJson(text.value, name);
   if (!parsed.ok) {
-    problems.add(parsed.error === "json_too_deep" ? `${name}: ${parsed.error}: ${parsed.message}` : `${name}: not valid JSON`);
+    problems.add(
+      parsed.error === "json_too_deep" ? `${name}: ${parsed.error}: ${parsed.message}` : `${name}: not valid JSON`,
+    );
     return null;
   }
   const value = parsed.value;
@@ -172,7 +180,8 @@ function readAudit(runDirectory: string, problems: ProblemList): AuditRecord[] {
     problems.add(`${name}: the audit is empty: a run always records events`);
     return [];
   }
-  if (bytes.value.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the recorder never writes one`);
+  if (bytes.value.includes(0x0d))
+    problems.add(`${name}: holds a CR byte (CRLF line ends): the recorder never writes one`);
   const parsed = parseAuditBytes(bytes.value);
   if (!parsed.ok) {
     problems.add(`${name}: ${parsed.error}: ${parsed.message}`);
@@ -181,14 +190,16 @@ function readAudit(runDirectory: string, problems: ProblemList): AuditRecord[] {
   if (parsed.value.tornTail) problems.add(`${name}: the last line is incomplete (truncated audit)`);
   for (const record of parsed.value.records) {
     const mismatch = schemaProblem("audit-record", record);
-    if (mismatch !== null) problems.add(`${name}: event ${record.event_id} (${record.type}) does not match its schema: ${mismatch}`);
+    if (mismatch !== null)
+      problems.add(`${name}: event ${record.event_id} (${record.type}) does not match its schema: ${mismatch}`);
   }
   return [...parsed.value.records];
 }
 
 function auditFacts(records: readonly AuditRecord[], problems: ProblemList): AuditFacts {
   const runId = records[0]?.run_id ?? null;
-  if (records.some((record) => record.run_id !== runId)) problems.add("audit.jsonl: the records name more than one run id");
+  if (records.some((record) => record.run_id !== runId))
+    problems.add("audit.jsonl: the records name more than one run id");
   const ofType = (type: string): AuditRecord[] => records.filter((record) => record.type === type);
   const stops = ofType("stop");
   const evaluations = ofType("final_evaluation");
@@ -198,7 +209,11 @@ function auditFacts(records: readonly AuditRecord[], problems: ProblemList): Aud
     return observation?.ok === true && observation.action === "finish" && observation.status === "finish_accepted";
   });
   const finished = finishedRecords.length > 0;
-  for (const [type, list] of [["stop", stops], ["final_evaluation", evaluations], ["run_finished", finishedRecords]] as const) {
+  for (const [type, list] of [
+    ["stop", stops],
+    ["final_evaluation", evaluations],
+    ["run_finished", finishedRecords],
+  ] as const) {
     if (list.length > 1) problems.add(`audit.jsonl: ${list.length} ${type} records; a run has exactly one`);
     else if (list.length === 0 && finished) problems.add(`audit.jsonl: no ${type} record although the run finished`);
   }
@@ -206,26 +221,45 @@ function auditFacts(records: readonly AuditRecord[], problems: ProblemList): Aud
   const stopReason = typeof stops[0]?.data.stop_reason === "string" ? stops[0].data.stop_reason : null;
   const finish = finishes.length === 1 ? snapshotOf(field(finishes[0]!.data, "observation")) : null;
   const evaluationData = evaluations[0]?.data;
-  const evaluation = evaluationData === undefined ? null : {
-    status: typeof evaluationData.status === "string" ? evaluationData.status : "unrecorded",
-    snapshot: snapshotOf(evaluationData.snapshot),
-    publicPassed: Number.isSafeInteger(evaluationData.public_passed) ? (evaluationData.public_passed as number) : null,
-    heldOutPassed: Number.isSafeInteger(evaluationData.held_out_passed) ? (evaluationData.held_out_passed as number) : null,
-    claimedVerified: evaluationData.verified_success === true,
-  };
+  const evaluation =
+    evaluationData === undefined
+      ? null
+      : {
+          status: typeof evaluationData.status === "string" ? evaluationData.status : "unrecorded",
+          snapshot: snapshotOf(evaluationData.snapshot),
+          publicPassed: Number.isSafeInteger(evaluationData.public_passed)
+            ? (evaluationData.public_passed as number)
+            : null,
+          heldOutPassed: Number.isSafeInteger(evaluationData.held_out_passed)
+            ? (evaluationData.held_out_passed as number)
+            : null,
+          claimedVerified: evaluationData.verified_success === true,
+        };
   // The rule of Part 9, from the audit's own records: an accepted finish, a completed evaluation
   // of exactly the finished snapshot, every public and held-out case passed.
   const verifiedByAudit =
-    stopReason === "finish_accepted" && finish !== null && evaluation !== null && evaluation.status === "completed" &&
-    evaluation.snapshot !== null && evaluation.snapshot.version === finish.version && evaluation.snapshot.sha256 === finish.sha256 &&
-    evaluation.publicPassed === PUBLIC_FIXTURES.length && evaluation.heldOutPassed === HELD_OUT_FIXTURES.length;
+    stopReason === "finish_accepted" &&
+    finish !== null &&
+    evaluation !== null &&
+    evaluation.status === "completed" &&
+    evaluation.snapshot !== null &&
+    evaluation.snapshot.version === finish.version &&
+    evaluation.snapshot.sha256 === finish.sha256 &&
+    evaluation.publicPassed === PUBLIC_FIXTURES.length &&
+    evaluation.heldOutPassed === HELD_OUT_FIXTURES.length;
   if (evaluation !== null && evaluation.claimedVerified !== verifiedByAudit) {
-    problems.add(`audit.jsonl: final_evaluation says verified_success ${evaluation.claimedVerified}, but its own records say ${verifiedByAudit}`);
+    problems.add(
+      `audit.jsonl: final_evaluation says verified_success ${evaluation.claimedVerified}, but its own records say ${verifiedByAudit}`,
+    );
   }
   const finishedData = finishedRecords[0]?.data;
   if (finishedData !== undefined) {
-    if (finishedData.stop_reason !== stopReason) problems.add("audit.jsonl: run_finished names a different stop reason than the stop record");
-    if (finishedData.verified_success !== verifiedByAudit) problems.add(`audit.jsonl: run_finished says verified_success ${String(finishedData.verified_success)}, the audit's records say ${verifiedByAudit}`);
+    if (finishedData.stop_reason !== stopReason)
+      problems.add("audit.jsonl: run_finished names a different stop reason than the stop record");
+    if (finishedData.verified_success !== verifiedByAudit)
+      problems.add(
+        `audit.jsonl: run_finished says verified_success ${String(finishedData.verified_success)}, the audit's records say ${verifiedByAudit}`,
+      );
   }
   return { runId, stopReason, finish, evaluation, verifiedByAudit, finished };
 }
@@ -234,43 +268,72 @@ function sameSnapshot(a: Snapshot | null, b: Snapshot | null): boolean {
   return a === null || b === null ? a === b : a.version === b.version && a.sha256 === b.sha256;
 }
 
-function checkFinal(final: Json, facts: AuditFacts, records: readonly AuditRecord[], recomputed: Recomputed, problems: ProblemList): void {
+function checkFinal(
+  final: Json,
+  facts: AuditFacts,
+  records: readonly AuditRecord[],
+  recomputed: Recomputed,
+  problems: ProblemList,
+): void {
   const says = (what: string, recorded: unknown, audit: unknown): void =>
-    problems.add(`final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, the audit says ${JSON.stringify(audit)}`);
+    problems.add(
+      `final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, the audit says ${JSON.stringify(audit)}`,
+    );
   const differs = (what: string, recorded: unknown, value: unknown): void =>
-    problems.add(`final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(value)}`);
+    problems.add(
+      `final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(value)}`,
+    );
   if (final.run_id !== facts.runId) says("run_id", final.run_id, facts.runId);
   if (final.stop_reason !== facts.stopReason) says("stop_reason", final.stop_reason, facts.stopReason);
-  if (!sameSnapshot(snapshotOf(final.finish), recomputed.replay.finish) || (final.finish !== null && snapshotOf(final.finish) === null)) differs("finish", final.finish, recomputed.replay.finish);
-  if (final.verified_success !== recomputed.verifiedSuccess) differs("verified_success", final.verified_success, recomputed.verifiedSuccess);
-  if (final.proposals_used !== recomputed.replay.proposalsUsed) differs("proposals_used", final.proposals_used, recomputed.replay.proposalsUsed);
-  if (final.invalid_proposals !== recomputed.replay.invalidProposals) differs("invalid_proposals", final.invalid_proposals, recomputed.replay.invalidProposals);
+  if (
+    !sameSnapshot(snapshotOf(final.finish), recomputed.replay.finish) ||
+    (final.finish !== null && snapshotOf(final.finish) === null)
+  )
+    differs("finish", final.finish, recomputed.replay.finish);
+  if (final.verified_success !== recomputed.verifiedSuccess)
+    differs("verified_success", final.verified_success, recomputed.verifiedSuccess);
+  if (final.proposals_used !== recomputed.replay.proposalsUsed)
+    differs("proposals_used", final.proposals_used, recomputed.replay.proposalsUsed);
+  if (final.invalid_proposals !== recomputed.replay.invalidProposals)
+    differs("invalid_proposals", final.invalid_proposals, recomputed.replay.invalidProposals);
   const evaluation = field(final, "final_evaluation");
   const audited = facts.evaluation;
   if (audited === null) problems.add("final.json: has a final evaluation, the audit records none");
   else if (evaluation !== null) {
     if (evaluation.status !== audited.status) says("final_evaluation.status", evaluation.status, audited.status);
     const snapshot = evaluation.version === null && evaluation.sha256 === null ? null : snapshotOf(evaluation);
-    if (!sameSnapshot(snapshot, audited.snapshot)) says("the final snapshot", { version: evaluation.version, sha256: evaluation.sha256 }, audited.snapshot);
-    if (evaluation.public_passed !== audited.publicPassed) says("public_passed", evaluation.public_passed, audited.publicPassed);
-    if (evaluation.held_out_passed !== audited.heldOutPassed) says("held_out_passed", evaluation.held_out_passed, audited.heldOutPassed);
+    if (!sameSnapshot(snapshot, audited.snapshot))
+      says("the final snapshot", { version: evaluation.version, sha256: evaluation.sha256 }, audited.snapshot);
+    if (evaluation.public_passed !== audited.publicPassed)
+      says("public_passed", evaluation.public_passed, audited.publicPassed);
+    if (evaluation.held_out_passed !== audited.heldOutPassed)
+      says("held_out_passed", evaluation.held_out_passed, audited.heldOutPassed);
     checkCases(evaluation, audited, recomputed, problems);
   }
   const started = records.find((record) => record.type === "run_started");
-  if (started !== undefined && canonical(final.labels) !== canonical(started.data.labels)) problems.add("final.json: labels differ from the audit's run_started labels");
+  if (started !== undefined && canonical(final.labels) !== canonical(started.data.labels))
+    problems.add("final.json: labels differ from the audit's run_started labels");
 }
 
 /**
  * The recorded cases must be exactly the recomputed ones: all twelve, in order, for a completed
  * evaluation; a prefix of them for an interrupted one; none where no snapshot was captured.
  */
-function checkCases(evaluation: Json, audited: NonNullable<AuditFacts["evaluation"]>, recomputed: Recomputed, problems: ProblemList): void {
+function checkCases(
+  evaluation: Json,
+  audited: NonNullable<AuditFacts["evaluation"]>,
+  recomputed: Recomputed,
+  problems: ProblemList,
+): void {
   const recorded = Array.isArray(evaluation.cases) ? evaluation.cases : [];
-  const snapshotSource = audited.snapshot === null ? null : recomputed.replay.versions[audited.snapshot.version] ?? null;
+  const snapshotSource =
+    audited.snapshot === null ? null : (recomputed.replay.versions[audited.snapshot.version] ?? null);
   const expected = snapshotSource === null ? [] : reevaluateSource(snapshotSource).cases;
   const comparable = audited.status === "completed" ? expected : expected.slice(0, recorded.length);
   if (canonical(recorded) !== canonical(comparable)) {
-    problems.add(`final.json: the ${recorded.length} recorded case(s) differ from the ${comparable.length} recomputed on the final version (first difference at case ${firstDifference(recorded, comparable) + 1})`);
+    problems.add(
+      `final.json: the ${recorded.length} recorded case(s) differ from the ${comparable.length} recomputed on the final version (first difference at case ${firstDifference(recorded, comparable) + 1})`,
+    );
   }
 }
 
@@ -280,10 +343,20 @@ function firstDifference(a: readonly unknown[], b: readonly unknown[]): number {
   return length;
 }
 
-function checkManifest(manifest: Json, facts: AuditFacts, records: readonly AuditRecord[], replay: Replay, problems: ProblemList): void {
-  if (manifest.run_id !== facts.runId) problems.add(`manifest.json: run_id is ${JSON.stringify(manifest.run_id)}, the audit says ${JSON.stringify(facts.runId)}`);
+function checkManifest(
+  manifest: Json,
+  facts: AuditFacts,
+  records: readonly AuditRecord[],
+  replay: Replay,
+  problems: ProblemList,
+): void {
+  if (manifest.run_id !== facts.runId)
+    problems.add(
+      `manifest.json: run_id is ${JSON.stringify(manifest.run_id)}, the audit says ${JSON.stringify(facts.runId)}`,
+    );
   const started = records.find((record) => record.type === "run_started");
-  if (started !== undefined && canonical(manifest.labels) !== canonical(started.data.labels)) problems.add("manifest.json: labels differ from the audit's run_started labels");
+  if (started !== undefined && canonical(manifest.labels) !== canonical(started.data.labels))
+    problems.add("manifest.json: labels differ from the audit's run_started labels");
   checkManifestAgainstSpec(manifest, records, replay.proposalsUsed, (problem) => problems.add(problem));
 }
 
@@ -303,10 +376,14 @@ function checkBackups(runDirectory: string, replay: Replay, problems: ProblemLis
     }
     const bytes = readFileUnder(runDirectory, `backups/${name}`, SOURCE_MAX_BYTES);
     if (!bytes.ok) problems.add(`backups/${name}: ${bytes.error}: ${bytes.message}`);
-    else if (!bytes.value.equals(Buffer.from(source, "utf8"))) problems.add(`backups/${name}: does not hold the bytes of version ${match![1]} (rebuilt from the audit)`);
+    else if (!bytes.value.equals(Buffer.from(source, "utf8")))
+      problems.add(`backups/${name}: does not hold the bytes of version ${match![1]} (rebuilt from the audit)`);
   }
   for (let version = 0; version < replay.finalVersion.version; version++) {
-    if (!names.includes(`toy_math.v${version}.py`)) problems.add(`backups/toy_math.v${version}.py: missing, although the audit commits an edit from version ${version}`);
+    if (!names.includes(`toy_math.v${version}.py`))
+      problems.add(
+        `backups/toy_math.v${version}.py: missing, although the audit commits an edit from version ${version}`,
+      );
   }
 }
 
@@ -320,23 +397,40 @@ function reevaluateFinal(runDirectory: string, facts: AuditFacts, replay: Replay
   const finalSource = bytes.ok ? reevaluateSource(bytes.value) : null;
   const evaluation = facts.evaluation;
   const snapshot = evaluation?.snapshot ?? null;
-  if (snapshot !== null && !sameSnapshot(snapshot, replay.finalVersion)) problems.add(`audit.jsonl: the final evaluation names version ${snapshot.version} / ${snapshot.sha256}, the replayed final version is ${replay.finalVersion.version} / ${replay.finalVersion.sha256}`);
+  if (snapshot !== null && !sameSnapshot(snapshot, replay.finalVersion))
+    problems.add(
+      `audit.jsonl: the final evaluation names version ${snapshot.version} / ${snapshot.sha256}, the replayed final version is ${replay.finalVersion.version} / ${replay.finalVersion.sha256}`,
+    );
   const onDiskSha = bytes.ok ? sha256Hex(bytes.value) : null;
   if (snapshot !== null) {
     if (!bytes.ok) problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
     else if (onDiskSha !== snapshot.sha256) problems.add(`${name}: its digest differs from the final snapshot's`);
   }
   if (evaluation?.status === "completed" && finalSource !== null) {
-    if (finalSource.grammar !== "valid") problems.add(`${name}: outside the grammar (${finalSource.grammar}): it can never have been evaluated`);
-    else if (evaluation.publicPassed !== finalSource.publicPassed || evaluation.heldOutPassed !== finalSource.heldOutPassed) {
-      problems.add(`audit.jsonl: the final evaluation records ${String(evaluation.publicPassed)}/${PUBLIC_FIXTURES.length} public and ${String(evaluation.heldOutPassed)}/${HELD_OUT_FIXTURES.length} held-out, re-evaluating ${name} gives ${finalSource.publicPassed} and ${finalSource.heldOutPassed}`);
+    if (finalSource.grammar !== "valid")
+      problems.add(`${name}: outside the grammar (${finalSource.grammar}): it can never have been evaluated`);
+    else if (
+      evaluation.publicPassed !== finalSource.publicPassed ||
+      evaluation.heldOutPassed !== finalSource.heldOutPassed
+    ) {
+      problems.add(
+        `audit.jsonl: the final evaluation records ${String(evaluation.publicPassed)}/${PUBLIC_FIXTURES.length} public and ${String(evaluation.heldOutPassed)}/${HELD_OUT_FIXTURES.length} held-out, re-evaluating ${name} gives ${finalSource.publicPassed} and ${finalSource.heldOutPassed}`,
+      );
     }
   }
   const finish = replay.finish;
   const verifiedSuccess =
-    replay.stopReason === "finish_accepted" && finish !== null && sameSnapshot(finish, replay.finalVersion) &&
-    evaluation?.status === "completed" && onDiskSha === finish.sha256 && finalSource !== null && finalSource.allPass;
-  if (facts.verifiedByAudit !== verifiedSuccess) problems.add(`audit.jsonl: its records claim verified_success ${facts.verifiedByAudit}, re-deriving it gives ${verifiedSuccess}`);
+    replay.stopReason === "finish_accepted" &&
+    finish !== null &&
+    sameSnapshot(finish, replay.finalVersion) &&
+    evaluation?.status === "completed" &&
+    onDiskSha === finish.sha256 &&
+    finalSource !== null &&
+    finalSource.allPass;
+  if (facts.verifiedByAudit !== verifiedSuccess)
+    problems.add(
+      `audit.jsonl: its records claim verified_success ${facts.verifiedByAudit}, re-deriving it gives ${verifiedSuccess}`,
+    );
   return { replay, finalSource, verifiedSuccess };
 }
 
@@ -349,17 +443,30 @@ export function deriveRunVerdict(runDirectory: string): RunVerdict {
   const recomputed = reevaluateFinal(runDirectory, facts, replay, problems);
   const final = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.final, "final", problems);
   const manifest = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.manifest, "manifest", problems);
-  const finalPresent = final !== null || problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.final}:`));
+  const finalPresent =
+    final !== null || problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.final}:`));
   if (final !== null) checkFinal(final, facts, records, recomputed, problems);
   // "missing" only when there is nothing there: a link, FIFO, directory or oversized file was
   // already named by the read's own refusal.
-  else if (facts.finished && !finalPresent) problems.add("final.json: missing, although the audit records that the run finished");
-  if (final !== null && !facts.finished && records.length > 0) problems.add("audit.jsonl: no run_finished record, although final.json exists");
+  else if (facts.finished && !finalPresent)
+    problems.add("final.json: missing, although the audit records that the run finished");
+  if (final !== null && !facts.finished && records.length > 0)
+    problems.add("audit.jsonl: no run_finished record, although final.json exists");
   if (manifest !== null) checkManifest(manifest, facts, records, replay, problems);
-  else if (records.some((record) => record.type === "run_started") && !problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.manifest}:`))) problems.add("manifest.json: missing, although the audit records the run started");
+  else if (
+    records.some((record) => record.type === "run_started") &&
+    !problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.manifest}:`))
+  )
+    problems.add("manifest.json: missing, although the audit records the run started");
   if (records.length > 0) checkBackups(runDirectory, replay, problems);
   const listed = problems.done();
   const kind: RunVerdictKind =
-    listed.length > 0 ? "evidence_invalid" : !finalPresent ? "incomplete" : recomputed.verifiedSuccess ? "verified_success" : "not_verified";
+    listed.length > 0
+      ? "evidence_invalid"
+      : !finalPresent
+        ? "incomplete"
+        : recomputed.verifiedSuccess
+          ? "verified_success"
+          : "not_verified";
   return { kind, problems: listed, recomputed, facts, records, manifest, final };
 }

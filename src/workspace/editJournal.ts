@@ -104,22 +104,40 @@ export function asEditIntent(value: unknown): EditIntent | null {
   const after = asExpressions(value.expressions_after);
   const fn = FUNCTION_NAMES.find((name) => name === value.function);
   if (
-    typeof value.intent_id !== "string" || fn === undefined || !isVersion(value.old_version) ||
-    value.new_version !== (value.old_version as number) + 1 || !isSha(value.before_sha256) ||
-    !isSha(value.after_sha256) || before === null || after === null ||
-    typeof value.backup_file !== "string" || typeof value.temp_file !== "string"
+    typeof value.intent_id !== "string" ||
+    fn === undefined ||
+    !isVersion(value.old_version) ||
+    value.new_version !== (value.old_version as number) + 1 ||
+    !isSha(value.before_sha256) ||
+    !isSha(value.after_sha256) ||
+    before === null ||
+    after === null ||
+    typeof value.backup_file !== "string" ||
+    typeof value.temp_file !== "string"
   ) {
     return null;
   }
   return {
-    intent_id: value.intent_id, function: fn, old_version: value.old_version, new_version: value.new_version,
-    before_sha256: value.before_sha256, after_sha256: value.after_sha256, expressions_before: before,
-    expressions_after: after, backup_file: value.backup_file, temp_file: value.temp_file,
+    intent_id: value.intent_id,
+    function: fn,
+    old_version: value.old_version,
+    new_version: value.new_version,
+    before_sha256: value.before_sha256,
+    after_sha256: value.after_sha256,
+    expressions_before: before,
+    expressions_after: after,
+    backup_file: value.backup_file,
+    temp_file: value.temp_file,
   };
 }
 
 export function stateAfter(intent: EditIntent, taskSha256: string): ManagedState {
-  return { version: intent.new_version, sourceSha256: intent.after_sha256, taskSha256, expressions: intent.expressions_after };
+  return {
+    version: intent.new_version,
+    sourceSha256: intent.after_sha256,
+    taskSha256,
+    expressions: intent.expressions_after,
+  };
 }
 
 /**

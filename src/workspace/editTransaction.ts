@@ -21,7 +21,13 @@ import type { CommitAbortCode } from "./errorCodes.ts";
 import { stateAfter, type EditIntent, type EditJournal, type ManagedState } from "./editJournal.ts";
 import type { WorkspaceHooks } from "./hooks.ts";
 import { checkIntegrity, type IntegrityTarget } from "./integrity.ts";
-import { capObservation, rejection, type Expressions, type Observation, type ReplaceObservation } from "./observation.ts";
+import {
+  capObservation,
+  rejection,
+  type Expressions,
+  type Observation,
+  type ReplaceObservation,
+} from "./observation.ts";
 import {
   directoryIdentity,
   isErrnoCode,
@@ -67,34 +73,56 @@ function tempName(newVersion: number, attempt: number): string {
   return `.toy_math.py.v${newVersion}.${attempt}.tmp`;
 }
 
-function receipt(status: ReplaceObservation["status"], fn: FunctionName, oldVersion: number, state: ManagedState): ReplaceObservation {
+function receipt(
+  status: ReplaceObservation["status"],
+  fn: FunctionName,
+  oldVersion: number,
+  state: ManagedState,
+): ReplaceObservation {
   return {
-    ok: true, action: "replace", status, function: fn, old_version: oldVersion,
-    version: state.version, sha256: state.sourceSha256, expressions: { ...state.expressions },
+    ok: true,
+    action: "replace",
+    status,
+    function: fn,
+    old_version: oldVersion,
+    version: state.version,
+    sha256: state.sourceSha256,
+    expressions: { ...state.expressions },
   };
 }
 
-export async function replaceTransaction(core: WorkspaceCore, request: ReplaceRequest, guard: CommitGuard): Promise<Observation> {
+export async function replaceTransaction(
+  core: WorkspaceCore,
+  request: ReplaceRequest,
+  guard: CommitGuard,
+): Promise<Observation> {
   const result = await replaceUncapped(core, request, guard);
   return capObservation(result, "replace", core.state.version);
 }
 
 async function replaceUncapped(core: WorkspaceCore, request: ReplaceRequest, guard: CommitGuard): Promise<Observation> {
-  const deny = (code: Parameters<typeof rejection>[1], message: string) => rejection("replace", code, message, core.state.version);
+  const deny = (code: Parameters<typeof rejection>[1], message: string) =>
+    rejection("replace", code, message, core.state.version);
   const fn = FUNCTION_NAMES.find((name) => name === request.function);
   if (fn === undefined) return deny("unlisted_function", "only clamp and total can be edited");
-  if (core.pending !== null) return deny("uncertain_edit", "an earlier edit has an uncertain outcome and must be reconciled first");
+  if (core.pending !== null)
+    return deny("uncertain_edit", "an earlier edit has an uncertain outcome and must be reconciled first");
   const state = core.state;
   const onDisk = await checkIntegrity(core, state);
   if (!onDisk.ok) return deny("workspace_conflict", onDisk.message);
   if (request.version !== state.version) return deny("stale_version", `the current version is ${state.version}`);
-  if (request.old !== state.expressions[fn]) return deny("old_expression_mismatch", `old is not the current ${fn} expression`);
+  if (request.old !== state.expressions[fn])
+    return deny("old_expression_mismatch", `old is not the current ${fn} expression`);
   const compiled = compileExpression(fn, request.new);
   if (!compiled.ok) return deny(compiled.error, compiled.message);
   const expressionsAfter: Expressions = { ...state.expressions, [fn]: request.new };
   const rendered = renderToyMathSource(expressionsAfter);
   const reparsed = parseToyMathSource(rendered);
-  if (!reparsed.ok || reparsed.value.expressions.clamp !== expressionsAfter.clamp || reparsed.value.expressions.total !== expressionsAfter.total) {
+  if (
+    !reparsed.ok ||
+    reparsed.value.expressions.clamp !== expressionsAfter.clamp ||
+    reparsed.value.expressions.total !== expressionsAfter.total
+  ) {
     return deny("regenerated_source_invalid", "the regenerated toy_math.py did not validate");
   }
   const newBytes = Buffer.from(rendered, "utf8");
@@ -120,7 +148,10 @@ async function replaceUncapped(core: WorkspaceCore, request: ReplaceRequest, gua
     outcome = await commitAfterIntent(core, intent, temp, newBytes, guard);
   } catch (error) {
     // Outcome unknown: keep the intent pending; only reconcile() may resolve it.
-    await appendBestEffort(core, "edit_interrupted", { intent_id: intent.intent_id, diagnostic: boundedDiagnostic(error) });
+    await appendBestEffort(core, "edit_interrupted", {
+      intent_id: intent.intent_id,
+      diagnostic: boundedDiagnostic(error),
+    });
     return deny("edit_interrupted", "the edit was interrupted; its outcome is uncertain until reconciled");
   }
   if (outcome.kind === "denied") return outcome.observation;
@@ -139,7 +170,10 @@ type CommitOutcome =
 
 /** null when the backup of `version` holds exactly the old bytes (new, or left by an earlier attempt). */
 async function ensureBackup(
-  core: WorkspaceCore, version: number, oldBytes: Buffer, oldSha: string,
+  core: WorkspaceCore,
+  version: number,
+  oldBytes: Buffer,
+  oldSha: string,
 ): Promise<{ code: "workspace_conflict" | "workspace_io_error"; message: string } | null> {
   const identity = await directoryIdentity(core.paths.backups).catch(() => null);
   if (identity === null || !sameIdentity(identity, core.backupsIdentity)) {
@@ -151,7 +185,8 @@ async function ensureBackup(
     await syncDirectory(core.paths.backups);
     return null;
   } catch (error) {
-    if (!isErrnoCode(error, "EEXIST")) return { code: "workspace_io_error", message: "the backup could not be written; nothing was changed" };
+    if (!isErrnoCode(error, "EEXIST"))
+      return { code: "workspace_io_error", message: "the backup could not be written; nothing was changed" };
   }
   // Exists already (an earlier aborted or crashed attempt from the same version): reuse it only if
   // it is exactly the old bytes, never overwrite it.
@@ -163,14 +198,25 @@ async function ensureBackup(
 }
 
 async function recordIntent(
-  core: WorkspaceCore, fn: FunctionName, state: ManagedState, expressionsAfter: Expressions, afterSha: string, temp: string,
+  core: WorkspaceCore,
+  fn: FunctionName,
+  state: ManagedState,
+  expressionsAfter: Expressions,
+  afterSha: string,
+  temp: string,
 ): Promise<EditIntent | null> {
   const newVersion = state.version + 1;
   const intent: EditIntent = {
-    intent_id: randomUUID(), function: fn, old_version: state.version, new_version: newVersion,
-    before_sha256: state.sourceSha256, after_sha256: afterSha,
-    expressions_before: { ...state.expressions }, expressions_after: expressionsAfter,
-    backup_file: `backups/${backupName(state.version)}`, temp_file: `workspace/${temp}`,
+    intent_id: randomUUID(),
+    function: fn,
+    old_version: state.version,
+    new_version: newVersion,
+    before_sha256: state.sourceSha256,
+    after_sha256: afterSha,
+    expressions_before: { ...state.expressions },
+    expressions_after: expressionsAfter,
+    backup_file: `backups/${backupName(state.version)}`,
+    temp_file: `workspace/${temp}`,
   };
   try {
     await core.journal.append("edit_intent", { ...intent });
@@ -181,10 +227,16 @@ async function recordIntent(
 }
 
 async function commitAfterIntent(
-  core: WorkspaceCore, intent: EditIntent, tempFile: string, newBytes: Buffer, guard: CommitGuard,
+  core: WorkspaceCore,
+  intent: EditIntent,
+  tempFile: string,
+  newBytes: Buffer,
+  guard: CommitGuard,
 ): Promise<CommitOutcome> {
-  const deny = (code: Parameters<typeof rejection>[1], message: string): CommitOutcome =>
-    ({ kind: "denied", observation: rejection("replace", code, message, core.state.version) });
+  const deny = (code: Parameters<typeof rejection>[1], message: string): CommitOutcome => ({
+    kind: "denied",
+    observation: rejection("replace", code, message, core.state.version),
+  });
   await core.hooks.afterIntent?.();
   const tempPath = path.join(core.paths.workspace, tempFile);
   await writeNewFileExclusive(tempPath, newBytes);
@@ -202,7 +254,12 @@ async function commitAfterIntent(
   const abortCode = guard.beforeCommit();
   if (abortCode !== null) {
     await abort(core, intent, abortCode);
-    return deny(abortCode, abortCode === "cancelled" ? "the run was cancelled before the edit committed" : "the deadline expired before the edit committed");
+    return deny(
+      abortCode,
+      abortCode === "cancelled"
+        ? "the run was cancelled before the edit committed"
+        : "the deadline expired before the edit committed",
+    );
   }
   await fsp.rename(tempPath, core.paths.source);
   await syncDirectory(core.paths.workspace);
@@ -211,7 +268,10 @@ async function commitAfterIntent(
   const verified = await checkIntegrity(core, { taskSha256: core.state.taskSha256, sourceSha256: intent.after_sha256 });
   if (!verified.ok) {
     // The rename happened but the bytes are not ours: keep the intent pending (uncertain).
-    await appendBestEffort(core, "edit_interrupted", { intent_id: intent.intent_id, diagnostic: "verification after rename failed" });
+    await appendBestEffort(core, "edit_interrupted", {
+      intent_id: intent.intent_id,
+      diagnostic: "verification after rename failed",
+    });
     return deny("workspace_conflict", verified.message);
   }
   const oldVersion = core.state.version;
@@ -236,7 +296,11 @@ async function abort(core: WorkspaceCore, intent: EditIntent, reason: string): P
   await core.journal.append("edit_aborted", { intent_id: intent.intent_id, reason, version: core.state.version });
 }
 
-async function appendBestEffort(core: WorkspaceCore, type: "edit_interrupted", payload: Record<string, unknown>): Promise<void> {
+async function appendBestEffort(
+  core: WorkspaceCore,
+  type: "edit_interrupted",
+  payload: Record<string, unknown>,
+): Promise<void> {
   try {
     await core.journal.append(type, payload);
   } catch {

@@ -14,5 +14,11 @@ export interface WorkspaceHooks {
   afterRenameBeforeReceipt?(): void | Promise<void>;
 }
 
-export const EDIT_STEPS = ["afterBackup", "afterIntent", "afterTempWrite", "beforeRename", "afterRenameBeforeReceipt"] as const;
+export const EDIT_STEPS = [
+  "afterBackup",
+  "afterIntent",
+  "afterTempWrite",
+  "beforeRename",
+  "afterRenameBeforeReceipt",
+] as const;
 export type EditStep = (typeof EDIT_STEPS)[number];

@@ -9,7 +9,15 @@ import { promises as fsp } from "node:fs";
 import type { ManagedFileName } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { ManagedPaths } from "./runDirectory.ts";
-import { DIRECTORY_MODE, directoryIdentity, FILE_MODE, readManagedFile, sameIdentity, type FileIdentity, type ManagedFileProblem } from "./secureFs.ts";
+import {
+  DIRECTORY_MODE,
+  directoryIdentity,
+  FILE_MODE,
+  readManagedFile,
+  sameIdentity,
+  type FileIdentity,
+  type ManagedFileProblem,
+} from "./secureFs.ts";
 
 export interface ManagedBytes {
   readonly bytes: Buffer;
@@ -41,7 +49,9 @@ export interface IntegrityTarget {
  * against two candidate digests). The directory identity is checked before and after the reads,
  * so a directory swapped while we read is detected.
  */
-export async function readManagedFiles(target: IntegrityTarget): Promise<Result<ManagedFilesOnDisk, "workspace_conflict">> {
+export async function readManagedFiles(
+  target: IntegrityTarget,
+): Promise<Result<ManagedFilesOnDisk, "workspace_conflict">> {
   try {
     return await readManagedFilesUnguarded(target);
   } catch {
@@ -50,14 +60,19 @@ export async function readManagedFiles(target: IntegrityTarget): Promise<Result<
   }
 }
 
-async function readManagedFilesUnguarded(target: IntegrityTarget): Promise<Result<ManagedFilesOnDisk, "workspace_conflict">> {
+async function readManagedFilesUnguarded(
+  target: IntegrityTarget,
+): Promise<Result<ManagedFilesOnDisk, "workspace_conflict">> {
   const conflict = (message: string) => err("workspace_conflict" as const, message);
   const checkDirectory = async () => {
     const identity = await directoryIdentity(target.paths.workspace);
     return identity !== null && sameIdentity(identity, target.workspaceIdentity);
   };
   if (!(await checkDirectory())) return conflict("the workspace directory was replaced or is not a directory");
-  const files: Array<[ManagedFileName, string]> = [["TASK.txt", target.paths.task], ["toy_math.py", target.paths.source]];
+  const files: Array<[ManagedFileName, string]> = [
+    ["TASK.txt", target.paths.task],
+    ["toy_math.py", target.paths.source],
+  ];
   const read: ManagedBytes[] = [];
   for (const [name, filePath] of files) {
     const outcome = await readManagedFile(filePath, target.workspaceIdentity.dev);
@@ -72,7 +87,10 @@ async function readManagedFilesUnguarded(target: IntegrityTarget): Promise<Resul
 }
 
 /** Null when the run folder and workspace are 0700 and both managed files 0600; else what is not. */
-async function ownerOnlyProblem(paths: ManagedPaths, files: ReadonlyArray<[ManagedFileName, string]>): Promise<string | null> {
+async function ownerOnlyProblem(
+  paths: ManagedPaths,
+  files: ReadonlyArray<[ManagedFileName, string]>,
+): Promise<string | null> {
   const expected: Array<[string, string, number]> = [
     ["the run folder", paths.run, DIRECTORY_MODE],
     ["the workspace directory", paths.workspace, DIRECTORY_MODE],
@@ -80,7 +98,8 @@ async function ownerOnlyProblem(paths: ManagedPaths, files: ReadonlyArray<[Manag
   ];
   for (const [name, path, mode] of expected) {
     const actual = (await fsp.lstat(path)).mode & 0o777;
-    if (actual !== mode) return `${name} is not owner-only (mode ${actual.toString(8).padStart(3, "0")}, expected ${mode.toString(8)})`;
+    if (actual !== mode)
+      return `${name} is not owner-only (mode ${actual.toString(8).padStart(3, "0")}, expected ${mode.toString(8)})`;
   }
   return null;
 }
@@ -92,7 +111,9 @@ export async function checkIntegrity(
 ): Promise<Result<ManagedFilesOnDisk, "workspace_conflict">> {
   const files = await readManagedFiles(target);
   if (!files.ok) return files;
-  if (files.value.task.sha256 !== expected.taskSha256) return err("workspace_conflict", "TASK.txt changed outside the controller");
-  if (files.value.source.sha256 !== expected.sourceSha256) return err("workspace_conflict", "toy_math.py changed outside the controller");
+  if (files.value.task.sha256 !== expected.taskSha256)
+    return err("workspace_conflict", "TASK.txt changed outside the controller");
+  if (files.value.source.sha256 !== expected.sourceSha256)
+    return err("workspace_conflict", "toy_math.py changed outside the controller");
   return files;
 }

@@ -16,7 +16,8 @@ export async function reconcileEdit(
 ): Promise<Result<{ readonly outcome: ReconcileOutcome; readonly sha256: string }, "workspace_conflict">> {
   const files = await readManagedFiles(target);
   if (!files.ok) return files;
-  if (files.value.task.sha256 !== taskSha256) return err("workspace_conflict", "TASK.txt changed outside the controller");
+  if (files.value.task.sha256 !== taskSha256)
+    return err("workspace_conflict", "TASK.txt changed outside the controller");
   const actual = files.value.source.sha256;
   if (actual === intent.before_sha256) return ok({ outcome: "not_committed", sha256: actual });
   if (actual === intent.after_sha256) return ok({ outcome: "committed", sha256: actual });

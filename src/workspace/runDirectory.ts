@@ -59,9 +59,13 @@ export function checkRunPath(runDirectory: string): Result<string, WorkspaceErro
   if (!path.isAbsolute(runDirectory)) return err("run_path_not_absolute", "the run directory must be an absolute path");
   if (runDirectory.includes("\0")) return err("run_path_unsafe", "the run directory path contains NUL");
   if (path.normalize(runDirectory) !== runDirectory || runDirectory.endsWith(path.sep)) {
-    return err("run_path_unsafe", "the run directory path must be in normal form (no '.', '..', doubled or trailing separators)");
+    return err(
+      "run_path_unsafe",
+      "the run directory path must be in normal form (no '.', '..', doubled or trailing separators)",
+    );
   }
-  if (path.dirname(runDirectory) === runDirectory) return err("run_path_unsafe", "the run directory cannot be the root");
+  if (path.dirname(runDirectory) === runDirectory)
+    return err("run_path_unsafe", "the run directory cannot be the root");
   return ok(runDirectory);
 }
 
@@ -108,9 +112,12 @@ export async function checkRunDestination(runDirectory: string): Promise<Result<
   const parent = path.dirname(runDirectory);
   const parentStats = await lstatOrNull(parent);
   if (parentStats === null) return err("run_parent_invalid", "the parent of the run directory does not exist");
-  if (parentStats.isSymbolicLink()) return err("run_parent_invalid", "the parent of the run directory is a symbolic link");
-  if (!parentStats.isDirectory()) return err("run_parent_invalid", "the parent of the run directory is not a directory");
-  if ((await lstatOrNull(runDirectory)) !== null) return err("run_destination_exists", "the run directory already exists");
+  if (parentStats.isSymbolicLink())
+    return err("run_parent_invalid", "the parent of the run directory is a symbolic link");
+  if (!parentStats.isDirectory())
+    return err("run_parent_invalid", "the parent of the run directory is not a directory");
+  if ((await lstatOrNull(runDirectory)) !== null)
+    return err("run_destination_exists", "the run directory already exists");
   const contained = await checkContainment(parent);
   if (!contained.ok) return contained;
   return ok(runDirectory);
@@ -127,8 +134,11 @@ async function makeDirectory(directory: string): Promise<void> {
  * run/backups/. Evidence files (audit.jsonl, manifest.json, final.json) belong to src/recording.
  * A failure after the mkdir leaves the partial directory in place as evidence.
  */
-export async function createRunDirectory(runDirectory: string): Promise<Result<CreatedRunDirectory, WorkspaceErrorCode>> {
-  if (!NO_FOLLOW_SUPPORTED) return err("unsupported_platform", "this platform cannot open files without following symlinks");
+export async function createRunDirectory(
+  runDirectory: string,
+): Promise<Result<CreatedRunDirectory, WorkspaceErrorCode>> {
+  if (!NO_FOLLOW_SUPPORTED)
+    return err("unsupported_platform", "this platform cannot open files without following symlinks");
   const checked = await checkRunDestination(runDirectory);
   if (!checked.ok) return checked;
   const paths = managedPaths(runDirectory);
@@ -150,7 +160,8 @@ export async function createRunDirectory(runDirectory: string): Promise<Result<C
     await syncDirectory(paths.run);
     await syncDirectory(path.dirname(paths.run));
     const workspaceIdentity = await directoryIdentity(paths.workspace);
-    if (workspaceIdentity === null) return err("run_create_failed", "the workspace directory was replaced while it was being created");
+    if (workspaceIdentity === null)
+      return err("run_create_failed", "the workspace directory was replaced while it was being created");
     // Read back through the same policy the integrity check uses: what we recorded is on disk.
     const task = await readManagedFile(paths.task, workspaceIdentity.dev);
     const source = await readManagedFile(paths.source, workspaceIdentity.dev);

@@ -5,7 +5,15 @@ import { MANAGED_FILES, type ManagedFileName } from "../constants/labConstants.t
 import { err, ok, type Result } from "../core/result.ts";
 import { parseToyMathSource, type ToyMathSource } from "../expr/index.ts";
 import type { WorkspaceErrorCode } from "./errorCodes.ts";
-import { INITIAL_STATE, replayEditJournal, stateAfter, type EditIntent, type EditJournal, type JournalRecord, type ManagedState } from "./editJournal.ts";
+import {
+  INITIAL_STATE,
+  replayEditJournal,
+  stateAfter,
+  type EditIntent,
+  type EditJournal,
+  type JournalRecord,
+  type ManagedState,
+} from "./editJournal.ts";
 import { replaceTransaction, type CommitGuard, type ReplaceRequest, type WorkspaceCore } from "./editTransaction.ts";
 import type { WorkspaceHooks } from "./hooks.ts";
 import { checkIntegrity } from "./integrity.ts";
@@ -50,7 +58,12 @@ export class RunWorkspace {
 
   state(): ManagedState {
     const s = this.#core.state;
-    return { version: s.version, sourceSha256: s.sourceSha256, taskSha256: s.taskSha256, expressions: { ...s.expressions } };
+    return {
+      version: s.version,
+      sourceSha256: s.sourceSha256,
+      taskSha256: s.taskSha256,
+      expressions: { ...s.expressions },
+    };
   }
 
   /** True while an edit's outcome is uncertain; reconcile() before anything else. */
@@ -64,7 +77,8 @@ export class RunWorkspace {
   }
 
   async #integrityCheck(): Promise<Result<void, "workspace_conflict">> {
-    if (this.#core.pending !== null) return err("workspace_conflict", "an edit's outcome is uncertain and has not been reconciled");
+    if (this.#core.pending !== null)
+      return err("workspace_conflict", "an edit's outcome is uncertain and has not been reconciled");
     const checked = await checkIntegrity(this.#core, this.#core.state);
     return checked.ok ? ok(undefined) : checked;
   }
@@ -75,15 +89,25 @@ export class RunWorkspace {
 
   async #read(file: ManagedFileName): Promise<Observation> {
     const version = this.#core.state.version;
-    if (!MANAGED_FILES.includes(file)) return rejection("read", "unknown_file", "only TASK.txt and toy_math.py can be read", version);
-    if (this.#core.pending !== null) return rejection("read", "uncertain_edit", "an earlier edit has an uncertain outcome", version);
+    if (!MANAGED_FILES.includes(file))
+      return rejection("read", "unknown_file", "only TASK.txt and toy_math.py can be read", version);
+    if (this.#core.pending !== null)
+      return rejection("read", "uncertain_edit", "an earlier edit has an uncertain outcome", version);
     const state = this.#core.state;
     const checked = await checkIntegrity(this.#core, state);
     if (!checked.ok) return rejection("read", "workspace_conflict", checked.message, version);
     // The bytes equal the recorded digest, so nothing is adopted: the version stays as recorded.
     const managed = file === "TASK.txt" ? checked.value.task : checked.value.source;
-    const base = { ok: true as const, action: "read" as const, file, version, sha256: managed.sha256, content: managed.bytes.toString("utf8") };
-    const observation: ReadObservation = file === "toy_math.py" ? { ...base, expressions: { ...state.expressions } } : base;
+    const base = {
+      ok: true as const,
+      action: "read" as const,
+      file,
+      version,
+      sha256: managed.sha256,
+      content: managed.bytes.toString("utf8"),
+    };
+    const observation: ReadObservation =
+      file === "toy_math.py" ? { ...base, expressions: { ...state.expressions } } : base;
     return capObservation(observation, "read", version);
   }
 
@@ -97,13 +121,19 @@ export class RunWorkspace {
   }
 
   async #snapshot(): Promise<Result<Snapshot, WorkspaceErrorCode>> {
-    if (this.#core.pending !== null) return err("uncertain_edit", "an edit's outcome is uncertain and has not been reconciled");
+    if (this.#core.pending !== null)
+      return err("uncertain_edit", "an edit's outcome is uncertain and has not been reconciled");
     const state = this.#core.state;
     const checked = await checkIntegrity(this.#core, state);
     if (!checked.ok) return checked;
     const source = parseToyMathSource(checked.value.source.bytes);
     if (!source.ok) return err("workspace_conflict", "toy_math.py does not parse as the recorded source");
-    return ok({ version: state.version, sha256: state.sourceSha256, bytes: checked.value.source.bytes, source: source.value });
+    return ok({
+      version: state.version,
+      sha256: state.sourceSha256,
+      bytes: checked.value.source.bytes,
+      source: source.value,
+    });
   }
 
   /**
@@ -121,14 +151,21 @@ export class RunWorkspace {
     if (intent === null) return ok({ outcome: "none_pending", state: this.state() });
     const result = await reconcileEdit(core, core.state.taskSha256, intent);
     if (!result.ok) {
-      await core.journal.append("edit_reconciled", { intent_id: intent.intent_id, outcome: "conflict", version: core.state.version });
+      await core.journal.append("edit_reconciled", {
+        intent_id: intent.intent_id,
+        outcome: "conflict",
+        version: core.state.version,
+      });
       return result;
     }
     if (result.value.outcome === "committed") core.state = stateAfter(intent, core.state.taskSha256);
     else core.refused.push(intent);
     core.pending = null;
     await core.journal.append("edit_reconciled", {
-      intent_id: intent.intent_id, outcome: result.value.outcome, version: core.state.version, sha256: core.state.sourceSha256,
+      intent_id: intent.intent_id,
+      outcome: result.value.outcome,
+      version: core.state.version,
+      sha256: core.state.sourceSha256,
       expressions: { ...core.state.expressions },
     });
     return ok({ outcome: result.value.outcome, state: this.state() });
@@ -146,21 +183,31 @@ export async function createRun(options: CreateRunOptions): Promise<Result<RunWo
   const created = await createRunDirectory(options.runDirectory);
   if (!created.ok) return created;
   const backupsIdentity = await directoryIdentity(created.value.paths.backups);
-  if (backupsIdentity === null) return err("run_create_failed", "the backups directory was replaced while it was being created");
+  if (backupsIdentity === null)
+    return err("run_create_failed", "the backups directory was replaced while it was being created");
   let journal: EditJournal;
   try {
     journal = typeof options.journal === "function" ? await options.journal(created.value.paths) : options.journal;
   } catch {
     return err("run_create_failed", "the edit journal could not be opened");
   }
-  return ok(new RunWorkspace({
-    paths: created.value.paths, workspaceIdentity: created.value.workspaceIdentity, backupsIdentity,
-    journal, hooks: options.hooks ?? {}, pending: null, refused: [],
-    state: {
-      version: 0, sourceSha256: created.value.sourceSha256, taskSha256: created.value.taskSha256,
-      expressions: { ...INITIAL_STATE.expressions },
-    },
-  }));
+  return ok(
+    new RunWorkspace({
+      paths: created.value.paths,
+      workspaceIdentity: created.value.workspaceIdentity,
+      backupsIdentity,
+      journal,
+      hooks: options.hooks ?? {},
+      pending: null,
+      refused: [],
+      state: {
+        version: 0,
+        sourceSha256: created.value.sourceSha256,
+        taskSha256: created.value.taskSha256,
+        expressions: { ...INITIAL_STATE.expressions },
+      },
+    }),
+  );
 }
 
 export interface RecoverRunOptions {
@@ -189,9 +236,16 @@ export async function recoverRun(options: RecoverRunOptions): Promise<Result<Run
   }
   const replayed = replayEditJournal(options.records);
   if (!replayed.ok) return replayed;
-  return ok(new RunWorkspace({
-    paths, workspaceIdentity, backupsIdentity, journal: options.journal, hooks: options.hooks ?? {},
-    state: { ...replayed.value.state, taskSha256: INITIAL_TASK_SHA256 },
-    pending: replayed.value.pending, refused: [...replayed.value.refused],
-  }));
+  return ok(
+    new RunWorkspace({
+      paths,
+      workspaceIdentity,
+      backupsIdentity,
+      journal: options.journal,
+      hooks: options.hooks ?? {},
+      state: { ...replayed.value.state, taskSha256: INITIAL_TASK_SHA256 },
+      pending: replayed.value.pending,
+      refused: [...replayed.value.refused],
+    }),
+  );
 }

@@ -14,10 +14,12 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constan
  * O_NOFOLLOW and O_DIRECTORY are undefined on Windows; OR-ing undefined into flags would silently
  * drop the protection. Where they are missing, the workspace refuses to run (fail closed).
  */
-export const NO_FOLLOW_SUPPORTED = typeof O_NOFOLLOW === "number" && O_NOFOLLOW !== 0 && typeof O_DIRECTORY === "number" && O_DIRECTORY !== 0;
+export const NO_FOLLOW_SUPPORTED =
+  typeof O_NOFOLLOW === "number" && O_NOFOLLOW !== 0 && typeof O_DIRECTORY === "number" && O_DIRECTORY !== 0;
 
 function requireNoFollow(): void {
-  if (!NO_FOLLOW_SUPPORTED) throw new Error("O_NOFOLLOW/O_DIRECTORY unavailable: refusing to weaken the managed-file policy");
+  if (!NO_FOLLOW_SUPPORTED)
+    throw new Error("O_NOFOLLOW/O_DIRECTORY unavailable: refusing to weaken the managed-file policy");
 }
 
 /** Managed files are tiny; anything larger cannot be ours and is not read into memory. */
@@ -55,13 +57,7 @@ export function isErrnoCode(error: unknown, code: string): boolean {
 
 /** Why a managed file failed the policy; for the audit, never shown with a path. */
 export type ManagedFileProblem =
-  | "missing"
-  | "symlink"
-  | "not_regular_file"
-  | "hard_linked"
-  | "too_large"
-  | "swapped_during_open"
-  | "wrong_device";
+  "missing" | "symlink" | "not_regular_file" | "hard_linked" | "too_large" | "swapped_during_open" | "wrong_device";
 
 export type SecureReadOutcome =
   | { readonly ok: true; readonly bytes: Buffer; readonly sha256: string; readonly identity: FileIdentity }

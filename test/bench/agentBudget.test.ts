@@ -22,7 +22,12 @@ function finished(r: TaskResult | TaskInterruption): TaskResult {
 
 class ClockedBackend implements ChatBackend {
   calls = 0;
-  constructor(private readonly advance: () => void, private readonly reply: (n: number) => Omit<Extract<ChatTurnResult, { ok: true }>, "ok" | "exchange" | "usage" | "servedModel">) {}
+  constructor(
+    private readonly advance: () => void,
+    private readonly reply: (
+      n: number,
+    ) => Omit<Extract<ChatTurnResult, { ok: true }>, "ok" | "exchange" | "usage" | "servedModel">,
+  ) {}
   async describe(): Promise<Readonly<Record<string, unknown>>> {
     return { backend: "in-process" };
   }
@@ -30,7 +35,13 @@ class ClockedBackend implements ChatBackend {
     this.calls++;
     this.advance();
     assert.equal(request.maxTokens, 2048);
-    return { ok: true, ...this.reply(this.calls), usage: { promptTokens: null, completionTokens: null, source: "none" }, servedModel: null, exchange: { request: null, response: null, httpStatus: null, elapsedMs: 0 } };
+    return {
+      ok: true,
+      ...this.reply(this.calls),
+      usage: { promptTokens: null, completionTokens: null, source: "none" },
+      servedModel: null,
+      exchange: { request: null, response: null, httpStatus: null, elapsedMs: 0 },
+    };
   }
   async close(): Promise<void> {}
 }
@@ -38,11 +49,27 @@ class ClockedBackend implements ChatBackend {
 test("D: when the 300-second task budget is spent, the task ends out of budget (injected clock)", async () => {
   const { sandbox, dataset } = benchSetup();
   let now = 1_000;
-  const backend = new ClockedBackend(() => {
-    now += 160_000;
-  }, () => ({ content: "Done.", toolCalls: [], finishReason: "stop" }));
+  const backend = new ClockedBackend(
+    () => {
+      now += 160_000;
+    },
+    () => ({ content: "Done.", toolCalls: [], finishReason: "stop" }),
+  );
   const trace = new MemoryTrace();
-  const result = finished(await runTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.D, backend, sandbox, budget: AGENT_BUDGET, trace, clock: () => now, testTimeoutMs: 60_000, includeSlow: false }));
+  const result = finished(
+    await runTask({
+      dataset,
+      program: program(dataset, "gcd"),
+      condition: CONDITIONS.D,
+      backend,
+      sandbox,
+      budget: AGENT_BUDGET,
+      trace,
+      clock: () => now,
+      testTimeoutMs: 60_000,
+      includeSlow: false,
+    }),
+  );
   assert.equal(backend.calls, 2);
   assert.equal(result.stopReason, "time_budget");
   assert.equal(result.outcome, "out_of_budget");
@@ -55,8 +82,28 @@ test("D: when the 300-second task budget is spent, the task ends out of budget (
 
 test("C: eight turns of tool calls and no stop: out of budget after exactly eight model turns", async () => {
   const { sandbox, dataset } = benchSetup();
-  const backend = new ClockedBackend(() => {}, (n) => ({ content: "", toolCalls: [{ id: `c${n}`, name: "read_file", argumentsText: '{"path":"python_programs/gcd.py"}' }], finishReason: "tool_calls" }));
-  const result = finished(await runTask({ dataset, program: program(dataset, "gcd"), condition: CONDITIONS.C, backend, sandbox, budget: AGENT_BUDGET, trace: new MemoryTrace(), clock: () => 0, testTimeoutMs: 60_000, includeSlow: false }));
+  const backend = new ClockedBackend(
+    () => {},
+    (n) => ({
+      content: "",
+      toolCalls: [{ id: `c${n}`, name: "read_file", argumentsText: '{"path":"python_programs/gcd.py"}' }],
+      finishReason: "tool_calls",
+    }),
+  );
+  const result = finished(
+    await runTask({
+      dataset,
+      program: program(dataset, "gcd"),
+      condition: CONDITIONS.C,
+      backend,
+      sandbox,
+      budget: AGENT_BUDGET,
+      trace: new MemoryTrace(),
+      clock: () => 0,
+      testTimeoutMs: 60_000,
+      includeSlow: false,
+    }),
+  );
   assert.equal(backend.calls, 8);
   assert.equal(result.turns, 8);
   assert.equal(result.stopReason, "turn_budget");
@@ -68,9 +115,22 @@ test("deadlines survive forced garbage collection (node --expose-gc, gc() every 
   const server = await startScriptedServer([{ hang: true }]);
   try {
     const probe = fileURLToPath(new URL("./deadlineGcProbe.ts", import.meta.url));
-    const { stdout } = await execFileAsync(process.execPath, ["--expose-gc", "--import", "tsx", probe, server.endpoint], { timeout: 60_000 });
-    const r = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { bareMs: number | null; taskMs: number; stopReason: string; outcome: string; modelError: string | null };
-    assert.ok(r.bareMs !== null && r.bareMs >= 250 && r.bareMs < 3000, `a 300 ms deadline fired after ${String(r.bareMs)} ms`);
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", probe, server.endpoint],
+      { timeout: 60_000 },
+    );
+    const r = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
+      bareMs: number | null;
+      taskMs: number;
+      stopReason: string;
+      outcome: string;
+      modelError: string | null;
+    };
+    assert.ok(
+      r.bareMs !== null && r.bareMs >= 250 && r.bareMs < 3000,
+      `a 300 ms deadline fired after ${String(r.bareMs)} ms`,
+    );
     assert.equal(r.stopReason, "time_budget");
     assert.equal(r.outcome, "out_of_budget");
     assert.equal(r.modelError, "model_timeout");

@@ -16,23 +16,66 @@ test("tca bench quixbugs run: scripted model, conditions A and D, writes a compl
     const messages = body.messages as { role: string }[];
     if (!body.tools) return { content: "```python\n" + fixed + "```" };
     const n = messages.filter((m) => m.role === "assistant").length;
-    if (n === 0) return { toolCalls: [{ name: "write_file", arguments: { path: "python_programs/gcd.py", content: fixed } }] };
+    if (n === 0)
+      return { toolCalls: [{ name: "write_file", arguments: { path: "python_programs/gcd.py", content: fixed } }] };
     if (n === 1) return { toolCalls: [{ name: "run_tests", arguments: {} }] };
     return { content: "Swapped the recursive call's arguments." };
   });
   const out = mkdtempSync(join(tmpdir(), "tca-cli-run-"));
   try {
-    const r = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A,D", "--programs", "gcd", "--out", join(out, "run"), "--json", "--jobs", "2", "--dataset", MINI_DATASET_DIR]);
+    const r = await tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      server.endpoint,
+      "--model",
+      "scripted",
+      "--conditions",
+      "A,D",
+      "--programs",
+      "gcd",
+      "--out",
+      join(out, "run"),
+      "--json",
+      "--jobs",
+      "2",
+      "--dataset",
+      MINI_DATASET_DIR,
+    ]);
     assert.equal(r.code, 0, r.err);
-    const summary = JSON.parse(r.out) as { ok: boolean; summary: { condition: string; fixed: number; falseFixed: number }[] };
-    assert.deepEqual(summary.summary.map((s) => [s.condition, s.fixed, s.falseFixed]), [["A", 1, 0], ["D", 1, 0]]);
-    for (const f of ["run.json", "dataset-check.json", "results.md", "results.json", "traces/D-gcd.ndjson", "diffs/D-gcd.diff"]) assert.ok(existsSync(join(out, "run", f)), f);
-    const manifest = JSON.parse(readFileSync(join(out, "run", "run.json"), "utf8")) as { model: { serverModels: { data: { id: string }[] }; serverProps: { build_info: string } }; fingerprint: { promptHashes: Record<string, string> } };
+    const summary = JSON.parse(r.out) as {
+      ok: boolean;
+      summary: { condition: string; fixed: number; falseFixed: number }[];
+    };
+    assert.deepEqual(
+      summary.summary.map((s) => [s.condition, s.fixed, s.falseFixed]),
+      [
+        ["A", 1, 0],
+        ["D", 1, 0],
+      ],
+    );
+    for (const f of [
+      "run.json",
+      "dataset-check.json",
+      "results.md",
+      "results.json",
+      "traces/D-gcd.ndjson",
+      "diffs/D-gcd.diff",
+    ])
+      assert.ok(existsSync(join(out, "run", f)), f);
+    const manifest = JSON.parse(readFileSync(join(out, "run", "run.json"), "utf8")) as {
+      model: { serverModels: { data: { id: string }[] }; serverProps: { build_info: string } };
+      fingerprint: { promptHashes: Record<string, string> };
+    };
     assert.equal(manifest.model.serverModels.data[0]?.id, "scripted-model-v1");
     assert.equal(manifest.model.serverProps.build_info, "scripted-server");
     assert.match(manifest.fingerprint.promptHashes.one_shot ?? "", /^[0-9a-f]{64}$/);
     // Every request and response is in the trace.
-    const trace = readFileSync(join(out, "run", "traces/D-gcd.ndjson"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { event: string; exchange?: { request: unknown; response: unknown } });
+    const trace = readFileSync(join(out, "run", "traces/D-gcd.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { event: string; exchange?: { request: unknown; response: unknown } });
     const responses = trace.filter((e) => e.event === "model_response");
     assert.equal(responses.length, 3);
     assert.ok(responses.every((e) => e.exchange?.request !== undefined && e.exchange.response !== undefined));
@@ -51,11 +94,38 @@ test("tca bench quixbugs run refuses bad options with stable codes and runs noth
       [["--shard", "3/2"], "invalid_option"],
       [["--jobs", "0"], "invalid_option"],
     ] as const) {
-      const r = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--json", ...args]);
+      const r = await tca([
+        "bench",
+        "quixbugs",
+        "run",
+        "--endpoint",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--out",
+        out,
+        "--json",
+        ...args,
+      ]);
       assert.equal(r.code, 1);
       assert.equal((JSON.parse(r.out) as { error: string }).error, code);
     }
-    const down = await tca(["bench", "quixbugs", "run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--json", "--programs", "gcd", "--dataset", MINI_DATASET_DIR]);
+    const down = await tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      "http://127.0.0.1:9/v1",
+      "--model",
+      "m",
+      "--out",
+      out,
+      "--json",
+      "--programs",
+      "gcd",
+      "--dataset",
+      MINI_DATASET_DIR,
+    ]);
     assert.equal(down.code, 1);
     assert.equal((JSON.parse(down.out) as { error: string }).error, "endpoint_unreachable");
     assert.equal(existsSync(out), false);

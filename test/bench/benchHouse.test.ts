@@ -64,10 +64,12 @@ function floorViolations(graph: ReadonlyMap<string, readonly string[]>): string[
       const path = underSrc(target);
       const to = benchRoom(path);
       if (to === null) {
-        if (CORE_ONLY.includes(from) && !path.startsWith("core/")) found.push(`${underSrc(file)} → ${path} (${from} reaches outside src/bench and src/core)`);
+        if (CORE_ONLY.includes(from) && !path.startsWith("core/"))
+          found.push(`${underSrc(file)} → ${path} (${from} reaches outside src/bench and src/core)`);
         continue;
       }
-      if (to !== from && (to === "unknown" || !MAY_IMPORT[from].includes(to))) found.push(`${underSrc(file)} → ${path} (${from} may not import ${to})`);
+      if (to !== from && (to === "unknown" || !MAY_IMPORT[from].includes(to)))
+        found.push(`${underSrc(file)} → ${path} (${from} may not import ${to})`);
     }
   }
   return found;
@@ -91,12 +93,26 @@ test("every file of src/bench sits in a known room, and each room imports only t
 test("the floor check finds a planted violation of each rule of the issue (it can fail)", () => {
   const at = (p: string): string => resolve(SRC, p);
   const planted = new Map<string, readonly string[]>([
-    [at("bench/sandbox/sandbox.ts"), [at("bench/agent/agentLoop.ts"), at("bench/grading/trustedGrader.ts"), at("bench/results/resultsSummary.ts"), at("sources/openaiCompatibleChat.ts")]],
+    [
+      at("bench/sandbox/sandbox.ts"),
+      [
+        at("bench/agent/agentLoop.ts"),
+        at("bench/grading/trustedGrader.ts"),
+        at("bench/results/resultsSummary.ts"),
+        at("sources/openaiCompatibleChat.ts"),
+      ],
+    ],
     [at("bench/grading/trustedGrader.ts"), [at("bench/agent/testRunner.ts"), at("bench/results/taskOutcome.ts")]],
-    [at("bench/agent/agentLoop.ts"), [at("bench/grading/trustedGrader.ts"), at("bench/results/unifiedDiff.ts"), at("bench/runs/runDirectory.ts")]],
+    [
+      at("bench/agent/agentLoop.ts"),
+      [at("bench/grading/trustedGrader.ts"), at("bench/results/unifiedDiff.ts"), at("bench/runs/runDirectory.ts")],
+    ],
     [at("bench/results/taskOutcome.ts"), [at("bench/runs/runDirectory.ts"), at("bench/taskRunner.ts")]],
     [at("bench/errorCodes.ts"), [at("bench/dataset/dataset.ts")]],
-    [at("bench/tasksets/makeTaskset.ts"), [at("bench/agent/agentLoop.ts"), at("bench/results/taskOutcome.ts"), at("sources/openaiCompatibleChat.ts")]],
+    [
+      at("bench/tasksets/makeTaskset.ts"),
+      [at("bench/agent/agentLoop.ts"), at("bench/results/taskOutcome.ts"), at("sources/openaiCompatibleChat.ts")],
+    ],
     [at("bench/misc/helper.ts"), []],
   ]);
   const found = floorViolations(planted);
@@ -109,7 +125,10 @@ test("the floor check finds a planted violation of each rule of the issue (it ca
 test("no module of src/bench imports itself through a chain of imports", () => {
   const found = findCycle(GRAPH, (f) => underSrc(f).startsWith("bench/"));
   assert.equal(found, null, `import cycle: ${(found ?? []).map(underSrc).join(" → ")}`);
-  const planted = new Map([[resolve(SRC, "bench/a.ts"), [resolve(SRC, "bench/b.ts")]], [resolve(SRC, "bench/b.ts"), [resolve(SRC, "bench/a.ts")]]]);
+  const planted = new Map([
+    [resolve(SRC, "bench/a.ts"), [resolve(SRC, "bench/b.ts")]],
+    [resolve(SRC, "bench/b.ts"), [resolve(SRC, "bench/a.ts")]],
+  ]);
   assert.deepEqual(findCycle(planted, () => true)?.map(underSrc), ["bench/a.ts", "bench/b.ts", "bench/a.ts"]);
 });
 

@@ -10,21 +10,36 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";
-import { SCRIPTED_MODEL_ID, startRoutedServer, startScriptedServer, type ScriptedServer, type ScriptedServerOptions, type ScriptedTurn } from "./scriptedChatServer.ts";
+import {
+  SCRIPTED_MODEL_ID,
+  startRoutedServer,
+  startScriptedServer,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  type ScriptedTurn,
+} from "./scriptedChatServer.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
 function tca(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "OPENAI_API_KEY"));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024, env: { ...base, ...env } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
-    });
+    execFile(
+      process.execPath,
+      [TCA, ...args],
+      { maxBuffer: 16 * 1024 * 1024, env: { ...base, ...env } },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") reject(error);
+        else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
+      },
+    );
   });
 }
 
-async function withServer<T>(server: Promise<ScriptedServer>, fn: (s: ScriptedServer, out: string) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  server: Promise<ScriptedServer>,
+  fn: (s: ScriptedServer, out: string) => Promise<T>,
+): Promise<T> {
   const s = await server;
   const scratch = mkdtempSync(join(tmpdir(), "tca-preflight-"));
   try {
@@ -35,15 +50,43 @@ async function withServer<T>(server: Promise<ScriptedServer>, fn: (s: ScriptedSe
   }
 }
 
-function run(endpoint: string, out: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  return tca(["bench", "quixbugs", "run", "--endpoint", endpoint, "--model", SCRIPTED_MODEL_ID, "--programs", "gcd", "--out", out, "--dataset", MINI_DATASET_DIR, "--jobs", "1", ...extra], env);
+function run(
+  endpoint: string,
+  out: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  return tca(
+    [
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      endpoint,
+      "--model",
+      SCRIPTED_MODEL_ID,
+      "--programs",
+      "gcd",
+      "--out",
+      out,
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--jobs",
+      "1",
+      ...extra,
+    ],
+    env,
+  );
 }
 
 function jsonError(r: { out: string }): { error: string; message: string } {
   return JSON.parse(r.out) as { error: string; message: string };
 }
 
-const okServer = (options: ScriptedServerOptions = {}, turn: ScriptedTurn = { content: "Done." }): Promise<ScriptedServer> => startScriptedServer([], turn, options);
+const okServer = (
+  options: ScriptedServerOptions = {},
+  turn: ScriptedTurn = { content: "Done." },
+): Promise<ScriptedServer> => startScriptedServer([], turn, options);
 
 test("preflight: a model name the server does not list stops the run with the ids it offers; nothing runs", async () => {
   await withServer(okServer({ models: ["qwen3-8b", "qwen3-14b"] }), async (s, out) => {
@@ -58,12 +101,46 @@ test("preflight: a model name the server does not list stops the run with the id
 });
 
 test("preflight: a one-model server that answers 404 for the name is model_not_served; one that answers any name is a warning", async () => {
-  const route = (body: Record<string, unknown>): ScriptedTurn => (body.model === "other" ? { httpStatus: 404, errorBody: { error: { message: "The model `other` does not exist." } } } : { content: "ok" });
+  const route = (body: Record<string, unknown>): ScriptedTurn =>
+    body.model === "other"
+      ? { httpStatus: 404, errorBody: { error: { message: "The model `other` does not exist." } } }
+      : { content: "ok" };
   await withServer(startRoutedServer(route, { models: ["served"] }), async (s, out) => {
-    const r = await tca(["bench", "quixbugs", "run", "--endpoint", s.endpoint, "--model", "other", "--programs", "gcd", "--out", out, "--dataset", MINI_DATASET_DIR, "--json"]);
+    const r = await tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      s.endpoint,
+      "--model",
+      "other",
+      "--programs",
+      "gcd",
+      "--out",
+      out,
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--json",
+    ]);
     assert.equal(jsonError(r).error, "model_not_served");
     assert.match(jsonError(r).message, /offers: served.*HTTP 404: The model `other` does not exist\./);
-    const any = await tca(["bench", "quixbugs", "run", "--endpoint", s.endpoint, "--model", "my-label", "--programs", "gcd", "--conditions", "A", "--out", out, "--dataset", MINI_DATASET_DIR]);
+    const any = await tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      s.endpoint,
+      "--model",
+      "my-label",
+      "--programs",
+      "gcd",
+      "--conditions",
+      "A",
+      "--out",
+      out,
+      "--dataset",
+      MINI_DATASET_DIR,
+    ]);
     assert.equal(any.code, 0, any.err);
     assert.match(any.err, /warning: the server lists only "served" but answered a request for "my-label"/);
   });
@@ -86,29 +163,47 @@ test("preflight: a server without tool support (HTTP 400 for a request with tool
 });
 
 test("preflight: tool calls returned as text stop the run with tool_calls_not_parsed", async () => {
-  await withServer(okServer({}, { content: '<tool_call>\n{"name": "run_tests", "arguments": {}}\n</tool_call>' }), async (s, out) => {
-    const r = await run(s.endpoint, out, ["--conditions", "B", "--json"]);
-    assert.equal(r.code, 1);
-    assert.equal(jsonError(r).error, "tool_calls_not_parsed");
-    assert.match(jsonError(r).message, /--jinja/);
-  });
+  await withServer(
+    okServer({}, { content: '<tool_call>\n{"name": "run_tests", "arguments": {}}\n</tool_call>' }),
+    async (s, out) => {
+      const r = await run(s.endpoint, out, ["--conditions", "B", "--json"]);
+      assert.equal(r.code, 1);
+      assert.equal(jsonError(r).error, "tool_calls_not_parsed");
+      assert.match(jsonError(r).message, /--jinja/);
+    },
+  );
 });
 
 test("a chat template that reports no tool support in /props gets a warning for B-D runs", async () => {
-  await withServer(okServer({ props: { build_info: "b1", chat_template_caps: { supports_tools: false, supports_tool_calls: false } } }), async (s, out) => {
-    const r = await run(s.endpoint, out, ["--conditions", "B"]);
-    assert.match(r.err, /warning: the server's chat template reports supports_tools: false, supports_tool_calls: false/);
-    const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A"]);
-    assert.doesNotMatch(a.err, /chat template reports/);
-    assert.doesNotMatch(readFileSync(join(out, "a", "results.md"), "utf8"), /PIPELINE CHECK/);
-    assert.doesNotMatch(a.out, /PIPELINE CHECK/);
-    const p = await run(s.endpoint, join(out, "p"), ["--conditions", "A", "--pipeline-check"]);
-    assert.equal(p.code, 0, p.err);
-    assert.match(readFileSync(join(out, "p", "results.md"), "utf8"), /^# PIPELINE CHECK — /);
-    // The terminal summary carries the same label, first, wrapped within 100 columns.
-    assert.match(p.out, /^PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and\n {2}are NOT a model result\n/);
-    assert.equal((JSON.parse(readFileSync(join(out, "p", "run.json"), "utf8")) as { model: { synthetic: boolean } }).model.synthetic, true);
-  });
+  await withServer(
+    okServer({
+      props: { build_info: "b1", chat_template_caps: { supports_tools: false, supports_tool_calls: false } },
+    }),
+    async (s, out) => {
+      const r = await run(s.endpoint, out, ["--conditions", "B"]);
+      assert.match(
+        r.err,
+        /warning: the server's chat template reports supports_tools: false, supports_tool_calls: false/,
+      );
+      const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A"]);
+      assert.doesNotMatch(a.err, /chat template reports/);
+      assert.doesNotMatch(readFileSync(join(out, "a", "results.md"), "utf8"), /PIPELINE CHECK/);
+      assert.doesNotMatch(a.out, /PIPELINE CHECK/);
+      const p = await run(s.endpoint, join(out, "p"), ["--conditions", "A", "--pipeline-check"]);
+      assert.equal(p.code, 0, p.err);
+      assert.match(readFileSync(join(out, "p", "results.md"), "utf8"), /^# PIPELINE CHECK — /);
+      // The terminal summary carries the same label, first, wrapped within 100 columns.
+      assert.match(
+        p.out,
+        /^PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and\n {2}are NOT a model result\n/,
+      );
+      assert.equal(
+        (JSON.parse(readFileSync(join(out, "p", "run.json"), "utf8")) as { model: { synthetic: boolean } }).model
+          .synthetic,
+        true,
+      );
+    },
+  );
 });
 
 test("preflight: an endpoint without /v1 is told to add it", async () => {
@@ -124,21 +219,28 @@ test("preflight: an endpoint without /v1 is told to add it", async () => {
 test("preflight: OPENAI_API_KEY is honored without --api-key-env, and never recorded", async () => {
   const secret = "sk-test-0123456789abcdef";
   const { dataset } = benchSetup();
-  await withServer(okServer({ apiKey: secret }, { content: "```python\n" + referenceFix(dataset, "gcd") + "```" }), async (s, out) => {
-    const missing = await run(s.endpoint, out, ["--conditions", "A", "--json"]);
-    assert.equal(missing.code, 1);
-    assert.equal(jsonError(missing).error, "endpoint_rejected");
-    assert.match(jsonError(missing).message, /HTTP 401: Invalid API Key; .*OPENAI_API_KEY/);
-    const r = await run(s.endpoint, out, ["--conditions", "A", "--json"], { OPENAI_API_KEY: secret });
-    assert.equal(r.code, 0, r.err);
-    const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
-    for (const f of files(out)) assert.doesNotMatch(readFileSync(f, "utf8"), /sk-test-0123456789abcdef/, f);
-  });
+  await withServer(
+    okServer({ apiKey: secret }, { content: "```python\n" + referenceFix(dataset, "gcd") + "```" }),
+    async (s, out) => {
+      const missing = await run(s.endpoint, out, ["--conditions", "A", "--json"]);
+      assert.equal(missing.code, 1);
+      assert.equal(jsonError(missing).error, "endpoint_rejected");
+      assert.match(jsonError(missing).message, /HTTP 401: Invalid API Key; .*OPENAI_API_KEY/);
+      const r = await run(s.endpoint, out, ["--conditions", "A", "--json"], { OPENAI_API_KEY: secret });
+      assert.equal(r.code, 0, r.err);
+      const files = (dir: string): string[] =>
+        readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+      for (const f of files(out)) assert.doesNotMatch(readFileSync(f, "utf8"), /sk-test-0123456789abcdef/, f);
+    },
+  );
 });
 
 test("a run in which every task is a model error exits non-zero with model_errors_only", async () => {
   // The preflight request passes; every task's request fails.
-  const route = (body: Record<string, unknown>): ScriptedTurn => (JSON.stringify(body.messages).includes("connection check") ? { content: "ok" } : { httpStatus: 500, errorBody: { error: { message: "CUDA out of memory" } } });
+  const route = (body: Record<string, unknown>): ScriptedTurn =>
+    JSON.stringify(body.messages).includes("connection check")
+      ? { content: "ok" }
+      : { httpStatus: 500, errorBody: { error: { message: "CUDA out of memory" } } };
   await withServer(startRoutedServer(route), async (s, out) => {
     const r = await run(s.endpoint, out, ["--conditions", "A"]);
     assert.equal(r.code, 1);

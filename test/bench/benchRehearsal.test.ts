@@ -20,7 +20,11 @@ import { BENCH_REHEARSAL_TRAINING_DIRECTORY } from "../../src/model/rehearsal/re
 import { readBenchReport } from "../../src/report/benchReport.ts";
 import { LocalEngineChat } from "../../src/sources/localEngineChat.ts";
 import { benchScenarios } from "../../training/bench-rehearsal/scenarios.ts";
-import { REHEARSAL_TEST_TIMEOUT_MS, generateBenchTranscripts, serializableBenchTranscripts } from "../../training/bench-rehearsal/transcripts.ts";
+import {
+  REHEARSAL_TEST_TIMEOUT_MS,
+  generateBenchTranscripts,
+  serializableBenchTranscripts,
+} from "../../training/bench-rehearsal/transcripts.ts";
 import { benchSetup } from "./benchFixtures.ts";
 
 const IM_END = 151645;
@@ -43,7 +47,10 @@ after(async () => {
 });
 
 function weightsRecord(): { transcripts_sha256: string; training: { seconds: number; steps: number } } {
-  return JSON.parse(readFileSync(join(BENCH_REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as { transcripts_sha256: string; training: { seconds: number; steps: number } };
+  return JSON.parse(readFileSync(join(BENCH_REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as {
+    transcripts_sha256: string;
+    training: { seconds: number; steps: number };
+  };
 }
 
 test("the requests the bench rehearsal model was trained on are exactly what the harness sends today", async () => {
@@ -56,7 +63,11 @@ test("the requests the bench rehearsal model was trained on are exactly what the
     "Run `node --import tsx training/bench-rehearsal/generate.ts`, then `nice -n 19 /usr/bin/python3 training/rehearsal/train_rehearsal.py --data training/bench-rehearsal` " +
     `(last time: ${record.training.steps} steps, about ${minutes} min on one shared thread), and commit transcripts.json, weights.bin and weights.json (docs/rehearsal-model.md).`;
   assert.ok(fresh === committed, retrain);
-  assert.equal(createHash("sha256").update(committed).digest("hex"), record.transcripts_sha256, "the committed weights were trained on these transcripts");
+  assert.equal(
+    createHash("sha256").update(committed).digest("hex"),
+    record.transcripts_sha256,
+    "the committed weights were trained on these transcripts",
+  );
 });
 
 interface TraceEvent {
@@ -65,7 +76,10 @@ interface TraceEvent {
 }
 
 function traceOf(outDir: string, task: TaskResult): TraceEvent[] {
-  return readFileSync(join(outDir, RUN_FILES.traces, `${task.taskId}.ndjson`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceEvent);
+  return readFileSync(join(outDir, RUN_FILES.traces, `${task.taskId}.ndjson`), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as TraceEvent);
 }
 
 test("conditions A-D through the local engine: the model's own tool calls fix the programs, C's early stop is a false fixed, D refuses it", async () => {
@@ -107,20 +121,32 @@ test("conditions A-D through the local engine: the model's own tool calls fix th
     const responses = events.filter((e) => e.event === "model_response");
     assert.equal(responses.length, task.turns);
     for (const r of responses) {
-      const response = (r.exchange as { response: { stopCause: string; rawOutputIds: number[]; malformedToolCalls: unknown[] } }).response;
-      assert.equal(response.stopCause, "stop_token", `${task.taskId}: every generation ends on the template's end-of-turn token`);
+      const response = (
+        r.exchange as { response: { stopCause: string; rawOutputIds: number[]; malformedToolCalls: unknown[] } }
+      ).response;
+      assert.equal(
+        response.stopCause,
+        "stop_token",
+        `${task.taskId}: every generation ends on the template's end-of-turn token`,
+      );
       assert.equal(response.rawOutputIds.at(-1), IM_END);
       assert.deepEqual(response.malformedToolCalls, []);
     }
     for (const call of events.filter((e) => e.event === "tool_call")) {
       const args: unknown = JSON.parse(String(call.arguments));
-      assert.ok(typeof args === "object" && args !== null && !Array.isArray(args), "tool-call arguments are a strict JSON object");
+      assert.ok(
+        typeof args === "object" && args !== null && !Array.isArray(args),
+        "tool-call arguments are a strict JSON object",
+      );
     }
     assert.equal(events.filter((e) => e.event === "model_error").length, 0);
   }
   // C: the model said "done" after an untested wrong change: a false "fixed", counted as such.
   const falseFixed = tasks.filter((t) => t.falseFixed);
-  assert.deepEqual(falseFixed.map((t) => t.taskId), ["C-is_palindrome"]);
+  assert.deepEqual(
+    falseFixed.map((t) => t.taskId),
+    ["C-is_palindrome"],
+  );
   const c = run.value.results.filter((t) => t.condition === "C");
   assert.equal(c.filter((t) => t.outcome === "fixed").length, 4);
   // D, the same program and the same replies: the harness refused that stop, the model ran the tests and fixed it.
@@ -129,19 +155,34 @@ test("conditions A-D through the local engine: the model's own tool calls fix th
   const stop = traceOf(outDir, refused).find((e) => e.event === "stop_attempt" && e.accepted === false);
   assert.match(String(stop?.refusal), /tests have not been run since your last change/);
 
-  const manifest = JSON.parse(readFileSync(join(outDir, RUN_FILES.manifest), "utf8")) as { model: Record<string, unknown> };
+  const manifest = JSON.parse(readFileSync(join(outDir, RUN_FILES.manifest), "utf8")) as {
+    model: Record<string, unknown>;
+  };
   assert.equal(manifest.model.rehearsal, true);
   assert.equal(manifest.model.synthetic, true, "a rehearsal run is never a model result");
   assert.equal(manifest.model.proposal_source, "rehearsal");
-  assert.match(String(manifest.model.modelName), /^local:rehearsal-qwen2-seed17:[0-9a-f]{12}$/, "never named like the pinned model");
+  assert.match(
+    String(manifest.model.modelName),
+    /^local:rehearsal-qwen2-seed17:[0-9a-f]{12}$/,
+    "never named like the pinned model",
+  );
   const checkpoint = (manifest.model.model as { rehearsal: { set: string; weights_sha256: string } }).rehearsal;
   assert.equal(checkpoint.set, "bench");
-  assert.equal(checkpoint.weights_sha256, (JSON.parse(readFileSync(join(BENCH_REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as { weights_sha256: string }).weights_sha256);
+  assert.equal(
+    checkpoint.weights_sha256,
+    (
+      JSON.parse(readFileSync(join(BENCH_REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as {
+        weights_sha256: string;
+      }
+    ).weights_sha256,
+  );
   assert.equal(manifest.model.tool_call_rendering, "chat_template", "the stand-in template renders the tools itself");
   assert.match(readFileSync(join(outDir, RUN_FILES.resultsMd), "utf8"), /^# REHEARSAL — /);
   assert.equal(readBenchReport(outDir).label.title, "REHEARSAL");
   const compared = loadComparison([outDir]);
   assert.ok(compared.ok);
   assert.match(renderComparison(compared.value), /^- R1: REHEARSAL: /m);
-  process.stdout.write(`# bench rehearsal A-D: ${tasks.length} tasks, ${turns} model turns in ${seconds.toFixed(1)} s: ${(seconds / tasks.length).toFixed(1)} s per task, ${(tasks.reduce((n, t) => n + t.seconds, 0) / turns).toFixed(2)} s per turn (agent time)\n`);
+  process.stdout.write(
+    `# bench rehearsal A-D: ${tasks.length} tasks, ${turns} model turns in ${seconds.toFixed(1)} s: ${(seconds / tasks.length).toFixed(1)} s per task, ${(tasks.reduce((n, t) => n + t.seconds, 0) / turns).toFixed(2)} s per turn (agent time)\n`,
+  );
 });

@@ -21,20 +21,70 @@ const fiveTasks = writeBenchRun(five, { programs: 5, turns: 1 });
 const threeTasks = writeBenchRun(three, { programs: 3, turns: 1 });
 
 test("restrictToCommonTasks: the shared tasks only, with a warning naming the counts; same tasks: no warning", () => {
-  const runs = [{ dir: five, tasks: fiveTasks }, { dir: three, tasks: threeTasks }];
+  const runs = [
+    { dir: five, tasks: fiveTasks },
+    { dir: three, tasks: threeTasks },
+  ];
   const scoped = restrictToCommonTasks(runs, false);
-  assert.deepEqual(scoped.runs.map((r) => r.tasks.length), [12, 12]);
+  assert.deepEqual(
+    scoped.runs.map((r) => r.tasks.length),
+    [12, 12],
+  );
   assert.deepEqual(scoped.runs[0]?.tasks.map((t) => t.taskId).sort(), threeTasks.map((t) => t.taskId).sort());
-  assert.match(scoped.warning ?? "", /R1 20, R2 12\); comparing only the 12 task\(s\) all of them ran; pass --all-tasks/);
+  assert.match(
+    scoped.warning ?? "",
+    /R1 20, R2 12\); comparing only the 12 task\(s\) all of them ran; pass --all-tasks/,
+  );
   const all = restrictToCommonTasks(runs, true);
-  assert.deepEqual(all.runs.map((r) => r.tasks.length), [20, 12]);
+  assert.deepEqual(
+    all.runs.map((r) => r.tasks.length),
+    [20, 12],
+  );
   assert.match(all.warning ?? "", /--all-tasks: each row is over its own run's tasks/);
-  assert.deepEqual(restrictToCommonTasks([{ dir: three, tasks: threeTasks }, { dir: three, tasks: threeTasks }], false), { runs: [{ dir: three, tasks: threeTasks }, { dir: three, tasks: threeTasks }], warning: null });
+  assert.deepEqual(
+    restrictToCommonTasks(
+      [
+        { dir: three, tasks: threeTasks },
+        { dir: three, tasks: threeTasks },
+      ],
+      false,
+    ),
+    {
+      runs: [
+        { dir: three, tasks: threeTasks },
+        { dir: three, tasks: threeTasks },
+      ],
+      warning: null,
+    },
+  );
   // QuixBugs beside a generated task set: same task names, different programs; nothing is cut.
-  const manifest = (source: string) => ({ schema: 1, kind: "quixbugs-run", createdAt: "", fingerprint: {}, model: {}, conditions: [], programs: [], shard: null, environment: { datasetSource: source } }) as never;
-  const acrossSets = restrictToCommonTasks([{ dir: five, tasks: fiveTasks, manifest: manifest("jkoppel/QuixBugs@4257f44") }, { dir: three, tasks: threeTasks, manifest: manifest("generated task set seed 1") }], false);
-  assert.deepEqual(acrossSets.runs.map((r) => r.tasks.length), [20, 12]);
-  assert.match(acrossSets.warning ?? "", /^the runs are on different data sets \(jkoppel\/QuixBugs@4257f44; generated task set seed 1\); each row is over its own run's tasks$/);
+  const manifest = (source: string) =>
+    ({
+      schema: 1,
+      kind: "quixbugs-run",
+      createdAt: "",
+      fingerprint: {},
+      model: {},
+      conditions: [],
+      programs: [],
+      shard: null,
+      environment: { datasetSource: source },
+    }) as never;
+  const acrossSets = restrictToCommonTasks(
+    [
+      { dir: five, tasks: fiveTasks, manifest: manifest("jkoppel/QuixBugs@4257f44") },
+      { dir: three, tasks: threeTasks, manifest: manifest("generated task set seed 1") },
+    ],
+    false,
+  );
+  assert.deepEqual(
+    acrossSets.runs.map((r) => r.tasks.length),
+    [20, 12],
+  );
+  assert.match(
+    acrossSets.warning ?? "",
+    /^the runs are on different data sets \(jkoppel\/QuixBugs@4257f44; generated task set seed 1\); each row is over its own run's tasks$/,
+  );
 });
 
 test("compare over runs of different size: warned on stderr and in the Markdown, n over the common tasks, lines within 100 columns", async () => {

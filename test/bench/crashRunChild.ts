@@ -14,7 +14,13 @@ import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient
 import { benchSetup } from "./benchFixtures.ts";
 
 const [outDir, endpoint, step, nth, resume] = process.argv.slice(2);
-if (outDir === undefined || endpoint === undefined || step === undefined || nth === undefined || (resume !== "0" && resume !== "1")) {
+if (
+  outDir === undefined ||
+  endpoint === undefined ||
+  step === undefined ||
+  nth === undefined ||
+  (resume !== "0" && resume !== "1")
+) {
   process.stderr.write("usage: crashRunChild.ts <outDir> <endpoint> <step|none> <n> <resume 0|1>\n");
   process.exit(2);
 }
@@ -36,9 +42,19 @@ const { sandbox, dataset } = benchSetup();
 const backend = new OpenAiCompatibleClient({ endpoint, model: "scripted" });
 const modelDescription = { ...(await backend.describe(AbortSignal.timeout(5000))), label: "scripted" };
 const r = await runBenchmark({
-  dataset, sandbox, backend, modelDescription, modelName: "scripted",
-  conditions: ["A", "D"], programs: ["gcd", "pascal"], outDir, jobs: 1, resume: resume === "1",
-  testTimeoutMs: 60_000, includeSlow: false, environment: { note: "kill-anywhere test" },
+  dataset,
+  sandbox,
+  backend,
+  modelDescription,
+  modelName: "scripted",
+  conditions: ["A", "D"],
+  programs: ["gcd", "pascal"],
+  outDir,
+  jobs: 1,
+  resume: resume === "1",
+  testTimeoutMs: 60_000,
+  includeSlow: false,
+  environment: { note: "kill-anywhere test" },
   ...(step === "none" ? {} : { hook }),
 });
 if (step === "count") writeSync(1, `steps:${JSON.stringify(seen)}\n`);

@@ -7,12 +7,27 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FETCH_RECORD, fetchDataset, QUIXBUGS_MANIFEST, type DatasetManifest } from "../../src/bench/dataset/datasetFetch.ts";
+import {
+  FETCH_RECORD,
+  fetchDataset,
+  QUIXBUGS_MANIFEST,
+  type DatasetManifest,
+} from "../../src/bench/dataset/datasetFetch.ts";
 import { MINI_DATASET_DIR, realQuixBugs } from "../support/optionalResources.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
@@ -32,11 +47,19 @@ function listFiles(root: string): string[] {
 }
 
 function manifestOf(root: string, exclude: readonly string[] = []): DatasetManifest {
-  const files = listFiles(root).filter((p) => !exclude.includes(p)).map((path) => {
-    const bytes = readFileSync(join(root, path));
-    return { path, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
-  });
-  return { repository: "test/mini", commit: "0".repeat(40), license: "MIT", archiveUrl: "http://127.0.0.1:9/unused", files };
+  const files = listFiles(root)
+    .filter((p) => !exclude.includes(p))
+    .map((path) => {
+      const bytes = readFileSync(join(root, path));
+      return { path, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+    });
+  return {
+    repository: "test/mini",
+    commit: "0".repeat(40),
+    license: "MIT",
+    archiveUrl: "http://127.0.0.1:9/unused",
+    files,
+  };
 }
 
 const MANIFEST = manifestOf(MINI_DATASET_DIR, ["SOURCE.md"]);
@@ -68,22 +91,28 @@ async function serve(replies: Reply[]): Promise<{ url: string; requests: () => n
   return {
     url: `http://127.0.0.1:${address.port}/archive.tar.gz`,
     requests: () => count,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-const body = (bytes: Buffer): Reply => (res) => {
-  res.writeHead(200, { "content-type": "application/gzip", "content-length": String(bytes.length) });
-  res.end(bytes);
-};
+const body =
+  (bytes: Buffer): Reply =>
+  (res) => {
+    res.writeHead(200, { "content-type": "application/gzip", "content-length": String(bytes.length) });
+    res.end(bytes);
+  };
 
 /** The destination's parent holds nothing but what the test put there: no staging folder survives. */
 function assertNothingLeft(parent: string, destination: string): void {
   assert.equal(existsSync(destination), false);
-  assert.deepEqual(readdirSync(parent).filter((n) => n.startsWith(".partial")), []);
+  assert.deepEqual(
+    readdirSync(parent).filter((n) => n.startsWith(".partial")),
+    [],
+  );
 }
 
 test("a complete archive: exactly the manifest's files, byte for byte, plus the fetch record; a second call fetches nothing", async () => {
@@ -94,8 +123,12 @@ test("a complete archive: exactly the manifest's files, byte for byte, plus the 
     assert.ok(result.ok, result.ok ? "" : result.message);
     assert.equal(result.value.status, "fetched");
     assert.deepEqual(listFiles(destination), [...MANIFEST.files.map((f) => f.path), FETCH_RECORD].sort());
-    for (const f of MANIFEST.files) assert.deepEqual(readFileSync(join(destination, f.path)), readFileSync(join(MINI_DATASET_DIR, f.path)));
-    const record = JSON.parse(readFileSync(join(destination, FETCH_RECORD), "utf8")) as { archiveSha256: string; files: number };
+    for (const f of MANIFEST.files)
+      assert.deepEqual(readFileSync(join(destination, f.path)), readFileSync(join(MINI_DATASET_DIR, f.path)));
+    const record = JSON.parse(readFileSync(join(destination, FETCH_RECORD), "utf8")) as {
+      archiveSha256: string;
+      files: number;
+    };
     assert.equal(record.files, MANIFEST.files.length);
     assert.match(record.archiveSha256, /^[0-9a-f]{64}$/);
     const again = await fetchDataset({ directory: destination, manifest: MANIFEST, archiveUrl: server.url });
@@ -109,15 +142,38 @@ test("a complete archive: exactly the manifest's files, byte for byte, plus the 
 
 test("wrong bytes, a wrong size, a symlink, a missing file, not gzip, not tar: refused with their codes, nothing kept", async () => {
   const cases: [string, Buffer, string][] = [
-    ["bytes", buildArchive("bytes", (t) => writeFileSync(join(t, "json_testcases", "gcd.json"), readFileSync(join(t, "json_testcases", "gcd.json"), "utf8").replace("6]", "7]"))), "hash_mismatch"],
-    ["size", buildArchive("size", (t) => writeFileSync(join(t, "conftest.py"), "# longer\n" + readFileSync(join(t, "conftest.py"), "utf8"))), "size_mismatch"],
-    ["link", buildArchive("link", (t) => {
-      rmSync(join(t, "python_programs", "gcd.py"));
-      symlinkSync("/etc/passwd", join(t, "python_programs", "gcd.py"));
-    }), "archive_invalid"],
+    [
+      "bytes",
+      buildArchive("bytes", (t) =>
+        writeFileSync(
+          join(t, "json_testcases", "gcd.json"),
+          readFileSync(join(t, "json_testcases", "gcd.json"), "utf8").replace("6]", "7]"),
+        ),
+      ),
+      "hash_mismatch",
+    ],
+    [
+      "size",
+      buildArchive("size", (t) =>
+        writeFileSync(join(t, "conftest.py"), "# longer\n" + readFileSync(join(t, "conftest.py"), "utf8")),
+      ),
+      "size_mismatch",
+    ],
+    [
+      "link",
+      buildArchive("link", (t) => {
+        rmSync(join(t, "python_programs", "gcd.py"));
+        symlinkSync("/etc/passwd", join(t, "python_programs", "gcd.py"));
+      }),
+      "archive_invalid",
+    ],
     ["missing", buildArchive("missing", (t) => rmSync(join(t, "python_testcases", "node.py"))), "file_missing"],
     ["notgzip", Buffer.from("<html>rate limited</html>"), "archive_invalid"],
-    ["nottar", (await import("node:zlib")).gzipSync(Buffer.from("just text, not a tar file".repeat(40))), "archive_invalid"],
+    [
+      "nottar",
+      (await import("node:zlib")).gzipSync(Buffer.from("just text, not a tar file".repeat(40))),
+      "archive_invalid",
+    ],
   ];
   for (const [name, archive, code] of cases) {
     const server = await serve([body(archive)]);
@@ -142,25 +198,35 @@ test("transfer discipline: a ceiling on bytes and on unpacked size, one retry af
     res.write(archive.subarray(0, 100));
     res.destroy();
   };
-  const status = (code: number): Reply => (res) => {
-    res.writeHead(code);
-    res.end();
-  };
+  const status =
+    (code: number): Reply =>
+    (res) => {
+      res.writeHead(code);
+      res.end();
+    };
   const runs: [string, Reply[], Parameters<typeof fetchDataset>[0]["limits"], string, number][] = [
     ["retry-ok", [disconnect, body(archive)], {}, "ok", 2],
     ["5xx-twice", [status(503)], {}, "http_status", 2],
     ["404", [status(404)], {}, "http_status", 1],
     ["ceiling", [body(archive)], { archiveMaxBytes: 512 }, "content_length_mismatch", 1],
-    ["endless", [(res) => {
-      res.writeHead(200);
-      const chunk = Buffer.alloc(64 * 1024);
-      const pump = (): void => {
-        while (res.write(chunk));
-        res.once("drain", pump);
-      };
-      pump();
-      res.on("error", () => undefined);
-    }], { archiveMaxBytes: 1024 * 1024 }, "oversized_transfer", 1],
+    [
+      "endless",
+      [
+        (res) => {
+          res.writeHead(200);
+          const chunk = Buffer.alloc(64 * 1024);
+          const pump = (): void => {
+            while (res.write(chunk));
+            res.once("drain", pump);
+          };
+          pump();
+          res.on("error", () => undefined);
+        },
+      ],
+      { archiveMaxBytes: 1024 * 1024 },
+      "oversized_transfer",
+      1,
+    ],
     ["bomb", [body(archive)], { unpackedMaxBytes: 1024 }, "archive_invalid", 1],
   ];
   for (const [name, replies, limits, expected, requests] of runs) {
@@ -169,7 +235,12 @@ test("transfer discipline: a ceiling on bytes and on unpacked size, one retry af
       const parent = join(scratch, `transfer-${name}`);
       mkdirSync(parent);
       const destination = join(parent, "quixbugs");
-      const result = await fetchDataset({ directory: destination, manifest: MANIFEST, archiveUrl: server.url, ...(limits ? { limits } : {}) });
+      const result = await fetchDataset({
+        directory: destination,
+        manifest: MANIFEST,
+        archiveUrl: server.url,
+        ...(limits ? { limits } : {}),
+      });
       assert.equal(result.ok ? "ok" : result.error, expected, name);
       assert.equal(server.requests(), requests, name);
       if (!result.ok) assertNothingLeft(parent, destination);
@@ -184,7 +255,11 @@ test("an existing folder that is not the data set is left alone", async () => {
   const destination = join(scratch, "existing");
   mkdirSync(destination);
   writeFileSync(join(destination, "mine.txt"), "keep");
-  const result = await fetchDataset({ directory: destination, manifest: MANIFEST, archiveUrl: "http://127.0.0.1:9/never" });
+  const result = await fetchDataset({
+    directory: destination,
+    manifest: MANIFEST,
+    archiveUrl: "http://127.0.0.1:9/never",
+  });
   assert.equal(result.ok ? "ok" : result.error, "dataset_present_but_different");
   assert.deepEqual(readdirSync(destination), ["mine.txt"]);
   const relativePath = await fetchDataset({ directory: "relative/quixbugs", manifest: MANIFEST });
@@ -207,22 +282,49 @@ test("the committed manifest is the real data set's Python half, file for file",
   assert.equal(QUIXBUGS_MANIFEST.commit, "4257f44b0ff1181dedaedee6a447e133219fcebf");
   assert.equal(QUIXBUGS_MANIFEST.files.length, 175);
   assert.deepEqual(QUIXBUGS_MANIFEST.files, real.files);
-  assert.ok(QUIXBUGS_MANIFEST.files.some((f) => f.path === "LICENSE"), "the licence is kept");
+  assert.ok(
+    QUIXBUGS_MANIFEST.files.some((f) => f.path === "LICENSE"),
+    "the licence is kept",
+  );
 });
 
-test("tca bench quixbugs fetch-dataset: no consent without --yes; with --yes the real data set from a local mirror", { skip: REAL.skip }, async () => {
-  const server = await serve([body(buildArchive("cli", (t) => rmSync(join(t, "SOURCE.md"), { force: true }), REAL.path))]);
-  try {
-    const destination = join(scratch, "cli", "quixbugs");
-    const refused = await tca(["bench", "quixbugs", "fetch-dataset", "--directory", destination, "--archive-url", server.url]);
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^tca bench quixbugs fetch-dataset: consent_required: /);
-    assert.equal(server.requests(), 0);
-    const fetched = await tca(["bench", "quixbugs", "fetch-dataset", "--directory", destination, "--archive-url", server.url, "--yes", "--json"]);
-    assert.equal(fetched.code, 0, fetched.stderr);
-    assert.equal((JSON.parse(fetched.stdout) as { status: string; files: number }).files, 175);
-    assert.equal(listFiles(destination).length, 176);
-  } finally {
-    await server.close();
-  }
-});
+test(
+  "tca bench quixbugs fetch-dataset: no consent without --yes; with --yes the real data set from a local mirror",
+  { skip: REAL.skip },
+  async () => {
+    const server = await serve([
+      body(buildArchive("cli", (t) => rmSync(join(t, "SOURCE.md"), { force: true }), REAL.path)),
+    ]);
+    try {
+      const destination = join(scratch, "cli", "quixbugs");
+      const refused = await tca([
+        "bench",
+        "quixbugs",
+        "fetch-dataset",
+        "--directory",
+        destination,
+        "--archive-url",
+        server.url,
+      ]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^tca bench quixbugs fetch-dataset: consent_required: /);
+      assert.equal(server.requests(), 0);
+      const fetched = await tca([
+        "bench",
+        "quixbugs",
+        "fetch-dataset",
+        "--directory",
+        destination,
+        "--archive-url",
+        server.url,
+        "--yes",
+        "--json",
+      ]);
+      assert.equal(fetched.code, 0, fetched.stderr);
+      assert.equal((JSON.parse(fetched.stdout) as { status: string; files: number }).files, 175);
+      assert.equal(listFiles(destination).length, 176);
+    } finally {
+      await server.close();
+    }
+  },
+);

@@ -5,12 +5,22 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { besideCheckoutDatasetDir, defaultDatasetDir, fetchedDatasetDir, loadDataset, projectCacheDir, QUIXBUGS_COMMIT } from "../../src/bench/dataset/dataset.ts";
+import {
+  besideCheckoutDatasetDir,
+  defaultDatasetDir,
+  fetchedDatasetDir,
+  loadDataset,
+  projectCacheDir,
+  QUIXBUGS_COMMIT,
+} from "../../src/bench/dataset/dataset.ts";
 import { PACKAGE_ROOT } from "../../src/recording/runtimeIdentity.ts";
 
 test("the cache folder follows XDG_CACHE_HOME when it is absolute, else HOME/.cache", () => {
   assert.equal(projectCacheDir({ XDG_CACHE_HOME: "/x/cache", HOME: "/home/u" }), "/x/cache/tiny-coding-agent");
-  assert.equal(projectCacheDir({ XDG_CACHE_HOME: "relative/cache", HOME: "/home/u" }), "/home/u/.cache/tiny-coding-agent");
+  assert.equal(
+    projectCacheDir({ XDG_CACHE_HOME: "relative/cache", HOME: "/home/u" }),
+    "/home/u/.cache/tiny-coding-agent",
+  );
   assert.equal(projectCacheDir({ XDG_CACHE_HOME: "", HOME: "/home/u" }), "/home/u/.cache/tiny-coding-agent");
   assert.equal(fetchedDatasetDir({ XDG_CACHE_HOME: "/x" }), `/x/tiny-coding-agent/quixbugs-${QUIXBUGS_COMMIT}`);
 });

@@ -22,10 +22,14 @@ function firedWithin(signal: AbortSignal, limitMs: number): Promise<number | nul
   const started = performance.now();
   return new Promise((resolve) => {
     const give = setTimeout(() => resolve(null), limitMs);
-    signal.addEventListener("abort", () => {
-      clearTimeout(give);
-      resolve(performance.now() - started);
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(give);
+        resolve(performance.now() - started);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -40,17 +44,26 @@ const { sandbox, dataset } = benchSetup();
 const trace = new MemoryTrace();
 const started = performance.now();
 const ended = await runTask({
-  dataset, program: program(dataset, "gcd"), condition: CONDITIONS.C,
+  dataset,
+  program: program(dataset, "gcd"),
+  condition: CONDITIONS.C,
   backend: new OpenAiCompatibleClient({ endpoint, model: "scripted" }),
-  sandbox, budget: { ...AGENT_BUDGET, taskTimeoutMs: 1500 }, trace, clock: () => performance.now(), testTimeoutMs: 60_000, includeSlow: false,
+  sandbox,
+  budget: { ...AGENT_BUDGET, taskTimeoutMs: 1500 },
+  trace,
+  clock: () => performance.now(),
+  testTimeoutMs: 60_000,
+  includeSlow: false,
 });
 const taskMs = performance.now() - started;
 clearInterval(collect);
 const modelError = trace.records.find((r) => r.event === "model_error");
-process.stdout.write(JSON.stringify({
-  bareMs,
-  taskMs,
-  stopReason: isInterruption(ended) ? "interrupted" : ended.stopReason,
-  outcome: isInterruption(ended) ? "interrupted" : ended.outcome,
-  modelError: modelError?.error ?? null,
-}) + "\n");
+process.stdout.write(
+  JSON.stringify({
+    bareMs,
+    taskMs,
+    stopReason: isInterruption(ended) ? "interrupted" : ended.stopReason,
+    outcome: isInterruption(ended) ? "interrupted" : ended.outcome,
+    modelError: modelError?.error ?? null,
+  }) + "\n",
+);

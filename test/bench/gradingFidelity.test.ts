@@ -32,47 +32,68 @@ interface Entry {
 }
 
 function corpus(): Entry[] {
-  return readdirSync(CORPUS).filter((f) => f.endsWith(".py")).sort().map((file) => {
-    const source = readFileSync(join(CORPUS, file), "utf8");
-    const verdict = /^# pytest: (pass|fail)$/m.exec(source);
-    if (!verdict) throw new Error(`${file}: no "# pytest: pass|fail" line`);
-    return {
-      file,
-      program: file.split("__")[0] ?? "",
-      source,
-      pytestPasses: verdict[1] === "pass",
-      difference: /^# difference: (.+)$/m.exec(source)?.[1] ?? null,
-    };
-  });
+  return readdirSync(CORPUS)
+    .filter((f) => f.endsWith(".py"))
+    .sort()
+    .map((file) => {
+      const source = readFileSync(join(CORPUS, file), "utf8");
+      const verdict = /^# pytest: (pass|fail)$/m.exec(source);
+      if (!verdict) throw new Error(`${file}: no "# pytest: pass|fail" line`);
+      return {
+        file,
+        program: file.split("__")[0] ?? "",
+        source,
+        pytestPasses: verdict[1] === "pass",
+        difference: /^# difference: (.+)$/m.exec(source)?.[1] ?? null,
+      };
+    });
 }
 
-test("grading fidelity corpus: upstream pytest and the trusted grader agree on every program but the documented differences", { skip: real.skip, timeout: 600_000 }, async (t) => {
-  const started = performance.now();
-  const { sandbox } = benchSetup();
-  const ds = loadDataset(real.path);
-  assert.ok(ds.ok, ds.ok ? "" : ds.message);
-  const entries = corpus();
-  assert.ok(entries.length >= 25, `corpus has ${entries.length} programs`);
-  const judge = async (e: Entry): Promise<string[]> => {
-    const p = program(ds.value, e.program);
-    const [tests, grade] = await Promise.all([runProgramTests(sandbox, ds.value, p, e.source), gradeProgram(sandbox, ds.value, p, e.source)]);
+test(
+  "grading fidelity corpus: upstream pytest and the trusted grader agree on every program but the documented differences",
+  { skip: real.skip, timeout: 600_000 },
+  async (t) => {
+    const started = performance.now();
+    const { sandbox } = benchSetup();
+    const ds = loadDataset(real.path);
+    assert.ok(ds.ok, ds.ok ? "" : ds.message);
+    const entries = corpus();
+    assert.ok(entries.length >= 25, `corpus has ${entries.length} programs`);
+    const judge = async (e: Entry): Promise<string[]> => {
+      const p = program(ds.value, e.program);
+      const [tests, grade] = await Promise.all([
+        runProgramTests(sandbox, ds.value, p, e.source),
+        gradeProgram(sandbox, ds.value, p, e.source),
+      ]);
+      const problems: string[] = [];
+      const pytestPasses = tests.outcome === "passed";
+      if (pytestPasses !== e.pytestPasses)
+        problems.push(
+          `${e.file}: pytest ${tests.outcome} (${tests.summary}), declared ${e.pytestPasses ? "pass" : "fail"}`,
+        );
+      const wanted = e.difference === null ? e.pytestPasses : !e.pytestPasses;
+      if (grade.fixedPublic !== wanted)
+        problems.push(
+          `${e.file}: grader ${grade.outcome} (${grade.reason ?? "fixed"}), wanted ${wanted ? "fixed" : "not fixed"}`,
+        );
+      return problems;
+    };
+    // Two at a time: each judgement is two sandboxed Python runs.
     const problems: string[] = [];
-    const pytestPasses = tests.outcome === "passed";
-    if (pytestPasses !== e.pytestPasses) problems.push(`${e.file}: pytest ${tests.outcome} (${tests.summary}), declared ${e.pytestPasses ? "pass" : "fail"}`);
-    const wanted = e.difference === null ? e.pytestPasses : !e.pytestPasses;
-    if (grade.fixedPublic !== wanted) problems.push(`${e.file}: grader ${grade.outcome} (${grade.reason ?? "fixed"}), wanted ${wanted ? "fixed" : "not fixed"}`);
-    return problems;
-  };
-  // Two at a time: each judgement is two sandboxed Python runs.
-  const problems: string[] = [];
-  for (let k = 0; k < entries.length; k += 2) {
-    for (const list of await Promise.all(entries.slice(k, k + 2).map(judge))) problems.push(...list);
-  }
-  assert.deepEqual(problems, []);
-  // The documented differences, by name (docs/quixbugs-benchmark.md counts them).
-  assert.deepEqual(entries.filter((e) => e.difference !== null).map((e) => e.file), ["bitcount__forged_eq.py", "detect_cycle__destructive.py"]);
-  t.diagnostic(`${entries.length} programs judged by pytest and the grader in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-});
+    for (let k = 0; k < entries.length; k += 2) {
+      for (const list of await Promise.all(entries.slice(k, k + 2).map(judge))) problems.push(...list);
+    }
+    assert.deepEqual(problems, []);
+    // The documented differences, by name (docs/quixbugs-benchmark.md counts them).
+    assert.deepEqual(
+      entries.filter((e) => e.difference !== null).map((e) => e.file),
+      ["bitcount__forged_eq.py", "detect_cycle__destructive.py"],
+    );
+    t.diagnostic(
+      `${entries.length} programs judged by pytest and the grader in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  },
+);
 
 test("canonical form across the numeric tower and the standard library's wrappers: equal where Python's == is, never through a candidate's method", async () => {
   const { sandbox, dataset } = benchSetup();
@@ -102,17 +123,32 @@ test("canonical form across the numeric tower and the standard library's wrapper
     ["type('U', (UserList,), {'__eq__': lambda s, o: True})([1])", `["other","U"]`],
     ["type('D', (Decimal,), {'__eq__': lambda s, o: True})('1')", `["other","D"]`],
   ];
-  const source = [
-    "from collections import OrderedDict, UserDict, UserList, UserString, deque",
-    "from decimal import Decimal",
-    "from fractions import Fraction",
-    `VALUES = [${rows.map(([e]) => e).join(", ")}]`,
-    "def gcd(a, b):",
-    "    return VALUES[a]",
-  ].join("\n") + "\n";
-  const { output } = await runOnInputs(sandbox, dataset, program(dataset, "gcd"), source, rows.map((_, k) => ({ args: [["n", String(k)], ["n", "0"]], adapter: "identity" })));
+  const source =
+    [
+      "from collections import OrderedDict, UserDict, UserList, UserString, deque",
+      "from decimal import Decimal",
+      "from fractions import Fraction",
+      `VALUES = [${rows.map(([e]) => e).join(", ")}]`,
+      "def gcd(a, b):",
+      "    return VALUES[a]",
+    ].join("\n") + "\n";
+  const { output } = await runOnInputs(
+    sandbox,
+    dataset,
+    program(dataset, "gcd"),
+    source,
+    rows.map((_, k) => ({
+      args: [
+        ["n", String(k)],
+        ["n", "0"],
+      ],
+      adapter: "identity",
+    })),
+  );
   assert.equal(output.finished, true);
-  rows.forEach(([expr, canonical], k) => assert.deepEqual(output.results.get(k), { status: "ok", value: canonical }, expr));
+  rows.forEach(([expr, canonical], k) =>
+    assert.deepEqual(output.results.get(k), { status: "ok", value: canonical }, expr),
+  );
   // sqrt's tolerance comparison reads the rational form as a number too.
   assert.equal(valueMatches(`["q","1/3"]`, `["f","0.3333"]`, { kind: "approx_abs", tolerance: 0.001 }), true);
   assert.equal(valueMatches(`["q","1/3"]`, `["f","0.5"]`, { kind: "approx_abs", tolerance: 0.001 }), false);

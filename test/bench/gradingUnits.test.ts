@@ -14,7 +14,12 @@ import { heldOutRows, renderHeldOutSection } from "../../src/bench/results/heldO
 import { renderResultsMarkdown } from "../../src/bench/results/resultsSummary.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { parseRunnerOutput, valueMatches } from "../../src/bench/grading/caseResults.ts";
-import { generateHeldOutInputs, HELD_OUT_GENERATORS, HELD_OUT_NOT_GENERATED, seededRandom } from "../../src/bench/grading/heldOutGenerators.ts";
+import {
+  generateHeldOutInputs,
+  HELD_OUT_GENERATORS,
+  HELD_OUT_NOT_GENERATED,
+  seededRandom,
+} from "../../src/bench/grading/heldOutGenerators.ts";
 import { parsePrepareOutput } from "../../src/bench/grading/publicCases.ts";
 import { gradeProgram, runOnInputs } from "../../src/bench/grading/trustedGrader.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
@@ -22,10 +27,19 @@ import { benchSetup, program } from "./benchFixtures.ts";
 const line = (o: unknown): string => JSON.stringify(o);
 
 test("result lines: a complete, well-formed output is read case by case", () => {
-  const out = parseRunnerOutput([line({ i: 0, s: "ok", v: "[\"n\",\"1\"]" }), line({ i: 1, s: "error", e: "ZeroDivisionError" }), line({ i: 2, s: "timeout" }), line({ done: true }), ""].join("\n"), 3);
+  const out = parseRunnerOutput(
+    [
+      line({ i: 0, s: "ok", v: '["n","1"]' }),
+      line({ i: 1, s: "error", e: "ZeroDivisionError" }),
+      line({ i: 2, s: "timeout" }),
+      line({ done: true }),
+      "",
+    ].join("\n"),
+    3,
+  );
   assert.equal(out.finished, true);
   assert.equal(out.malformed, undefined);
-  assert.deepEqual(out.results.get(0), { status: "ok", value: "[\"n\",\"1\"]" });
+  assert.deepEqual(out.results.get(0), { status: "ok", value: '["n","1"]' });
   assert.deepEqual(out.results.get(1), { status: "error", error: "ZeroDivisionError" });
   assert.deepEqual(out.results.get(2), { status: "timeout" });
 });
@@ -50,15 +64,15 @@ test("result lines: duplicates, unknown cases, garbage, two markers and unknown 
 });
 
 test("comparison: exact canonical text, or the absolute tolerance of pytest.approx", () => {
-  assert.equal(valueMatches("[\"n\",\"6\"]", "[\"n\",\"6\"]", { kind: "equal" }), true);
-  assert.equal(valueMatches("[\"n\",\"6\"]", "[\"n\",\"7\"]", { kind: "equal" }), false);
+  assert.equal(valueMatches('["n","6"]', '["n","6"]', { kind: "equal" }), true);
+  assert.equal(valueMatches('["n","6"]', '["n","7"]', { kind: "equal" }), false);
   const tol = { kind: "approx_abs", tolerance: 0.01 } as const;
-  assert.equal(valueMatches("[\"f\",\"1.414\"]", "[\"f\",\"1.4166666666666665\"]", tol), true);
-  assert.equal(valueMatches("[\"f\",\"1.40\"]", "[\"f\",\"1.4166666666666665\"]", tol), false);
-  assert.equal(valueMatches("[\"n\",\"2\"]", "[\"f\",\"2.005\"]", tol), true);
-  assert.equal(valueMatches("[\"s\",\"1.414\"]", "[\"f\",\"1.414\"]", tol), false);
-  assert.equal(valueMatches("[\"nan\"]", "[\"f\",\"1.0\"]", tol), false);
-  assert.equal(valueMatches("[\"f\",\"inf\"]", "[\"f\",\"inf\"]", tol), true);
+  assert.equal(valueMatches('["f","1.414"]', '["f","1.4166666666666665"]', tol), true);
+  assert.equal(valueMatches('["f","1.40"]', '["f","1.4166666666666665"]', tol), false);
+  assert.equal(valueMatches('["n","2"]', '["f","2.005"]', tol), true);
+  assert.equal(valueMatches('["s","1.414"]', '["f","1.414"]', tol), false);
+  assert.equal(valueMatches('["nan"]', '["f","1.0"]', tol), false);
+  assert.equal(valueMatches('["f","inf"]', '["f","inf"]', tol), true);
 });
 
 test("test-data reader: an untranscribed test file, no cases, no marker and a malformed case are refused", () => {
@@ -66,39 +80,83 @@ test("test-data reader: an untranscribed test file, no cases, no marker and a ma
     line({ untranscribed: "abc" }),
     line({ done: true }),
     line({ case: { label: "c", input: { args: [], adapter: "identity" }, expected: "x", compare: { kind: "equal" } } }),
-    [line({ case: { label: "c", input: { args: "no", adapter: "identity" }, expected: "x", compare: { kind: "equal" } } }), line({ done: true })].join("\n"),
-    [line({ case: { label: "c", input: { args: [], adapter: "identity" }, expected: "x", compare: { kind: "close" } } }), line({ done: true })].join("\n"),
+    [
+      line({
+        case: { label: "c", input: { args: "no", adapter: "identity" }, expected: "x", compare: { kind: "equal" } },
+      }),
+      line({ done: true }),
+    ].join("\n"),
+    [
+      line({
+        case: { label: "c", input: { args: [], adapter: "identity" }, expected: "x", compare: { kind: "close" } },
+      }),
+      line({ done: true }),
+    ].join("\n"),
   ];
   for (const text of refusals) {
     const r = parsePrepareOutput(text);
     assert.equal(r.ok, false, text);
     assert.equal(r.ok ? "" : r.error, "grading_cases_unavailable");
   }
-  const good = parsePrepareOutput([line({ case: { label: "c", input: { args: [["n", "1"]], adapter: "identity" }, expected: "[\"n\",\"1\"]", compare: { kind: "approx_abs", tolerance: "0.5" } } }), line({ excluded: "c2: slow" }), line({ done: true })].join("\n"));
+  const good = parsePrepareOutput(
+    [
+      line({
+        case: {
+          label: "c",
+          input: { args: [["n", "1"]], adapter: "identity" },
+          expected: '["n","1"]',
+          compare: { kind: "approx_abs", tolerance: "0.5" },
+        },
+      }),
+      line({ excluded: "c2: slow" }),
+      line({ done: true }),
+    ].join("\n"),
+  );
   assert.ok(good.ok);
   assert.deepEqual(good.value.excluded, ["c2: slow"]);
   assert.deepEqual(good.value.cases[0]?.compare, { kind: "approx_abs", tolerance: 0.5 });
 });
 
-test("the runner's canonical form: Python equality for plain values, contents (not claims) for subclasses", { skip: sandboxPackages().skip }, async () => {
-  const { sandbox, dataset } = benchSetup();
-  const returns: [string, string][] = [
-    ["[1, 2.0, True]", "[\"l\",[[\"n\",\"1\"],[\"n\",\"2\"],[\"n\",\"1\"]]]"],
-    ["(1, 'a', None)", "[\"t\",[[\"n\",\"1\"],[\"s\",\"a\"],[\"none\"]]]"],
-    ["{3, 1, 2}", "[\"set\",[\"[\\\"n\\\", \\\"1\\\"]\",\"[\\\"n\\\", \\\"2\\\"]\",\"[\\\"n\\\", \\\"3\\\"]\"]]"],
-    ["__import__('collections').defaultdict(int, {'b': 2, 'a': 1})", "[\"d\",[[\"[\\\"s\\\", \\\"a\\\"]\",[\"n\",\"1\"]],[\"[\\\"s\\\", \\\"b\\\"]\",[\"n\",\"2\"]]]]"],
-    ["float('inf')", "[\"f\",\"inf\"]"],
-    ["0.5", "[\"f\",\"0.5\"]"],
-    ["type('L', (list,), {'__iter__': lambda s: iter([9])})([1])", "[\"l\",[[\"n\",\"1\"]]]"],
-    ["(x for x in [1])", "[\"other\",\"generator\"]"],
-    ["12345678901234567890123", "[\"n\",\"12345678901234567890123\"]"],
-  ];
-  for (const [expr, canonical] of returns) {
-    const { output } = await runOnInputs(sandbox, dataset, program(dataset, "gcd"), `def gcd(a, b):\n    return ${expr}\n`, [{ args: [["n", "1"], ["n", "2"]], adapter: "identity" }]);
-    assert.equal(output.finished, true, expr);
-    assert.deepEqual(output.results.get(0), { status: "ok", value: canonical }, expr);
-  }
-});
+test(
+  "the runner's canonical form: Python equality for plain values, contents (not claims) for subclasses",
+  { skip: sandboxPackages().skip },
+  async () => {
+    const { sandbox, dataset } = benchSetup();
+    const returns: [string, string][] = [
+      ["[1, 2.0, True]", '["l",[["n","1"],["n","2"],["n","1"]]]'],
+      ["(1, 'a', None)", '["t",[["n","1"],["s","a"],["none"]]]'],
+      ["{3, 1, 2}", '["set",["[\\"n\\", \\"1\\"]","[\\"n\\", \\"2\\"]","[\\"n\\", \\"3\\"]"]]'],
+      [
+        "__import__('collections').defaultdict(int, {'b': 2, 'a': 1})",
+        '["d",[["[\\"s\\", \\"a\\"]",["n","1"]],["[\\"s\\", \\"b\\"]",["n","2"]]]]',
+      ],
+      ["float('inf')", '["f","inf"]'],
+      ["0.5", '["f","0.5"]'],
+      ["type('L', (list,), {'__iter__': lambda s: iter([9])})([1])", '["l",[["n","1"]]]'],
+      ["(x for x in [1])", '["other","generator"]'],
+      ["12345678901234567890123", '["n","12345678901234567890123"]'],
+    ];
+    for (const [expr, canonical] of returns) {
+      const { output } = await runOnInputs(
+        sandbox,
+        dataset,
+        program(dataset, "gcd"),
+        `def gcd(a, b):\n    return ${expr}\n`,
+        [
+          {
+            args: [
+              ["n", "1"],
+              ["n", "2"],
+            ],
+            adapter: "identity",
+          },
+        ],
+      );
+      assert.equal(output.finished, true, expr);
+      assert.deepEqual(output.results.get(0), { status: "ok", value: canonical }, expr);
+    }
+  },
+);
 
 test("held-out generators are seeded: the same seed gives the same inputs, another seed others", () => {
   const a = generateHeldOutInputs("gcd", 7, 20);
@@ -117,40 +175,95 @@ test("held-out generators are seeded: the same seed gives the same inputs, anoth
   assert.ok(xs.every((x) => x >= 0 && x < 1));
 });
 
-test("a data set whose test file matches no template or transcription is not graded (never guessed at)", { skip: sandboxPackages().skip }, async () => {
-  const { sandbox, dataset } = benchSetup();
-  const copy = mkdtempSync(join(tmpdir(), "tca-untranscribed-"));
-  try {
-    cpSync(dataset.root, copy, { recursive: true });
-    writeFileSync(join(copy, "python_testcases", "test_gcd.py"), "from python_programs.gcd import gcd\n\ndef test_gcd():\n    assert gcd(4, 6) == 2\n");
-    const ds = loadDataset(copy);
-    assert.ok(ds.ok);
-    const g = await gradeProgram(sandbox, ds.value, program(ds.value, "gcd"), "def gcd(a, b):\n    return 2\n");
-    assert.equal(g.outcome, "error");
-    assert.match(g.reason ?? "", /matches no transcription/);
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
-});
+test(
+  "a data set whose test file matches no template or transcription is not graded (never guessed at)",
+  { skip: sandboxPackages().skip },
+  async () => {
+    const { sandbox, dataset } = benchSetup();
+    const copy = mkdtempSync(join(tmpdir(), "tca-untranscribed-"));
+    try {
+      cpSync(dataset.root, copy, { recursive: true });
+      writeFileSync(
+        join(copy, "python_testcases", "test_gcd.py"),
+        "from python_programs.gcd import gcd\n\ndef test_gcd():\n    assert gcd(4, 6) == 2\n",
+      );
+      const ds = loadDataset(copy);
+      assert.ok(ds.ok);
+      const g = await gradeProgram(sandbox, ds.value, program(ds.value, "gcd"), "def gcd(a, b):\n    return 2\n");
+      assert.equal(g.outcome, "error");
+      assert.match(g.reason ?? "", /matches no transcription/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  },
+);
 
-function graded(program: string, fixedPublic: boolean | undefined, fixedWithHeldOut: boolean | null | undefined): TaskResult {
+function graded(
+  program: string,
+  fixedPublic: boolean | undefined,
+  fixedWithHeldOut: boolean | null | undefined,
+): TaskResult {
   const passed = fixedPublic === true && fixedWithHeldOut !== false;
   return {
-    taskId: `C-${program}`, program, condition: "C", outcome: passed ? "fixed" : "wrong_fix", stopReason: "agent_done", claimedFixed: true, falseFixed: !passed,
-    turns: 1, promptTokens: 0, completionTokens: 0, tokens: 0, usageReported: false, seconds: 1,
-    guardrails: { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
-    grade: {
-      outcome: passed ? "passed" : "failed", counts: { passed: 0, failed: 0, errors: 0, skipped: 0 }, seconds: 0, summary: "",
-      ...(fixedPublic === undefined ? {} : { fixedPublic, fixedWithHeldOut: fixedWithHeldOut ?? null, heldOut: fixedWithHeldOut === null ? null : { seed: 99, passed: 0, total: 50, dropped: 0 } }),
+    taskId: `C-${program}`,
+    program,
+    condition: "C",
+    outcome: passed ? "fixed" : "wrong_fix",
+    stopReason: "agent_done",
+    claimedFixed: true,
+    falseFixed: !passed,
+    turns: 1,
+    promptTokens: 0,
+    completionTokens: 0,
+    tokens: 0,
+    usageReported: false,
+    seconds: 1,
+    guardrails: {
+      testRuns: 0,
+      blockedWrites: 0,
+      blockedReads: 0,
+      testEditAttempts: 0,
+      referenceReadAttempts: 0,
+      toolErrors: 0,
+      refusedStopAttempts: 0,
     },
-    changed: true, finalSha256: "", specialCasing: null, servedModel: null,
+    grade: {
+      outcome: passed ? "passed" : "failed",
+      counts: { passed: 0, failed: 0, errors: 0, skipped: 0 },
+      seconds: 0,
+      summary: "",
+      ...(fixedPublic === undefined
+        ? {}
+        : {
+            fixedPublic,
+            fixedWithHeldOut: fixedWithHeldOut ?? null,
+            heldOut: fixedWithHeldOut === null ? null : { seed: 99, passed: 0, total: 50, dropped: 0 },
+          }),
+    },
+    changed: true,
+    finalSha256: "",
+    specialCasing: null,
+    servedModel: null,
   };
 }
 
 test("results.md puts fixed (public) and fixed (public + held-out) side by side, naming the public-only fixes", () => {
-  const results = [graded("gcd", true, true), graded("kth", true, false), graded("lcs", true, null), graded("sqrt", false, false), graded("old", undefined, undefined)];
+  const results = [
+    graded("gcd", true, true),
+    graded("kth", true, false),
+    graded("lcs", true, null),
+    graded("sqrt", false, false),
+    graded("old", undefined, undefined),
+  ];
   const [row] = heldOutRows(results);
-  assert.deepEqual(row, { label: CONDITIONS.C.label, graded: 4, fixedPublic: 3, fixedWithHeldOut: 2, publicOnly: ["C-kth"], withoutHeldOut: 1 });
+  assert.deepEqual(row, {
+    label: CONDITIONS.C.label,
+    graded: 4,
+    fixedPublic: 3,
+    fixedWithHeldOut: 2,
+    publicOnly: ["C-kth"],
+    withoutHeldOut: 1,
+  });
   const md = renderResultsMarkdown({ title: "t", lines: [] }, results);
   assert.match(md, /## Public and held-out verification/);
   assert.match(md, /\| 4 \| 3 \| 2 \| 1: C-kth \| 1 \|/);

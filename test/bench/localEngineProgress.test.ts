@@ -13,7 +13,11 @@ const seen: SupervisedProgress[] = [];
 
 before(async () => {
   checkpoint = await makeTinyCheckpoint(13);
-  const created = await LocalEngineChat.create({ modelDirectory: checkpoint.directory, supervisor: { progressIntervalMs: 10 }, onGenerationProgress: (p) => seen.push(p) });
+  const created = await LocalEngineChat.create({
+    modelDirectory: checkpoint.directory,
+    supervisor: { progressIntervalMs: 10 },
+    onGenerationProgress: (p) => seen.push(p),
+  });
   assert.ok(created.ok, created.ok ? "" : `${created.error}: ${created.message}`);
   backend = created.value;
 });
@@ -24,7 +28,13 @@ after(async () => {
 });
 
 test("each local call's progress ends at its completion tokens; the next call has its own id", async () => {
-  const ask = () => backend.complete({ messages: [{ role: "user", content: "fix the bug in gcd" }], tools: [], maxTokens: 300, signal: AbortSignal.timeout(60_000) });
+  const ask = () =>
+    backend.complete({
+      messages: [{ role: "user", content: "fix the bug in gcd" }],
+      tools: [],
+      maxTokens: 300,
+      signal: AbortSignal.timeout(60_000),
+    });
   const first = await ask();
   assert.ok(first.ok, first.ok ? "" : first.message);
   const firstCounts = [...seen];

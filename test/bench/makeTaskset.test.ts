@@ -5,7 +5,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tca } from "../support/tcaCli.ts";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,8 +46,16 @@ function changedLines(a: Buffer, b: Buffer): number[] {
 }
 
 interface ManifestProgram {
-  program: string; operator: string; line: number; before: string; after: string; outcome: string;
-  publicCases: { failing: number; total: number }; heldOutCases: { failing: number; total: number } | null; publicOnly: boolean; sameAsQuixBugs: boolean;
+  program: string;
+  operator: string;
+  line: number;
+  before: string;
+  after: string;
+  outcome: string;
+  publicCases: { failing: number; total: number };
+  heldOutCases: { failing: number; total: number } | null;
+  publicOnly: boolean;
+  sameAsQuixBugs: boolean;
 }
 interface Manifest {
   seed: number;
@@ -57,7 +76,10 @@ function checkGeneratedSet(source: string, out: string, seed: number): Manifest 
   const generated = tree(out);
   const original = tree(source);
   // The manifest lists every file but itself, with its real hash.
-  assert.deepEqual(manifest.files.map((f) => f.path).sort(), [...generated.keys()].filter((p) => p !== "taskset.json").sort());
+  assert.deepEqual(
+    manifest.files.map((f) => f.path).sort(),
+    [...generated.keys()].filter((p) => p !== "taskset.json").sort(),
+  );
   for (const f of manifest.files) assert.equal(f.sha256, sha(generated.get(f.path) ?? Buffer.alloc(0)), f.path);
   const programs = new Set(manifest.programs.map((p) => p.program));
   // Everything but the buggy programs (and the source's own description) is the source's, byte for byte.
@@ -75,7 +97,10 @@ function checkGeneratedSet(source: string, out: string, seed: number): Manifest 
     assert.deepEqual(changedLines(reference, mutant), [p.line], `${p.program}: exactly the manifest's line differs`);
     assert.equal(reference.toString("utf8").split("\n")[p.line - 1], p.before);
     assert.equal(mutant.toString("utf8").split("\n")[p.line - 1], p.after);
-    assert.ok(p.publicCases.failing >= 1 && p.publicCases.failing <= p.publicCases.total, `${p.program} fails at least one public case`);
+    assert.ok(
+      p.publicCases.failing >= 1 && p.publicCases.failing <= p.publicCases.total,
+      `${p.program} fails at least one public case`,
+    );
     assert.equal(p.publicOnly, p.heldOutCases === null || p.heldOutCases.failing === 0);
   }
   for (const s of manifest.skipped) assert.ok(!generated.has(`python_programs/${s.program}.py`) && s.reason.length > 0);
@@ -85,11 +110,35 @@ function checkGeneratedSet(source: string, out: string, seed: number): Manifest 
 test("make-taskset on the mini data set: one seed, byte-identical sets; one changed line per program; verify-dataset passes on it", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-"));
   try {
-    const a = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "7", "--out", join(scratch, "a"), "--jobs", "2"]);
+    const a = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      "7",
+      "--out",
+      join(scratch, "a"),
+      "--jobs",
+      "2",
+    ]);
     assert.equal(a.code, 0, a.err);
     assert.match(a.out, /programs covered: 5\/5/);
     assert.match(a.out, /failing public cases per mutant: /);
-    const b = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "7", "--out", join(scratch, "b"), "--jobs", "1"]);
+    const b = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      "7",
+      "--out",
+      join(scratch, "b"),
+      "--jobs",
+      "1",
+    ]);
     assert.equal(b.code, 0, b.err);
     const ta = tree(join(scratch, "a"));
     const tb = tree(join(scratch, "b"));
@@ -98,12 +147,36 @@ test("make-taskset on the mini data set: one seed, byte-identical sets; one chan
     const manifest = checkGeneratedSet(MINI_DATASET_DIR, join(scratch, "a"), 7);
     assert.equal(manifest.programs.length, 5);
     // Another seed gives another set (the seed is used, not ignored).
-    const c = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "8", "--out", join(scratch, "c"), "--jobs", "2"]);
+    const c = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      "8",
+      "--out",
+      join(scratch, "c"),
+      "--jobs",
+      "2",
+    ]);
     assert.equal(c.code, 0, c.err);
     const other = JSON.parse(readFileSync(join(scratch, "c", "taskset.json"), "utf8")) as Manifest;
-    assert.notDeepEqual(other.programs.map((p) => [p.line, p.after]), manifest.programs.map((p) => [p.line, p.after]));
+    assert.notDeepEqual(
+      other.programs.map((p) => [p.line, p.after]),
+      manifest.programs.map((p) => [p.line, p.after]),
+    );
     // The generated set is a data set: every mutant fails, every reference fix passes.
-    const v = await tca(["bench", "quixbugs", "verify-dataset", "--dataset", join(scratch, "a"), "--json", "--jobs", "2"]);
+    const v = await tca([
+      "bench",
+      "quixbugs",
+      "verify-dataset",
+      "--dataset",
+      join(scratch, "a"),
+      "--json",
+      "--jobs",
+      "2",
+    ]);
     assert.equal(v.code, 0, v.out);
     const report = JSON.parse(v.out) as { ok: boolean; programs: number; buggyFailing: number; fixesPassing: number };
     assert.deepEqual([report.ok, report.programs, report.buggyFailing, report.fixesPassing], [true, 5, 5, 5]);
@@ -115,17 +188,45 @@ test("make-taskset on the mini data set: one seed, byte-identical sets; one chan
 test("make-taskset skips a candidate equal to QuixBugs' own bug when another candidate is valid", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-same-"));
   try {
-    const first = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "3", "--out", join(scratch, "first"), "--jobs", "2"]);
+    const first = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      "3",
+      "--out",
+      join(scratch, "first"),
+      "--jobs",
+      "2",
+    ]);
     assert.equal(first.code, 0, first.err);
-    const chosen = (JSON.parse(readFileSync(join(scratch, "first", "taskset.json"), "utf8")) as Manifest).programs.find((p) => p.program === "gcd");
+    const chosen = (JSON.parse(readFileSync(join(scratch, "first", "taskset.json"), "utf8")) as Manifest).programs.find(
+      (p) => p.program === "gcd",
+    );
     assert.ok(chosen && !chosen.sameAsQuixBugs);
     // A data set whose own gcd bug is exactly the mutant seed 3 picked: seed 3 must now pick another.
     const planted = join(scratch, "planted");
     cpSync(MINI_DATASET_DIR, planted, { recursive: true });
     copyFileSync(join(scratch, "first", "python_programs", "gcd.py"), join(planted, "python_programs", "gcd.py"));
-    const second = await tca(["bench", "quixbugs", "make-taskset", "--dataset", planted, "--seed", "3", "--out", join(scratch, "second"), "--jobs", "2"]);
+    const second = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      planted,
+      "--seed",
+      "3",
+      "--out",
+      join(scratch, "second"),
+      "--jobs",
+      "2",
+    ]);
     assert.equal(second.code, 0, second.err);
-    const again = (JSON.parse(readFileSync(join(scratch, "second", "taskset.json"), "utf8")) as Manifest).programs.find((p) => p.program === "gcd");
+    const again = (JSON.parse(readFileSync(join(scratch, "second", "taskset.json"), "utf8")) as Manifest).programs.find(
+      (p) => p.program === "gcd",
+    );
     assert.ok(again && !again.sameAsQuixBugs);
     assert.notDeepEqual([again.line, again.after], [chosen.line, chosen.after]);
   } finally {
@@ -138,7 +239,17 @@ test("make-taskset refuses bad input with one line in the project's form, and cr
   try {
     const out = join(scratch, "out");
     for (const seed of ["-1", "1.5", "abc", "", "+3", "1e3", "99999999999999999"]) {
-      const r = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", seed, "--out", out]);
+      const r = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--seed",
+        seed,
+        "--out",
+        out,
+      ]);
       assert.equal(r.code, 1, `seed ${JSON.stringify(seed)}`);
       assert.match(r.err, /^tca bench quixbugs make-taskset: invalid_option: --seed .*\n$/);
       assert.equal(existsSync(out), false);
@@ -148,26 +259,65 @@ test("make-taskset refuses bad input with one line in the project's form, and cr
     writeFileSync(join(noLayout, "conftest.py"), "");
     const layout = await tca(["bench", "quixbugs", "make-taskset", "--dataset", noLayout, "--seed", "1", "--out", out]);
     assert.equal(layout.code, 1);
-    assert.match(layout.err, /^tca bench quixbugs make-taskset: dataset_invalid: .*not-quixbugs has no python_programs\n$/);
-    const missing = await tca(["bench", "quixbugs", "make-taskset", "--dataset", join(scratch, "nowhere"), "--seed", "1", "--out", out]);
+    assert.match(
+      layout.err,
+      /^tca bench quixbugs make-taskset: dataset_invalid: .*not-quixbugs has no python_programs\n$/,
+    );
+    const missing = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      join(scratch, "nowhere"),
+      "--seed",
+      "1",
+      "--out",
+      out,
+    ]);
     assert.match(missing.err, /^tca bench quixbugs make-taskset: dataset_missing: /);
     assert.equal(existsSync(out), false);
-    const noParent = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "1", "--out", join(scratch, "no", "such")]);
+    const noParent = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      "1",
+      "--out",
+      join(scratch, "no", "such"),
+    ]);
     assert.match(noParent.err, /^tca bench quixbugs make-taskset: invalid_option: the parent folder of --out/);
     // An existing --out, a folder or a file, is refused and left exactly as it was.
     mkdirSync(join(scratch, "taken"));
     writeFileSync(join(scratch, "taken", "mine.txt"), "keep");
     writeFileSync(join(scratch, "file"), "keep");
     for (const taken of [join(scratch, "taken"), join(scratch, "file")]) {
-      const r = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "1", "--out", taken]);
+      const r = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--seed",
+        "1",
+        "--out",
+        taken,
+      ]);
       assert.equal(r.code, 1);
-      assert.match(r.err, /^tca bench quixbugs make-taskset: output_exists: .* exists; make-taskset writes a new folder and replaces nothing\n$/);
+      assert.match(
+        r.err,
+        /^tca bench quixbugs make-taskset: output_exists: .* exists; make-taskset writes a new folder and replaces nothing\n$/,
+      );
     }
     assert.equal(readFileSync(join(scratch, "taken", "mine.txt"), "utf8"), "keep");
     assert.deepEqual(readdirSync(join(scratch, "taken")), ["mine.txt"]);
     assert.equal(readFileSync(join(scratch, "file"), "utf8"), "keep");
     // Nothing staged is left behind by any refusal.
-    assert.deepEqual(readdirSync(scratch).filter((n) => n.startsWith(".partial")), []);
+    assert.deepEqual(
+      readdirSync(scratch).filter((n) => n.startsWith(".partial")),
+      [],
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -177,7 +327,19 @@ test("make-taskset's --out is exclusive: two runs racing for one folder, exactly
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-race-"));
   try {
     const out = join(scratch, "set");
-    const args = (seed: string): string[] => ["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", seed, "--out", out, "--jobs", "1"];
+    const args = (seed: string): string[] => [
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      seed,
+      "--out",
+      out,
+      "--jobs",
+      "1",
+    ];
     const [r1, r2] = await Promise.all([tca(args("1")), tca(args("2"))]);
     assert.deepEqual([r1.code, r2.code].sort(), [0, 1], `${r1.err}${r2.err}`);
     const loser = r1.code === 1 ? r1 : r2;
@@ -195,24 +357,95 @@ test("run and compare accept a generated set unchanged and name it: a scripted m
   const fixed = readFileSync(join(MINI_DATASET_DIR, "correct_python_programs", "gcd.py"), "utf8");
   const server = await startRoutedServer(() => ({ content: "```python\n" + fixed + "```" }));
   try {
-    const made = await tca(["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "11", "--out", join(scratch, "set"), "--jobs", "2"]);
+    const made = await tca([
+      "bench",
+      "quixbugs",
+      "make-taskset",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--seed",
+      "11",
+      "--out",
+      join(scratch, "set"),
+      "--jobs",
+      "2",
+    ]);
     assert.equal(made.code, 0, made.err);
-    const r = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A", "--programs", "gcd", "--out", join(scratch, "run"), "--json", "--jobs", "1", "--dataset", join(scratch, "set")]);
+    const r = await tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      server.endpoint,
+      "--model",
+      "scripted",
+      "--conditions",
+      "A",
+      "--programs",
+      "gcd",
+      "--out",
+      join(scratch, "run"),
+      "--json",
+      "--jobs",
+      "1",
+      "--dataset",
+      join(scratch, "set"),
+    ]);
     assert.equal(r.code, 0, r.err);
     const summary = JSON.parse(r.out) as { summary: { condition: string; fixed: number }[] };
-    assert.deepEqual(summary.summary.map((s) => [s.condition, s.fixed]), [["A", 1]]);
+    assert.deepEqual(
+      summary.summary.map((s) => [s.condition, s.fixed]),
+      [["A", 1]],
+    );
     // The run names the task set (seed and manifest hash) in run.json, results.md and compare.
     const manifestSha = sha(readFileSync(join(scratch, "set", "taskset.json")));
-    const env = (JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as { environment: { datasetSource: string; taskset: { seed: number; manifestSha256: string } } }).environment;
+    const env = (
+      JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as {
+        environment: { datasetSource: string; taskset: { seed: number; manifestSha256: string } };
+      }
+    ).environment;
     assert.deepEqual([env.taskset.seed, env.taskset.manifestSha256], [11, manifestSha]);
-    assert.match(env.datasetSource, new RegExp(`^generated task set seed 11 \\(taskset\\.json sha256 ${manifestSha.slice(0, 12)}\\)`));
+    assert.match(
+      env.datasetSource,
+      new RegExp(`^generated task set seed 11 \\(taskset\\.json sha256 ${manifestSha.slice(0, 12)}\\)`),
+    );
     assert.match(readFileSync(join(scratch, "run", "results.md"), "utf8"), /data set: generated task set seed 11 /);
     const compared = await tca(["bench", "quixbugs", "compare", join(scratch, "run")]);
-    assert.match(compared.out, /^- R1: .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/m);
+    assert.match(
+      compared.out,
+      /^- R1: .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/m,
+    );
     // The set is part of the run's fingerprint: the same run resumed on QuixBugs' own programs
     // (the mini set) is another benchmark, refused before anything runs.
-    assert.deepEqual((JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as { fingerprint: { taskset?: { seed: number } } }).fingerprint.taskset?.seed, 11);
-    const mixed = await tca(["bench", "quixbugs", "run", "--endpoint", server.endpoint, "--model", "scripted", "--conditions", "A", "--programs", "gcd", "--out", join(scratch, "run"), "--json", "--jobs", "1", "--dataset", MINI_DATASET_DIR, "--resume"]);
+    assert.deepEqual(
+      (
+        JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as {
+          fingerprint: { taskset?: { seed: number } };
+        }
+      ).fingerprint.taskset?.seed,
+      11,
+    );
+    const mixed = await tca([
+      "bench",
+      "quixbugs",
+      "run",
+      "--endpoint",
+      server.endpoint,
+      "--model",
+      "scripted",
+      "--conditions",
+      "A",
+      "--programs",
+      "gcd",
+      "--out",
+      join(scratch, "run"),
+      "--json",
+      "--jobs",
+      "1",
+      "--dataset",
+      MINI_DATASET_DIR,
+      "--resume",
+    ]);
     assert.notEqual(mixed.code, 0);
     assert.match(`${mixed.out}${mixed.err}`, /run_dir_invalid/);
   } finally {
@@ -222,22 +455,50 @@ test("run and compare accept a generated set unchanged and name it: a scripted m
 });
 
 const real = realQuixBugs();
-test("make-taskset on the real QuixBugs data set, seed 1: every program covered or listed with a reason, each mutant one line, verify-dataset passes", { skip: real.skip }, async () => {
-  const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-real-"));
-  try {
-    const r = await tca(["bench", "quixbugs", "make-taskset", "--dataset", real.path, "--seed", "1", "--out", join(scratch, "set"), "--jobs", "2"]);
-    assert.equal(r.code, 0, r.err);
-    const manifest = checkGeneratedSet(real.path, join(scratch, "set"), 1);
-    assert.equal(manifest.programs.length + manifest.skipped.length, 40);
-    assert.ok(manifest.programs.length >= 36, `only ${manifest.programs.length}/40 covered`);
-    assert.ok(new Set(manifest.programs.map((p) => p.operator)).size >= 8, "at least 8 operator classes used");
-    const v = await tca(["bench", "quixbugs", "verify-dataset", "--dataset", join(scratch, "set"), "--json", "--jobs", "2"]);
-    const report = JSON.parse(v.out) as { ok: boolean; buggyFailing: number; fixesPassing: number; programs: number };
-    assert.deepEqual([v.code, report.ok, report.buggyFailing, report.fixesPassing], [0, true, manifest.programs.length, manifest.programs.length]);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-});
+test(
+  "make-taskset on the real QuixBugs data set, seed 1: every program covered or listed with a reason, each mutant one line, verify-dataset passes",
+  { skip: real.skip },
+  async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-real-"));
+    try {
+      const r = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        real.path,
+        "--seed",
+        "1",
+        "--out",
+        join(scratch, "set"),
+        "--jobs",
+        "2",
+      ]);
+      assert.equal(r.code, 0, r.err);
+      const manifest = checkGeneratedSet(real.path, join(scratch, "set"), 1);
+      assert.equal(manifest.programs.length + manifest.skipped.length, 40);
+      assert.ok(manifest.programs.length >= 36, `only ${manifest.programs.length}/40 covered`);
+      assert.ok(new Set(manifest.programs.map((p) => p.operator)).size >= 8, "at least 8 operator classes used");
+      const v = await tca([
+        "bench",
+        "quixbugs",
+        "verify-dataset",
+        "--dataset",
+        join(scratch, "set"),
+        "--json",
+        "--jobs",
+        "2",
+      ]);
+      const report = JSON.parse(v.out) as { ok: boolean; buggyFailing: number; fixesPassing: number; programs: number };
+      assert.deepEqual(
+        [v.code, report.ok, report.buggyFailing, report.fixesPassing],
+        [0, true, manifest.programs.length, manifest.programs.length],
+      );
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+);
 
 test("a program without a valid mutant is listed with its reason, never dropped silently; with none at all nothing is written", async () => {
   const env = await prepareBenchEnvironment(MINI_DATASET_DIR);
@@ -245,7 +506,10 @@ test("a program without a valid mutant is listed with its reason, never dropped 
   // No candidate may be graded: every program must come back skipped, each with its reason.
   const selected = await selectMutants(env.value.sandbox, env.value.dataset, { seed: 1, jobs: 2, maxTries: 0 });
   assert.ok(selected.ok);
-  assert.deepEqual(selected.value.map((s) => s.kind), ["skipped", "skipped", "skipped", "skipped", "skipped"]);
+  assert.deepEqual(
+    selected.value.map((s) => s.kind),
+    ["skipped", "skipped", "skipped", "skipped", "skipped"],
+  );
   for (const s of selected.value) {
     assert.ok(s.kind === "skipped");
     assert.ok(s.skipped.candidates > 0);
@@ -253,9 +517,17 @@ test("a program without a valid mutant is listed with its reason, never dropped 
   }
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-none-"));
   try {
-    const made = await makeTaskset(env.value.sandbox, env.value.dataset, { out: join(scratch, "set"), seed: 1, jobs: 2, maxTries: 0 });
+    const made = await makeTaskset(env.value.sandbox, env.value.dataset, {
+      out: join(scratch, "set"),
+      seed: 1,
+      jobs: 2,
+      maxTries: 0,
+    });
     assert.equal(made.ok ? "" : made.error, "taskset_failed");
-    assert.match(made.ok ? "" : made.message, /no program of .* has a valid mutant \(bitcount: no valid mutant among 0 tried/);
+    assert.match(
+      made.ok ? "" : made.message,
+      /no program of .* has a valid mutant \(bitcount: no valid mutant among 0 tried/,
+    );
     assert.deepEqual(readdirSync(scratch), []);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -18,14 +18,48 @@ const SECRET = "host-secret-marker";
 function shard(name: string): string {
   const dir = join(root, name);
   mkdirSync(join(dir, "traces"), { recursive: true });
-  const manifest = { schema: 1, kind: "quixbugs-run", createdAt: "2026-01-01T00:00:00Z", fingerprint: { model: "scripted" }, model: { label: "scripted" }, conditions: ["A"], programs: ["gcd"], shard: null, environment: {} };
+  const manifest = {
+    schema: 1,
+    kind: "quixbugs-run",
+    createdAt: "2026-01-01T00:00:00Z",
+    fingerprint: { model: "scripted" },
+    model: { label: "scripted" },
+    conditions: ["A"],
+    programs: ["gcd"],
+    shard: null,
+    environment: {},
+  };
   writeFileSync(join(dir, "run.json"), JSON.stringify(manifest));
   const result = {
-    taskId: "A-gcd", program: "gcd", condition: "A", outcome: "fixed", stopReason: "agent_done", claimedFixed: true, falseFixed: false,
-    turns: 1, promptTokens: 1, completionTokens: 1, tokens: 2, usageReported: true, seconds: 1,
-    guardrails: { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
+    taskId: "A-gcd",
+    program: "gcd",
+    condition: "A",
+    outcome: "fixed",
+    stopReason: "agent_done",
+    claimedFixed: true,
+    falseFixed: false,
+    turns: 1,
+    promptTokens: 1,
+    completionTokens: 1,
+    tokens: 2,
+    usageReported: true,
+    seconds: 1,
+    guardrails: {
+      testRuns: 0,
+      blockedWrites: 0,
+      blockedReads: 0,
+      testEditAttempts: 0,
+      referenceReadAttempts: 0,
+      toolErrors: 0,
+      refusedStopAttempts: 0,
+    },
     grade: { outcome: "passed", counts: { passed: 1, failed: 0, errors: 0 }, seconds: 1, summary: "1 passed" },
-    changed: true, finalSha256: "0".repeat(64), specialCasing: null, servedModel: null, tracePath: "traces/A-gcd.ndjson", diffPath: "diffs/A-gcd.diff",
+    changed: true,
+    finalSha256: "0".repeat(64),
+    specialCasing: null,
+    servedModel: null,
+    tracePath: "traces/A-gcd.ndjson",
+    diffPath: "diffs/A-gcd.diff",
   };
   writeFileSync(join(dir, "tasks.ndjson"), `${JSON.stringify(result)}\n`);
   writeFileSync(join(dir, "traces", "A-gcd.ndjson"), `${JSON.stringify({ v: 1, event: "task_start", t: 0 })}\n`);
@@ -43,7 +77,10 @@ test("a shard with diffs -> host directory: results merged, the host file never 
   assert.ok(merged.ok, merged.ok ? "" : merged.message);
   assert.equal(merged.value.results.length, 1);
   assert.equal(existsSync(join(out, "diffs", "A-gcd.diff")), false, "the linked file is not copied");
-  assert.ok(readFileSync(join(out, "traces", "A-gcd.ndjson"), "utf8").includes("task_start"), "regular files are still copied");
+  assert.ok(
+    readFileSync(join(out, "traces", "A-gcd.ndjson"), "utf8").includes("task_start"),
+    "regular files are still copied",
+  );
 });
 
 test("a FIFO tasks.ndjson or run.json is refused at once by merge and compare", () => {

@@ -23,7 +23,15 @@ test("exact McNemar: textbook values and an enumeration of every outcome agree",
   const near = (x: number, y: number): boolean => Math.abs(x - y) < 1e-12;
   assert.ok(near(exactMcNemar(0, 5), 2 / 32));
   assert.ok(near(exactMcNemar(1, 8), (2 * (1 + 9)) / 512));
-  for (const [b, c] of [[0, 1], [2, 3], [3, 3], [1, 10], [6, 2], [0, 12], [7, 9]] as const) {
+  for (const [b, c] of [
+    [0, 1],
+    [2, 3],
+    [3, 3],
+    [1, 10],
+    [6, 2],
+    [0, 12],
+    [7, 9],
+  ] as const) {
     assert.ok(Math.abs(exactMcNemar(b, c) - bruteForce(b, c)) < 1e-12, `${b}, ${c}`);
   }
   // Large counts stay finite and tiny rather than underflowing to NaN.
@@ -34,27 +42,70 @@ test("exact McNemar: textbook values and an enumeration of every outcome agree",
 
 function r(program: string, condition: ConditionId, outcome: OutcomeClass, repeat = 1): TaskResult {
   return {
-    taskId: `${condition}-${program}`, program, condition, outcome, stopReason: "agent_done", claimedFixed: true, falseFixed: outcome !== "fixed",
-    turns: 1, promptTokens: 0, completionTokens: 0, tokens: 0, usageReported: false, seconds: 1,
-    guardrails: { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
-    grade: { outcome: outcome === "fixed" ? "passed" : "failed", counts: { passed: 0, failed: 0, errors: 0, skipped: 0 }, seconds: 0, summary: "" },
-    changed: true, finalSha256: "", specialCasing: null, servedModel: null, repeat,
+    taskId: `${condition}-${program}`,
+    program,
+    condition,
+    outcome,
+    stopReason: "agent_done",
+    claimedFixed: true,
+    falseFixed: outcome !== "fixed",
+    turns: 1,
+    promptTokens: 0,
+    completionTokens: 0,
+    tokens: 0,
+    usageReported: false,
+    seconds: 1,
+    guardrails: {
+      testRuns: 0,
+      blockedWrites: 0,
+      blockedReads: 0,
+      testEditAttempts: 0,
+      referenceReadAttempts: 0,
+      toolErrors: 0,
+      refusedStopAttempts: 0,
+    },
+    grade: {
+      outcome: outcome === "fixed" ? "passed" : "failed",
+      counts: { passed: 0, failed: 0, errors: 0, skipped: 0 },
+      seconds: 0,
+      summary: "",
+    },
+    changed: true,
+    finalSha256: "",
+    specialCasing: null,
+    servedModel: null,
+    repeat,
   };
 }
 
 const results = [
-  r("gcd", "C", "fixed"), r("gcd", "D", "fixed"),
-  r("sqrt", "C", "wrong_fix"), r("sqrt", "D", "fixed"),
-  r("bitcount", "C", "wrong_fix"), r("bitcount", "D", "fixed"),
-  r("flatten", "C", "fixed"), r("flatten", "D", "out_of_budget"),
-  r("kth", "C", "no_change"), r("kth", "D", "out_of_budget"),
-  r("hanoi", "C", "fixed"), r("hanoi", "D", "model_error"),
+  r("gcd", "C", "fixed"),
+  r("gcd", "D", "fixed"),
+  r("sqrt", "C", "wrong_fix"),
+  r("sqrt", "D", "fixed"),
+  r("bitcount", "C", "wrong_fix"),
+  r("bitcount", "D", "fixed"),
+  r("flatten", "C", "fixed"),
+  r("flatten", "D", "out_of_budget"),
+  r("kth", "C", "no_change"),
+  r("kth", "D", "out_of_budget"),
+  r("hanoi", "C", "fixed"),
+  r("hanoi", "D", "model_error"),
   r("hanoi", "C", "wrong_fix", 2),
 ];
 
 test("pairs per program: both, only one, neither; model errors and later repeats left out", () => {
   const [pair] = conditionPairs(results);
-  assert.deepEqual(pair, { first: "C", second: "D", programs: 5, bothFixed: 1, onlyFirst: ["flatten"], onlySecond: ["bitcount", "sqrt"], neither: 1, pValue: 1 });
+  assert.deepEqual(pair, {
+    first: "C",
+    second: "D",
+    programs: 5,
+    bothFixed: 1,
+    onlyFirst: ["flatten"],
+    onlySecond: ["bitcount", "sqrt"],
+    neither: 1,
+    pValue: 1,
+  });
 });
 
 test("results.md: the pair table with its p-value and the program × condition matrix", () => {
@@ -65,5 +116,10 @@ test("results.md: the pair table with its p-value and the program × condition m
   assert.match(md, /\| sqrt \| not fixed \| fixed \|/);
   assert.deepEqual(renderPairedSection([]), []);
   // One condition: the matrix, no pairs.
-  assert.equal(renderPairedSection([r("gcd", "A", "fixed")]).join("\n").includes("McNemar"), false);
+  assert.equal(
+    renderPairedSection([r("gcd", "A", "fixed")])
+      .join("\n")
+      .includes("McNemar"),
+    false,
+  );
 });

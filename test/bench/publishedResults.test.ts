@@ -20,7 +20,10 @@ test("every published figure is the document's, cell by cell and sentence by sen
   for (const rates of PUBLISHED.fixedRates) {
     const block = [rates.model, ...CONDITION_IDS.map((c) => `- ${CONDITIONS[c].label}${rates[c]}`)].join("\n");
     assert.ok(text.includes(block), `the fixed rates of ${rates.model}`);
-    assert.ok(text.includes(`| ${rates.model} | ${CONDITION_IDS.map((c) => rates[c]).join(" | ")} |`), `the comparison row of ${rates.model}`);
+    assert.ok(
+      text.includes(`| ${rates.model} | ${CONDITION_IDS.map((c) => rates[c]).join(" | ")} |`),
+      `the comparison row of ${rates.model}`,
+    );
   }
   for (const table of [PUBLISHED.outcomes, PUBLISHED.guardrails]) {
     assert.ok(text.includes(`| ${table.columns.join(" | ")} | |`), `header ${table.columns.join(", ")}`);
@@ -29,10 +32,19 @@ test("every published figure is the document's, cell by cell and sentence by sen
   for (const claim of PUBLISHED.claims) {
     for (const words of claim.words) assert.ok(text.includes(words), `the sentence: ${words}`);
     // Each stated figure is in one of the sentences it is taken from.
-    for (const figure of [claim.falseFixed, claim.finalChangeNotRerun, claim.afterFailingRun, claim.claimedWithoutPassingRun, claim.sentBack]) {
+    for (const figure of [
+      claim.falseFixed,
+      claim.finalChangeNotRerun,
+      claim.afterFailingRun,
+      claim.claimedWithoutPassingRun,
+      claim.sentBack,
+    ]) {
       if (figure === "–" || figure === "not stated") continue;
       const said = figure === "0" ? /no false “fixed”/i : new RegExp(`\\b${figure}\\b`);
-      assert.ok(claim.words.some((w) => said.test(w)), `${claim.model} ${claim.condition}: ${figure}`);
+      assert.ok(
+        claim.words.some((w) => said.test(w)),
+        `${claim.model} ${claim.condition}: ${figure}`,
+      );
     }
   }
 });
@@ -43,7 +55,11 @@ test("--reference published with no run: the published table alone, every row la
   const out = renderComparison(loaded.ok ? loaded.value : [], "published");
   PUBLISHED.fixedRates.forEach((rates, i) => {
     assert.ok(out.includes(`- P${i + 1}: ${rates.model}: ${PUBLISHED.label}\n`), rates.model);
-    for (const c of CONDITION_IDS) assert.ok(out.includes(`| P${i + 1} | ${c} | ${rates[c]} | not stated | 40 | not stated |`), `${rates.model} ${c}`);
+    for (const c of CONDITION_IDS)
+      assert.ok(
+        out.includes(`| P${i + 1} | ${c} | ${rates[c]} | not stated | 40 | not stated |`),
+        `${rates.model} ${c}`,
+      );
   });
   assert.match(out, /not re-run here/);
   assert.ok(out.includes(`| ${PUBLISHED.outcomes.rows[2]?.join(" | ")} |`));
@@ -52,7 +68,10 @@ test("--reference published with no run: the published table alone, every row la
   // No run, so no run's claim table.
   assert.equal(out.includes("| Run | Cond | Claimed |"), false);
   // The prose is wrapped; only the document's own wide tables (reproduced cell by cell) pass 100 columns.
-  assert.deepEqual(overlongLines(out).filter((line) => !line.startsWith("| ")), []);
+  assert.deepEqual(
+    overlongLines(out).filter((line) => !line.startsWith("| ")),
+    [],
+  );
 });
 
 test("an unknown reference and an empty compare are refused with their code", () => {

@@ -6,7 +6,14 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compareRuns, conditionSummary, readRunTasks, renderComparison, timing, type Expectation } from "../../scripts/rehearsalComparison.ts";
+import {
+  compareRuns,
+  conditionSummary,
+  readRunTasks,
+  renderComparison,
+  timing,
+  type Expectation,
+} from "../../scripts/rehearsalComparison.ts";
 
 interface FakeTask {
   readonly taskId: string;
@@ -15,7 +22,11 @@ interface FakeTask {
   readonly falseFixed?: boolean;
   readonly refusedStops?: number;
   readonly seconds?: number;
-  readonly replies: readonly { content: string; toolCalls?: { name: string; argumentsText: string }[]; finishReason?: string }[];
+  readonly replies: readonly {
+    content: string;
+    toolCalls?: { name: string; argumentsText: string }[];
+    finishReason?: string;
+  }[];
   readonly modelError?: boolean;
 }
 
@@ -25,13 +36,27 @@ function writeRun(root: string, name: string, tasks: readonly FakeTask[]): strin
   const lines = tasks.map((t) => {
     const events = [
       { event: "task_start" },
-      ...t.replies.map((r, i) => ({ event: "model_response", turn: i + 1, content: r.content, toolCalls: r.toolCalls ?? [], finishReason: r.finishReason ?? "stop" })),
+      ...t.replies.map((r, i) => ({
+        event: "model_response",
+        turn: i + 1,
+        content: r.content,
+        toolCalls: r.toolCalls ?? [],
+        finishReason: r.finishReason ?? "stop",
+      })),
       ...(t.modelError ? [{ event: "model_error", error: "model_timeout" }] : []),
     ];
     writeFileSync(join(dir, "traces", `${t.taskId}.ndjson`), events.map((e) => JSON.stringify(e)).join("\n") + "\n");
     return JSON.stringify({
-      taskId: t.taskId, condition: t.taskId.slice(0, 1), outcome: t.outcome ?? "fixed", stopReason: "agent_done", claimedFixed: t.claimedFixed ?? true, falseFixed: t.falseFixed ?? false,
-      turns: t.replies.length, seconds: t.seconds ?? 1, tracePath: `traces/${t.taskId}.ndjson`, guardrails: { refusedStopAttempts: t.refusedStops ?? 0 },
+      taskId: t.taskId,
+      condition: t.taskId.slice(0, 1),
+      outcome: t.outcome ?? "fixed",
+      stopReason: "agent_done",
+      claimedFixed: t.claimedFixed ?? true,
+      falseFixed: t.falseFixed ?? false,
+      turns: t.replies.length,
+      seconds: t.seconds ?? 1,
+      tracePath: `traces/${t.taskId}.ndjson`,
+      guardrails: { refusedStopAttempts: t.refusedStops ?? 0 },
     });
   });
   writeFileSync(join(dir, "tasks.ndjson"), lines.join("\n") + "\n");
@@ -47,16 +72,43 @@ const expected: Expectation[] = [
 test("two runs that agree: every task agrees, both as trained; argument key order and surrounding whitespace do not count", () => {
   const root = mkdtempSync(join(tmpdir(), "tca-rehearsal-compare-"));
   try {
-    const local = readRunTasks(writeRun(root, "local", [
-      { taskId: "A-gcd", replies: [{ content: "```python\nx\n```" }], seconds: 2 },
-      { taskId: "B-gcd", replies: [{ content: "", toolCalls: [{ name: "write_file", argumentsText: '{"path":"p","content":"c"}' }] }, { content: "Done." }], seconds: 4 },
-    ]));
-    const server = readRunTasks(writeRun(root, "server", [
-      { taskId: "A-gcd", replies: [{ content: "```python\nx\n```\n" }] },
-      { taskId: "B-gcd", replies: [{ content: "", toolCalls: [{ name: "write_file", argumentsText: '{"content": "c", "path": "p"}' }], finishReason: "tool_calls" }, { content: "Done." }] },
-    ]));
+    const local = readRunTasks(
+      writeRun(root, "local", [
+        { taskId: "A-gcd", replies: [{ content: "```python\nx\n```" }], seconds: 2 },
+        {
+          taskId: "B-gcd",
+          replies: [
+            { content: "", toolCalls: [{ name: "write_file", argumentsText: '{"path":"p","content":"c"}' }] },
+            { content: "Done." },
+          ],
+          seconds: 4,
+        },
+      ]),
+    );
+    const server = readRunTasks(
+      writeRun(root, "server", [
+        { taskId: "A-gcd", replies: [{ content: "```python\nx\n```\n" }] },
+        {
+          taskId: "B-gcd",
+          replies: [
+            {
+              content: "",
+              toolCalls: [{ name: "write_file", argumentsText: '{"content": "c", "path": "p"}' }],
+              finishReason: "tool_calls",
+            },
+            { content: "Done." },
+          ],
+        },
+      ]),
+    );
     const compared = compareRuns(local, server, expected);
-    assert.deepEqual(compared.map((c) => [c.taskId, c.differences, c.untrained]), [["A-gcd", [], []], ["B-gcd", [], []]]);
+    assert.deepEqual(
+      compared.map((c) => [c.taskId, c.differences, c.untrained]),
+      [
+        ["A-gcd", [], []],
+        ["B-gcd", [], []],
+      ],
+    );
     assert.deepEqual(timing(local), { tasks: 2, turns: 3, secondsPerTask: 3, secondsPerTurn: 2 });
     const table = renderComparison(compared, local, server);
     assert.match(table, /\| A \| 1\/1 fixed \| 1\/1 fixed \|/);
@@ -69,15 +121,27 @@ test("two runs that agree: every task agrees, both as trained; argument key orde
 test("disagreements are named: outcome, claim, refused stops, a reply's text or tool call, a missing task; untrained endings too", () => {
   const root = mkdtempSync(join(tmpdir(), "tca-rehearsal-compare-"));
   try {
-    const local = readRunTasks(writeRun(root, "local", [
-      { taskId: "A-gcd", replies: [{ content: "```python\nx\n```" }] },
-      { taskId: "B-gcd", replies: [{ content: "", toolCalls: [read] }, { content: "Done." }] },
-      { taskId: "C-gcd", replies: [{ content: "Done." }] },
-    ]));
-    const server = readRunTasks(writeRun(root, "server", [
-      { taskId: "A-gcd", outcome: "wrong_fix", falseFixed: true, replies: [{ content: "```python\ny\n```" }] },
-      { taskId: "B-gcd", refusedStops: 1, replies: [{ content: "", toolCalls: [{ name: "read_file", argumentsText: '{"path":"python_programs/other.py"}' }] }, { content: "Done.", finishReason: "length" }], modelError: true },
-    ]));
+    const local = readRunTasks(
+      writeRun(root, "local", [
+        { taskId: "A-gcd", replies: [{ content: "```python\nx\n```" }] },
+        { taskId: "B-gcd", replies: [{ content: "", toolCalls: [read] }, { content: "Done." }] },
+        { taskId: "C-gcd", replies: [{ content: "Done." }] },
+      ]),
+    );
+    const server = readRunTasks(
+      writeRun(root, "server", [
+        { taskId: "A-gcd", outcome: "wrong_fix", falseFixed: true, replies: [{ content: "```python\ny\n```" }] },
+        {
+          taskId: "B-gcd",
+          refusedStops: 1,
+          replies: [
+            { content: "", toolCalls: [{ name: "read_file", argumentsText: '{"path":"python_programs/other.py"}' }] },
+            { content: "Done.", finishReason: "length" },
+          ],
+          modelError: true,
+        },
+      ]),
+    );
     const compared = compareRuns(local, server, expected);
     const a = compared.find((c) => c.taskId === "A-gcd");
     assert.ok(a?.differences.includes("outcome: local fixed, llama-server wrong_fix"));
@@ -91,7 +155,10 @@ test("disagreements are named: outcome, claim, refused stops, a reply's text or 
     assert.ok(b?.untrained.includes("llama-server: 1 reply(ies) cut at the token limit"));
     const c = compared.find((x) => x.taskId === "C-gcd");
     assert.deepEqual(c?.differences, ["the llama-server run has no record of C-gcd"]);
-    assert.match(renderComparison(compared, local, server), /\| A-gcd \| .* \| NO: outcome: local fixed, llama-server wrong_fix/);
+    assert.match(
+      renderComparison(compared, local, server),
+      /\| A-gcd \| .* \| NO: outcome: local fixed, llama-server wrong_fix/,
+    );
     assert.equal(conditionSummary(server.filter((t) => t.condition === "A")), '0/1 fixed, 1 false "fixed"');
   } finally {
     rmSync(root, { recursive: true, force: true });

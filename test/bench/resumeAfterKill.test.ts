@@ -22,18 +22,29 @@ function model(fixedGcd: string, buggyPascal: string): (body: Record<string, unk
   return (body) => {
     const messages = body.messages as { role: string; content: string | null }[];
     const text = messages.map((m) => m.content ?? "").join("\n");
-    const program = text.includes("python_programs/gcd.py") ? "gcd" : text.includes("python_programs/pascal.py") ? "pascal" : null;
+    const program = text.includes("python_programs/gcd.py")
+      ? "gcd"
+      : text.includes("python_programs/pascal.py")
+        ? "pascal"
+        : null;
     if (program === null) return { content: "OK" };
     const answer = program === "gcd" ? fixedGcd : `${buggyPascal}\n# an edit that fixes nothing\n`;
     if (!body.tools) return { content: "```python\n" + answer + "```" };
     const turn = messages.filter((m) => m.role === "assistant").length;
-    if (turn === 0) return { toolCalls: [{ name: "write_file", arguments: { path: `python_programs/${program}.py`, content: answer } }] };
+    if (turn === 0)
+      return {
+        toolCalls: [{ name: "write_file", arguments: { path: `python_programs/${program}.py`, content: answer } }],
+      };
     if (turn === 1) return { toolCalls: [{ name: "run_tests", arguments: {} }] };
     return { content: "Done." };
   };
 }
 
-interface ChildEnd { readonly code: number | null; readonly signal: string | null; readonly lines: string[] }
+interface ChildEnd {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly lines: string[];
+}
 
 /** Runs the child; with killOnReady, SIGKILLs it the moment it reports that it reached its step. */
 function runChild(args: readonly string[], killOnReady: boolean): Promise<ChildEnd> {
@@ -48,31 +59,59 @@ function runChild(args: readonly string[], killOnReady: boolean): Promise<ChildE
     child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
     child.on("error", reject);
     child.on("close", (code, signal) => {
-      if (code !== 0 && signal !== "SIGKILL") reject(new Error(`child ${args.join(" ")} exited ${code}: ${err.slice(-800)}`));
+      if (code !== 0 && signal !== "SIGKILL")
+        reject(new Error(`child ${args.join(" ")} exited ${code}: ${err.slice(-800)}`));
       else resolve({ code, signal, lines: out.split("\n").filter((l) => l !== "") });
     });
   });
 }
 
-interface Record_ { readonly taskId: string; readonly repeat?: number; readonly [k: string]: unknown }
+interface Record_ {
+  readonly taskId: string;
+  readonly repeat?: number;
+  readonly [k: string]: unknown;
+}
 
 function taskLines(dir: string): Record_[] {
-  return readFileSync(join(dir, "tasks.ndjson"), "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record_);
+  return readFileSync(join(dir, "tasks.ndjson"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record_);
 }
 
 /** What a task came to, without what legitimately differs between processes (times, attempt numbers, paths, the held-out seed). */
 function essence(r: Record_): unknown {
   const grade = r.grade as Record<string, unknown>;
   return {
-    outcome: r.outcome, stopReason: r.stopReason, claimedFixed: r.claimedFixed, falseFixed: r.falseFixed, changed: r.changed,
-    finalSha256: r.finalSha256, turns: r.turns, tokens: r.tokens, guardrails: r.guardrails,
-    grade: { outcome: grade.outcome, counts: grade.counts, fixedPublic: grade.fixedPublic, fixedWithHeldOut: grade.fixedWithHeldOut },
+    outcome: r.outcome,
+    stopReason: r.stopReason,
+    claimedFixed: r.claimedFixed,
+    falseFixed: r.falseFixed,
+    changed: r.changed,
+    finalSha256: r.finalSha256,
+    turns: r.turns,
+    tokens: r.tokens,
+    guardrails: r.guardrails,
+    grade: {
+      outcome: grade.outcome,
+      counts: grade.counts,
+      fixedPublic: grade.fixedPublic,
+      fixedWithHeldOut: grade.fixedWithHeldOut,
+    },
   };
 }
 
 function summaryWithoutTimes(dir: string): unknown {
-  const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as { complete: boolean; tasksDone: number; summary: Record<string, unknown>[] };
-  return { complete: results.complete, tasksDone: results.tasksDone, summary: results.summary.map(({ timeMedianSeconds: _t, ...rest }) => rest) };
+  const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as {
+    complete: boolean;
+    tasksDone: number;
+    summary: Record<string, unknown>[];
+  };
+  return {
+    complete: results.complete,
+    tasksDone: results.tasksDone,
+    summary: results.summary.map(({ timeMedianSeconds: _t, ...rest }) => rest),
+  };
 }
 
 /** Every file of the run folder: no partial replacement left, every NDJSON line whole and parseable. */
@@ -83,75 +122,105 @@ function assertNoTornFiles(dir: string, where: string): void {
       if (!name.endsWith(".ndjson")) continue;
       const text = readFileSync(join(dir, folder, name), "utf8");
       assert.ok(text === "" || text.endsWith("\n"), `${where}: ${folder}/${name} ends in a torn line`);
-      for (const line of text.split("\n").filter((l) => l !== "")) assert.doesNotThrow(() => JSON.parse(line), `${where}: ${folder}/${name} has a line that is not JSON`);
+      for (const line of text.split("\n").filter((l) => l !== ""))
+        assert.doesNotThrow(() => JSON.parse(line), `${where}: ${folder}/${name} has a line that is not JSON`);
     }
   }
   JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
 }
 
-test("a run killed (SIGKILL) at 20+ steps over its life and resumed equals an uninterrupted run: no task lost or doubled, no torn file, the same tables", { timeout: 900_000 }, async () => {
-  const { dataset } = benchSetup();
-  const server = await startRoutedServer(model(referenceFix(dataset, "gcd"), readFileSync(join(dataset.root, "python_programs", "pascal.py"), "utf8")));
-  const base = mkdtempSync(join(tmpdir(), "tca-kill-"));
-  try {
-    // The uninterrupted run, which also counts every step, so the kills can be spread over it.
-    const reference = join(base, "reference");
-    const counted = await runChild([reference, server.endpoint, "count", "0", "0"], false);
-    const stepsLine = counted.lines.find((l) => l.startsWith("steps:"));
-    assert.ok(stepsLine, counted.lines.join("\n"));
-    const steps = JSON.parse(stepsLine.slice("steps:".length)) as { point: string; detail: string }[];
-    const referenceTasks = taskLines(reference);
-    assert.deepEqual(deriveBenchVerdict(reference).problems, []);
-    assert.deepEqual(referenceTasks.map((r) => [r.taskId, r.outcome]).sort(), [["A-gcd", "fixed"], ["A-pascal", "wrong_fix"], ["D-gcd", "fixed"], ["D-pascal", "out_of_budget"]]);
+test(
+  "a run killed (SIGKILL) at 20+ steps over its life and resumed equals an uninterrupted run: no task lost or doubled, no torn file, the same tables",
+  { timeout: 900_000 },
+  async () => {
+    const { dataset } = benchSetup();
+    const server = await startRoutedServer(
+      model(referenceFix(dataset, "gcd"), readFileSync(join(dataset.root, "python_programs", "pascal.py"), "utf8")),
+    );
+    const base = mkdtempSync(join(tmpdir(), "tca-kill-"));
+    try {
+      // The uninterrupted run, which also counts every step, so the kills can be spread over it.
+      const reference = join(base, "reference");
+      const counted = await runChild([reference, server.endpoint, "count", "0", "0"], false);
+      const stepsLine = counted.lines.find((l) => l.startsWith("steps:"));
+      assert.ok(stepsLine, counted.lines.join("\n"));
+      const steps = JSON.parse(stepsLine.slice("steps:".length)) as { point: string; detail: string }[];
+      const referenceTasks = taskLines(reference);
+      assert.deepEqual(deriveBenchVerdict(reference).problems, []);
+      assert.deepEqual(referenceTasks.map((r) => [r.taskId, r.outcome]).sort(), [
+        ["A-gcd", "fixed"],
+        ["A-pascal", "wrong_fix"],
+        ["D-gcd", "fixed"],
+        ["D-pascal", "out_of_budget"],
+      ]);
 
-    // The kill points: for each step its first, middle and last occurrence (trace lines also the
-    // quartiles), and for file writes
-    // the first and last write of each kind of file (run.json, results.json, results.md, a diff).
-    const occurrences = (point: string): number => steps.filter((s) => s.point === point).length;
-    const points = new Set<string>();
-    for (const point of ["modelCall", "grading", "taskAppend", "traceWrite"]) {
-      const n = occurrences(point);
-      assert.ok(n >= 3, `${point} came only ${n} times`);
-      const at = point === "traceWrite" ? [1, Math.ceil(n / 4), Math.ceil(n / 2), Math.ceil((3 * n) / 4), n] : [1, Math.ceil(n / 2), n];
-      for (const k of at) points.add(`${point}:${k}`);
-    }
-    const writes = steps.filter((s) => s.point === "fileWrite");
-    for (const kind of ["run.json", "results.json", "results.md", ".diff"]) {
-      const at = writes.flatMap((w, i) => (w.detail.endsWith(kind) ? [i + 1] : []));
-      assert.ok(at.length >= 1, `no write of ${kind}`);
-      points.add(`fileWrite:${at[0]}`);
-      points.add(`fileWrite:${at[at.length - 1]}`);
-    }
-    assert.ok(points.size >= 20, `only ${points.size} kill points`);
-
-    for (const point of points) {
-      const [step, n] = point.split(":") as [string, string];
-      const dir = join(base, `killed-${step}-${n}`);
-      const killed = await runChild([dir, server.endpoint, step, n, "0"], true);
-      assert.equal(killed.signal, "SIGKILL", `${point}: the child was not killed at its step (it ${killed.lines.at(-1) ?? "printed nothing"})`);
-      assert.ok(killed.lines.some((l) => l.startsWith(`ready:${step}:`)), point);
-      const resumed = await runChild([dir, server.endpoint, "none", "0", "1"], false);
-      assert.equal(resumed.code, 0, `${point}: the resume failed: ${resumed.lines.join(" | ")}`);
-
-      const lines = taskLines(dir);
-      const keys = lines.map((r) => r.taskId);
-      assert.equal(new Set(keys).size, keys.length, `${point}: a task was counted twice: ${keys.join(", ")}`);
-      assert.deepEqual(Object.fromEntries(lines.map((r) => [r.taskId, essence(r)])), Object.fromEntries(referenceTasks.map((r) => [r.taskId, essence(r)])), `${point}: the tasks differ from the uninterrupted run`);
-      assert.deepEqual(summaryWithoutTimes(dir), summaryWithoutTimes(reference), `${point}: the tables differ`);
-      for (const r of lines) {
-        if (typeof r.diffPath !== "string") continue;
-        const own = readFileSync(join(dir, r.diffPath), "utf8");
-        const ref = referenceTasks.find((x) => x.taskId === r.taskId);
-        assert.equal(own, readFileSync(join(reference, String(ref?.diffPath)), "utf8"), `${point}: ${r.taskId}'s diff differs`);
+      // The kill points: for each step its first, middle and last occurrence (trace lines also the
+      // quartiles), and for file writes
+      // the first and last write of each kind of file (run.json, results.json, results.md, a diff).
+      const occurrences = (point: string): number => steps.filter((s) => s.point === point).length;
+      const points = new Set<string>();
+      for (const point of ["modelCall", "grading", "taskAppend", "traceWrite"]) {
+        const n = occurrences(point);
+        assert.ok(n >= 3, `${point} came only ${n} times`);
+        const at =
+          point === "traceWrite"
+            ? [1, Math.ceil(n / 4), Math.ceil(n / 2), Math.ceil((3 * n) / 4), n]
+            : [1, Math.ceil(n / 2), n];
+        for (const k of at) points.add(`${point}:${k}`);
       }
-      assertNoTornFiles(dir, point);
-      // The resumed run is evidence like any other: the bench verdict finds nothing wrong with it
-      // (the killed attempt's trace, cut to its last whole line, is an earlier attempt, not a result).
-      const verdict = deriveBenchVerdict(dir);
-      assert.deepEqual([verdict.kind, verdict.problems], ["complete", []], `${point}: the resumed run's verdict`);
+      const writes = steps.filter((s) => s.point === "fileWrite");
+      for (const kind of ["run.json", "results.json", "results.md", ".diff"]) {
+        const at = writes.flatMap((w, i) => (w.detail.endsWith(kind) ? [i + 1] : []));
+        assert.ok(at.length >= 1, `no write of ${kind}`);
+        points.add(`fileWrite:${at[0]}`);
+        points.add(`fileWrite:${at[at.length - 1]}`);
+      }
+      assert.ok(points.size >= 20, `only ${points.size} kill points`);
+
+      for (const point of points) {
+        const [step, n] = point.split(":") as [string, string];
+        const dir = join(base, `killed-${step}-${n}`);
+        const killed = await runChild([dir, server.endpoint, step, n, "0"], true);
+        assert.equal(
+          killed.signal,
+          "SIGKILL",
+          `${point}: the child was not killed at its step (it ${killed.lines.at(-1) ?? "printed nothing"})`,
+        );
+        assert.ok(
+          killed.lines.some((l) => l.startsWith(`ready:${step}:`)),
+          point,
+        );
+        const resumed = await runChild([dir, server.endpoint, "none", "0", "1"], false);
+        assert.equal(resumed.code, 0, `${point}: the resume failed: ${resumed.lines.join(" | ")}`);
+
+        const lines = taskLines(dir);
+        const keys = lines.map((r) => r.taskId);
+        assert.equal(new Set(keys).size, keys.length, `${point}: a task was counted twice: ${keys.join(", ")}`);
+        assert.deepEqual(
+          Object.fromEntries(lines.map((r) => [r.taskId, essence(r)])),
+          Object.fromEntries(referenceTasks.map((r) => [r.taskId, essence(r)])),
+          `${point}: the tasks differ from the uninterrupted run`,
+        );
+        assert.deepEqual(summaryWithoutTimes(dir), summaryWithoutTimes(reference), `${point}: the tables differ`);
+        for (const r of lines) {
+          if (typeof r.diffPath !== "string") continue;
+          const own = readFileSync(join(dir, r.diffPath), "utf8");
+          const ref = referenceTasks.find((x) => x.taskId === r.taskId);
+          assert.equal(
+            own,
+            readFileSync(join(reference, String(ref?.diffPath)), "utf8"),
+            `${point}: ${r.taskId}'s diff differs`,
+          );
+        }
+        assertNoTornFiles(dir, point);
+        // The resumed run is evidence like any other: the bench verdict finds nothing wrong with it
+        // (the killed attempt's trace, cut to its last whole line, is an earlier attempt, not a result).
+        const verdict = deriveBenchVerdict(dir);
+        assert.deepEqual([verdict.kind, verdict.problems], ["complete", []], `${point}: the resumed run's verdict`);
+      }
+    } finally {
+      await server.close();
+      rmSync(base, { recursive: true, force: true });
     }
-  } finally {
-    await server.close();
-    rmSync(base, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -15,7 +15,12 @@ import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, buggy, program, referenceFix } from "./benchFixtures.ts";
-import { startRoutedServer, startScriptedServer, type ScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
+import {
+  startRoutedServer,
+  startScriptedServer,
+  type ScriptedServer,
+  type ScriptedTurn,
+} from "./scriptedChatServer.ts";
 
 const T = "python_programs/gcd.py";
 const FAST_RETRY = { maxRetries: 4, baseDelayMs: 10, maxDelayMs: 2000 };
@@ -25,7 +30,11 @@ function finished(r: TaskResult | TaskInterruption): TaskResult {
   return r;
 }
 
-async function runTask(server: ScriptedServer, condition: ConditionId, o: { signal?: AbortSignal; taskTimeoutMs?: number } = {}): Promise<{ ended: TaskResult | TaskInterruption; trace: MemoryTrace }> {
+async function runTask(
+  server: ScriptedServer,
+  condition: ConditionId,
+  o: { signal?: AbortSignal; taskTimeoutMs?: number } = {},
+): Promise<{ ended: TaskResult | TaskInterruption; trace: MemoryTrace }> {
   const { sandbox, dataset } = benchSetup();
   const trace = new MemoryTrace();
   const ended = await runHarnessTask({
@@ -44,7 +53,11 @@ async function runTask(server: ScriptedServer, condition: ConditionId, o: { sign
   return { ended, trace };
 }
 
-async function scripted(condition: ConditionId, script: ScriptedTurn[], fallback?: ScriptedTurn): Promise<{ result: TaskResult; trace: MemoryTrace }> {
+async function scripted(
+  condition: ConditionId,
+  script: ScriptedTurn[],
+  fallback?: ScriptedTurn,
+): Promise<{ result: TaskResult; trace: MemoryTrace }> {
   const server = await startScriptedServer(script, fallback);
   try {
     const { ended, trace } = await runTask(server, condition);
@@ -54,7 +67,8 @@ async function scripted(condition: ConditionId, script: ScriptedTurn[], fallback
   }
 }
 
-const events = (trace: MemoryTrace, event: string): Record<string, unknown>[] => trace.records.filter((r) => r.event === event);
+const events = (trace: MemoryTrace, event: string): Record<string, unknown>[] =>
+  trace.records.filter((r) => r.event === event);
 
 async function withRunDir<T>(fn: (out: string) => Promise<T>): Promise<T> {
   const out = mkdtempSync(join(tmpdir(), "tca-accounting-"));
@@ -68,14 +82,28 @@ async function withRunDir<T>(fn: (out: string) => Promise<T>): Promise<T> {
 function runOptions(server: ScriptedServer, outDir: string, extra: Partial<BenchmarkOptions> = {}): BenchmarkOptions {
   const { sandbox, dataset } = benchSetup();
   return {
-    dataset, sandbox, backend: new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted", retry: FAST_RETRY }),
-    modelDescription: { label: "scripted" }, modelName: "scripted", conditions: ["A"], programs: ["gcd"], outDir, jobs: 1, resume: false,
-    testTimeoutMs: 60_000, includeSlow: false, environment: {}, ...extra,
+    dataset,
+    sandbox,
+    backend: new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted", retry: FAST_RETRY }),
+    modelDescription: { label: "scripted" },
+    modelName: "scripted",
+    conditions: ["A"],
+    programs: ["gcd"],
+    outDir,
+    jobs: 1,
+    resume: false,
+    testTimeoutMs: 60_000,
+    includeSlow: false,
+    environment: {},
+    ...extra,
   };
 }
 
 function traceEvents(path: string): { event: string; [k: string]: unknown }[] {
-  return readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { event: string });
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { event: string });
 }
 
 test("case 1: Ctrl-C during grading is not a wrong fix: not graded, not recorded, redone by --resume (attempt 2, attempt 1's trace kept)", async () => {
@@ -104,14 +132,23 @@ test("case 1: Ctrl-C during grading is not a wrong fix: not graded, not recorded
       assert.deepEqual(stored.ok ? stored.value : ["unreadable"], []);
       const trace1 = traceEvents(join(out, "traces/A-gcd.ndjson"));
       assert.equal(trace1.filter((e) => e.event === "grade").length, 0);
-      assert.deepEqual(trace1.filter((e) => e.event === "task_interrupted").map((e) => e.stage), ["grading"]);
+      assert.deepEqual(
+        trace1.filter((e) => e.event === "task_interrupted").map((e) => e.stage),
+        ["grading"],
+      );
       assert.doesNotMatch(readFileSync(join(out, "results.md"), "utf8"), /wrong fix \(false fixed\)/);
 
       const resumed = await runBenchmark(runOptions(server, out, { resume: true }));
       assert.ok(resumed.ok);
-      assert.deepEqual(resumed.value.results.map((r) => [r.taskId, r.outcome, r.attempt, r.tracePath]), [["A-gcd", "fixed", 2, "traces/A-gcd.attempt-2.ndjson"]]);
+      assert.deepEqual(
+        resumed.value.results.map((r) => [r.taskId, r.outcome, r.attempt, r.tracePath]),
+        [["A-gcd", "fixed", 2, "traces/A-gcd.attempt-2.ndjson"]],
+      );
       // Attempt 1's trace is still there, unchanged.
-      assert.deepEqual(traceEvents(join(out, "traces/A-gcd.ndjson")).map((e) => e.event), trace1.map((e) => e.event));
+      assert.deepEqual(
+        traceEvents(join(out, "traces/A-gcd.ndjson")).map((e) => e.event),
+        trace1.map((e) => e.event),
+      );
     });
   } finally {
     await server.close();
@@ -152,13 +189,22 @@ test("case 2: a server that never answers ends the task at the task's deadline a
 
 test("case 3: a truncated one-shot reply is never a claim, even with a complete code block before the cut", async () => {
   const { dataset } = benchSetup();
-  const { result, trace } = await scripted("A", [{ content: "```python\n" + referenceFix(dataset, "gcd") + "```\nThe fix swaps the arguments because the recursion must", finishReason: "length" }]);
+  const { result, trace } = await scripted("A", [
+    {
+      content:
+        "```python\n" + referenceFix(dataset, "gcd") + "```\nThe fix swaps the arguments because the recursion must",
+      finishReason: "length",
+    },
+  ]);
   assert.equal(result.stopReason, "truncated");
   assert.equal(result.outcome, "out_of_budget");
   assert.equal(result.claimedFixed, false);
   assert.equal(result.falseFixed, false);
   assert.equal(result.changed, false);
-  assert.deepEqual(events(trace, "stop_attempt").map((e) => [e.accepted, e.codeBlock, e.truncated]), [[false, true, true]]);
+  assert.deepEqual(
+    events(trace, "stop_attempt").map((e) => [e.accepted, e.codeBlock, e.truncated]),
+    [[false, true, true]],
+  );
 });
 
 test("case 4: echoing the file as the prompt shows it (one extra final newline) is no change, not a wrong fix", async () => {
@@ -169,12 +215,15 @@ test("case 4: echoing the file as the prompt shows it (one extra final newline) 
   assert.equal(result.changed, false);
   assert.equal(events(trace, "diff").length, 0);
   // Whitespace that is not at the end of the file is a change.
-  const indented = await scripted("A", [{ content: "```python\n" + original.replace("    if b == 0:", "    if b == 0 :") + "```" }]);
+  const indented = await scripted("A", [
+    { content: "```python\n" + original.replace("    if b == 0:", "    if b == 0 :") + "```" },
+  ]);
   assert.equal(indented.result.outcome, "wrong_fix");
   assert.equal(indented.result.changed, true);
 });
 
-const TEXT_CALL = '<tool_call>\n{"name": "write_file", "arguments": {"path": "python_programs/gcd.py", "content": "x"}}\n</tool_call>';
+const TEXT_CALL =
+  '<tool_call>\n{"name": "write_file", "arguments": {"path": "python_programs/gcd.py", "content": "x"}}\n</tool_call>';
 
 test("case 5: tool calls that arrive as text are a protocol finding and a model error, never a claim (B and C)", async () => {
   for (const condition of ["B", "C"] as const) {
@@ -184,17 +233,26 @@ test("case 5: tool calls that arrive as text are a protocol finding and a model 
     assert.equal(result.claimedFixed, false, condition);
     assert.equal(result.falseFixed, false, condition);
     assert.equal(result.protocolFindings, 1, condition);
-    assert.deepEqual(events(trace, "protocol_finding").map((e) => [e.kind, e.blocks]), [["tool_calls_as_text", 1]], condition);
+    assert.deepEqual(
+      events(trace, "protocol_finding").map((e) => [e.kind, e.blocks]),
+      [["tool_calls_as_text", 1]],
+      condition,
+    );
   }
 });
 
 test("case 5: a malformed tool-call block in the text is the model's failure: no claim, graded, not a model error", async () => {
-  const { result, trace } = await scripted("C", [{ content: '<tool_call>\n{"name": "write_file", "arguments": {"path": \n</tool_call>' }]);
+  const { result, trace } = await scripted("C", [
+    { content: '<tool_call>\n{"name": "write_file", "arguments": {"path": \n</tool_call>' },
+  ]);
   assert.equal(result.stopReason, "no_answer");
   assert.equal(result.outcome, "no_change");
   assert.equal(result.claimedFixed, false);
   assert.equal(result.protocolFindings, 0);
-  assert.deepEqual(events(trace, "protocol_finding").map((e) => e.kind), ["malformed_tool_call_text"]);
+  assert.deepEqual(
+    events(trace, "protocol_finding").map((e) => e.kind),
+    ["malformed_tool_call_text"],
+  );
   assert.equal(events(trace, "grade").length, 1);
 });
 
@@ -202,7 +260,12 @@ test("case 5: the run's tables count text tool calls in their own column and war
   const server = await startScriptedServer([], { content: TEXT_CALL });
   try {
     await withRunDir(async (out) => {
-      const r = await runBenchmark(runOptions(server, out, { conditions: ["B", "C"], modelDescription: { label: "scripted", serverProps: { chat_template_caps: { supports_tool_calls: false } } } }));
+      const r = await runBenchmark(
+        runOptions(server, out, {
+          conditions: ["B", "C"],
+          modelDescription: { label: "scripted", serverProps: { chat_template_caps: { supports_tool_calls: false } } },
+        }),
+      );
       assert.ok(r.ok);
       const md = readFileSync(join(out, "results.md"), "utf8");
       assert.match(md, /> \*\*Warning:\*\* The endpoint is not parsing tool calls: in 2 task\(s\)/);
@@ -211,7 +274,10 @@ test("case 5: the run's tables count text tool calls in their own column and war
       assert.match(md, /"supports_tool_calls":false/);
       // Tasks | Graded | Fixed | Fixed rate | … | Model errors | Tool calls as text | Retried requests
       // ... | Claimed fixed | False "fixed" (claimed, tests fail) | Claimed, tests pass, held-out fail | Model errors | Tool calls as text | Retried
-      assert.match(md, /\| B · agent, cannot run tests \| 1 \| 0 \| 0 \| 0\.0% \| 0\.0% – 0\.0% \| 0 \| 0 \| 0 \| 1 \| 1 \| 0 \|/);
+      assert.match(
+        md,
+        /\| B · agent, cannot run tests \| 1 \| 0 \| 0 \| 0\.0% \| 0\.0% – 0\.0% \| 0 \| 0 \| 0 \| 1 \| 1 \| 0 \|/,
+      );
       assert.match(md, /False "fixed" \(claimed, tests fail\) in all: 0\./);
     });
   } finally {
@@ -224,7 +290,9 @@ test("case 6: model errors have their own column and are never in the fixed rate
   const fix = referenceFix(dataset, "gcd");
   const server = await startRoutedServer((body) => {
     const text = JSON.stringify(body.messages);
-    return text.includes("python_programs/gcd.py") ? { content: "```python\n" + fix + "```" } : { httpStatus: 404, errorBody: { error: { message: "model 'x' not found" } } };
+    return text.includes("python_programs/gcd.py")
+      ? { content: "```python\n" + fix + "```" }
+      : { httpStatus: 404, errorBody: { error: { message: "model 'x' not found" } } };
   });
   try {
     await withRunDir(async (out) => {
@@ -255,8 +323,13 @@ test("case 7: 429 and 503 are retried with bounded backoff honoring Retry-After,
   ]);
   assert.equal(result.outcome, "fixed");
   assert.equal(result.modelRetries, 2);
-  const response = events(trace, "model_response")[0] as { exchange: { retries: { status: number; waitMs: number }[] } };
-  assert.deepEqual(response.exchange.retries, [{ status: 503, waitMs: 0 }, { status: 429, waitMs: 1000 }]);
+  const response = events(trace, "model_response")[0] as {
+    exchange: { retries: { status: number; waitMs: number }[] };
+  };
+  assert.deepEqual(response.exchange.retries, [
+    { status: 503, waitMs: 0 },
+    { status: 429, waitMs: 1000 },
+  ]);
 });
 
 test("case 7: retries never extend the task's time budget", async () => {
@@ -278,17 +351,29 @@ test("case 7: retries never extend the task's time budget", async () => {
 test("case 8: resuming with a smaller selection keeps run.json and the tables in agreement with tasks.ndjson", async () => {
   const { dataset } = benchSetup();
   const fix = referenceFix(dataset, "gcd");
-  const server = await startRoutedServer((body) => (body.tools ? { content: "Done." } : { content: "```python\n" + fix + "```" }));
+  const server = await startRoutedServer((body) =>
+    body.tools ? { content: "Done." } : { content: "```python\n" + fix + "```" },
+  );
   try {
     await withRunDir(async (out) => {
-      assert.ok((await runBenchmark(runOptions(server, out, { conditions: ["A", "B"], programs: ["gcd", "pascal"] }))).ok);
+      assert.ok(
+        (await runBenchmark(runOptions(server, out, { conditions: ["A", "B"], programs: ["gcd", "pascal"] }))).ok,
+      );
       const again = await runBenchmark(runOptions(server, out, { conditions: ["A"], programs: ["gcd"], resume: true }));
       assert.ok(again.ok);
-      const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { programs: string[]; conditions: string[]; resumedAt: string[] };
+      const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
+        programs: string[];
+        conditions: string[];
+        resumedAt: string[];
+      };
       assert.deepEqual([...manifest.programs].sort(), ["gcd", "pascal"]);
       assert.deepEqual([...manifest.conditions].sort(), ["A", "B"]);
       assert.equal(manifest.resumedAt.length, 1);
-      const json = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { tasksDone: number; tasksExpected: number; complete: boolean };
+      const json = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as {
+        tasksDone: number;
+        tasksExpected: number;
+        complete: boolean;
+      };
       assert.deepEqual([json.tasksDone, json.tasksExpected, json.complete], [4, 4, true]);
       const stored = readTaskResults(out);
       assert.equal(stored.ok && stored.value.length, 4);
@@ -308,25 +393,54 @@ test("case 9: a tool call without a function name is one counted tool error, and
   ]);
   assert.equal(result.outcome, "fixed");
   assert.equal(result.guardrails.toolErrors, 1);
-  assert.deepEqual(events(trace, "tool_error").map((e) => e.error), ["unknown_tool"]);
+  assert.deepEqual(
+    events(trace, "tool_error").map((e) => e.error),
+    ["unknown_tool"],
+  );
   assert.equal(result.turns, 3);
 });
 
 test("case 9: reads of the reference fix by any path spelling count as reference-read attempts", async () => {
-  const spellings = ["../correct_python_programs/gcd.py", "/work/shared/quixbugs/correct_python_programs/gcd.py", "correct_python_programs\\gcd.py", "./CORRECT_PYTHON_PROGRAMS/gcd.py", "python_programs/../correct_python_programs/gcd.py"];
-  const { result, trace } = await scripted("C", [{ toolCalls: spellings.map((path) => ({ name: "read_file", arguments: { path } })) }, { content: "Done." }]);
-  assert.deepEqual(events(trace, "tool_refused").map((e) => e.error), spellings.map(() => "read_reference_fix"));
+  const spellings = [
+    "../correct_python_programs/gcd.py",
+    "/work/shared/quixbugs/correct_python_programs/gcd.py",
+    "correct_python_programs\\gcd.py",
+    "./CORRECT_PYTHON_PROGRAMS/gcd.py",
+    "python_programs/../correct_python_programs/gcd.py",
+  ];
+  const { result, trace } = await scripted("C", [
+    { toolCalls: spellings.map((path) => ({ name: "read_file", arguments: { path } })) },
+    { content: "Done." },
+  ]);
+  assert.deepEqual(
+    events(trace, "tool_refused").map((e) => e.error),
+    spellings.map(() => "read_reference_fix"),
+  );
   assert.equal(result.guardrails.referenceReadAttempts, spellings.length);
   assert.equal(result.guardrails.blockedReads, spellings.length);
 });
 
 test("real servers: llama-server's HTTP 500 for output its chat parser rejects is model_output_unparsed, with the server's message", async () => {
-  const { result, trace } = await scripted("C", [{ httpStatus: 500, errorBody: { error: { code: 500, message: "The model produced output that does not match the expected Hermes 2 Pro format", type: "server_error" } } }]);
+  const { result, trace } = await scripted("C", [
+    {
+      httpStatus: 500,
+      errorBody: {
+        error: {
+          code: 500,
+          message: "The model produced output that does not match the expected Hermes 2 Pro format",
+          type: "server_error",
+        },
+      },
+    },
+  ]);
   assert.equal(result.outcome, "model_error");
   assert.equal(result.stopReason, "model_error");
   const error = events(trace, "model_error")[0];
   assert.equal(error?.error, "model_output_unparsed");
-  assert.equal(error?.message, "HTTP 500: The model produced output that does not match the expected Hermes 2 Pro format");
+  assert.equal(
+    error?.message,
+    "HTTP 500: The model produced output that does not match the expected Hermes 2 Pro format",
+  );
   // A 500 is not retried (only 429, 502, 503, 504 are).
   assert.equal(result.modelRetries, 0);
 });

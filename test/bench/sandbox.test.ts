@@ -28,7 +28,8 @@ function processesWithMarker(runId: string): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(`SANDBOX_RUN_ID=${runId}`)) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(`SANDBOX_RUN_ID=${runId}`))
+        found.push(Number(entry));
     } catch {
       // The process ended or is not readable.
     }
@@ -53,7 +54,11 @@ test("escape attempts (network, host loopback, writes outside and into /task, ho
   const listener = createServer((s) => s.end("reached"));
   await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
   try {
-    const report = await runEscapeProbe(sandbox, { hostFile, homeFile, hostPort: (listener.address() as AddressInfo).port });
+    const report = await runEscapeProbe(sandbox, {
+      hostFile,
+      homeFile,
+      hostPort: (listener.address() as AddressInfo).port,
+    });
     assert.deepEqual(report.escaped, []);
     for (const check of EXPECTED_CHECKS) {
       assert.match(report.checks[check] ?? "missing", /^blocked:/, check);
@@ -91,7 +96,12 @@ test("a program under test that tries to escape at import time: every attempt fa
     const result = await runProgramTests(sandbox, dataset, program(dataset, "gcd"), evil);
     assert.equal(result.outcome, "error");
     const line = /RuntimeError: ESCAPE-REPORT ([^\n]*)/.exec(result.output)?.[1] ?? "";
-    assert.deepEqual(line.trim().split(" "), ["socket:blocked", "write_outside:blocked", "read_home:blocked", "list_home:blocked"]);
+    assert.deepEqual(line.trim().split(" "), [
+      "socket:blocked",
+      "write_outside:blocked",
+      "read_home:blocked",
+      "list_home:blocked",
+    ]);
     assert.equal(existsSync(marker), false);
   } finally {
     rmSync(outside, { recursive: true, force: true });
@@ -102,7 +112,8 @@ test("a program under test that tries to escape at import time: every attempt fa
 test("a non-terminating run is killed on timeout with its whole process group, children included", async () => {
   const { sandbox } = benchSetup();
   const { dir, outer } = tempTask({
-    "loop.py": "import os, time\nif os.fork() == 0:\n    while True: time.sleep(0.05)\nprint('started', flush=True)\nwhile True: pass\n",
+    "loop.py":
+      "import os, time\nif os.fork() == 0:\n    while True: time.sleep(0.05)\nprint('started', flush=True)\nwhile True: pass\n",
   });
   try {
     const r = await runInSandbox(sandbox, { taskDir: dir, argv: ["python", "loop.py"], timeoutMs: 1500 });
@@ -112,7 +123,11 @@ test("a non-terminating run is killed on timeout with its whole process group, c
     assert.deepEqual(processesWithMarker(r.runId), []);
     // The run's cgroups, where there are any, are drained and removed before the run returns.
     for (const parent of [sandbox.cgroups.memoryParent, sandbox.cgroups.pidsParent]) {
-      if (parent) assert.deepEqual(readdirSync(parent).filter((e) => e.endsWith(`-${r.runId}`)), []);
+      if (parent)
+        assert.deepEqual(
+          readdirSync(parent).filter((e) => e.endsWith(`-${r.runId}`)),
+          [],
+        );
     }
   } finally {
     rmSync(outer, { recursive: true, force: true });
@@ -150,7 +165,8 @@ test("the process limit holds against a fork bomb (pids cgroup where available)"
     return;
   }
   const { dir, outer } = tempTask({
-    "bomb.py": "import os, time\nn = 0\nfor i in range(200):\n    try:\n        if os.fork() == 0:\n            time.sleep(5); os._exit(0)\n        n += 1\n    except OSError:\n        break\nprint('forked', n, flush=True)\nos._exit(0)\n",
+    "bomb.py":
+      "import os, time\nn = 0\nfor i in range(200):\n    try:\n        if os.fork() == 0:\n            time.sleep(5); os._exit(0)\n        n += 1\n    except OSError:\n        break\nprint('forked', n, flush=True)\nos._exit(0)\n",
   });
   try {
     const r = await runInSandbox(sandbox, { taskDir: dir, argv: ["python", "bomb.py"], timeoutMs: 20_000 });

@@ -14,6 +14,9 @@ if (!sb.ok) throw new Error(sb.message);
 // The test owns (and removes) the folder given as the argument.
 const dir = join(process.argv[2] ?? "", "task");
 mkdirSync(dir);
-writeFileSync(join(dir, "fds.py"), "import os\nfds = sorted(int(n) for n in os.listdir('/proc/self/fd'))\nprint(' '.join(map(str, fds)))\n");
+writeFileSync(
+  join(dir, "fds.py"),
+  "import os\nfds = sorted(int(n) for n in os.listdir('/proc/self/fd'))\nprint(' '.join(map(str, fds)))\n",
+);
 const r = await runInSandbox(sb.value, { taskDir: dir, argv: ["python", "fds.py"], timeoutMs: 30_000 });
 process.stdout.write(r.stdout);

@@ -62,13 +62,20 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** When the script runs out, the server answers with `fallback` (default: a plain "done" reply). */
-export function startScriptedServer(script: readonly ScriptedTurn[], fallback: ScriptedTurn = { content: "Done." }, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
+export function startScriptedServer(
+  script: readonly ScriptedTurn[],
+  fallback: ScriptedTurn = { content: "Done." },
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedServer> {
   let i = 0;
   return startRoutedServer(() => script[i++] ?? fallback, options);
 }
 
 /** A server whose reply is chosen from the request body (for concurrent tasks). */
-export async function startRoutedServer(route: (body: Record<string, unknown>) => ScriptedTurn, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
+export async function startRoutedServer(
+  route: (body: Record<string, unknown>) => ScriptedTurn,
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedServer> {
   const requests: Record<string, unknown>[] = [];
   let next = 0;
   const server = createServer((req, res) => {
@@ -82,12 +89,29 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
           send(res, options.modelsStatus ?? 500, { error: { message: "scripted models failure" } });
           return;
         }
-        send(res, 200, { object: "list", data: (options.models ?? [SCRIPTED_MODEL_ID]).map((id) => ({ id, object: "model", owned_by: "test", ...(options.modelMeta ? { meta: options.modelMeta } : {}) })) });
+        send(res, 200, {
+          object: "list",
+          data: (options.models ?? [SCRIPTED_MODEL_ID]).map((id) => ({
+            id,
+            object: "model",
+            owned_by: "test",
+            ...(options.modelMeta ? { meta: options.modelMeta } : {}),
+          })),
+        });
         return;
       }
       if (req.method === "GET" && req.url === "/props") {
         if (options.props === null) send(res, 404, { error: "not found" });
-        else send(res, 200, options.props ?? { build_info: "scripted-server", model_path: "scripted.gguf", default_generation_settings: { n_ctx: 8192 } });
+        else
+          send(
+            res,
+            200,
+            options.props ?? {
+              build_info: "scripted-server",
+              model_path: "scripted.gguf",
+              default_generation_settings: { n_ctx: 8192 },
+            },
+          );
         return;
       }
       if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
@@ -98,33 +122,56 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
       requests.push(body);
       next++;
       if (options.toolsStatus !== undefined && Array.isArray(body.tools)) {
-        send(res, options.toolsStatus, { error: { code: options.toolsStatus, message: "tools param requires --jinja flag", type: "invalid_request_error" } });
+        send(res, options.toolsStatus, {
+          error: {
+            code: options.toolsStatus,
+            message: "tools param requires --jinja flag",
+            type: "invalid_request_error",
+          },
+        });
         return;
       }
       const turn = route(body);
-      if (options.responseDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.responseDelayMs));
+      if (options.responseDelayMs !== undefined)
+        await new Promise((resolve) => setTimeout(resolve, options.responseDelayMs));
       if (turn.hang) return;
       if (turn.httpStatus !== undefined) {
         const errorBody = turn.errorBody ?? { error: { message: "scripted failure" } };
-        res.writeHead(turn.httpStatus, { "content-type": typeof errorBody === "string" ? "text/plain" : "application/json", ...(turn.headers ?? {}) });
+        res.writeHead(turn.httpStatus, {
+          "content-type": typeof errorBody === "string" ? "text/plain" : "application/json",
+          ...(turn.headers ?? {}),
+        });
         res.end(typeof errorBody === "string" ? errorBody : JSON.stringify(errorBody));
         return;
       }
-      const toolCalls = turn.rawToolCalls ?? (turn.toolCalls ?? []).map((c, i) => ({
-        id: `call_${next}_${i}`,
-        type: "function",
-        function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
-      }));
+      const toolCalls =
+        turn.rawToolCalls ??
+        (turn.toolCalls ?? []).map((c, i) => ({
+          id: `call_${next}_${i}`,
+          type: "function",
+          function: {
+            name: c.name,
+            arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+          },
+        }));
       send(res, 200, {
         id: `chatcmpl-${next}`,
         object: "chat.completion",
         model: SCRIPTED_MODEL_ID,
-        choices: [{
-          index: 0,
-          message: { role: "assistant", content: turn.content ?? (toolCalls.length > 0 ? null : ""), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
-          finish_reason: turn.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
-        }],
-        ...(turn.usage === null ? {} : { usage: turn.usage ?? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } }),
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: "assistant",
+              content: turn.content ?? (toolCalls.length > 0 ? null : ""),
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            },
+            finish_reason: turn.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+          },
+        ],
+        ...(turn.usage === null
+          ? {}
+          : { usage: turn.usage ?? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } }),
       });
     })();
   });
@@ -133,9 +180,10 @@ export async function startRoutedServer(route: (body: Record<string, unknown>) =
   return {
     endpoint: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -11,7 +11,8 @@ test("parseSeed takes decimal non-negative integers up to 2^53 - 1 and nothing e
   assert.equal(parseSeed("0"), 0);
   assert.equal(parseSeed("004"), 4);
   assert.equal(parseSeed("9007199254740991"), 9007199254740991);
-  for (const bad of ["", "-1", "+1", "1.0", "1e3", "0x10", " 1", "abc", "9007199254740992", "12345678901234567"]) assert.equal(parseSeed(bad), null, bad);
+  for (const bad of ["", "-1", "+1", "1.0", "1e3", "0x10", " 1", "abc", "9007199254740992", "12345678901234567"])
+    assert.equal(parseSeed(bad), null, bad);
 });
 
 test("a seeded stream is a pure function of seed and stream name, and stays in bounds", () => {
@@ -36,8 +37,14 @@ test("the try order is a permutation that takes one candidate of each operator c
     { op: "flip_comparison", id: 12 },
   ];
   const order = seededTryOrder(9, "p", candidates);
-  assert.deepEqual(order.map((c) => c.id).sort((a, b) => a - b), candidates.map((c) => c.id).sort((a, b) => a - b));
-  assert.deepEqual(new Set(order.slice(0, 3).map((c) => c.op)), new Set(["wrong_variable", "swap_break_continue", "flip_comparison"]));
+  assert.deepEqual(
+    order.map((c) => c.id).sort((a, b) => a - b),
+    candidates.map((c) => c.id).sort((a, b) => a - b),
+  );
+  assert.deepEqual(
+    new Set(order.slice(0, 3).map((c) => c.op)),
+    new Set(["wrong_variable", "swap_break_continue", "flip_comparison"]),
+  );
   assert.deepEqual(seededTryOrder(9, "p", candidates), order);
   assert.ok([1, 2, 3, 4, 5].some((s) => JSON.stringify(seededTryOrder(s, "p", candidates)) !== JSON.stringify(order)));
 });

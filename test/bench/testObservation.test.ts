@@ -9,19 +9,34 @@ import { parseSummary, progressLine, type TestRunResult } from "../../src/bench/
 
 function result(outcome: TestRunResult["outcome"], output: string): TestRunResult {
   const { summary, counts } = parseSummary(output);
-  return { outcome, counts, seconds: 0.01, exitCode: outcome === "passed" ? 0 : 1, output, summary, processGroupId: 1, runId: "r" };
+  return {
+    outcome,
+    counts,
+    seconds: 0.01,
+    exitCode: outcome === "passed" ? 0 : 1,
+    output,
+    summary,
+    processGroupId: 1,
+    runId: "r",
+  };
 }
 
 const PASSING = `.........                                                                [100%]\n9 passed in 0.01s\n`;
 
 test("the pass text is the document's: pytest's progress line, then its summary", () => {
-  assert.equal(testObservation(result("passed", PASSING), 60_000), "PASSED: all tests pass. ......... [100%] 9 passed in 0.01s");
+  assert.equal(
+    testObservation(result("passed", PASSING), 60_000),
+    "PASSED: all tests pass. ......... [100%] 9 passed in 0.01s",
+  );
 });
 
 test("several progress lines are all shown; output without one gives the summary alone", () => {
   const long = `${".".repeat(80)} [ 88%]\n.......... [100%]\n90 passed in 0.20s\n`;
   assert.equal(progressLine(long), `${".".repeat(80)} [ 88%] .......... [100%]`);
-  assert.equal(testObservation(result("passed", "3 passed in 0.01s\n"), 60_000), "PASSED: all tests pass. 3 passed in 0.01s");
+  assert.equal(
+    testObservation(result("passed", "3 passed in 0.01s\n"), 60_000),
+    "PASSED: all tests pass. 3 passed in 0.01s",
+  );
   assert.equal(progressLine("..F [100%] trailing words\n"), "");
 });
 
@@ -33,5 +48,6 @@ test("the failure text is pytest's own output; the timeout text is the document'
 
 test("the observation texts are part of the versioned prompt set (a v1 run is not resumed under them)", () => {
   assert.notEqual(PROMPT_SET_VERSION, "quixbugs-prompts-v1");
-  for (const name of ["run_tests_passed", "run_tests_failed", "run_tests_timeout"]) assert.match(promptHashes()[name as keyof ReturnType<typeof promptHashes>], /^[0-9a-f]{64}$/);
+  for (const name of ["run_tests_passed", "run_tests_failed", "run_tests_timeout"])
+    assert.match(promptHashes()[name as keyof ReturnType<typeof promptHashes>], /^[0-9a-f]{64}$/);
 });

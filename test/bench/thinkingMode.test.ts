@@ -16,7 +16,10 @@ function tca(args: string[]): Promise<CliResult> {
   return runTca(args, Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "OPENAI_API_KEY")));
 }
 
-async function withServer(server: Promise<ScriptedServer>, fn: (s: ScriptedServer, out: string) => Promise<void>): Promise<void> {
+async function withServer(
+  server: Promise<ScriptedServer>,
+  fn: (s: ScriptedServer, out: string) => Promise<void>,
+): Promise<void> {
   const s = await server;
   const scratch = mkdtempSync(join(tmpdir(), "tca-thinking-"));
   try {
@@ -28,11 +31,35 @@ async function withServer(server: Promise<ScriptedServer>, fn: (s: ScriptedServe
 }
 
 const run = (endpoint: string, out: string, extra: string[]): Promise<{ code: number; out: string; err: string }> =>
-  tca(["bench", "quixbugs", "run", "--endpoint", endpoint, "--model", SCRIPTED_MODEL_ID, "--programs", "gcd", "--conditions", "A", "--out", out, "--dataset", MINI_DATASET_DIR, "--jobs", "1", ...extra]);
+  tca([
+    "bench",
+    "quixbugs",
+    "run",
+    "--endpoint",
+    endpoint,
+    "--model",
+    SCRIPTED_MODEL_ID,
+    "--programs",
+    "gcd",
+    "--conditions",
+    "A",
+    "--out",
+    out,
+    "--dataset",
+    MINI_DATASET_DIR,
+    "--jobs",
+    "1",
+    ...extra,
+  ]);
 
 /** A server that refuses any request carrying chat_template_kwargs, as strict OpenAI-style APIs do. */
 const strict = (body: Record<string, unknown>): ScriptedTurn =>
-  "chat_template_kwargs" in body ? { httpStatus: 400, errorBody: { error: { message: "Unrecognized request argument supplied: chat_template_kwargs" } } } : { content: "ok" };
+  "chat_template_kwargs" in body
+    ? {
+        httpStatus: 400,
+        errorBody: { error: { message: "Unrecognized request argument supplied: chat_template_kwargs" } },
+      }
+    : { content: "ok" };
 
 test("parseThinking: off by default; --disable-thinking is off; contradictions and unknown modes are refused", () => {
   assert.deepEqual(parseThinking(undefined, false), { ok: true, value: "off" });
@@ -49,15 +76,23 @@ test("parseThinking: off by default; --disable-thinking is off; contradictions a
 });
 
 test("default run: every request says enable_thinking false, and the fingerprint records thinking off", async () => {
-  await withServer(startRoutedServer(() => ({ content: "```python\ndef gcd(a, b):\n    return a\n```" })), async (s, out) => {
-    const r = await run(s.endpoint, out, []);
-    assert.equal(r.code, 0, r.err);
-    assert.ok(s.requests.length >= 2);
-    for (const body of s.requests) assert.deepEqual(body.chat_template_kwargs, { enable_thinking: false });
-    const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { fingerprint: { thinking?: string } };
-    assert.equal(manifest.fingerprint.thinking, "off");
-    assert.match(readFileSync(join(out, "results.md"), "utf8"), /- thinking: off \(chat_template_kwargs enable_thinking: false\)/);
-  });
+  await withServer(
+    startRoutedServer(() => ({ content: "```python\ndef gcd(a, b):\n    return a\n```" })),
+    async (s, out) => {
+      const r = await run(s.endpoint, out, []);
+      assert.equal(r.code, 0, r.err);
+      assert.ok(s.requests.length >= 2);
+      for (const body of s.requests) assert.deepEqual(body.chat_template_kwargs, { enable_thinking: false });
+      const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
+        fingerprint: { thinking?: string };
+      };
+      assert.equal(manifest.fingerprint.thinking, "off");
+      assert.match(
+        readFileSync(join(out, "results.md"), "utf8"),
+        /- thinking: off \(chat_template_kwargs enable_thinking: false\)/,
+      );
+    },
+  );
 });
 
 test("a server that refuses the field: thinking_field_rejected with the fix; server-default then runs without the field", async () => {
@@ -77,17 +112,23 @@ test("a server that refuses the field: thinking_field_rejected with the fix; ser
 });
 
 test("a server that refuses every request is not blamed on the thinking field", async () => {
-  await withServer(startRoutedServer(() => ({ httpStatus: 400, errorBody: { error: { message: "bad request" } } })), async (s, out) => {
-    const r = await run(s.endpoint, out, ["--json"]);
-    assert.equal((JSON.parse(r.out) as { error: string }).error, "endpoint_rejected");
-  });
+  await withServer(
+    startRoutedServer(() => ({ httpStatus: 400, errorBody: { error: { message: "bad request" } } })),
+    async (s, out) => {
+      const r = await run(s.endpoint, out, ["--json"]);
+      assert.equal((JSON.parse(r.out) as { error: string }).error, "endpoint_rejected");
+    },
+  );
 });
 
 test("--disable-thinking with --thinking on is refused before anything runs", async () => {
-  await withServer(startRoutedServer(() => ({ content: "ok" })), async (s, out) => {
-    const r = await run(s.endpoint, out, ["--disable-thinking", "--thinking", "on", "--json"]);
-    assert.equal(r.code, 1);
-    assert.equal((JSON.parse(r.out) as { error: string }).error, "invalid_option");
-    assert.equal(s.requests.length, 0);
-  });
+  await withServer(
+    startRoutedServer(() => ({ content: "ok" })),
+    async (s, out) => {
+      const r = await run(s.endpoint, out, ["--disable-thinking", "--thinking", "on", "--json"]);
+      assert.equal(r.code, 1);
+      assert.equal((JSON.parse(r.out) as { error: string }).error, "invalid_option");
+      assert.equal(s.requests.length, 0);
+    },
+  );
 });

@@ -25,14 +25,20 @@ export const TOOL_TEMPLATE_FIXTURE = [
   "{%- endfor %}",
   "{{- '<|im_end|>\\n' }}",
   '{%- elif message.role == "tool" %}',
-  '{%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}{{- \'<|im_start|>user\' }}{%- endif %}',
+  "{%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != \"tool\") %}{{- '<|im_start|>user' }}{%- endif %}",
   "{{- '\\n<tool_response>\\n' }}{{- message.content }}{{- '\\n</tool_response>' }}",
-  '{%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}{{- \'<|im_end|>\\n\' }}{%- endif %}',
+  "{%- if loop.last or (messages[loop.index0 + 1].role != \"tool\") %}{{- '<|im_end|>\\n' }}{%- endif %}",
   "{%- endif %}",
   "{%- endfor %}",
   "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}",
 ].join("");
 
 export function toolTemplateConfig(): Buffer {
-  return Buffer.from(JSON.stringify({ tokenizer_class: "Qwen2Tokenizer", chat_template: TOOL_TEMPLATE_FIXTURE, eos_token: "<|im_end|>" }));
+  return Buffer.from(
+    JSON.stringify({
+      tokenizer_class: "Qwen2Tokenizer",
+      chat_template: TOOL_TEMPLATE_FIXTURE,
+      eos_token: "<|im_end|>",
+    }),
+  );
 }

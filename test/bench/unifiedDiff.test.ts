@@ -16,11 +16,19 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function gitHunks(before: string, after: string): string {
   writeFileSync(join(dir, "before"), before);
   writeFileSync(join(dir, "after"), after);
-  const r = spawnSync("git", ["diff", "--no-index", "--no-color", "--no-ext-diff", "-U3", "before", "after"], { cwd: dir, encoding: "utf8" });
+  const r = spawnSync("git", ["diff", "--no-index", "--no-color", "--no-ext-diff", "-U3", "before", "after"], {
+    cwd: dir,
+    encoding: "utf8",
+  });
   assert.ok(r.status === 1 || r.status === 0, r.stderr);
   const lines = r.stdout.split("\n");
   const first = lines.findIndex((l) => l.startsWith("@@ "));
-  return first < 0 ? "" : lines.slice(first).map((l) => (l.startsWith("@@ ") ? l.replace(/^(@@ [^@]+ @@).*$/, "$1") : l)).join("\n");
+  return first < 0
+    ? ""
+    : lines
+        .slice(first)
+        .map((l) => (l.startsWith("@@ ") ? l.replace(/^(@@ [^@]+ @@).*$/, "$1") : l))
+        .join("\n");
 }
 
 function ourHunks(before: string, after: string): string {
@@ -30,13 +38,17 @@ function ourHunks(before: string, after: string): string {
   return lines.slice(2).join("\n");
 }
 
-const BITCOUNT = 'def bitcount(n):\n    count = 0\n    while n:\n        n ^= n - 1\n        count += 1\n    return count\n\n"""\nBitcount\nbitcount\n\nInput:\n    n: a nonnegative int\n"""\n';
+const BITCOUNT =
+  'def bitcount(n):\n    count = 0\n    while n:\n        n ^= n - 1\n        count += 1\n    return count\n\n"""\nBitcount\nbitcount\n\nInput:\n    n: a nonnegative int\n"""\n';
 
 const PAIRS: Readonly<Record<string, readonly [string, string]>> = {
   "one changed line": [BITCOUNT, BITCOUNT.replace("n ^= n - 1", "n &= n - 1")],
   "the end-of-file newline removed": [BITCOUNT, BITCOUNT.replace(/\n$/, "")],
   "the end-of-file newline added": ["x = 1\ny = 2", "x = 1\ny = 2\n"],
-  "a change and the newline removed, as in the document's recorded run": [BITCOUNT, BITCOUNT.replace("n ^= n - 1", "n &= n - 1").replace(/\n$/, "")],
+  "a change and the newline removed, as in the document's recorded run": [
+    BITCOUNT,
+    BITCOUNT.replace("n ^= n - 1", "n &= n - 1").replace(/\n$/, ""),
+  ],
   "two hunks far apart": ["a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n", "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nK\nl\n"],
   "a file from nothing": ["", "new\n"],
   "everything removed": ["old\nlines\n", ""],
@@ -56,7 +68,14 @@ test("the end-of-file newline change is shown, never an empty diff", () => {
 });
 
 test("diffLines and addedLines: the report's and the special-casing check's view of the same diff", () => {
-  assert.deepEqual(diffLines("a\nb\nc\n", "a\nB\nc\n"), [{ kind: " ", text: "a" }, { kind: "-", text: "b" }, { kind: "+", text: "B" }, { kind: " ", text: "c" }]);
-  assert.deepEqual(addedLines("def f(a):\n    return a\n", "def f(a):\n    if a == 7: return 1\n    return a\n"), ["    if a == 7: return 1"]);
+  assert.deepEqual(diffLines("a\nb\nc\n", "a\nB\nc\n"), [
+    { kind: " ", text: "a" },
+    { kind: "-", text: "b" },
+    { kind: "+", text: "B" },
+    { kind: " ", text: "c" },
+  ]);
+  assert.deepEqual(addedLines("def f(a):\n    return a\n", "def f(a):\n    if a == 7: return 1\n    return a\n"), [
+    "    if a == 7: return 1",
+  ]);
   assert.deepEqual(diffLines("", ""), []);
 });

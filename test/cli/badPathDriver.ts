@@ -20,15 +20,24 @@ const outcomes: Outcome[] = [];
 // Set by the process handlers below; reset before each case.
 let uncaught: string | null;
 process.on("uncaughtException", (error) => (uncaught = error.stack ?? String(error)));
-process.on("unhandledRejection", (error) => (uncaught = error instanceof Error ? (error.stack ?? error.message) : String(error)));
+process.on(
+  "unhandledRejection",
+  (error) => (uncaught = error instanceof Error ? (error.stack ?? error.message) : String(error)),
+);
 
 const realStdout = process.stdout.write.bind(process.stdout);
 const realStderr = process.stderr.write.bind(process.stderr);
 for (const argv of cases) {
   let stdout = "";
   let stderr = "";
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")), true)) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => (
+    (stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")),
+    true
+  )) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (
+    (stderr += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")),
+    true
+  )) as typeof process.stderr.write;
   let exitCode: number | null = null;
   let threw: string | null = null;
   uncaught = null;

@@ -6,14 +6,33 @@ import { formatChecksTable, wrap } from "../../src/cli/checksTable.ts";
 import type { CheckRow } from "../../src/lab/checkRow.ts";
 
 function row(overrides: Partial<CheckRow>): CheckRow {
-  return { id: "short", description: "d", expected: "unknown_action", observed: "unknown_action", unchanged: "yes", passed: true, problems: [], runDirectory: "/r", stopReason: "script_exhausted", ...overrides };
+  return {
+    id: "short",
+    description: "d",
+    expected: "unknown_action",
+    observed: "unknown_action",
+    unchanged: "yes",
+    passed: true,
+    problems: [],
+    runDirectory: "/r",
+    stopReason: "script_exhausted",
+    ...overrides,
+  };
 }
 
 test("every line fits 100 columns, with long case names, a failing row and a long report path", () => {
   const rows = [
     row({}),
     row({ id: "changed_between_finish_and_final_evaluation_and_then_some_more_words" }),
-    row({ id: "a_failing_case", expected: "signature_mismatch", observed: null, passed: false, stopReason: null, unchanged: "no", problems: ["the source changed although the proposal was refused; ".repeat(4)] }),
+    row({
+      id: "a_failing_case",
+      expected: "signature_mismatch",
+      observed: null,
+      passed: false,
+      stopReason: null,
+      unchanged: "no",
+      problems: ["the source changed although the proposal was refused; ".repeat(4)],
+    }),
   ];
   const text = formatChecksTable(rows, `/tmp/${"deep/".repeat(30)}checks.json`);
   for (const line of text.split("\n")) assert.ok(line.length <= 100, `${line.length}: ${line}`);

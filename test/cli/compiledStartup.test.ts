@@ -3,11 +3,30 @@
 // the same as src/ through tsx. Everything runs in a compiled temporary copy of the checkout.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { listFiles, STAMP_NAME } from "../../bin/compiledBuild.js";
 import { makeTinyCheckpoint } from "../engine/tinyCheckpoint.ts";
-import { BIN_ALONE_TRACE, COMPILED_TRACE, compileCheckout, copyCheckout, REPO_ROOT, removeCheckout, runNode, runTca, tsxTrace } from "../support/compiledCheckout.ts";
+import {
+  BIN_ALONE_TRACE,
+  COMPILED_TRACE,
+  compileCheckout,
+  copyCheckout,
+  REPO_ROOT,
+  removeCheckout,
+  runNode,
+  runTca,
+  tsxTrace,
+} from "../support/compiledCheckout.ts";
 
 let root = "";
 before(() => {
@@ -42,7 +61,11 @@ test("the compiled tree mirrors src/: a .js for every .ts, every other file copi
     else assert.deepEqual(readFileSync(join(root, twin)), readFileSync(join(root, path)), path);
   }
   assert.ok(outputs.has(`lib/${STAMP_NAME}`));
-  assert.ok(outputs.has("lib/report/viewer/main.js") && outputs.has("lib/bench/grading/trusted_runner.py") && outputs.has("lib/cli/commandGroups.json"));
+  assert.ok(
+    outputs.has("lib/report/viewer/main.js") &&
+      outputs.has("lib/bench/grading/trusted_runner.py") &&
+      outputs.has("lib/cli/commandGroups.json"),
+  );
   // Static, re-exported, side-effect and dynamic imports: any relative specifier ending in .ts.
   const tsImport = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']*\.ts)["']/;
   let jsImports = 0;
@@ -54,13 +77,20 @@ test("the compiled tree mirrors src/: a .js for every .ts, every other file copi
   }
   assert.ok(jsImports > 300, `${jsImports} relative .js imports`);
   // JSON modules keep their import attribute (an older esbuild target silently drops it).
-  assert.match(readFileSync(join(root, "lib/cli/main.js"), "utf8"), /from "\.\.\/\.\.\/package\.json" with \{ type: "json" \}/);
+  assert.match(
+    readFileSync(join(root, "lib/cli/main.js"), "utf8"),
+    /from "\.\.\/\.\.\/package\.json" with \{ type: "json" \}/,
+  );
 });
 
 test("--help and --version are answered by bin/tca.js alone, with or without a build", async () => {
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   for (const env of [{ TCA_NO_COMPILED: "" }, { TCA_NO_COMPILED: "1" }]) {
-    assert.deepEqual(await runTca(root, ["--version"], env), { code: 0, stdout: `${version}\n`, stderr: BIN_ALONE_TRACE });
+    assert.deepEqual(await runTca(root, ["--version"], env), {
+      code: 0,
+      stdout: `${version}\n`,
+      stderr: BIN_ALONE_TRACE,
+    });
     const help = await runTca(root, ["--help"], env);
     assert.deepEqual([help.code, help.stderr], [0, BIN_ALONE_TRACE]);
     assert.match(help.stdout, /^Usage: tca /);
@@ -169,7 +199,10 @@ test("a changed compile script, a missing, unreadable or foreign stamp, or a mis
       ['{"schema":"tca.build-stamp/0","sources":{}}', "lib/.build-stamp.json is not a tca.build-stamp/1 stamp"],
       ["[]", "lib/.build-stamp.json is not a tca.build-stamp/1 stamp"],
       // A stamp that claims another source tree (here: an empty one).
-      [JSON.stringify({ ...(JSON.parse(stampBytes.toString("utf8")) as object), sources: {} }), "src/ changed since the build"],
+      [
+        JSON.stringify({ ...(JSON.parse(stampBytes.toString("utf8")) as object), sources: {} }),
+        "src/ changed since the build",
+      ],
     ];
     for (const [content, reason] of cases) {
       if (content === null) rmSync(stamp);
@@ -196,7 +229,10 @@ test("a rebuild replaces lib/ whole and leaves no scratch folder behind", () => 
   const rebuilt = compileCheckout(root);
   assert.equal(rebuilt.code, 0, rebuilt.stderr);
   assert.equal(existsSync(marker), false);
-  assert.deepEqual(readdirSync(root).filter((name) => name.startsWith(".lib-")), []);
+  assert.deepEqual(
+    readdirSync(root).filter((name) => name.startsWith(".lib-")),
+    [],
+  );
 });
 
 test("a source esbuild cannot compile: compile_failed naming the file, exit 1, the old build left in place and not run", async () => {
@@ -209,7 +245,10 @@ test("a source esbuild cannot compile: compile_failed naming the file, exit 1, t
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /^tca compile: compile_failed: src\/expr\/lexer\.ts:\d+: /m);
     assert.deepEqual(readFileSync(join(root, "lib", STAMP_NAME)), stamp);
-    assert.deepEqual(readdirSync(root).filter((name) => name.startsWith(".lib-")), []);
+    assert.deepEqual(
+      readdirSync(root).filter((name) => name.startsWith(".lib-")),
+      [],
+    );
     assert.equal((await runTca(root, ["--version"])).code, 0);
     assert.ok((await runTca(root, EXPR_OK)).stderr.startsWith(tsxTrace("src/ changed since the build")));
   } finally {
@@ -223,11 +262,19 @@ test("without esbuild installed the compile step skips (exit 0, no lib/) and tca
   try {
     rmSync(join(bare, "node_modules"));
     const skipped = await runNode(bare, [join(bare, "scripts/compile.mjs")]);
-    assert.deepEqual(skipped, { code: 0, stdout: "tca compile: esbuild is not installed; skipped (tca runs src/ through tsx)\n", stderr: "" });
+    assert.deepEqual(skipped, {
+      code: 0,
+      stdout: "tca compile: esbuild is not installed; skipped (tca runs src/ through tsx)\n",
+      stderr: "",
+    });
     assert.equal(existsSync(join(bare, "lib")), false);
     symlinkSync(join(REPO_ROOT, "node_modules"), join(bare, "node_modules"));
     const run = await runTca(bare, EXPR_OK);
-    assert.deepEqual(run, { code: 0, stdout: '{"ok":true,"value":7}\n', stderr: tsxTrace("no build in lib/ (npm run prepare builds it)") });
+    assert.deepEqual(run, {
+      code: 0,
+      stdout: '{"ok":true,"value":7}\n',
+      stderr: tsxTrace("no build in lib/ (npm run prepare builds it)"),
+    });
   } finally {
     removeCheckout(bare);
   }
@@ -261,7 +308,12 @@ test("the compiled supervisor runs the compiled modelWorker.js with plain node, 
   ]);
   assert.equal(compiled.code, 0, compiled.stderr);
   assert.equal(source.code, 0, source.stderr);
-  type Probe = { args: string[]; loaded: { ok: boolean; error?: string; message?: string }; events: string[]; diagnostics: string };
+  type Probe = {
+    args: string[];
+    loaded: { ok: boolean; error?: string; message?: string };
+    events: string[];
+    diagnostics: string;
+  };
   const fromLib = JSON.parse(compiled.stdout) as Probe;
   const fromSrc = JSON.parse(source.stdout) as Probe;
   assert.deepEqual(fromLib.args, [join(root, "lib/model/worker/modelWorker.js")]);
@@ -278,15 +330,38 @@ test("the compiled supervisor runs the compiled modelWorker.js with plain node, 
 test("tca model generate on a tiny synthetic checkpoint: the compiled program and worker produce the tokens the tsx ones do", async () => {
   const checkpoint = await makeTinyCheckpoint(21);
   try {
-    const args = ["model", "generate", "--model-directory", checkpoint.directory, "--system", "be brief", "--user", "hello"];
+    const args = [
+      "model",
+      "generate",
+      "--model-directory",
+      checkpoint.directory,
+      "--system",
+      "be brief",
+      "--user",
+      "hello",
+    ];
     // One after the other: the first run converts the checkpoint, the second reuses it.
     const source = await runTca(root, args, { TCA_NO_COMPILED: "1" });
     const compiled = await runTca(root, args);
     assert.equal(source.code, 0, source.stderr);
     assert.equal(compiled.code, 0, compiled.stderr);
     assert.ok(compiled.stderr.startsWith(COMPILED_TRACE), compiled.stderr);
-    type Generated = { outcome: string; input_ids: number[]; raw_output_ids: number[]; text: string; stop_cause: string; label: string };
-    const pick = ({ outcome, input_ids, raw_output_ids, text, stop_cause, label }: Generated) => ({ outcome, input_ids, raw_output_ids, text, stop_cause, label });
+    type Generated = {
+      outcome: string;
+      input_ids: number[];
+      raw_output_ids: number[];
+      text: string;
+      stop_cause: string;
+      label: string;
+    };
+    const pick = ({ outcome, input_ids, raw_output_ids, text, stop_cause, label }: Generated) => ({
+      outcome,
+      input_ids,
+      raw_output_ids,
+      text,
+      stop_cause,
+      label,
+    });
     const fromLib = pick(JSON.parse(compiled.stdout) as Generated);
     assert.equal(fromLib.outcome, "generated");
     assert.ok(fromLib.raw_output_ids.length > 0);

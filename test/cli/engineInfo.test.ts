@@ -12,10 +12,15 @@ const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
 function engineInfo(binary: string, json = true): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, "engine", "info", ...(json ? ["--json"] : [])], { env: { ...process.env, TCA_ENGINE_BINARY: binary } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [TCA, "engine", "info", ...(json ? ["--json"] : [])],
+      { env: { ...process.env, TCA_ENGINE_BINARY: binary } },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") reject(error);
+        else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -29,7 +34,10 @@ test("engine info with TCA_ENGINE_BINARY=prebuilt: the prebuilt binary, its file
   assert.equal(info["requested"], "prebuilt");
   assert.equal(info["build_type"], "prebuilt");
   const prebuilt = hashPrebuiltFiles();
-  assert.ok(Object.keys(prebuilt).some((name) => name.endsWith(".node")), "the prebuilt package is installed");
+  assert.ok(
+    Object.keys(prebuilt).some((name) => name.endsWith(".node")),
+    "the prebuilt package is installed",
+  );
   assert.deepEqual(info["files_sha256"], prebuilt);
   const native = nativeBuildStatus();
   assert.deepEqual(info["native_build"], { present: native.present, verified: native.verified, reason: native.reason });
@@ -48,7 +56,10 @@ test("engine info with TCA_ENGINE_BINARY=native: the verified build's hashes, or
     // CI never builds: forcing native there must refuse, never fall back to the prebuilt binary.
     assert.equal(code, 1);
     assert.equal(stdout, "");
-    assert.match(stderr, /^tca engine info: engine_unavailable: no verified native build \(.+\); run tca engine build\n$/);
+    assert.match(
+      stderr,
+      /^tca engine info: engine_unavailable: no verified native build \(.+\); run tca engine build\n$/,
+    );
   }
 });
 
@@ -62,11 +73,22 @@ test("engine info with an unknown TCA_ENGINE_BINARY is input_invalid, nothing on
 test("engine info without --json: a table within 100 columns with the same facts as the JSON", async () => {
   const human = await engineInfo("prebuilt", false);
   assert.equal(human.code, 0, human.stderr);
-  const json = JSON.parse((await engineInfo("prebuilt")).stdout) as { files_sha256: Record<string, string>; system_info: string };
+  const json = JSON.parse((await engineInfo("prebuilt")).stdout) as {
+    files_sha256: Record<string, string>;
+    system_info: string;
+  };
   assert.match(human.stdout, /^binary: +prebuilt \(requested: prebuilt; build type prebuilt\)$/m);
-  assert.deepEqual(human.stdout.split("\n").filter((line) => [...line].length > 100), []);
+  assert.deepEqual(
+    human.stdout.split("\n").filter((line) => [...line].length > 100),
+    [],
+  );
   // Every file and its hash, and every system-info flag, are in the table.
-  for (const [name, hash] of Object.entries(json.files_sha256)) assert.match(human.stdout, new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+${hash}`));
-  for (const flag of json.system_info.split("|").map((f) => f.trim()).filter((f) => f !== "")) assert.ok(human.stdout.includes(flag), flag);
+  for (const [name, hash] of Object.entries(json.files_sha256))
+    assert.match(human.stdout, new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+${hash}`));
+  for (const flag of json.system_info
+    .split("|")
+    .map((f) => f.trim())
+    .filter((f) => f !== ""))
+    assert.ok(human.stdout.includes(flag), flag);
   assert.throws(() => JSON.parse(human.stdout));
 });

@@ -12,14 +12,21 @@ import { Command } from "commander";
 import { commanderMessage, commandPath, commandPathFromArgv, formatCommandError } from "../../src/cli/commandError.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 function tca(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { env: { ...process.env, ...env }, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [TCA, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") reject(error);
+        else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -35,8 +42,14 @@ function assertErrorLine(stderr: string, command: string, code: RegExp | string)
 }
 
 test("formatCommandError: one line, the message's own line breaks joined", () => {
-  assert.equal(formatCommandError("lab baseline", "run_parent_invalid", "no parent"), "tca lab baseline: run_parent_invalid: no parent\n");
-  assert.equal(formatCommandError("report", "x_y", "first\n\n  second\r\nthird\n"), "tca report: x_y: first; second; third\n");
+  assert.equal(
+    formatCommandError("lab baseline", "run_parent_invalid", "no parent"),
+    "tca lab baseline: run_parent_invalid: no parent\n",
+  );
+  assert.equal(
+    formatCommandError("report", "x_y", "first\n\n  second\r\nthird\n"),
+    "tca report: x_y: first; second; third\n",
+  );
 });
 
 test("commandPathFromArgv follows the command tree up to the first option or unknown word", () => {
@@ -78,18 +91,36 @@ test("refusals of each command group name the path that failed", async () => {
       tca(["lab", "predict"]),
       tca(["bench", "quixbugs", "verify-dataset", "--dataset", missing]),
       tca(["report", missing]),
-      tca(["model", "acquire", "--directory", join(missing, "sub", "qwen"), "--yes", "--endpoint", "http://127.0.0.1:9"]),
+      tca([
+        "model",
+        "acquire",
+        "--directory",
+        join(missing, "sub", "qwen"),
+        "--yes",
+        "--endpoint",
+        "http://127.0.0.1:9",
+      ]),
     ]);
     assert.notEqual(lab.code, 0);
     assertErrorLine(lab.stderr, "lab baseline", /^[a-z_]+$/);
     assert.notEqual(predict.code, 0);
     assertErrorLine(predict.stderr, "lab predict", "usage_error");
     assert.equal(bench.code, 1);
-    assert.ok(assertErrorLine(bench.stderr, "bench quixbugs verify-dataset", "dataset_missing").includes(missing), "the message names the folder");
+    assert.ok(
+      assertErrorLine(bench.stderr, "bench quixbugs verify-dataset", "dataset_missing").includes(missing),
+      "the message names the folder",
+    );
     assert.equal(report.code, 2);
     assertErrorLine(report.stderr, "report", "run_directory_not_found");
     assert.equal(model.code, 1);
-    assertErrorLine(model.stderr.split("\n").filter((l) => l.startsWith("tca ")).join("\n"), "model acquire", /^[a-z_]+$/);
+    assertErrorLine(
+      model.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("tca "))
+        .join("\n"),
+      "model acquire",
+      /^[a-z_]+$/,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -106,7 +137,8 @@ test("--version prints package.json's version; --help lists every group, also wh
   assert.equal(version.stdout, `${PACKAGE_VERSION}\n`);
   assert.equal(short.stdout, `${PACKAGE_VERSION}\n`);
   assert.equal(help.code, 0);
-  for (const group of ["expr", "proposal", "lab", "model", "bench", "report"]) assert.match(help.stdout, new RegExp(`^  ${group}\\b`, "m"));
+  for (const group of ["expr", "proposal", "lab", "model", "bench", "report"])
+    assert.match(help.stdout, new RegExp(`^  ${group}\\b`, "m"));
   assert.match(help.stdout, /-V, --version/);
   assert.equal(help.stdout, helpFromSources.stdout, "the fast path prints the same help as the full program");
 });

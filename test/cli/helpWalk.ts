@@ -21,7 +21,10 @@ async function captured(argv: readonly string[]): Promise<string> {
 /** The subcommand names a help text lists under "Commands:". */
 function subcommands(help: string): string[] {
   const section = help.split("\nCommands:\n")[1] ?? "";
-  return section.split("\n").map((line) => /^ {2}([a-z][a-z0-9-]*)\b/.exec(line)?.[1]).filter((name): name is string => name !== undefined && name !== "help");
+  return section
+    .split("\n")
+    .map((line) => /^ {2}([a-z][a-z0-9-]*)\b/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined && name !== "help");
 }
 
 const helps: Record<string, string> = {};

@@ -21,16 +21,26 @@ function scratch(t: { after: (fn: () => void) => void }): string {
 
 test("node bin/tca.js with no tca on PATH: the hint is node and the absolute bin path", () => {
   assert.equal(tcaCommandPrefix({ script: BIN, env: { PATH: "/usr/bin" }, cwd: "/" }), NODE_BIN);
-  assert.equal(tcaCommand(["report", "/tmp/lab/run"], { script: BIN, env: {}, cwd: "/" }), `${NODE_BIN} report /tmp/lab/run`);
+  assert.equal(
+    tcaCommand(["report", "/tmp/lab/run"], { script: BIN, env: {}, cwd: "/" }),
+    `${NODE_BIN} report /tmp/lab/run`,
+  );
 });
 
 test("npm run tca typed inside the checkout (a subfolder too): npm run tca --; typed elsewhere: node and the bin path", () => {
-  const npm = (initCwd: string) => ({ script: BIN, env: { npm_lifecycle_event: "tca", npm_command: "run-script", INIT_CWD: initCwd, PATH: "/usr/bin" }, cwd: CHECKOUT });
+  const npm = (initCwd: string) => ({
+    script: BIN,
+    env: { npm_lifecycle_event: "tca", npm_command: "run-script", INIT_CWD: initCwd, PATH: "/usr/bin" },
+    cwd: CHECKOUT,
+  });
   assert.equal(tcaCommandPrefix(npm(CHECKOUT)), "npm run tca --");
   assert.equal(tcaCommandPrefix(npm(join(CHECKOUT, "docs"))), "npm run tca --");
   assert.equal(tcaCommandPrefix(npm("/")), NODE_BIN);
   // Another package's script that happens to be named differently is not ours.
-  assert.equal(tcaCommandPrefix({ script: BIN, env: { npm_lifecycle_event: "test", INIT_CWD: CHECKOUT }, cwd: CHECKOUT }), NODE_BIN);
+  assert.equal(
+    tcaCommandPrefix({ script: BIN, env: { npm_lifecycle_event: "test", INIT_CWD: CHECKOUT }, cwd: CHECKOUT }),
+    NODE_BIN,
+  );
 });
 
 test("a tca on PATH counts only when it is this checkout's bin and it is what was run", (t) => {
@@ -48,7 +58,10 @@ test("a tca on PATH counts only when it is this checkout's bin and it is what wa
   // Run as node bin/tca.js: a tca on PATH is not assumed to be what the user types.
   assert.equal(tcaCommandPrefix({ script: BIN, env: { PATH: ours }, cwd: "/" }), NODE_BIN);
   // Under npx/npm exec, PATH holds node_modules/.bin, not the user's PATH.
-  assert.equal(tcaCommandPrefix({ script: join(ours, "tca"), env: { PATH: ours, npm_command: "exec" }, cwd: "/" }), NODE_BIN);
+  assert.equal(
+    tcaCommandPrefix({ script: join(ours, "tca"), env: { PATH: ours, npm_command: "exec" }, cwd: "/" }),
+    NODE_BIN,
+  );
 });
 
 test("paths that need quoting are quoted for the shell", () => {
@@ -63,7 +76,11 @@ test("the real CLI: lab baseline through a tca link on PATH says `tca report`; t
   mkdirSync(links);
   symlinkSync(BIN, join(links, "tca"));
   const env = { PATH: `${links}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "" };
-  const viaPath = spawnSync(process.execPath, [join(links, "tca"), "lab", "baseline", "--run", join(root, "a")], { encoding: "utf8", cwd: root, env });
+  const viaPath = spawnSync(process.execPath, [join(links, "tca"), "lab", "baseline", "--run", join(root, "a")], {
+    encoding: "utf8",
+    cwd: root,
+    env,
+  });
   assert.equal(viaPath.status, 0, viaPath.stderr);
   assert.match(viaPath.stdout, new RegExp(`^next step: .*\\n  tca report ${join(root, "a")}$`, "m"));
   const outside = spawnSync(process.execPath, [BIN, "lab", "baseline", "--run", join(root, "b")], {

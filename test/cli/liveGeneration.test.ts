@@ -7,10 +7,25 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeRate, describeLiveCounts, foldProgress, groupedCount } from "../../src/cli/liveGeneration.ts";
-import { describeGenerateProgress, describeRunProgress, foldAuditLine, INITIAL_RUN_PROGRESS, watchElapsed, watchRunProgress } from "../../src/cli/runProgress.ts";
+import {
+  describeGenerateProgress,
+  describeRunProgress,
+  foldAuditLine,
+  INITIAL_RUN_PROGRESS,
+  watchElapsed,
+  watchRunProgress,
+} from "../../src/cli/runProgress.ts";
 
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
-  const stream = { isTTY, columns: 200, text: "", write(chunk: string) { stream.text += chunk; return true; } };
+  const stream = {
+    isTTY,
+    columns: 200,
+    text: "",
+    write(chunk: string) {
+      stream.text += chunk;
+      return true;
+    },
+  };
   return stream as unknown as NodeJS.WriteStream & { text: string };
 }
 
@@ -23,7 +38,13 @@ test("counts are grouped by thousands the same way everywhere", () => {
 });
 
 test("prefill shows tokens evaluated out of the call's total; decode its tokens and, after 0.2 s, tok/s", () => {
-  const prefill = foldProgress(null, { phase: "prefill", tokens: 1024, total: 1500, elapsedMs: 3_000, proposalNumber: 3 });
+  const prefill = foldProgress(null, {
+    phase: "prefill",
+    tokens: 1024,
+    total: 1500,
+    elapsedMs: 3_000,
+    proposalNumber: 3,
+  });
   assert.equal(describeLiveCounts(prefill), "prefill 1,024/1,500 tokens");
   assert.equal(decodeRate(prefill), null);
   const first = foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 4_000, proposalNumber: 3 });
@@ -38,7 +59,12 @@ test("prefill shows tokens evaluated out of the call's total; decode its tokens 
 });
 
 test("a notice for another proposal starts over: its rate does not mix with the last generation's", () => {
-  const old = foldProgress(foldProgress(null, { phase: "decode", tokens: 1, elapsedMs: 1_000, proposalNumber: 2 }), { phase: "decode", tokens: 90, elapsedMs: 10_000, proposalNumber: 2 });
+  const old = foldProgress(foldProgress(null, { phase: "decode", tokens: 1, elapsedMs: 1_000, proposalNumber: 2 }), {
+    phase: "decode",
+    tokens: 90,
+    elapsedMs: 10_000,
+    proposalNumber: 2,
+  });
   const next = foldProgress(old, { phase: "decode", tokens: 5, elapsedMs: 2_000, proposalNumber: 3 });
   assert.equal(next.proposal, 3);
   assert.deepEqual(next.decodeStart, { tokens: 5, elapsedMs: 2_000 });
@@ -46,7 +72,12 @@ test("a notice for another proposal starts over: its rate does not mix with the 
 });
 
 test("a notice from the next call starts over even without proposal numbers (the benchmark's calls)", () => {
-  const old = foldProgress(foldProgress(null, { phase: "decode", tokens: 1, elapsedMs: 1_000, callId: 7 }), { phase: "decode", tokens: 90, elapsedMs: 10_000, callId: 7 });
+  const old = foldProgress(foldProgress(null, { phase: "decode", tokens: 1, elapsedMs: 1_000, callId: 7 }), {
+    phase: "decode",
+    tokens: 90,
+    elapsedMs: 10_000,
+    callId: 7,
+  });
   assert.equal(describeLiveCounts(old), "generating… 90 tokens, 9.0 tok/s");
   const next = foldProgress(old, { phase: "decode", tokens: 3, elapsedMs: 300, callId: 8 });
   assert.deepEqual(next.decodeStart, { tokens: 3, elapsedMs: 300 });
@@ -54,13 +85,35 @@ test("a notice from the next call starts over even without proposal numbers (the
 });
 
 test("lab model's line during prefill and decode", () => {
-  const requested = foldAuditLine(INITIAL_RUN_PROGRESS, JSON.stringify({ type: "request", proposal: 3, data: {} }), 65_000).state;
-  const prefill = foldProgress(null, { phase: "prefill", tokens: 1024, total: 1500, elapsedMs: 2_000, proposalNumber: 3 });
-  assert.equal(describeRunProgress(requested, 67_000, "lab model", prefill), "lab model: proposal 3: prefill 1,024/1,500 tokens, 2 s (run 67 s)");
-  const decode = foldProgress(foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 3_000, proposalNumber: 3 }), { phase: "decode", tokens: 45, elapsedMs: 7_731, proposalNumber: 3 });
-  assert.equal(describeRunProgress(requested, 70_000, "lab model", decode), "lab model: proposal 3: generating… 45 tokens, 5.8 tok/s, 5 s (run 70 s)");
+  const requested = foldAuditLine(
+    INITIAL_RUN_PROGRESS,
+    JSON.stringify({ type: "request", proposal: 3, data: {} }),
+    65_000,
+  ).state;
+  const prefill = foldProgress(null, {
+    phase: "prefill",
+    tokens: 1024,
+    total: 1500,
+    elapsedMs: 2_000,
+    proposalNumber: 3,
+  });
+  assert.equal(
+    describeRunProgress(requested, 67_000, "lab model", prefill),
+    "lab model: proposal 3: prefill 1,024/1,500 tokens, 2 s (run 67 s)",
+  );
+  const decode = foldProgress(
+    foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 3_000, proposalNumber: 3 }),
+    { phase: "decode", tokens: 45, elapsedMs: 7_731, proposalNumber: 3 },
+  );
+  assert.equal(
+    describeRunProgress(requested, 70_000, "lab model", decode),
+    "lab model: proposal 3: generating… 45 tokens, 5.8 tok/s, 5 s (run 70 s)",
+  );
   // Before the watcher has read the request event, the call's own elapsed time is shown.
-  assert.equal(describeRunProgress(INITIAL_RUN_PROGRESS, 70_000, "lab model", decode), "lab model: proposal 3: generating… 45 tokens, 5.8 tok/s, 8 s (run 70 s)");
+  assert.equal(
+    describeRunProgress(INITIAL_RUN_PROGRESS, 70_000, "lab model", decode),
+    "lab model: proposal 3: generating… 45 tokens, 5.8 tok/s, 8 s (run 70 s)",
+  );
   // Without progress the line is what it was.
   assert.equal(describeRunProgress(requested, 70_000), "lab model: proposal 3: generating… 5 s (run 70 s)");
 });
@@ -69,9 +122,19 @@ test("model generate's line: loading, generating, then tokens so far", () => {
   assert.equal(describeGenerateProgress(4_000, false, null), "model generate: verifying and loading the model… 4 s");
   assert.equal(describeGenerateProgress(12_000, true, null), "model generate: generating… 12 s");
   const prefill = foldProgress(null, { phase: "prefill", tokens: 512, total: 1500, elapsedMs: 1_000 });
-  assert.equal(describeGenerateProgress(13_000, true, prefill), "model generate: prefill 512/1,500 tokens, 1 s (total 13 s)");
-  const decode = foldProgress(foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 2_000 }), { phase: "decode", tokens: 21, elapsedMs: 4_000 });
-  assert.equal(describeGenerateProgress(16_000, true, decode), "model generate: generating… 21 tokens, 5.3 tok/s, 4 s (total 16 s)");
+  assert.equal(
+    describeGenerateProgress(13_000, true, prefill),
+    "model generate: prefill 512/1,500 tokens, 1 s (total 13 s)",
+  );
+  const decode = foldProgress(foldProgress(prefill, { phase: "decode", tokens: 1, elapsedMs: 2_000 }), {
+    phase: "decode",
+    tokens: 21,
+    elapsedMs: 4_000,
+  });
+  assert.equal(
+    describeGenerateProgress(16_000, true, decode),
+    "model generate: generating… 21 tokens, 5.3 tok/s, 4 s (total 16 s)",
+  );
 });
 
 test("on a terminal, a progress notice redraws lab model's line at once; the audit's generation event ends it", (t) => {
@@ -90,13 +153,26 @@ test("on a terminal, a progress notice redraws lab model's line at once; the aud
   clock = 5_000;
   watch.progress({ phase: "decode", tokens: 1, elapsedMs: 4_000, proposalNumber: 1 });
   watch.progress({ phase: "decode", tokens: 11, elapsedMs: 5_000, proposalNumber: 1 });
-  assert.ok(stream.text.endsWith("lab model: proposal 1: generating… 11 tokens, 2.2 tok/s, 4 s (run 5 s)"), stream.text);
-  writeFileSync(join(run, "audit.jsonl"), `${JSON.stringify({ type: "generation", proposal: 1, data: { elapsed_ms: 5_000, metadata: { outputTokens: 12 } } })}\n`, { flag: "a" });
+  assert.ok(
+    stream.text.endsWith("lab model: proposal 1: generating… 11 tokens, 2.2 tok/s, 4 s (run 5 s)"),
+    stream.text,
+  );
+  writeFileSync(
+    join(run, "audit.jsonl"),
+    `${JSON.stringify({ type: "generation", proposal: 1, data: { elapsed_ms: 5_000, metadata: { outputTokens: 12 } } })}\n`,
+    { flag: "a" },
+  );
   clock = 6_000;
   watch.poll();
   // The kept line measures what the live one did (tokens over the call's time): 2.2 live, 2.4 kept with the last token.
-  assert.ok(stream.text.includes("lab model: proposal 1: 12 tokens in 5.0 s (2.4 tok/s)\n"), "the kept line comes from the audit");
-  assert.ok(stream.text.endsWith("lab model: proposal 1: generation (run 6 s)"), "the live counts end with their generation");
+  assert.ok(
+    stream.text.includes("lab model: proposal 1: 12 tokens in 5.0 s (2.4 tok/s)\n"),
+    "the kept line comes from the audit",
+  );
+  assert.ok(
+    stream.text.endsWith("lab model: proposal 1: generation (run 6 s)"),
+    "the live counts end with their generation",
+  );
   watch.stop();
   const after = stream.text;
   watch.progress({ phase: "decode", tokens: 12, elapsedMs: 6_000, proposalNumber: 1 });
@@ -106,7 +182,11 @@ test("on a terminal, a progress notice redraws lab model's line at once; the aud
 test("model generate's watcher shows the counts as they come", () => {
   const stream = fakeStream(true);
   let clock = 0;
-  const watch = watchElapsed((ms, live) => describeGenerateProgress(ms, true, live), { stream, now: () => clock, pollMs: 60_000 });
+  const watch = watchElapsed((ms, live) => describeGenerateProgress(ms, true, live), {
+    stream,
+    now: () => clock,
+    pollMs: 60_000,
+  });
   clock = 9_000;
   watch.progress({ phase: "decode", tokens: 7, elapsedMs: 700 });
   assert.ok(stream.text.endsWith("\r\x1b[2Kmodel generate: generating… 7 tokens, 1 s (total 9 s)"), stream.text);
@@ -117,7 +197,10 @@ test("model generate's watcher shows the counts as they come", () => {
 test("quiet when stderr is not a terminal, or with --json: inactive (progress is not even asked for) and nothing written", (t) => {
   const run = mkdtempSync(join(tmpdir(), "tca-live-"));
   t.after(() => rmSync(run, { recursive: true, force: true }));
-  for (const [stream, json] of [[fakeStream(false), false], [fakeStream(true), true]] as const) {
+  for (const [stream, json] of [
+    [fakeStream(false), false],
+    [fakeStream(true), true],
+  ] as const) {
     const watch = watchRunProgress(run, { stream, json, pollMs: 1 });
     assert.equal(watch.active, false);
     watch.progress({ phase: "decode", tokens: 3, elapsedMs: 300, proposalNumber: 1 });

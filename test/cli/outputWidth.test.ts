@@ -23,13 +23,23 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 test("every command's --help fits 100 columns", () => {
   const walk = fileURLToPath(new URL("./helpWalk.ts", import.meta.url));
-  const helps = JSON.parse(execFileSync(process.execPath, ["--import", "tsx", walk], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })) as Record<string, string>;
+  const helps = JSON.parse(
+    execFileSync(process.execPath, ["--import", "tsx", walk], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }),
+  ) as Record<string, string>;
   for (const [path, help] of Object.entries(helps)) {
     assert.ok(help.startsWith("Usage: tca"), `help of "${path}"`);
     assert.deepEqual(overlongLines(help), [], `tca ${path} --help`);
   }
   // The walk reached the groups and their commands, not only the top.
-  for (const expected of ["bench quixbugs run", "bench quixbugs compare", "model plan", "engine info", "lab baseline", "report"]) assert.ok(expected in helps, `${expected} in ${Object.keys(helps).join(", ")}`);
+  for (const expected of [
+    "bench quixbugs run",
+    "bench quixbugs compare",
+    "model plan",
+    "engine info",
+    "lab baseline",
+    "report",
+  ])
+    assert.ok(expected in helps, `${expected} in ${Object.keys(helps).join(", ")}`);
 });
 
 test("the main offline commands print within 100 columns", async () => {
@@ -48,7 +58,8 @@ test("the main offline commands print within 100 columns", async () => {
     ["bench", "quixbugs", "compare", "--all-tasks", five, three],
     ["expr", "eval", "--function", "clamp", "--expr", "lo if x < lo else x", "--args", "-2,0,5"],
   ];
-  if (sandboxPackages().skip === false) commands.push(["bench", "quixbugs", "verify-dataset", "--dataset", MINI_DATASET_DIR, "--programs", "gcd,pascal"]);
+  if (sandboxPackages().skip === false)
+    commands.push(["bench", "quixbugs", "verify-dataset", "--dataset", MINI_DATASET_DIR, "--programs", "gcd,pascal"]);
   for (const args of commands) {
     const r = await tca(args, undefined, cwd);
     assert.ok(r.out.length > 0, `tca ${args.join(" ")} printed nothing (exit ${r.code}): ${r.err}`);
@@ -56,5 +67,8 @@ test("the main offline commands print within 100 columns", async () => {
   }
   // The one exemption, checked to be only the document's tables.
   const published = await tca(["bench", "quixbugs", "compare", "--reference", "published"], undefined, cwd);
-  assert.ok(overlongProse(published.out, [root]).every((line) => line.startsWith("| ")), "only table rows of the document pass 100 columns");
+  assert.ok(
+    overlongProse(published.out, [root]).every((line) => line.startsWith("| ")),
+    "only table rows of the document pass 100 columns",
+  );
 });

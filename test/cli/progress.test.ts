@@ -20,11 +20,19 @@ test("on a terminal: one line rewritten in place, at most once per interval, cle
   now = 250;
   line.update("fetch: 3 MB and a long tail that does not fit the terminal");
   line.done("done: 3 MB");
-  assert.deepEqual(written, ["\r\x1b[2Kfetch: 1 MB", `\r\x1b[2K${"fetch: 3 MB and a long tail that does not fit the terminal".slice(0, 29)}`, "\r\x1b[2K", "done: 3 MB\n"]);
+  assert.deepEqual(written, [
+    "\r\x1b[2Kfetch: 1 MB",
+    `\r\x1b[2K${"fetch: 3 MB and a long tail that does not fit the terminal".slice(0, 29)}`,
+    "\r\x1b[2K",
+    "done: 3 MB\n",
+  ]);
 });
 
 test("not a terminal, or --json: nothing is written", () => {
-  for (const [isTTY, json] of [[false, false], [true, true]] as const) {
+  for (const [isTTY, json] of [
+    [false, false],
+    [true, true],
+  ] as const) {
     const { stream, written } = fakeStream(isTTY);
     const line = statusLine({ stream, json, now: () => 1000 });
     line.update("x");

@@ -5,22 +5,55 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeGeneratedCall, describeGeneration, describeRunProgress, foldAuditLine, INITIAL_RUN_PROGRESS, watchElapsed, watchRunProgress } from "../../src/cli/runProgress.ts";
+import {
+  describeGeneratedCall,
+  describeGeneration,
+  describeRunProgress,
+  foldAuditLine,
+  INITIAL_RUN_PROGRESS,
+  watchElapsed,
+  watchRunProgress,
+} from "../../src/cli/runProgress.ts";
 
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
-  const stream = { isTTY, columns: 200, text: "", write(chunk: string) { stream.text += chunk; return true; } };
+  const stream = {
+    isTTY,
+    columns: 200,
+    text: "",
+    write(chunk: string) {
+      stream.text += chunk;
+      return true;
+    },
+  };
   return stream as unknown as NodeJS.WriteStream & { text: string };
 }
 
 const request = (proposal: number) => JSON.stringify({ type: "request", proposal, t_ms: 10, data: {} });
-const generation = (proposal: number, tokens: number, ms: number) => JSON.stringify({ type: "generation", proposal, t_ms: 20, data: { elapsed_ms: ms, metadata: { outputTokens: tokens } } });
+const generation = (proposal: number, tokens: number, ms: number) =>
+  JSON.stringify({
+    type: "generation",
+    proposal,
+    t_ms: 20,
+    data: { elapsed_ms: ms, metadata: { outputTokens: tokens } },
+  });
 
 test("the status line: loading before any event, then the running generation, then the last event", () => {
-  assert.equal(describeRunProgress(INITIAL_RUN_PROGRESS, 11_400), "lab model: verifying, converting and loading the model… 11 s");
+  assert.equal(
+    describeRunProgress(INITIAL_RUN_PROGRESS, 11_400),
+    "lab model: verifying, converting and loading the model… 11 s",
+  );
   // The run folder and its first event exist while the model still loads; source_load ends loading.
-  const started = foldAuditLine(INITIAL_RUN_PROGRESS, JSON.stringify({ type: "run_started", proposal: null, data: {} }), 100).state;
+  const started = foldAuditLine(
+    INITIAL_RUN_PROGRESS,
+    JSON.stringify({ type: "run_started", proposal: null, data: {} }),
+    100,
+  ).state;
   assert.equal(describeRunProgress(started, 5_000), "lab model: verifying, converting and loading the model… 5 s");
-  const loaded = foldAuditLine(started, JSON.stringify({ type: "source_load", proposal: null, data: { ok: true } }), 11_000).state;
+  const loaded = foldAuditLine(
+    started,
+    JSON.stringify({ type: "source_load", proposal: null, data: { ok: true } }),
+    11_000,
+  ).state;
   assert.equal(describeRunProgress(loaded, 11_500), "lab model: model loaded (run 12 s)");
   const generating = foldAuditLine(INITIAL_RUN_PROGRESS, request(2), 12_000);
   assert.equal(generating.finished, null);
@@ -31,16 +64,34 @@ test("the status line: loading before any event, then the running generation, th
 });
 
 test("each generation: tokens, seconds and tok/s; without a token count, only the seconds", () => {
-  assert.equal(describeGeneration({ proposal: 3, outputTokens: 120, elapsedMs: 12_000 }), "lab model: proposal 3: 120 tokens in 12.0 s (10.0 tok/s)");
-  assert.equal(describeGeneration({ proposal: 1, outputTokens: null, elapsedMs: 1_500 }), "lab model: proposal 1: 1.5 s");
-  assert.equal(describeGeneration({ proposal: 1, outputTokens: 5, elapsedMs: 0 }), "lab model: proposal 1: 5 tokens in 0 ms");
+  assert.equal(
+    describeGeneration({ proposal: 3, outputTokens: 120, elapsedMs: 12_000 }),
+    "lab model: proposal 3: 120 tokens in 12.0 s (10.0 tok/s)",
+  );
+  assert.equal(
+    describeGeneration({ proposal: 1, outputTokens: null, elapsedMs: 1_500 }),
+    "lab model: proposal 1: 1.5 s",
+  );
+  assert.equal(
+    describeGeneration({ proposal: 1, outputTokens: 5, elapsedMs: 0 }),
+    "lab model: proposal 1: 5 tokens in 0 ms",
+  );
   // Counts with separators and durations in the one format, as everywhere (src/core/numberFormat.ts).
-  assert.equal(describeGeneration({ proposal: 2, outputTokens: 7151, elapsedMs: 2_000_000 }), "lab model: proposal 2: 7,151 tokens in 33 min 20 s (3.6 tok/s)");
-  assert.equal(describeGeneratedCall({ output_tokens: 40, timings_ms: { supervised_load: 11_000, call: 8_000 } }), "model generate: loaded in 11.0 s; 40 tokens in 8.0 s (5.0 tok/s)");
+  assert.equal(
+    describeGeneration({ proposal: 2, outputTokens: 7151, elapsedMs: 2_000_000 }),
+    "lab model: proposal 2: 7,151 tokens in 33 min 20 s (3.6 tok/s)",
+  );
+  assert.equal(
+    describeGeneratedCall({ output_tokens: 40, timings_ms: { supervised_load: 11_000, call: 8_000 } }),
+    "model generate: loaded in 11.0 s; 40 tokens in 8.0 s (5.0 tok/s)",
+  );
 });
 
 test("a line that is not JSON, or not an object, changes nothing", () => {
-  assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, "{not json", 1), { state: INITIAL_RUN_PROGRESS, finished: null });
+  assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, "{not json", 1), {
+    state: INITIAL_RUN_PROGRESS,
+    finished: null,
+  });
   assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, "42", 1), { state: INITIAL_RUN_PROGRESS, finished: null });
 });
 
@@ -71,7 +122,10 @@ test("quiet when stderr is not a terminal, or with --json: nothing is written", 
   const run = mkdtempSync(join(tmpdir(), "tca-progress-"));
   t.after(() => rmSync(run, { recursive: true, force: true }));
   writeFileSync(join(run, "audit.jsonl"), `${request(1)}\n${generation(1, 60, 6_000)}\n`);
-  for (const [stream, json] of [[fakeStream(false), false], [fakeStream(true), true]] as const) {
+  for (const [stream, json] of [
+    [fakeStream(false), false],
+    [fakeStream(true), true],
+  ] as const) {
     const watch = watchRunProgress(run, { stream, json, pollMs: 1 });
     watch.poll();
     watch.stop();

@@ -4,14 +4,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { compactingAssembler, dropOrder, essentialEventIds, type TokenCounter } from "../../src/controller/compactingAssembler.ts";
+import {
+  compactingAssembler,
+  dropOrder,
+  essentialEventIds,
+  type TokenCounter,
+} from "../../src/controller/compactingAssembler.ts";
 import type { LoggedObservation } from "../../src/controller/observationLog.ts";
 import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit } from "../lab/labRunTestSupport.ts";
 
-const byteCounter: TokenCounter = async (messages) => Math.ceil(messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0) / 4);
+const byteCounter: TokenCounter = async (messages) =>
+  Math.ceil(messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0) / 4);
 const state = { remainingProposals: 3, currentVersion: 1, sourceRead: true, latestPublicTest: "not_run" as const };
 
 function entry(eventId: number, kind: LoggedObservation["kind"], size = 10): LoggedObservation {
@@ -30,7 +36,10 @@ const LOG: LoggedObservation[] = [
 ];
 
 test("essential entries: latest read, latest test, latest error, every edit receipt", () => {
-  assert.deepEqual([...essentialEventIds(LOG)].sort((a, b) => a - b), [4, 5, 7, 8]);
+  assert.deepEqual(
+    [...essentialEventIds(LOG)].sort((a, b) => a - b),
+    [4, 5, 7, 8],
+  );
   assert.deepEqual(dropOrder(LOG, essentialEventIds(LOG)), [1, 2, 3, 6]);
 });
 
@@ -86,7 +95,10 @@ test("a run whose observations outgrow the budget compacts, logs omitted ids, th
   assert.ok(result.ok);
   const audit = readAudit(result.value.runDirectory);
   const requests = audit.filter((r) => r.type === "request");
-  assert.ok(requests.some((r) => (r.data["omitted_event_ids"] as number[]).length > 0), "some request was compacted");
+  assert.ok(
+    requests.some((r) => (r.data["omitted_event_ids"] as number[]).length > 0),
+    "some request was compacted",
+  );
   for (const r of requests) assert.ok((r.data["input_tokens"] as number) <= budget);
   // Every read is a duplicate except the latest, so this log never exceeds the essential part: it runs to the end.
   assert.equal(result.value.final.stop_reason, "proposal_limit");

@@ -17,7 +17,12 @@ const SHA = "c".repeat(64);
 function fakeWorkspace(readObservation: Observation): ControllerWorkspace & { reads: number } {
   const parsed = parseToyMathSource(INITIAL_TOY_MATH_PY);
   if (!parsed.ok) throw new Error("fixture source invalid");
-  const state = { version: 0, sourceSha256: SHA, taskSha256: SHA, expressions: { clamp: "x", total: "unit + qty + fee" } };
+  const state = {
+    version: 0,
+    sourceSha256: SHA,
+    taskSha256: SHA,
+    expressions: { clamp: "x", total: "unit + qty + fee" },
+  };
   const workspace = {
     reads: 0,
     state: () => state,
@@ -26,24 +31,54 @@ function fakeWorkspace(readObservation: Observation): ControllerWorkspace & { re
       workspace.reads += 1;
       return readObservation;
     },
-    replace: async () => ({ ok: false, action: "replace", error: "old_expression_mismatch", message: "no", version: 0 }),
-    snapshot: async () => ok({ version: 0, sha256: SHA, bytes: Buffer.from(INITIAL_TOY_MATH_PY), source: parsed.value }),
+    replace: async () => ({
+      ok: false,
+      action: "replace",
+      error: "old_expression_mismatch",
+      message: "no",
+      version: 0,
+    }),
+    snapshot: async () =>
+      ok({ version: 0, sha256: SHA, bytes: Buffer.from(INITIAL_TOY_MATH_PY), source: parsed.value }),
     reconcile: async () => ok({ outcome: "none_pending" as const, state }),
   };
   return workspace;
 }
 
-function recordingSink(): EvidenceSink & { records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[] } {
+function recordingSink(): EvidenceSink & {
+  records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[];
+} {
   const records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[] = [];
   return { records, append: (type, payload, proposal = null) => records.push({ type, payload, proposal }) };
 }
 
 const READ = '{"action":"read","file":"toy_math.py"}';
-const okRead: Observation = { ok: true, action: "read", file: "toy_math.py", version: 0, sha256: SHA, content: INITIAL_TOY_MATH_PY, expressions: { clamp: "x", total: "unit + qty + fee" } };
+const okRead: Observation = {
+  ok: true,
+  action: "read",
+  file: "toy_math.py",
+  version: 0,
+  sha256: SHA,
+  content: INITIAL_TOY_MATH_PY,
+  expressions: { clamp: "x", total: "unit + qty + fee" },
+};
 
-function run(source: ProposalSource, workspace = fakeWorkspace(okRead), clock = new ManualClock(0), cancellation = new AbortController().signal) {
+function run(
+  source: ProposalSource,
+  workspace = fakeWorkspace(okRead),
+  clock = new ManualClock(0),
+  cancellation = new AbortController().signal,
+) {
   const evidence = recordingSink();
-  const outcome = runControllerLoop({ workspace, evidence, source, assembler: fullLogAssembler, clock, cancellation, overallDeadlineMs: 600_000 });
+  const outcome = runControllerLoop({
+    workspace,
+    evidence,
+    source,
+    assembler: fullLogAssembler,
+    clock,
+    cancellation,
+    overallDeadlineMs: 600_000,
+  });
   return { outcome, evidence, workspace };
 }
 
@@ -67,7 +102,9 @@ test("an observation over 2,048 bytes stops the run with observation_limit, neve
   const result = await outcome;
   assert.equal(result.stopReason, "observation_limit");
   assert.equal(result.proposalsUsed, 1);
-  const shown = evidence.records.filter((r) => r.type === "observation").map((r) => r.payload["observation"] as Record<string, unknown>);
+  const shown = evidence.records
+    .filter((r) => r.type === "observation")
+    .map((r) => r.payload["observation"] as Record<string, unknown>);
   assert.equal(shown.length, 1);
   assert.equal(shown[0]?.["error"], "observation_limit");
   assert.ok(!JSON.stringify(shown).includes("x".repeat(100)));
@@ -76,7 +113,11 @@ test("an observation over 2,048 bytes stops the run with observation_limit, neve
 test("context_limit, model_error, time_limit and cancelled outcomes stop with that reason and consume the proposal", async () => {
   for (const kind of ["context_limit", "model_error", "time_limit", "cancelled"] as const) {
     const outcome: ProposalOutcome =
-      kind === "context_limit" ? { kind, inputTokens: 4000, metadata: {} } : kind === "model_error" ? { kind, message: "boom", metadata: {} } : { kind, metadata: {} };
+      kind === "context_limit"
+        ? { kind, inputTokens: 4000, metadata: {} }
+        : kind === "model_error"
+          ? { kind, message: "boom", metadata: {} }
+          : { kind, metadata: {} };
     const source = new FixedOutcomeSource(outcome);
     const { outcome: loop, workspace } = run(source);
     const result = await loop;
@@ -110,7 +151,9 @@ test("two consecutive invalid proposals stop the run; a successful tool call res
 });
 
 test("a failing public test is a successful tool call, not an invalid proposal", async () => {
-  const result = await run(new ScriptedSource([READ, '{"action":"test"}', "nope", '{"action":"test"}', "nope", '{"action":"test"}'])).outcome;
+  const result = await run(
+    new ScriptedSource([READ, '{"action":"test"}', "nope", '{"action":"test"}', "nope", '{"action":"test"}']),
+  ).outcome;
   assert.equal(result.stopReason, "proposal_limit");
   assert.equal(result.invalidProposals, 2);
   const tests = result.log.filter((entry) => entry.kind === "test_result");
@@ -140,10 +183,26 @@ test("the per-call deadline is the earlier of 120 s and the overall deadline", a
   const clock = new ManualClock(550_000);
   const source = new ScriptedSource([READ]);
   const evidence = recordingSink();
-  await runControllerLoop({ workspace: fakeWorkspace(okRead), evidence, source, assembler: fullLogAssembler, clock, cancellation: new AbortController().signal, overallDeadlineMs: 600_000 });
+  await runControllerLoop({
+    workspace: fakeWorkspace(okRead),
+    evidence,
+    source,
+    assembler: fullLogAssembler,
+    clock,
+    cancellation: new AbortController().signal,
+    overallDeadlineMs: 600_000,
+  });
   assert.equal(source.requests[0]?.deadlineMs, 600_000);
   const early = new ScriptedSource([READ]);
-  await runControllerLoop({ workspace: fakeWorkspace(okRead), evidence, source: early, assembler: fullLogAssembler, clock: new ManualClock(0), cancellation: new AbortController().signal, overallDeadlineMs: 600_000 });
+  await runControllerLoop({
+    workspace: fakeWorkspace(okRead),
+    evidence,
+    source: early,
+    assembler: fullLogAssembler,
+    clock: new ManualClock(0),
+    cancellation: new AbortController().signal,
+    overallDeadlineMs: 600_000,
+  });
   assert.equal(early.requests[0]?.deadlineMs, 120_000);
 });
 
@@ -164,7 +223,15 @@ test("a deadline that passes while the text arrives is caught by the recheck aft
   const workspace = fakeWorkspace(okRead);
   const source = new ScriptedSource([{ text: READ, duringGeneration: () => void (now = 600_001) }]);
   const evidence = recordingSink();
-  const result = await runControllerLoop({ workspace, evidence, source, assembler: fullLogAssembler, clock, cancellation: new AbortController().signal, overallDeadlineMs: 600_000 });
+  const result = await runControllerLoop({
+    workspace,
+    evidence,
+    source,
+    assembler: fullLogAssembler,
+    clock,
+    cancellation: new AbortController().signal,
+    overallDeadlineMs: 600_000,
+  });
   assert.equal(result.stopReason, "time_limit");
   assert.equal(workspace.reads, 0);
   const discarded = evidence.records.find((r) => r.type === "proposal_discarded");
@@ -181,10 +248,21 @@ test("cancellation during the integrity check is caught by the recheck immediate
     return checking();
   };
   const evidence = recordingSink();
-  const result = await runControllerLoop({ workspace, evidence, source: new ScriptedSource([READ]), assembler: fullLogAssembler, clock: new ManualClock(0), cancellation: cancel.signal, overallDeadlineMs: 600_000 });
+  const result = await runControllerLoop({
+    workspace,
+    evidence,
+    source: new ScriptedSource([READ]),
+    assembler: fullLogAssembler,
+    clock: new ManualClock(0),
+    cancellation: cancel.signal,
+    overallDeadlineMs: 600_000,
+  });
   assert.equal(result.stopReason, "cancelled");
   assert.equal(workspace.reads, 0);
-  assert.deepEqual(evidence.records.find((r) => r.type === "proposal_discarded")?.payload, { reason: "cancelled", at: "before_dispatch" });
+  assert.deepEqual(evidence.records.find((r) => r.type === "proposal_discarded")?.payload, {
+    reason: "cancelled",
+    at: "before_dispatch",
+  });
   assert.ok(!evidence.records.some((r) => r.type === "dispatch"));
 });
 

@@ -17,7 +17,9 @@ import { freshRoot, readAudit, schemaProblems } from "../lab/labRunTestSupport.t
 
 const READ = '{"action":"read","file":"toy_math.py"}';
 
-function recordingSink(): EvidenceSink & { records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[] } {
+function recordingSink(): EvidenceSink & {
+  records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[];
+} {
   const records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[] = [];
   return { records, append: (type, payload, proposal = null) => records.push({ type, payload, proposal }) };
 }
@@ -48,21 +50,34 @@ test("an oversized observation from the real workspace stops the run with observ
     const source = new ScriptedSource([READ, READ, READ]);
     const evidence = recordingSink();
     const result = await runControllerLoop({
-      workspace: withOversizedRead(ws), evidence, source, assembler: fullLogAssembler,
-      clock: new ManualClock(0), cancellation: new AbortController().signal, overallDeadlineMs: 600_000,
+      workspace: withOversizedRead(ws),
+      evidence,
+      source,
+      assembler: fullLogAssembler,
+      clock: new ManualClock(0),
+      cancellation: new AbortController().signal,
+      overallDeadlineMs: 600_000,
     });
     assert.equal(result.stopReason, "observation_limit");
     assert.equal(result.proposalsUsed, 1);
     // A stop, not an invalid proposal: the model did nothing wrong.
     assert.equal(result.invalidProposals, 0);
     assert.equal(source.requests.length, 1, "no further proposal is requested");
-    const shown = evidence.records.filter((r) => r.type === "observation").map((r) => r.payload["observation"] as Record<string, unknown>);
+    const shown = evidence.records
+      .filter((r) => r.type === "observation")
+      .map((r) => r.payload["observation"] as Record<string, unknown>);
     assert.equal(shown.length, 1);
     assert.equal(shown[0]?.["ok"], false);
     assert.equal(shown[0]?.["error"], "observation_limit");
     assert.equal(shown[0]?.["version"], 0);
-    assert.ok(!JSON.stringify(shown).includes("#".repeat(50)), "the oversized content is never shown, not even truncated");
-    assert.deepEqual(evidence.records.find((r) => r.type === "stop")?.payload, { stop_reason: "observation_limit", at: "dispatch" });
+    assert.ok(
+      !JSON.stringify(shown).includes("#".repeat(50)),
+      "the oversized content is never shown, not even truncated",
+    );
+    assert.deepEqual(evidence.records.find((r) => r.type === "stop")?.payload, {
+      stop_reason: "observation_limit",
+      at: "dispatch",
+    });
     // Nothing on disk changed.
     assert.equal(readFileSync(join(ws.paths.workspace, "toy_math.py"), "utf8"), INITIAL_TOY_MATH_PY);
     assert.equal(ws.state().version, 0);
@@ -76,8 +91,13 @@ test("the same read without the injection is an ordinary successful read (the pa
   try {
     const evidence = recordingSink();
     const result = await runControllerLoop({
-      workspace: ws, evidence, source: new ScriptedSource([READ]), assembler: fullLogAssembler,
-      clock: new ManualClock(0), cancellation: new AbortController().signal, overallDeadlineMs: 600_000,
+      workspace: ws,
+      evidence,
+      source: new ScriptedSource([READ]),
+      assembler: fullLogAssembler,
+      clock: new ManualClock(0),
+      cancellation: new AbortController().signal,
+      overallDeadlineMs: 600_000,
     });
     assert.equal(result.stopReason, "script_exhausted");
     assert.equal(result.log[0]?.observation["ok"], true);
@@ -121,8 +141,13 @@ test("only a source labelled scripted can end a run as script_exhausted", async 
       close: async () => undefined,
     };
     const result = await runControllerLoop({
-      workspace: ws, evidence: recordingSink(), source: impostor, assembler: fullLogAssembler,
-      clock: new ManualClock(0), cancellation: new AbortController().signal, overallDeadlineMs: 600_000,
+      workspace: ws,
+      evidence: recordingSink(),
+      source: impostor,
+      assembler: fullLogAssembler,
+      clock: new ManualClock(0),
+      cancellation: new AbortController().signal,
+      overallDeadlineMs: 600_000,
     });
     assert.equal(result.stopReason, "model_error");
     assert.equal(result.proposalsUsed, 1);

@@ -15,9 +15,12 @@ function depthOf(value: unknown): number {
 }
 
 test("jsonDepth equals the nesting of any JSON value, whatever its strings hold", () => {
-  fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => {
-    assert.equal(jsonDepth(JSON.stringify(value)), depthOf(value));
-  }), { numRuns: 500 });
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => {
+      assert.equal(jsonDepth(JSON.stringify(value)), depthOf(value));
+    }),
+    { numRuns: 500 },
+  );
   assert.equal(jsonDepth(JSON.stringify({ text: '[[["\\"{{{' })), 1);
   assert.equal(jsonDepth('"[[["'), 0);
 });

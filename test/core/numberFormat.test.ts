@@ -2,7 +2,13 @@
 // style, sizes in binary units, and the line-width helpers. Expected strings are written by hand.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatBytes, formatCount, formatDuration, formatMilliseconds, formatTokenRate } from "../../src/core/numberFormat.ts";
+import {
+  formatBytes,
+  formatCount,
+  formatDuration,
+  formatMilliseconds,
+  formatTokenRate,
+} from "../../src/core/numberFormat.ts";
 import { overlongLines, wrapLine } from "../../src/core/textWidth.ts";
 
 test("counts: en-US thousands separators, fractions rounded", () => {

@@ -5,7 +5,15 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeUtf8Strict, kindUnder, listDirectoryUnder, readFileUnder, readRegularFile, readTextUnder, relativeComponents } from "../../src/core/safeRead.ts";
+import {
+  decodeUtf8Strict,
+  kindUnder,
+  listDirectoryUnder,
+  readFileUnder,
+  readRegularFile,
+  readTextUnder,
+  relativeComponents,
+} from "../../src/core/safeRead.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-safe-read-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -24,7 +32,15 @@ function errorOf<T>(result: { ok: true; value: T } | { ok: false; error: string 
 test("a regular file under the root is read; relative paths with '..', '.', '' or a leading '/' are refused", () => {
   const read = readTextUnder(run, "diffs/A-gcd.diff", 1024);
   assert.deepEqual(read, { ok: true, value: "--- a\n+++ b\n" });
-  for (const bad of ["../outside/secret.txt", "diffs/../../outside/secret.txt", "./diffs/A-gcd.diff", "/etc/passwd", "diffs//A-gcd.diff", "", "diffs\\A-gcd.diff"]) {
+  for (const bad of [
+    "../outside/secret.txt",
+    "diffs/../../outside/secret.txt",
+    "./diffs/A-gcd.diff",
+    "/etc/passwd",
+    "diffs//A-gcd.diff",
+    "",
+    "diffs\\A-gcd.diff",
+  ]) {
     assert.equal(errorOf(readFileUnder(run, bad, 1024)), "path_invalid", bad);
   }
   assert.equal(relativeComponents("a/b/c")?.length, 3);
@@ -69,7 +85,10 @@ test("missing files, files too large, and a path through a file are typed errors
 test("strict UTF-8: an invalid sequence is an error, never a replacement character", () => {
   assert.equal(errorOf(decodeUtf8Strict(Buffer.from([0x61, 0xff, 0x62]), "x")), "invalid_utf8");
   assert.equal(errorOf(decodeUtf8Strict(Buffer.from([0xe2, 0x82]), "x")), "invalid_utf8");
-  assert.deepEqual(decodeUtf8Strict(Buffer.from("h\u00e9llo \u2713", "utf8"), "x"), { ok: true, value: "h\u00e9llo \u2713" });
+  assert.deepEqual(decodeUtf8Strict(Buffer.from("h\u00e9llo \u2713", "utf8"), "x"), {
+    ok: true,
+    value: "h\u00e9llo \u2713",
+  });
   writeFileSync(join(run, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
   assert.equal(errorOf(readTextUnder(run, "latin1.txt", 1024)), "invalid_utf8");
 });

@@ -47,7 +47,14 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
       const body = lines.slice(fenceOpen + 1, close).join("\n");
       if (marker === null) blocks.push({ line: fenceOpen + 1, body, action: "unmarked" });
       else if (marker[1] === "run") blocks.push({ line: fenceOpen + 1, body, action: "run" });
-      else blocks.push({ line: fenceOpen + 1, body, action: "skip", reason: marker[2] as ReadmeBlock["reason"], why: marker[3] ?? "" });
+      else
+        blocks.push({
+          line: fenceOpen + 1,
+          body,
+          action: "skip",
+          reason: marker[2] as ReadmeBlock["reason"],
+          why: marker[3] ?? "",
+        });
     }
     i = close;
   }
@@ -59,7 +66,13 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 function freshCopy(): string {
   const copy = join(root, "checkout");
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: CHECKOUT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).split("\0").filter((f) => f !== "" && f !== "node_modules");
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: CHECKOUT,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split("\0")
+    .filter((f) => f !== "" && f !== "node_modules");
   for (const file of files) {
     const target = join(copy, file);
     mkdirSync(dirname(target), { recursive: true });
@@ -93,38 +106,84 @@ function runBlock(block: ReadmeBlock, cwd: string, env: NodeJS.ProcessEnv): void
     for (const part of parts) {
       const [command = "", ...expected] = part.split("\n");
       const r = spawnSync("bash", ["-c", command], { cwd, env, encoding: "utf8", timeout: 120_000 });
-      assert.equal(r.stdout.trimEnd(), expected.join("\n").trimEnd(), `README line ${block.line}: $ ${command}\n${r.stderr}`);
+      assert.equal(
+        r.stdout.trimEnd(),
+        expected.join("\n").trimEnd(),
+        `README line ${block.line}: $ ${command}\n${r.stderr}`,
+      );
     }
     return;
   }
   const r = spawnSync("bash", ["-e", "-o", "pipefail", "-c", body], { cwd, env, encoding: "utf8", timeout: 300_000 });
-  assert.equal(r.status, 0, `README block at line ${block.line} failed (exit ${String(r.status)}):\n${body}\n--- stderr ---\n${r.stderr.slice(-3000)}\n--- stdout ---\n${r.stdout.slice(-2000)}`);
+  assert.equal(
+    r.status,
+    0,
+    `README block at line ${block.line} failed (exit ${String(r.status)}):\n${body}\n--- stderr ---\n${r.stderr.slice(-3000)}\n--- stdout ---\n${r.stdout.slice(-2000)}`,
+  );
   // What the newcomer's commands print fits 100 columns (item 15; test/support/outputWidth.ts).
   // npm run's own banner ("> node bin/tca.js …", the command it runs) is npm's, not tca's output.
-  const printed = r.stdout.split("\n").filter((line) => !line.startsWith("> ")).join("\n");
+  const printed = r.stdout
+    .split("\n")
+    .filter((line) => !line.startsWith("> "))
+    .join("\n");
   assert.deepEqual(overlongProse(printed, [root]), [], `README block at line ${block.line}: stdout over 100 columns`);
 }
 
 test("readmeBlocks: markers are read, an unmarked block is reported, non-sh blocks are not command blocks", () => {
-  const md = ["<!-- readme-test: run -->", "```sh", "echo a", "```", "", "```", "plain", "```", "<!-- readme-test: skip gpu: needs CUDA -->", "", "```sh", "nvidia-smi", "```", "```sh", "echo unmarked", "```"].join("\n");
-  assert.deepEqual(readmeBlocks(md).map((b) => [b.line, b.action, b.reason ?? null, b.body]), [[2, "run", null, "echo a"], [11, "skip", "gpu", "nvidia-smi"], [14, "unmarked", null, "echo unmarked"]]);
-  assert.equal(readmeBlocks("<!-- readme-test: skip lazy: no reason kind -->\n```sh\nx\n```").at(0)?.action, "unmarked");
+  const md = [
+    "<!-- readme-test: run -->",
+    "```sh",
+    "echo a",
+    "```",
+    "",
+    "```",
+    "plain",
+    "```",
+    "<!-- readme-test: skip gpu: needs CUDA -->",
+    "",
+    "```sh",
+    "nvidia-smi",
+    "```",
+    "```sh",
+    "echo unmarked",
+    "```",
+  ].join("\n");
+  assert.deepEqual(
+    readmeBlocks(md).map((b) => [b.line, b.action, b.reason ?? null, b.body]),
+    [
+      [2, "run", null, "echo a"],
+      [11, "skip", "gpu", "nvidia-smi"],
+      [14, "unmarked", null, "echo unmarked"],
+    ],
+  );
+  assert.equal(
+    readmeBlocks("<!-- readme-test: skip lazy: no reason kind -->\n```sh\nx\n```").at(0)?.action,
+    "unmarked",
+  );
 });
 
-test("README.md: every command block is marked; the offline ones run in a fresh copy of the checkout", { timeout: 900_000 }, (t) => {
-  const started = Date.now();
-  const blocks = readmeBlocks(readFileSync(join(CHECKOUT, "README.md"), "utf8"));
-  assert.deepEqual(blocks.filter((b) => b.action === "unmarked").map((b) => `line ${b.line}`), [], "mark each ```sh block with <!-- readme-test: run --> or <!-- readme-test: skip <why>: … -->");
-  const runs = blocks.filter((b) => b.action === "run");
-  const skips = blocks.filter((b) => b.action === "skip");
-  // The README keeps offline blocks: the Lab's first steps, the pipeline checks, the expression examples.
-  assert.ok(runs.length >= 4, `only ${runs.length} runnable blocks`);
-  const cwd = freshCopy();
-  const env = environment();
-  mkdirSync(join(root, "tmp"), { recursive: true });
-  for (const block of runs) runBlock(block, cwd, env);
-  const seconds = (Date.now() - started) / 1000;
-  const byReason = SKIP_REASONS.map((r) => `${r} ${skips.filter((b) => b.reason === r).length}`).join(", ");
-  t.diagnostic(`README blocks: ${runs.length} run, ${skips.length} skipped (${byReason}); ${seconds.toFixed(1)} s`);
-  for (const block of skips) t.diagnostic(`skipped, line ${block.line}: ${block.reason}: ${block.why}`);
-});
+test(
+  "README.md: every command block is marked; the offline ones run in a fresh copy of the checkout",
+  { timeout: 900_000 },
+  (t) => {
+    const started = Date.now();
+    const blocks = readmeBlocks(readFileSync(join(CHECKOUT, "README.md"), "utf8"));
+    assert.deepEqual(
+      blocks.filter((b) => b.action === "unmarked").map((b) => `line ${b.line}`),
+      [],
+      "mark each ```sh block with <!-- readme-test: run --> or <!-- readme-test: skip <why>: … -->",
+    );
+    const runs = blocks.filter((b) => b.action === "run");
+    const skips = blocks.filter((b) => b.action === "skip");
+    // The README keeps offline blocks: the Lab's first steps, the pipeline checks, the expression examples.
+    assert.ok(runs.length >= 4, `only ${runs.length} runnable blocks`);
+    const cwd = freshCopy();
+    const env = environment();
+    mkdirSync(join(root, "tmp"), { recursive: true });
+    for (const block of runs) runBlock(block, cwd, env);
+    const seconds = (Date.now() - started) / 1000;
+    const byReason = SKIP_REASONS.map((r) => `${r} ${skips.filter((b) => b.reason === r).length}`).join(", ");
+    t.diagnostic(`README blocks: ${runs.length} run, ${skips.length} skipped (${byReason}); ${seconds.toFixed(1)} s`);
+    for (const block of skips) t.diagnostic(`skipped, line ${block.line}: ${block.reason}: ${block.why}`);
+  },
+);

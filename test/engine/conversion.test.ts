@@ -7,7 +7,12 @@ import { appendFile, cp, lstat, open, readFile, rm, writeFile } from "node:fs/pr
 import path from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { convertToGguf } from "../../src/model/gguf/convertToGguf.ts";
-import { cacheDirectoryFor, chatTemplateOf, ensureDerivedGguf, GGUF_MANIFEST_NAME } from "../../src/model/gguf/derivedCache.ts";
+import {
+  cacheDirectoryFor,
+  chatTemplateOf,
+  ensureDerivedGguf,
+  GGUF_MANIFEST_NAME,
+} from "../../src/model/gguf/derivedCache.ts";
 import { openCheckpointDirectory } from "../../src/model/loader/checkpointDirectory.ts";
 import { checkQwen2Config } from "../../src/model/qwen2/configCheck.ts";
 import { PINNED_CONFIG_JSON } from "../../src/model/qwen2/architecture.ts";
@@ -36,7 +41,10 @@ test("the GGUF carries the metadata llama.cpp's qwen2 loader needs and no output
   const derived = await ensureDerivedGguf(opened.value);
   assert.ok(derived.ok);
   assert.equal(path.dirname(derived.value.ggufPath), cacheDirectoryFor(checkpoint.directory));
-  assert.ok(!derived.value.ggufPath.startsWith(checkpoint.directory + path.sep), "the cache is not inside the model directory");
+  assert.ok(
+    !derived.value.ggufPath.startsWith(checkpoint.directory + path.sep),
+    "the cache is not inside the model directory",
+  );
   const info = await readGgufFileInfo(derived.value.ggufPath, { readTensorInfo: true, logWarnings: false });
   const m = info.metadata as unknown as Record<string, Record<string, unknown>>;
   const qwen2 = m.qwen2 as Record<string, unknown>;
@@ -65,7 +73,9 @@ test("the GGUF carries the metadata llama.cpp's qwen2 loader needs and no output
   assert.equal(types[151646], 5, "padding tokens are UNUSED");
   assert.ok((tok.merges as string[]).length > 100);
   // llama-server --jinja reads the template from here: the checkpoint's own, byte for byte.
-  const config = JSON.parse(await readFile(path.join(checkpoint.directory, "tokenizer_config.json"), "utf8")) as { chat_template: string };
+  const config = JSON.parse(await readFile(path.join(checkpoint.directory, "tokenizer_config.json"), "utf8")) as {
+    chat_template: string;
+  };
   assert.equal((m.tokenizer as Record<string, unknown>).chat_template, config.chat_template);
   const tensors = info.fullTensorInfo ?? info.tensorInfo ?? [];
   const names = tensors.map((t) => t.name);
@@ -73,7 +83,10 @@ test("the GGUF carries the metadata llama.cpp's qwen2 loader needs and no output
   assert.equal(names.length, 1 + 2 * 12 + 1);
   const embedding = tensors.find((t) => t.name === "token_embd.weight");
   assert.deepEqual(embedding?.dimensions.map(Number), [32, 151936], "dimensions reversed relative to safetensors");
-  assert.ok(tensors.every((t) => t.ggmlType === 0), "all tensors F32");
+  assert.ok(
+    tensors.every((t) => t.ggmlType === 0),
+    "all tensors F32",
+  );
 });
 
 test("BF16 -> F32 is exact: every converted value equals its BF16 source bits shifted left by 16", async () => {
@@ -84,10 +97,17 @@ test("BF16 -> F32 is exact: every converted value equals its BF16 source bits sh
   const info = await readGgufFileInfo(derived.value.ggufPath, { readTensorInfo: true, logWarnings: false });
   const source = await readFile(path.join(checkpoint.directory, "model.safetensors"));
   const headerLength = Number(source.readBigUInt64LE(0));
-  const header = JSON.parse(source.subarray(8, 8 + headerLength).toString("utf8")) as Record<string, { data_offsets: [number, number] }>;
+  const header = JSON.parse(source.subarray(8, 8 + headerLength).toString("utf8")) as Record<
+    string,
+    { data_offsets: [number, number] }
+  >;
   const gguf = await open(derived.value.ggufPath, "r");
   try {
-    for (const [hfName, ggufName] of [["model.layers.1.self_attn.k_proj.bias", "blk.1.attn_k.bias"], ["model.layers.0.mlp.down_proj.weight", "blk.0.ffn_down.weight"], ["model.norm.weight", "output_norm.weight"]] as const) {
+    for (const [hfName, ggufName] of [
+      ["model.layers.1.self_attn.k_proj.bias", "blk.1.attn_k.bias"],
+      ["model.layers.0.mlp.down_proj.weight", "blk.0.ffn_down.weight"],
+      ["model.norm.weight", "output_norm.weight"],
+    ] as const) {
       const entry = header[hfName];
       const tensor = (info.fullTensorInfo ?? []).find((t) => t.name === ggufName);
       assert.ok(entry !== undefined && tensor !== undefined);
@@ -116,7 +136,11 @@ test("the cache is reused when its manifest matches and rebuilt when anything di
   await appendFile(first.value.ggufPath, Buffer.from([0]));
   const afterCorruption = await ensureDerivedGguf(opened.value);
   assert.ok(afterCorruption.ok && afterCorruption.value.rebuilt);
-  assert.equal(afterCorruption.value.manifest.output.sha256, first.value.manifest.output.sha256, "conversion is deterministic");
+  assert.equal(
+    afterCorruption.value.manifest.output.sha256,
+    first.value.manifest.output.sha256,
+    "conversion is deterministic",
+  );
   // A manifest from another converter version: rebuilt.
   const manifestFile = path.join(cacheDirectoryFor(directory), GGUF_MANIFEST_NAME);
   const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as Record<string, unknown>;
@@ -136,7 +160,11 @@ test("unverified or altered files are never converted", async () => {
   const noManifest = await copyCheckpoint("no-manifest");
   await rm(path.join(noManifest, SYNTHETIC_MANIFEST_NAME));
   const unverified = await openCheckpointDirectory(noManifest);
-  assert.equal(!unverified.ok && unverified.error, "model_not_verified", "without a synthetic manifest the directory must pass pinned verification");
+  assert.equal(
+    !unverified.ok && unverified.error,
+    "model_not_verified",
+    "without a synthetic manifest the directory must pass pinned verification",
+  );
 });
 
 test("unexpected files, remote code and other architectures are refused", async () => {
@@ -194,8 +222,11 @@ test("tokenizer.chat_template is written exactly as given: multi-byte text, newl
   const output = path.join(checkpoint.root, "template.gguf");
   // Characters whose UTF-8 length differs from their UTF-16 length: a length written in
   // characters instead of bytes would cut the string or shift every key after it.
-  const template = "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{# é → 🙂 #}\r\n\t{{- '<|im_start|>assistant\\n' }}";
-  const sha256 = createHash("sha256").update(await readFile(opened.value.safetensorsPath)).digest("hex");
+  const template =
+    "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{# é → 🙂 #}\r\n\t{{- '<|im_start|>assistant\\n' }}";
+  const sha256 = createHash("sha256")
+    .update(await readFile(opened.value.safetensorsPath))
+    .digest("hex");
   const converted = await convertToGguf({
     arch: opened.value.arch,
     modelName: "x",
@@ -207,7 +238,10 @@ test("tokenizer.chat_template is written exactly as given: multi-byte text, newl
   });
   assert.ok(converted.ok, converted.ok ? "" : converted.message);
   const info = await readGgufFileInfo(output, { logWarnings: false });
-  const tokenizer = (info.metadata as unknown as Record<string, Record<string, unknown>>).tokenizer as Record<string, unknown>;
+  const tokenizer = (info.metadata as unknown as Record<string, Record<string, unknown>>).tokenizer as Record<
+    string,
+    unknown
+  >;
   assert.equal(tokenizer.chat_template, template);
   // The keys after it are still read correctly.
   assert.equal(info.metadata.general?.architecture, "qwen2");
@@ -216,7 +250,10 @@ test("tokenizer.chat_template is written exactly as given: multi-byte text, newl
 
 test("chatTemplateOf: the template string, or null when tokenizer_config.json has none or is not JSON", () => {
   assert.equal(chatTemplateOf(Buffer.from(JSON.stringify({ chat_template: "{{ x }}" }))), "{{ x }}");
-  assert.equal(chatTemplateOf(Buffer.from(JSON.stringify({ chat_template: [{ name: "default", template: "x" }] }))), null);
+  assert.equal(
+    chatTemplateOf(Buffer.from(JSON.stringify({ chat_template: [{ name: "default", template: "x" }] }))),
+    null,
+  );
   assert.equal(chatTemplateOf(Buffer.from("{}")), null);
   assert.equal(chatTemplateOf(Buffer.from("null")), null);
   assert.equal(chatTemplateOf(Buffer.from("not json")), null);

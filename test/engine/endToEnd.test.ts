@@ -16,7 +16,10 @@ let source: LocalModelSource;
 
 before(async () => {
   checkpoint = await makeTinyCheckpoint(21);
-  const created = await LocalModelSource.create({ modelDirectory: checkpoint.directory, overallDeadlineMs: systemClock.now() + 300_000 });
+  const created = await LocalModelSource.create({
+    modelDirectory: checkpoint.directory,
+    overallDeadlineMs: systemClock.now() + 300_000,
+  });
   assert.ok(created.ok, created.ok ? "" : created.message);
   source = created.value;
 });
@@ -44,14 +47,37 @@ test("the source is labelled a pipeline check and describes everything a run rec
   const engine = d.engine as Record<string, unknown>;
   const versions = engine.versions as Record<string, string>;
   // The recorded versions are the ones the lockfile pins (package.json pins them exactly).
-  const pinned = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { dependencies: Record<string, string> }).dependencies;
-  for (const name of ["node-llama-cpp", "@huggingface/tokenizers", "@huggingface/jinja"]) assert.equal(versions[name], pinned[name], name);
-  for (const key of ["llama_cpp_build", "host", "precision", "attention", "threads", "seed", "load_ms", "kv_cache_types", "flash_attention"]) {
+  const pinned = (
+    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      dependencies: Record<string, string>;
+    }
+  ).dependencies;
+  for (const name of ["node-llama-cpp", "@huggingface/tokenizers", "@huggingface/jinja"])
+    assert.equal(versions[name], pinned[name], name);
+  for (const key of [
+    "llama_cpp_build",
+    "host",
+    "precision",
+    "attention",
+    "threads",
+    "seed",
+    "load_ms",
+    "kv_cache_types",
+    "flash_attention",
+  ]) {
     assert.ok(key in engine, `engine.${key} recorded`);
   }
   assert.equal(engine.flash_attention, false);
   assert.equal(engine.seed, 0);
-  for (const key of ["generation_config", "decoding_rule", "derived_gguf", "source_sha256", "load_time_precision_override", "checkpoint_generation_config_ignored", "total_load_ms"]) {
+  for (const key of [
+    "generation_config",
+    "decoding_rule",
+    "derived_gguf",
+    "source_sha256",
+    "load_time_precision_override",
+    "checkpoint_generation_config_ignored",
+    "total_load_ms",
+  ]) {
     assert.ok(key in d, `${key} recorded`);
   }
   const config = d.generation_config as Record<string, unknown>;
@@ -100,6 +126,9 @@ test("generateOnce with --input-ids skips the template and reports one record", 
 });
 
 test("a model directory that fails verification is a model_error from loading", async () => {
-  const result = await LocalModelSource.create({ modelDirectory: path.join(checkpoint.root, "missing"), overallDeadlineMs: systemClock.now() + 60_000 });
+  const result = await LocalModelSource.create({
+    modelDirectory: path.join(checkpoint.root, "missing"),
+    overallDeadlineMs: systemClock.now() + 60_000,
+  });
   assert.equal(!result.ok && result.error, "model_error");
 });

@@ -7,7 +7,13 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { currentEngineBinarySelection, getLlamaBinaryOptions, nativeBuildStatus, parseEngineBinaryRequest, selectEngineBinary } from "../../src/model/engine/engineBinary.ts";
+import {
+  currentEngineBinarySelection,
+  getLlamaBinaryOptions,
+  nativeBuildStatus,
+  parseEngineBinaryRequest,
+  selectEngineBinary,
+} from "../../src/model/engine/engineBinary.ts";
 import { missingBuildTools } from "../../src/model/engine/nativeBuild.ts";
 import { buildRuntimeLock } from "../../src/model/engine/runtimeLock.ts";
 import { LlamaEngine } from "../../src/model/engine/llamaEngine.ts";
@@ -19,23 +25,39 @@ const LIB = "fake libggml bytes";
 
 function fakeRoot(options: { build?: boolean; record?: unknown }): string {
   const root = mkdtempSync(join(tmpdir(), "tca-engine-bin-"));
-  writeFileSync(join(root, "package-lock.json"), JSON.stringify({ lockfileVersion: 3, packages: { "": { name: "x", version: "1.0.0" } } }));
+  writeFileSync(
+    join(root, "package-lock.json"),
+    JSON.stringify({ lockfileVersion: 3, packages: { "": { name: "x", version: "1.0.0" } } }),
+  );
   mkdirSync(join(root, "node_modules"), { recursive: true });
   writeFileSync(join(root, "node_modules", ".package-lock.json"), JSON.stringify({ packages: {} }));
   if (options.build === true) {
-    const release = join(root, "node_modules", "node-llama-cpp", "llama", "localBuilds", `${process.platform}-${process.arch}`, "Release");
+    const release = join(
+      root,
+      "node_modules",
+      "node-llama-cpp",
+      "llama",
+      "localBuilds",
+      `${process.platform}-${process.arch}`,
+      "Release",
+    );
     mkdirSync(release, { recursive: true });
     writeFileSync(join(release, "llama-addon.node"), ADDON);
     writeFileSync(join(release, "libggml.so"), LIB);
   }
   if (options.record !== undefined) {
     mkdirSync(join(root, ".cache", "engine-native"), { recursive: true });
-    writeFileSync(join(root, ".cache", "engine-native", "verified.json"), typeof options.record === "string" ? options.record : JSON.stringify(options.record));
+    writeFileSync(
+      join(root, ".cache", "engine-native", "verified.json"),
+      typeof options.record === "string" ? options.record : JSON.stringify(options.record),
+    );
   }
   return root;
 }
 
-const goodRecord = (files: Record<string, string> = { "libggml.so": sha(LIB), "llama-addon.node": sha(ADDON) }): Record<string, unknown> => ({
+const goodRecord = (
+  files: Record<string, string> = { "libggml.so": sha(LIB), "llama-addon.node": sha(ADDON) },
+): Record<string, unknown> => ({
   schema: "tca.engine-native/1",
   verified_at: "2026-12-01T00:00:00.000Z",
   build_seconds: 600,
@@ -117,9 +139,40 @@ test("a verified build is preferred by auto and used by native, with its file ha
 
 test("attacks on the verification: changed file, extra file, wrong hashes, malformed record", () => {
   const cases: Array<{ name: string; record: unknown; after?: (root: string) => void }> = [
-    { name: "addon replaced after verification", record: goodRecord(), after: (root) => writeFileSync(join(root, "node_modules/node-llama-cpp/llama/localBuilds", `${process.platform}-${process.arch}`, "Release", "llama-addon.node"), "evil") },
-    { name: "extra library added", record: goodRecord(), after: (root) => writeFileSync(join(root, "node_modules/node-llama-cpp/llama/localBuilds", `${process.platform}-${process.arch}`, "Release", "libextra.so"), "x") },
-    { name: "record of other hashes", record: goodRecord({ "libggml.so": sha("other"), "llama-addon.node": sha(ADDON) }) },
+    {
+      name: "addon replaced after verification",
+      record: goodRecord(),
+      after: (root) =>
+        writeFileSync(
+          join(
+            root,
+            "node_modules/node-llama-cpp/llama/localBuilds",
+            `${process.platform}-${process.arch}`,
+            "Release",
+            "llama-addon.node",
+          ),
+          "evil",
+        ),
+    },
+    {
+      name: "extra library added",
+      record: goodRecord(),
+      after: (root) =>
+        writeFileSync(
+          join(
+            root,
+            "node_modules/node-llama-cpp/llama/localBuilds",
+            `${process.platform}-${process.arch}`,
+            "Release",
+            "libextra.so",
+          ),
+          "x",
+        ),
+    },
+    {
+      name: "record of other hashes",
+      record: goodRecord({ "libggml.so": sha("other"), "llama-addon.node": sha(ADDON) }),
+    },
     { name: "record missing a file", record: goodRecord({ "llama-addon.node": sha(ADDON) }) },
     { name: "not JSON", record: "{not json" },
     { name: "wrong schema", record: { ...goodRecord(), schema: "tca.engine-native/2" } },
@@ -143,7 +196,15 @@ test("attacks on the verification: changed file, extra file, wrong hashes, malfo
 test("selectEngineBinary is a pure decision over the status", () => {
   const verified = { present: true, verified: true, reason: null, files: { "a.node": sha("a") } };
   const unverified = { present: true, verified: false, reason: "the native build was never verified", files: {} };
-  assert.deepEqual(selectEngineBinary("auto", verified), { ok: true, value: { requested: "auto", binary: "native", reason: "a verified native build is present", nativeFiles: { "a.node": sha("a") } } });
+  assert.deepEqual(selectEngineBinary("auto", verified), {
+    ok: true,
+    value: {
+      requested: "auto",
+      binary: "native",
+      reason: "a verified native build is present",
+      nativeFiles: { "a.node": sha("a") },
+    },
+  });
   const fallback = selectEngineBinary("auto", unverified);
   assert.ok(fallback.ok && fallback.value.binary === "prebuilt" && fallback.value.reason.includes("never verified"));
   const refused = selectEngineBinary("native", unverified);
@@ -168,11 +229,20 @@ test("the runtime lock records which binary the engine loads", () => {
     delete process.env["TCA_ENGINE_BINARY"];
     withRoot({ build: true, record: goodRecord() }, (root) => {
       const lock = buildRuntimeLock(root);
-      assert.deepEqual(lock.engine_binary, { binary: "native", requested: "auto", reason: "a verified native build is present", native_files: { "libggml.so": sha(LIB), "llama-addon.node": sha(ADDON) } });
+      assert.deepEqual(lock.engine_binary, {
+        binary: "native",
+        requested: "auto",
+        reason: "a verified native build is present",
+        native_files: { "libggml.so": sha(LIB), "llama-addon.node": sha(ADDON) },
+      });
     });
     withRoot({ build: true }, (root) => {
       const lock = buildRuntimeLock(root);
-      assert.ok("binary" in lock.engine_binary && lock.engine_binary.binary === "prebuilt" && lock.engine_binary.native_files === null);
+      assert.ok(
+        "binary" in lock.engine_binary &&
+          lock.engine_binary.binary === "prebuilt" &&
+          lock.engine_binary.native_files === null,
+      );
     });
     process.env["TCA_ENGINE_BINARY"] = "native";
     withRoot({}, (root) => {
@@ -229,5 +299,6 @@ test("the worker gets TCA_ENGINE_BINARY and the OpenMP wait settings, and still 
   assert.equal(env["TCA_ENGINE_BINARY"], "native");
   assert.equal(env["OMP_WAIT_POLICY"], "active");
   assert.equal(env["GOMP_SPINCOUNT"], "1000");
-  for (const key of ["AWS_SECRET_ACCESS_KEY", "NODE_OPTIONS", "LD_PRELOAD", "OMP_NUM_THREADS"]) assert.equal(env[key], undefined, key);
+  for (const key of ["AWS_SECRET_ACCESS_KEY", "NODE_OPTIONS", "LD_PRELOAD", "OMP_NUM_THREADS"])
+    assert.equal(env[key], undefined, key);
 });

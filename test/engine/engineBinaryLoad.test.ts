@@ -27,11 +27,20 @@ after(async () => {
 });
 
 test("a prebuilt selection loads the prebuilt binary and the identity records it", async () => {
-  const loaded = await LlamaEngine.load({ ggufPath, vocabularySize, binary: { requested: "prebuilt", binary: "prebuilt", reason: "test", nativeFiles: null } });
+  const loaded = await LlamaEngine.load({
+    ggufPath,
+    vocabularySize,
+    binary: { requested: "prebuilt", binary: "prebuilt", reason: "test", nativeFiles: null },
+  });
   assert.ok(loaded.ok);
   try {
     const identity = loaded.value.identity();
-    assert.deepEqual(identity["binary"], { kind: "prebuilt", requested: "prebuilt", reason: "test", native_files_sha256: null });
+    assert.deepEqual(identity["binary"], {
+      kind: "prebuilt",
+      requested: "prebuilt",
+      reason: "test",
+      native_files_sha256: null,
+    });
     assert.equal((identity["llama_cpp_build"] as { build_type: string }).build_type, "prebuilt");
   } finally {
     await loaded.value.dispose();
@@ -40,7 +49,11 @@ test("a prebuilt selection loads the prebuilt binary and the identity records it
 
 test("a native selection loads the local build, or is refused when none exists (never the prebuilt one)", async () => {
   const status = nativeBuildStatus();
-  const loaded = await LlamaEngine.load({ ggufPath, vocabularySize, binary: { requested: "native", binary: "native", reason: "test", nativeFiles: status.files } });
+  const loaded = await LlamaEngine.load({
+    ggufPath,
+    vocabularySize,
+    binary: { requested: "native", binary: "native", reason: "test", nativeFiles: status.files },
+  });
   if (!status.present) {
     assert.equal(loaded.ok, false);
     if (!loaded.ok) assert.equal(loaded.error, "engine_unavailable");

@@ -17,7 +17,14 @@ import { nodeLlamaCppCli, type CompileInvocation } from "../../src/model/engine/
 
 // node_modules may be a link (worktrees share one); module resolution returns the real path.
 const INSTALLED_CLI = join(realpathSync(join(PACKAGE_ROOT, "node_modules")), "node-llama-cpp", "dist", "cli", "cli.js");
-const RECORD = { schema: "tca.engine-native/1", verified_at: "2026-01-01T00:00:00.000Z", build_seconds: 1, llama_cpp_release: "ggml-org/llama.cpp@b1", system_info: "CPU", files: { "llama-addon.node": "ab" } } as const;
+const RECORD = {
+  schema: "tca.engine-native/1",
+  verified_at: "2026-01-01T00:00:00.000Z",
+  build_seconds: 1,
+  llama_cpp_release: "ggml-org/llama.cpp@b1",
+  system_info: "CPU",
+  files: { "llama-addon.node": "ab" },
+} as const;
 
 function toolsDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "tca-build-tools-"));
@@ -34,7 +41,10 @@ function collect(stream: PassThrough): () => string {
   return () => text;
 }
 
-async function build(overrides: Partial<EngineBuildDeps>, options: { force?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string; invocations: CompileInvocation[] }> {
+async function build(
+  overrides: Partial<EngineBuildDeps>,
+  options: { force?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; invocations: CompileInvocation[] }> {
   setActiveCommand("engine build");
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -76,7 +86,10 @@ test("node-llama-cpp's CLI: not installed, or a package without the command, is 
   try {
     mkdirSync(join(pkg, "dist"));
     writeFileSync(join(pkg, "dist", "index.js"), "");
-    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "node-llama-cpp", bin: { "node-llama-cpp": "dist/cli/cli.js" } }));
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "node-llama-cpp", bin: { "node-llama-cpp": "dist/cli/cli.js" } }),
+    );
     const noCli = nodeLlamaCppCli(() => join(pkg, "dist", "index.js"));
     assert.equal(noCli.ok, false);
     if (!noCli.ok) assert.match(noCli.message, /dist\/cli\/cli\.js is missing/);
@@ -114,7 +127,9 @@ test("engine build: the arguments are ones node-llama-cpp's `source download` ac
   const cli = nodeLlamaCppCli();
   assert.ok(cli.ok);
   const help = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [cli.value, "source", "download", "--help"], { cwd: PACKAGE_ROOT }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    execFile(process.execPath, [cli.value, "source", "download", "--help"], { cwd: PACKAGE_ROOT }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
   });
   assert.match(help, /--gpu\b.*\[choices:[^\]]*\bfalse\b/);
   assert.match(help, /--noUsageExample\b/);
@@ -132,13 +147,19 @@ test("engine build: missing tools are refused before anything is resolved or com
   assert.equal(r.code, 1);
   assert.equal(r.invocations.length, 0);
   assert.equal(resolved, false);
-  assert.equal(r.stderr, "tca engine build: build_tools_missing: install cmake, C++ compiler, C compiler to build llama.cpp natively; the prebuilt binary stays in use\n");
+  assert.equal(
+    r.stderr,
+    "tca engine build: build_tools_missing: install cmake, C++ compiler, C compiler to build llama.cpp natively; the prebuilt binary stays in use\n",
+  );
 });
 
 test("engine build: an unresolvable CLI, a failed compile and a failed load are one error line each, never a stack trace", async () => {
   const tools = toolsDir();
   try {
-    const noCli = await build({ pathVariable: tools, resolveCli: () => err("engine_unavailable", "node-llama-cpp is not installed") });
+    const noCli = await build({
+      pathVariable: tools,
+      resolveCli: () => err("engine_unavailable", "node-llama-cpp is not installed"),
+    });
     assert.equal(noCli.code, 1);
     assert.equal(noCli.invocations.length, 0);
     assert.equal(noCli.stderr, "tca engine build: engine_unavailable: node-llama-cpp is not installed\n");
@@ -146,7 +167,10 @@ test("engine build: an unresolvable CLI, a failed compile and a failed load are 
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /\ntca engine build: native_build_failed: the llama\.cpp build exited with status 2;/);
     assert.equal(failed.stdout, "");
-    const unloadable = await build({ pathVariable: tools, verify: () => Promise.resolve(err("engine_unavailable", "the native build could not be loaded")) });
+    const unloadable = await build({
+      pathVariable: tools,
+      verify: () => Promise.resolve(err("engine_unavailable", "the native build could not be loaded")),
+    });
     assert.equal(unloadable.code, 1);
     assert.match(unloadable.stderr, /\ntca engine build: engine_unavailable: the native build could not be loaded\n$/);
   } finally {

@@ -21,7 +21,10 @@ before(async () => {
   assert.ok(opened.ok);
   const derived = await ensureDerivedGguf(opened.value);
   assert.ok(derived.ok);
-  const loaded = await LlamaEngine.load({ ggufPath: derived.value.ggufPath, vocabularySize: opened.value.arch.vocabSize });
+  const loaded = await LlamaEngine.load({
+    ggufPath: derived.value.ggufPath,
+    vocabularySize: opened.value.arch.vocabSize,
+  });
   assert.ok(loaded.ok);
   engine = loaded.value;
   const t = createChatTokenizer(opened.value.tokenizerJson, opened.value.tokenizerConfigJson);

@@ -21,7 +21,13 @@ const report = (request: unknown, outputTokens = 2) => ({
   threads: { request },
   peakRssBytes: 1000,
 });
-const progress = (id: number, phase: string, tokens: number, total?: number) => ({ type: "progress", id, phase, tokens, ...(total === undefined ? {} : { total }) });
+const progress = (id: number, phase: string, tokens: number, total?: number) => ({
+  type: "progress",
+  id,
+  phase,
+  tokens,
+  ...(total === undefined ? {} : { total }),
+});
 
 let buffer = "";
 process.stdin.on("data", (chunk: Buffer) => {

@@ -37,7 +37,17 @@ test("more than 2,048 input tokens gives context_limit without calling the engin
   const overIds = await s.generate(1, { kind: "ids", ids: new Array<number>(2049).fill(5) }, true);
   assert.deepEqual(overIds, { type: "context_limit", id: 1, inputTokens: 2049 });
   const longText = "word ".repeat(3000);
-  const overMessages = await s.generate(2, { kind: "messages", messages: [{ role: "system", content: "s" }, { role: "user", content: longText }] }, true);
+  const overMessages = await s.generate(
+    2,
+    {
+      kind: "messages",
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: longText },
+      ],
+    },
+    true,
+  );
   assert.equal(overMessages.type, "context_limit");
   assert.equal(engine.calls.length, 0);
 });
@@ -45,12 +55,25 @@ test("more than 2,048 input tokens gives context_limit without calling the engin
 test("the chat template output is tokenized once, without extra special tokens", async () => {
   const engine = fakeEngine([151645]);
   const s = session(engine);
-  const response = await s.generate(3, { kind: "messages", messages: [{ role: "system", content: "S" }, { role: "user", content: "U" }] }, true);
+  const response = await s.generate(
+    3,
+    {
+      kind: "messages",
+      messages: [
+        { role: "system", content: "S" },
+        { role: "user", content: "U" },
+      ],
+    },
+    true,
+  );
   assert.equal(response.type, "result");
   const ids = engine.calls[0] as number[];
   assert.equal(ids.filter((id) => id === 151644).length, 3, "three <|im_start|>: system, user, assistant prompt");
   assert.equal(ids.filter((id) => id === 151645).length, 2);
-  assert.equal(tokenizer.decode(ids), "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n");
+  assert.equal(
+    tokenizer.decode(ids),
+    "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n",
+  );
 });
 
 test("decoding removes at most one terminal end token and never strips fences", async () => {
@@ -83,6 +106,9 @@ test("engine failures map to stable outcomes", async () => {
   });
   assert.equal((await session(failing("model_error")).generate(1, { kind: "ids", ids: [1] }, true)).type, "error");
   assert.equal((await session(failing("cancelled")).generate(1, { kind: "ids", ids: [1] }, true)).type, "cancelled");
-  assert.equal((await session(failing("context_limit")).generate(1, { kind: "ids", ids: [1] }, true)).type, "context_limit");
+  assert.equal(
+    (await session(failing("context_limit")).generate(1, { kind: "ids", ids: [1] }, true)).type,
+    "context_limit",
+  );
   assert.equal((await session(fakeEngine([])).generate(1, { kind: "ids", ids: [] }, true)).type, "error");
 });

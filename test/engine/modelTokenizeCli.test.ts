@@ -30,7 +30,13 @@ after(async () => {
 test("tokenize prints one JSON object with ids and count, for text, a file and the chat template", async () => {
   const text = tca("model", "tokenize", "--model-directory", directory, "--text", "Hello world");
   assert.equal(text.status, 0, text.stderr);
-  assert.deepEqual(JSON.parse(text.stdout), { ids: [9707, 1879], count: 2, input: "text", tokenizer: "qwen2.5-stand-in", label: "synthetic-pipeline-check" });
+  assert.deepEqual(JSON.parse(text.stdout), {
+    ids: [9707, 1879],
+    count: 2,
+    input: "text",
+    tokenizer: "qwen2.5-stand-in",
+    label: "synthetic-pipeline-check",
+  });
   const file = path.join(root, "input.txt");
   await writeFile(file, " Hello world");
   const fromFile = tca("model", "tokenize", "--model-directory", directory, "--file", file);

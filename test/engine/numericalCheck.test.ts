@@ -30,7 +30,10 @@ before(async () => {
   assert.ok(opened.ok);
   const derived = await ensureDerivedGguf(opened.value);
   assert.ok(derived.ok);
-  const loaded = await LlamaEngine.load({ ggufPath: derived.value.ggufPath, vocabularySize: opened.value.arch.vocabSize });
+  const loaded = await LlamaEngine.load({
+    ggufPath: derived.value.ggufPath,
+    vocabularySize: opened.value.arch.vocabSize,
+  });
   assert.ok(loaded.ok);
   engine = loaded.value;
   reference = new Qwen2Reference(checkpoint.directory);
@@ -83,7 +86,8 @@ test("final-position log-probabilities match the float64 reference within 1e-4 o
   const tolerance = 1e-4 * Math.max(1, maxAbs(logits));
   const difference = maxAbsDifference(actual, expected);
   assert.ok(difference <= tolerance, `max |engine - reference| = ${difference}, tolerance ${tolerance}`);
-  if (process.env.TCA_ENGINE_TEST_VERBOSE === "1") process.stderr.write(`logit difference ${difference} (tolerance ${tolerance}, scale ${maxAbs(expected)})\n`);
+  if (process.env.TCA_ENGINE_TEST_VERBOSE === "1")
+    process.stderr.write(`logit difference ${difference} (tolerance ${tolerance}, scale ${maxAbs(expected)})\n`);
 });
 
 test("the tolerance is tight enough to catch a missing bias or a wrong RoPE base", async () => {
@@ -91,7 +95,10 @@ test("the tolerance is tight enough to catch a missing bias or a wrong RoPE base
   const tolerance = 1e-4 * Math.max(1, maxAbs(reference.finalLogits(promptIds)));
   for (const variant of [{ noBias: true }, { theta: 10_000 }]) {
     const wrong = logSoftmax(reference.finalLogits(promptIds, variant));
-    assert.ok(maxAbsDifference(actual, wrong) > 100 * tolerance, `variant ${JSON.stringify(variant)} must be detectable`);
+    assert.ok(
+      maxAbsDifference(actual, wrong) > 100 * tolerance,
+      `variant ${JSON.stringify(variant)} must be detectable`,
+    );
   }
 });
 

@@ -41,23 +41,38 @@ test("a real generation's progress rises and ends at its output token count; the
   const input = { kind: "ids" as const, ids: Array.from({ length: 600 }, (_, i) => 200 + (i % 50)) };
   const seen: SupervisedProgress[] = [];
   const deadline = systemClock.now() + 120_000;
-  const withProgress = await supervisor.generate(input, { overallDeadlineMs: deadline, reusePrefix: false, onProgress: (p) => seen.push(p) });
+  const withProgress = await supervisor.generate(input, {
+    overallDeadlineMs: deadline,
+    reusePrefix: false,
+    onProgress: (p) => seen.push(p),
+  });
   assert.equal(withProgress.kind, "result");
   if (withProgress.kind !== "result") return;
   assert.ok(seen.length >= 1);
   assertRising(seen);
   const last = seen.at(-1);
-  assert.deepEqual(last && { phase: last.phase, tokens: last.tokens }, { phase: "decode", tokens: withProgress.report.outputTokens });
-  assert.ok(seen.every((p) => p.elapsedMs <= withProgress.elapsedMs), "every count came before the result");
+  assert.deepEqual(last && { phase: last.phase, tokens: last.tokens }, {
+    phase: "decode",
+    tokens: withProgress.report.outputTokens,
+  });
+  assert.ok(
+    seen.every((p) => p.elapsedMs <= withProgress.elapsedMs),
+    "every count came before the result",
+  );
   for (const p of seen) if (p.phase === "prefill") assert.equal(p.total, 600);
 
-  const without = await supervisor.generate(input, { overallDeadlineMs: systemClock.now() + 120_000, reusePrefix: false });
+  const without = await supervisor.generate(input, {
+    overallDeadlineMs: systemClock.now() + 120_000,
+    reusePrefix: false,
+  });
   assert.equal(without.kind, "result");
   if (without.kind !== "result") return;
   assert.deepEqual(without.report.rawOutputIds, withProgress.report.rawOutputIds);
   assert.equal(without.report.text, withProgress.report.text);
   assert.deepEqual(without.report.inputIds, withProgress.report.inputIds);
-  process.stderr.write(`# progress counts from the tiny checkpoint: ${JSON.stringify(seen.map((p) => [p.phase, p.tokens]))}\n`);
+  process.stderr.write(
+    `# progress counts from the tiny checkpoint: ${JSON.stringify(seen.map((p) => [p.phase, p.tokens]))}\n`,
+  );
 });
 
 test("the local-model source passes each count with its proposal number; its outcome is unchanged", async () => {
@@ -69,7 +84,10 @@ test("the local-model source passes each count with its proposal number; its out
     onGenerationProgress: (n) => notices.push(n),
   });
   assert.ok(created.ok, created.ok ? "" : created.message);
-  const plain = await LocalModelSource.create({ modelDirectory: checkpoint.directory, overallDeadlineMs: systemClock.now() + 300_000 });
+  const plain = await LocalModelSource.create({
+    modelDirectory: checkpoint.directory,
+    overallDeadlineMs: systemClock.now() + 300_000,
+  });
   assert.ok(plain.ok, plain.ok ? "" : plain.message);
   try {
     const request = {
@@ -87,11 +105,20 @@ test("the local-model source passes each count with its proposal number; its out
     if (outcome.kind !== "text" || reference.kind !== "text") return;
     assert.equal(outcome.text, reference.text);
     const { callElapsedMs: _a, timingsMs: _b, threads: _c, workerPeakRssBytes: _d, ...same } = outcome.metadata;
-    const { callElapsedMs: _e, timingsMs: _f, threads: _g, workerPeakRssBytes: _h, ...sameReference } = reference.metadata;
+    const {
+      callElapsedMs: _e,
+      timingsMs: _f,
+      threads: _g,
+      workerPeakRssBytes: _h,
+      ...sameReference
+    } = reference.metadata;
     assert.deepEqual(same, sameReference, "the metadata a run records has no trace of progress");
     assert.ok(notices.length >= 1);
     assert.ok(notices.every((n) => n.proposalNumber === 4));
-    assert.deepEqual(notices.at(-1) && [notices.at(-1)?.phase, notices.at(-1)?.tokens], ["decode", outcome.metadata.outputTokens]);
+    assert.deepEqual(notices.at(-1) && [notices.at(-1)?.phase, notices.at(-1)?.tokens], [
+      "decode",
+      outcome.metadata.outputTokens,
+    ]);
   } finally {
     await created.value.close();
     await plain.value.close();

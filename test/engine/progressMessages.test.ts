@@ -4,7 +4,13 @@
 // supervisor's order and rate rule.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MAX_INPUT_IDS, MAX_OUTPUT_IDS, parseWorkerRequest, parseWorkerResponse, type GenerationProgress } from "../../src/model/worker/protocol.ts";
+import {
+  MAX_INPUT_IDS,
+  MAX_OUTPUT_IDS,
+  parseWorkerRequest,
+  parseWorkerResponse,
+  type GenerationProgress,
+} from "../../src/model/worker/protocol.ts";
 import { ProgressThrottle } from "../../src/model/worker/progressThrottle.ts";
 import { PROGRESS_BURST, ProgressOrder } from "../../src/model/worker/progressOrder.ts";
 import { ModelSession, type GenerationEngine } from "../../src/model/worker/modelSession.ts";
@@ -18,9 +24,22 @@ import { err, ok } from "../../src/core/result.ts";
 const line = (value: unknown): string => JSON.stringify(value);
 
 test("a progress message parses only with exactly its own keys and counts in bounds", () => {
-  assert.deepEqual(parseWorkerResponse(line({ type: "progress", id: 3, phase: "prefill", tokens: 1024, total: 1500 })), { type: "progress", id: 3, phase: "prefill", tokens: 1024, total: 1500 });
-  assert.deepEqual(parseWorkerResponse(line({ type: "progress", id: 3, phase: "decode", tokens: 45 })), { type: "progress", id: 3, phase: "decode", tokens: 45 });
-  assert.deepEqual(parseWorkerResponse(line({ type: "progress", id: 0, phase: "decode", tokens: MAX_OUTPUT_IDS })), { type: "progress", id: 0, phase: "decode", tokens: MAX_OUTPUT_IDS });
+  assert.deepEqual(
+    parseWorkerResponse(line({ type: "progress", id: 3, phase: "prefill", tokens: 1024, total: 1500 })),
+    { type: "progress", id: 3, phase: "prefill", tokens: 1024, total: 1500 },
+  );
+  assert.deepEqual(parseWorkerResponse(line({ type: "progress", id: 3, phase: "decode", tokens: 45 })), {
+    type: "progress",
+    id: 3,
+    phase: "decode",
+    tokens: 45,
+  });
+  assert.deepEqual(parseWorkerResponse(line({ type: "progress", id: 0, phase: "decode", tokens: MAX_OUTPUT_IDS })), {
+    type: "progress",
+    id: 0,
+    phase: "decode",
+    tokens: MAX_OUTPUT_IDS,
+  });
   const refused: unknown[] = [
     { type: "progress", id: 3, phase: "prefill", tokens: 10 }, // no total
     { type: "progress", id: 3, phase: "prefill", tokens: 11, total: 10 }, // beyond its total
@@ -47,9 +66,16 @@ test("progressIntervalMs: absent stays absent; present must be an integer within
   const generate = { type: "generate", id: 1, input: { kind: "ids", ids: [1, 2] }, reusePrefix: true };
   const plain = parseWorkerRequest(line(generate));
   assert.ok(plain !== null && !("progressIntervalMs" in plain), "a Lab request parses exactly as before");
-  assert.deepEqual(parseWorkerRequest(line({ ...generate, progressIntervalMs: 250 })), { ...generate, progressIntervalMs: 250 });
-  assert.deepEqual(parseWorkerRequest(line({ ...generate, progressIntervalMs: 10 })), { ...generate, progressIntervalMs: 10 });
-  for (const bad of [0, 9, 60_001, 2.5, -250, "250", null, true]) assert.equal(parseWorkerRequest(line({ ...generate, progressIntervalMs: bad })), null, String(bad));
+  assert.deepEqual(parseWorkerRequest(line({ ...generate, progressIntervalMs: 250 })), {
+    ...generate,
+    progressIntervalMs: 250,
+  });
+  assert.deepEqual(parseWorkerRequest(line({ ...generate, progressIntervalMs: 10 })), {
+    ...generate,
+    progressIntervalMs: 10,
+  });
+  for (const bad of [0, 9, 60_001, 2.5, -250, "250", null, true])
+    assert.equal(parseWorkerRequest(line({ ...generate, progressIntervalMs: bad })), null, String(bad));
   // Only a generate request may carry it.
   assert.equal(parseWorkerRequest(line({ type: "load", modelDirectory: "/m", progressIntervalMs: 250 }))?.type, "load");
   const load = parseWorkerRequest(line({ type: "load", modelDirectory: "/m", progressIntervalMs: 250 }));
@@ -59,7 +85,11 @@ test("progressIntervalMs: absent stays absent; present must be an integer within
 function throttleAt(intervalMs: number) {
   let now = 1_000;
   const sent: GenerationProgress[] = [];
-  const throttle = new ProgressThrottle(intervalMs, () => now, (p) => sent.push(p));
+  const throttle = new ProgressThrottle(
+    intervalMs,
+    () => now,
+    (p) => sent.push(p),
+  );
   return { throttle, sent, advance: (ms: number) => (now += ms) };
 }
 
@@ -128,11 +158,21 @@ test("the order rule: counts rise, prefill then decode, a fixed total, the call'
   assert.equal(order.check({ phase: "decode", tokens: 1 }, 900), null);
   assert.equal(order.check({ phase: "decode", tokens: 128 }, 1200), null);
   assert.equal(order.check({ phase: "decode", tokens: 128 }, 1500), "progress count did not increase");
-  assert.equal(new ProgressOrder(250, 128).check({ phase: "decode", tokens: 129 }, 0), "progress beyond the call's bound on new tokens");
-  assert.equal(new ProgressOrder(250, 512).check({ phase: "decode", tokens: 129 }, 0), null, "a bench call's bound is its own");
+  assert.equal(
+    new ProgressOrder(250, 128).check({ phase: "decode", tokens: 129 }, 0),
+    "progress beyond the call's bound on new tokens",
+  );
+  assert.equal(
+    new ProgressOrder(250, 512).check({ phase: "decode", tokens: 129 }, 0),
+    null,
+    "a bench call's bound is its own",
+  );
   const backwards = new ProgressOrder(250, 128);
   backwards.check({ phase: "decode", tokens: 5 }, 0);
-  assert.equal(backwards.check({ phase: "prefill", tokens: 6, total: 10 }, 0), "prefill progress after decode progress");
+  assert.equal(
+    backwards.check({ phase: "prefill", tokens: 6, total: 10 }, 0),
+    "prefill progress after decode progress",
+  );
   const moved = new ProgressOrder(250, 128);
   moved.check({ phase: "prefill", tokens: 5, total: 10 }, 0);
   assert.equal(moved.check({ phase: "prefill", tokens: 6, total: 11 }, 0), "prefill total changed");
@@ -145,17 +185,28 @@ test("the order rule: counts rise, prefill then decode, a fixed total, the call'
 
 test("the rate rule: a burst, then twice the requested rate counted from the call's start", () => {
   const order = new ProgressOrder(250, 100_000);
-  for (let i = 1; i <= PROGRESS_BURST; i++) assert.equal(order.check({ phase: "decode", tokens: i }, 0), null, `burst ${i}`);
-  assert.equal(order.check({ phase: "decode", tokens: PROGRESS_BURST + 1 }, 0), "progress messages faster than the requested interval");
+  for (let i = 1; i <= PROGRESS_BURST; i++)
+    assert.equal(order.check({ phase: "decode", tokens: i }, 0), null, `burst ${i}`);
+  assert.equal(
+    order.check({ phase: "decode", tokens: PROGRESS_BURST + 1 }, 0),
+    "progress messages faster than the requested interval",
+  );
   // A backlog after a busy moment still fits: 10 s allow 8 + 80 messages.
   const late = new ProgressOrder(250, 100_000);
   for (let i = 1; i <= 88; i++) assert.equal(late.check({ phase: "decode", tokens: i }, 10_000), null, `backlog ${i}`);
-  assert.equal(late.check({ phase: "decode", tokens: 89 }, 10_000), "progress messages faster than the requested interval");
+  assert.equal(
+    late.check({ phase: "decode", tokens: 89 }, 10_000),
+    "progress messages faster than the requested interval",
+  );
 });
 
 // --- the session: the engine's steps become progress, the final count precedes the result ----
 
-function steppingEngine(steps: [EnginePhase, number, number][], outcome: "ok" | "cancelled", advance: (ms: number) => void): GenerationEngine {
+function steppingEngine(
+  steps: [EnginePhase, number, number][],
+  outcome: "ok" | "cancelled",
+  advance: (ms: number) => void,
+): GenerationEngine {
   return {
     async generate(inputIds, options?: GenerateOptions) {
       for (const [phase, n, total] of steps) {
@@ -175,7 +226,14 @@ function sessionWith(engine: GenerationEngine, now: () => number): ModelSession 
   const files = buildSyntheticTokenizer();
   const built = createChatTokenizer(Buffer.from(files.tokenizerJson), Buffer.from(files.tokenizerConfigJson));
   assert.ok(built.ok);
-  return new ModelSession({ tokenizer: built.value, engine, label: "synthetic-pipeline-check", synthetic: true, record: {}, now });
+  return new ModelSession({
+    tokenizer: built.value,
+    engine,
+    label: "synthetic-pipeline-check",
+    synthetic: true,
+    record: {},
+    now,
+  });
 }
 
 const steps: [EnginePhase, number, number][] = [
@@ -189,23 +247,45 @@ const steps: [EnginePhase, number, number][] = [
 test("a session asked for progress emits throttled counts, then the final count, all before it returns", async () => {
   let clock = 0;
   const emitted: GenerationProgress[] = [];
-  const s = sessionWith(steppingEngine(steps, "ok", (ms) => (clock += ms)), () => clock);
-  const response = await s.generate(1, { kind: "ids", ids: [1, 2, 3] }, true, { progressIntervalMs: 150, onProgress: (p) => emitted.push(p) });
+  const s = sessionWith(
+    steppingEngine(steps, "ok", (ms) => (clock += ms)),
+    () => clock,
+  );
+  const response = await s.generate(1, { kind: "ids", ids: [1, 2, 3] }, true, {
+    progressIntervalMs: 150,
+    onProgress: (p) => emitted.push(p),
+  });
   assert.equal(response.type, "result");
   // Steps at 100..500 ms: sent at 200 (decode 1) and 400 (decode 3); decode 4 is held back, then sent as the final count.
-  assert.deepEqual(emitted, [{ phase: "decode", tokens: 1 }, { phase: "decode", tokens: 3 }, { phase: "decode", tokens: 4 }]);
+  assert.deepEqual(emitted, [
+    { phase: "decode", tokens: 1 },
+    { phase: "decode", tokens: 3 },
+    { phase: "decode", tokens: 4 },
+  ]);
   assert.equal(response.type === "result" && response.report.outputTokens, 4);
 });
 
 test("a session not asked for progress emits nothing; a cancelled one emits no final count", async () => {
   let clock = 0;
   const emitted: GenerationProgress[] = [];
-  const plain = sessionWith(steppingEngine(steps, "ok", (ms) => (clock += ms)), () => clock);
-  assert.equal((await plain.generate(1, { kind: "ids", ids: [1, 2, 3] }, true, { onProgress: (p) => emitted.push(p) })).type, "result");
+  const plain = sessionWith(
+    steppingEngine(steps, "ok", (ms) => (clock += ms)),
+    () => clock,
+  );
+  assert.equal(
+    (await plain.generate(1, { kind: "ids", ids: [1, 2, 3] }, true, { onProgress: (p) => emitted.push(p) })).type,
+    "result",
+  );
   assert.deepEqual(emitted, [], "no interval, no progress");
-  const cancelled = sessionWith(steppingEngine(steps, "cancelled", (ms) => (clock += ms)), () => clock);
+  const cancelled = sessionWith(
+    steppingEngine(steps, "cancelled", (ms) => (clock += ms)),
+    () => clock,
+  );
   const fromCancelled: GenerationProgress[] = [];
-  const response = await cancelled.generate(2, { kind: "ids", ids: [1, 2, 3] }, true, { progressIntervalMs: 1_000, onProgress: (p) => fromCancelled.push(p) });
+  const response = await cancelled.generate(2, { kind: "ids", ids: [1, 2, 3] }, true, {
+    progressIntervalMs: 1_000,
+    onProgress: (p) => fromCancelled.push(p),
+  });
   assert.deepEqual(response, { type: "cancelled", id: 2 });
   assert.deepEqual(fromCancelled, [], "held-back counts of a cancelled call are dropped");
 });

@@ -12,7 +12,12 @@ import { ModelSupervisor, type SupervisedProgress, type SupervisorEvent } from "
 const fakeWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), "fakeProgressWorker.ts");
 const input = { kind: "ids", ids: [1, 2, 3] } as const;
 
-async function loadedSupervisor(mode: string, clock: ManualClock, events: SupervisorEvent[], progressIntervalMs?: number): Promise<ModelSupervisor> {
+async function loadedSupervisor(
+  mode: string,
+  clock: ManualClock,
+  events: SupervisorEvent[],
+  progressIntervalMs?: number,
+): Promise<ModelSupervisor> {
   const supervisor = new ModelSupervisor({
     args: ["--import", "tsx", fakeWorker, mode],
     clock,
@@ -31,7 +36,8 @@ async function until(condition: () => boolean): Promise<void> {
   assert.ok(condition(), "condition reached");
 }
 
-const countsOf = (seen: readonly SupervisedProgress[]) => seen.map((p) => (p.phase === "prefill" ? `prefill ${p.tokens}/${p.total}` : `decode ${p.tokens}`));
+const countsOf = (seen: readonly SupervisedProgress[]) =>
+  seen.map((p) => (p.phase === "prefill" ? `prefill ${p.tokens}/${p.total}` : `decode ${p.tokens}`));
 
 test("a call that asks for progress gets each count in order, then its result; the request carries the interval", async () => {
   const clock = new ManualClock(0);
@@ -40,9 +46,16 @@ test("a call that asks for progress gets each count in order, then its result; t
   const outcome = await supervisor.generate(input, { overallDeadlineMs: 600_000, onProgress: (p) => seen.push(p) });
   assert.equal(outcome.kind, "result");
   assert.deepEqual(countsOf(seen), ["prefill 4/10", "prefill 8/10", "decode 1", "decode 2"]);
-  assert.ok(seen.every((p) => p.elapsedMs === 0), "elapsed time on the supervisor's clock");
-  assert.ok(seen.every((p) => p.callId === 1), "each count names its call");
-  const echoed = outcome.kind === "result" ? (outcome.report.threads as { request: Record<string, unknown> }).request : {};
+  assert.ok(
+    seen.every((p) => p.elapsedMs === 0),
+    "elapsed time on the supervisor's clock",
+  );
+  assert.ok(
+    seen.every((p) => p.callId === 1),
+    "each count names its call",
+  );
+  const echoed =
+    outcome.kind === "result" ? (outcome.report.threads as { request: Record<string, unknown> }).request : {};
   assert.equal(echoed.progressIntervalMs, 300);
   await supervisor.close();
 });
@@ -55,7 +68,13 @@ test("a call without onProgress sends exactly the request it sent before progres
   assert.deepEqual(echoed, { type: "generate", id: 1, input: { kind: "ids", ids: [1, 2, 3] }, reusePrefix: true });
   const asked = await supervisor.generate(input, { overallDeadlineMs: 600_000, onProgress: () => undefined });
   const askedRequest = asked.kind === "result" ? (asked.report.threads as { request: unknown }).request : null;
-  assert.deepEqual(askedRequest, { type: "generate", id: 2, input: { kind: "ids", ids: [1, 2, 3] }, reusePrefix: true, progressIntervalMs: 300 });
+  assert.deepEqual(askedRequest, {
+    type: "generate",
+    id: 2,
+    input: { kind: "ids", ids: [1, 2, 3] },
+    reusePrefix: true,
+    progressIntervalMs: 300,
+  });
   await supervisor.close();
 });
 
@@ -82,22 +101,29 @@ for (const [mode, detail] of [
   ["flood", "progress messages faster than the requested interval"],
   ["flood_rising", "progress messages faster than the requested interval"],
 ] as const) {
-  test(`progress '${mode}' is a protocol violation: worker killed, model_error, no later delivery`, { timeout: 20_000 }, async () => {
-    const events: SupervisorEvent[] = [];
-    const supervisor = await loadedSupervisor(mode, new ManualClock(0), events);
-    const seen: SupervisedProgress[] = [];
-    const outcome = await supervisor.generate(input, { overallDeadlineMs: 600_000, onProgress: (p) => seen.push(p) });
-    assert.equal(outcome.kind, "model_error");
-    assert.match(outcome.kind === "model_error" ? outcome.message : "", /worker protocol violation/);
-    assert.ok(events.some((e) => e.kind === "protocol_violation" && e.detail === detail), JSON.stringify(events));
-    assert.ok(events.some((e) => e.kind === "killed" && e.reason === "protocol_violation"));
-    assert.equal(supervisor.alive, false);
-    // Nothing after the violation reached the callback (a flood stops at the rate budget).
-    assert.ok(seen.length <= 8, `delivered ${seen.length}`);
-    const next = await supervisor.generate(input, { overallDeadlineMs: 600_000 });
-    assert.equal(next.kind, "model_error", "a killed worker is never reused");
-    await supervisor.close();
-  });
+  test(
+    `progress '${mode}' is a protocol violation: worker killed, model_error, no later delivery`,
+    { timeout: 20_000 },
+    async () => {
+      const events: SupervisorEvent[] = [];
+      const supervisor = await loadedSupervisor(mode, new ManualClock(0), events);
+      const seen: SupervisedProgress[] = [];
+      const outcome = await supervisor.generate(input, { overallDeadlineMs: 600_000, onProgress: (p) => seen.push(p) });
+      assert.equal(outcome.kind, "model_error");
+      assert.match(outcome.kind === "model_error" ? outcome.message : "", /worker protocol violation/);
+      assert.ok(
+        events.some((e) => e.kind === "protocol_violation" && e.detail === detail),
+        JSON.stringify(events),
+      );
+      assert.ok(events.some((e) => e.kind === "killed" && e.reason === "protocol_violation"));
+      assert.equal(supervisor.alive, false);
+      // Nothing after the violation reached the callback (a flood stops at the rate budget).
+      assert.ok(seen.length <= 8, `delivered ${seen.length}`);
+      const next = await supervisor.generate(input, { overallDeadlineMs: 600_000 });
+      assert.equal(next.kind, "model_error", "a killed worker is never reused");
+      await supervisor.close();
+    },
+  );
 }
 
 test("progress for another call id, or after the result, is a discarded late message", async () => {
@@ -139,10 +165,12 @@ test("progress never extends the call deadline", async () => {
   const supervisor = await loadedSupervisor("progress_then_hang", clock, events);
   const seen: SupervisedProgress[] = [];
   let settled = false;
-  const pending = supervisor.generate(input, { overallDeadlineMs: 600_000, onProgress: (p) => seen.push(p) }).then((o) => {
-    settled = true;
-    return o;
-  });
+  const pending = supervisor
+    .generate(input, { overallDeadlineMs: 600_000, onProgress: (p) => seen.push(p) })
+    .then((o) => {
+      settled = true;
+      return o;
+    });
   await until(() => seen.length === 3);
   clock.advance(119_999);
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -161,7 +189,11 @@ test("progress after a cancel does not end the call early: it waits for the work
   const supervisor = await loadedSupervisor("cancellable", clock, events);
   const seen: SupervisedProgress[] = [];
   const controller = new AbortController();
-  const pending = supervisor.generate(input, { overallDeadlineMs: 600_000, signal: controller.signal, onProgress: (p) => seen.push(p) });
+  const pending = supervisor.generate(input, {
+    overallDeadlineMs: 600_000,
+    signal: controller.signal,
+    onProgress: (p) => seen.push(p),
+  });
   await until(() => seen.length === 3);
   controller.abort();
   const outcome = await pending;
@@ -169,7 +201,10 @@ test("progress after a cancel does not end the call early: it waits for the work
   assert.equal(seen.length, 3, "progress after the cancel is not shown");
   assert.equal(supervisor.alive, true, "acknowledged: the worker is kept");
   await new Promise((resolve) => setTimeout(resolve, 300)); // the worker acknowledges 50 ms after its progress
-  assert.ok(!events.some((e) => e.kind === "late_message_discarded" && e.messageType === "cancelled"), "the acknowledgement ended the call, it was not left over");
+  assert.ok(
+    !events.some((e) => e.kind === "late_message_discarded" && e.messageType === "cancelled"),
+    "the acknowledgement ended the call, it was not left over",
+  );
   await supervisor.close();
 });
 

@@ -7,25 +7,61 @@ import { ThreadGovernor } from "../../src/model/engine/threadGovernor.ts";
 
 test("requests are validated field by field", () => {
   assert.deepEqual(parseWorkerRequest('{"type":"cancel","id":3}'), { type: "cancel", id: 3 });
-  assert.equal(parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"ids","ids":[1,-2]}}'), null);
-  assert.equal(parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"ids","ids":[1.5]}}'), null);
-  assert.equal(parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"messages","messages":[{"role":"tool","content":"x"}]}}'), null);
+  assert.equal(
+    parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"ids","ids":[1,-2]}}'),
+    null,
+  );
+  assert.equal(
+    parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"ids","ids":[1.5]}}'),
+    null,
+  );
+  assert.equal(
+    parseWorkerRequest(
+      '{"type":"generate","id":1,"reusePrefix":true,"input":{"kind":"messages","messages":[{"role":"tool","content":"x"}]}}',
+    ),
+    null,
+  );
   assert.equal(parseWorkerRequest('{"type":"shell","command":"rm"}'), null);
   assert.equal(parseWorkerRequest("[]"), null);
   assert.equal(parseWorkerRequest("{"), null);
-  const ok = parseWorkerRequest('{"type":"generate","id":1,"reusePrefix":false,"input":{"kind":"messages","messages":[{"role":"system","content":"a"},{"role":"user","content":"b"}]}}');
+  const ok = parseWorkerRequest(
+    '{"type":"generate","id":1,"reusePrefix":false,"input":{"kind":"messages","messages":[{"role":"system","content":"a"},{"role":"user","content":"b"}]}}',
+  );
   assert.equal(ok?.type, "generate");
 });
 
 test("responses are validated field by field", () => {
-  const report = { inputIds: [1], inputTokens: 1, rawOutputIds: [2], outputTokens: 1, text: "t", stopCause: "stop_token", prefixTokensReused: 0, timingsMs: { a: 1 }, threads: {}, peakRssBytes: 1 };
+  const report = {
+    inputIds: [1],
+    inputTokens: 1,
+    rawOutputIds: [2],
+    outputTokens: 1,
+    text: "t",
+    stopCause: "stop_token",
+    prefixTokensReused: 0,
+    timingsMs: { a: 1 },
+    threads: {},
+    peakRssBytes: 1,
+  };
   assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report }))?.type, "result");
-  assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, timingsMs: { a: "slow" } } })), null);
+  assert.equal(
+    parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, timingsMs: { a: "slow" } } })),
+    null,
+  );
   assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: -1, report })), null);
-  assert.equal(parseWorkerResponse(JSON.stringify({ type: "loaded", label: "x".repeat(100), synthetic: true, identity: {} })), null);
-  assert.equal(parseWorkerResponse(JSON.stringify({ type: "error", id: null, error: "model_error", message: "m" }))?.type, "error");
+  assert.equal(
+    parseWorkerResponse(JSON.stringify({ type: "loaded", label: "x".repeat(100), synthetic: true, identity: {} })),
+    null,
+  );
+  assert.equal(
+    parseWorkerResponse(JSON.stringify({ type: "error", id: null, error: "model_error", message: "m" }))?.type,
+    "error",
+  );
   assert.equal(parseWorkerResponse(JSON.stringify({ type: "surprise", id: 1 })), null);
-  assert.equal(parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, text: "y".repeat(300 * 1024) } })), null);
+  assert.equal(
+    parseWorkerResponse(JSON.stringify({ type: "result", id: 1, report: { ...report, text: "y".repeat(300 * 1024) } })),
+    null,
+  );
 });
 
 test("the line splitter joins partial lines and refuses an endless one before it completes", () => {
@@ -81,7 +117,13 @@ test("a slow drift below the line also triggers a measurement of the other count
 
 test("when a busy neighbour collapses 2-thread decode, the governor falls back to 1 thread and later re-checks", () => {
   const g = new ThreadGovernor({ candidates: [2, 1], exploreEvery: 8, smoothing: 0.5, degradedFraction: 0.7 });
-  for (const [threads, ms] of [[2, 400], [2, 65], [1, 400], [1, 110]] as const) g.record("decode", threads, 1, ms);
+  for (const [threads, ms] of [
+    [2, 400],
+    [2, 65],
+    [1, 400],
+    [1, 110],
+  ] as const)
+    g.record("decode", threads, 1, ms);
   // Load arrives: the 2-thread step now takes over a second.
   const choices: number[] = [];
   for (let step = 0; step < 32; step++) {
@@ -91,7 +133,10 @@ test("when a busy neighbour collapses 2-thread decode, the governor falls back t
   }
   const twoThreadSteps = choices.filter((t) => t === 2).length;
   // At most: the step that reveals the load, its smoothing step, then one two-step re-check per 8 steps.
-  assert.ok(twoThreadSteps <= 10, `only periodic re-checks (two steps each) use 2 threads under load (${twoThreadSteps})`);
+  assert.ok(
+    twoThreadSteps <= 10,
+    `only periodic re-checks (two steps each) use 2 threads under load (${twoThreadSteps})`,
+  );
   assert.equal(g.best("decode"), 1);
   // Load goes away: a re-check notices and 2 threads win again.
   for (let step = 0; step < 16; step++) {

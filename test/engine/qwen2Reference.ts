@@ -47,7 +47,10 @@ export class Qwen2Reference {
     };
     const bytes = readFileSync(path.join(modelDirectory, "model.safetensors"));
     const headerLength = Number(bytes.readBigUInt64LE(0));
-    const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString("utf8")) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+    const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString("utf8")) as Record<
+      string,
+      { dtype: string; shape: number[]; data_offsets: [number, number] }
+    >;
     const start = 8 + headerLength;
     const word = new Uint32Array(1);
     const asFloat = new Float32Array(word.buffer);
@@ -121,9 +124,24 @@ export class Qwen2Reference {
       const vs: Float64Array[] = [];
       xs.forEach((x, pos) => {
         const xn = this.rmsNorm(x, this.t(`${p}input_layernorm.weight`));
-        const q = this.linear(this.t(`${p}self_attn.q_proj.weight`), xn, hidden, variant.noBias ? undefined : this.t(`${p}self_attn.q_proj.bias`));
-        const k = this.linear(this.t(`${p}self_attn.k_proj.weight`), xn, kvDim, variant.noBias ? undefined : this.t(`${p}self_attn.k_proj.bias`));
-        const v = this.linear(this.t(`${p}self_attn.v_proj.weight`), xn, kvDim, variant.noBias ? undefined : this.t(`${p}self_attn.v_proj.bias`));
+        const q = this.linear(
+          this.t(`${p}self_attn.q_proj.weight`),
+          xn,
+          hidden,
+          variant.noBias ? undefined : this.t(`${p}self_attn.q_proj.bias`),
+        );
+        const k = this.linear(
+          this.t(`${p}self_attn.k_proj.weight`),
+          xn,
+          kvDim,
+          variant.noBias ? undefined : this.t(`${p}self_attn.k_proj.bias`),
+        );
+        const v = this.linear(
+          this.t(`${p}self_attn.v_proj.weight`),
+          xn,
+          kvDim,
+          variant.noBias ? undefined : this.t(`${p}self_attn.v_proj.bias`),
+        );
         this.rope(q, heads, headDim, pos, theta);
         this.rope(k, kvHeads, headDim, pos, theta);
         qs.push(q);
@@ -137,7 +155,8 @@ export class Qwen2Reference {
           const scores: number[] = [];
           for (let j = 0; j <= pos; j++) {
             let s = 0;
-            for (let d = 0; d < headDim; d++) s += (qs[pos]![h * headDim + d] as number) * (ks[j]![kvHead * headDim + d] as number);
+            for (let d = 0; d < headDim; d++)
+              s += (qs[pos]![h * headDim + d] as number) * (ks[j]![kvHead * headDim + d] as number);
             scores.push(s / Math.sqrt(headDim));
           }
           const max = Math.max(...scores);
@@ -145,7 +164,9 @@ export class Qwen2Reference {
           const total = weights.reduce((a, b) => a + b, 0);
           for (let j = 0; j <= pos; j++) {
             const w = (weights[j] as number) / total;
-            for (let d = 0; d < headDim; d++) attended[h * headDim + d] = (attended[h * headDim + d] as number) + w * (vs[j]![kvHead * headDim + d] as number);
+            for (let d = 0; d < headDim; d++)
+              attended[h * headDim + d] =
+                (attended[h * headDim + d] as number) + w * (vs[j]![kvHead * headDim + d] as number);
           }
         }
         const o = this.linear(this.t(`${p}self_attn.o_proj.weight`), attended, hidden);
@@ -163,7 +184,11 @@ export class Qwen2Reference {
   }
 
   /** Greedy continuation by full recomputation, stopping on the Lab's stop ids. */
-  greedy(ids: readonly number[], maxNewTokens: number, stopIds: readonly number[]): { tokens: number[]; margins: number[] } {
+  greedy(
+    ids: readonly number[],
+    maxNewTokens: number,
+    stopIds: readonly number[],
+  ): { tokens: number[]; margins: number[] } {
     const context = [...ids];
     const tokens: number[] = [];
     const margins: number[] = [];

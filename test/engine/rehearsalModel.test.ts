@@ -36,7 +36,10 @@ after(async () => {
 });
 
 test("the committed weights are small and match the SHA256 their record states", async () => {
-  const record = JSON.parse(await readFile(path.join(REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as Record<string, unknown>;
+  const record = JSON.parse(await readFile(path.join(REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as Record<
+    string,
+    unknown
+  >;
   const blob = await readFile(path.join(REHEARSAL_TRAINING_DIRECTORY, "weights.bin"));
   assert.equal(createHash("sha256").update(blob).digest("hex"), record.weights_sha256);
   assert.ok((await stat(path.join(REHEARSAL_TRAINING_DIRECTORY, "weights.bin"))).size <= 12_000_000);
@@ -54,11 +57,21 @@ test("the committed transcripts are exactly what our controller and the stand-in
   // If this fails, the controller's requests changed: regenerate, retrain and commit (docs/rehearsal-model.md).
   assert.deepEqual(committed.examples, JSON.parse(JSON.stringify(fresh.examples)));
   assert.deepEqual(committed.outcomes, JSON.parse(JSON.stringify(fresh.outcomes)));
-  const record = JSON.parse(await readFile(path.join(REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as Record<string, unknown>;
-  assert.equal(createHash("sha256").update(committedBytes).digest("hex"), record.transcripts_sha256, "the weights were trained on these transcripts");
+  const record = JSON.parse(await readFile(path.join(REHEARSAL_TRAINING_DIRECTORY, "weights.json"), "utf8")) as Record<
+    string,
+    unknown
+  >;
+  assert.equal(
+    createHash("sha256").update(committedBytes).digest("hex"),
+    record.transcripts_sha256,
+    "the weights were trained on these transcripts",
+  );
   const baseline = fresh.outcomes.find((o) => o.scenario === "baseline");
   assert.equal(baseline?.verified_success, true);
-  assert.ok(fresh.examples.some((e) => !e.target), "injected faults exist and are never trained targets");
+  assert.ok(
+    fresh.examples.some((e) => !e.target),
+    "injected faults exist and are never trained targets",
+  );
 });
 
 test("tampered or malformed rehearsal weights are refused before anything is written", async () => {
@@ -91,7 +104,10 @@ test("the rehearsal checkpoint is labelled rehearsal with the stand-in tokenizer
   assert.equal(manifest.value.label, "rehearsal");
   assert.equal(manifest.value.size, "rehearsal");
   assert.equal(manifest.value.tokenizer, "qwen2.5-stand-in");
-  assert.match(manifest.value.note, /trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability/);
+  assert.match(
+    manifest.value.note,
+    /trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability/,
+  );
   const opened = await openCheckpointDirectory(directory);
   assert.ok(opened.ok, opened.ok ? "" : opened.message);
   assert.equal(opened.value.arch.vocabSize, 151_936, "the pinned vocabulary layout");
@@ -104,11 +120,18 @@ test("the rehearsal checkpoint is labelled rehearsal with the stand-in tokenizer
 test("a manifest cannot pair the rehearsal label with a random-weight size or with another tokenizer", async () => {
   const bytes = await readFile(path.join(directory, SYNTHETIC_MANIFEST_NAME));
   const manifest = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
-  for (const broken of [{ ...manifest, size: "tiny" }, { ...manifest, tokenizer: "synthetic-bpe" }, { ...manifest, label: "model" }, { ...manifest, tokenizer: "qwen3" }]) {
+  for (const broken of [
+    { ...manifest, size: "tiny" },
+    { ...manifest, tokenizer: "synthetic-bpe" },
+    { ...manifest, label: "model" },
+    { ...manifest, tokenizer: "qwen3" },
+  ]) {
     const parsed = parseSyntheticManifest(Buffer.from(JSON.stringify(broken)));
     assert.equal(parsed.ok ? null : parsed.error, "checkpoint_invalid");
   }
-  const random = parseSyntheticManifest(Buffer.from(JSON.stringify({ ...manifest, label: "synthetic-pipeline-check", size: "rehearsal" })));
+  const random = parseSyntheticManifest(
+    Buffer.from(JSON.stringify({ ...manifest, label: "synthetic-pipeline-check", size: "rehearsal" })),
+  );
   assert.equal(random.ok ? null : random.error, "checkpoint_invalid");
 });
 
@@ -118,16 +141,28 @@ test("a rehearsal directory can never pass as the pinned model: without its mani
   await rm(path.join(copy, SYNTHETIC_MANIFEST_NAME));
   const bare = await openCheckpointDirectory(copy);
   assert.equal(bare.ok, false, "without its manifest it is an unverified directory");
-  await writeFile(path.join(copy, "download-manifest.json"), JSON.stringify({ schema: "tca.model-download-manifest", schema_version: 1, status: "verified" }));
+  await writeFile(
+    path.join(copy, "download-manifest.json"),
+    JSON.stringify({ schema: "tca.model-download-manifest", schema_version: 1, status: "verified" }),
+  );
   const disguised = await openCheckpointDirectory(copy);
   assert.equal(disguised.ok, false, "a forged download manifest does not make it the pinned model");
   await cp(path.join(directory, SYNTHETIC_MANIFEST_NAME), path.join(copy, SYNTHETIC_MANIFEST_NAME));
   const both = await openCheckpointDirectory(copy);
-  assert.equal(both.ok ? null : both.error, "unexpected_file", "a rehearsal directory holds nothing beyond its own files");
+  assert.equal(
+    both.ok ? null : both.error,
+    "unexpected_file",
+    "a rehearsal directory holds nothing beyond its own files",
+  );
 });
 
 test("tca lab model with the rehearsal checkpoint reaches verified_success through the real model path", async () => {
-  const trial = await runModelTrial({ runDirectory: path.join(root, "run"), modelDirectory: directory, runConsent: "yes_flag", predictions: "without_predictions" });
+  const trial = await runModelTrial({
+    runDirectory: path.join(root, "run"),
+    modelDirectory: directory,
+    runConsent: "yes_flag",
+    predictions: "without_predictions",
+  });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   const dir = trial.value.run.runDirectory;
   const final = readJson(path.join(dir, "final.json"));
@@ -141,7 +176,10 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
 
   assert.deepEqual(schemaProblems(dir), [], "manifest, final and audit validate against the published schemas");
   const audit = readAudit(dir);
-  assert.ok(audit.every((r) => r.source === "rehearsal"), "every audit record carries the rehearsal label");
+  assert.ok(
+    audit.every((r) => r.source === "rehearsal"),
+    "every audit record carries the rehearsal label",
+  );
   const generations = audit.filter((r) => r.type === "generation");
   assert.equal(generations.length, 6);
   for (const generation of generations) {
@@ -149,9 +187,17 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
     assert.equal(metadata["stopCause"], "stop_token", "each generation ended on the end-of-turn token");
     assert.equal((metadata["rawOutputIds"] as number[]).at(-1), 151645);
   }
-  assert.equal(audit.filter((r) => r.type === "edit_committed").length, 2, "both edits were committed by the workspace");
+  assert.equal(
+    audit.filter((r) => r.type === "edit_committed").length,
+    2,
+    "both edits were committed by the workspace",
+  );
 
-  for (const labels of [manifest["labels"], final["labels"], audit.find((r) => r.type === "run_started")?.data["labels"]] as Record<string, unknown>[]) {
+  for (const labels of [
+    manifest["labels"],
+    final["labels"],
+    audit.find((r) => r.type === "run_started")?.data["labels"],
+  ] as Record<string, unknown>[]) {
     assert.equal(labels["rehearsal"], true);
     assert.equal(labels["checkpoint_label"], "rehearsal");
     assert.equal(labels["stand_in_tokenizer"], true);

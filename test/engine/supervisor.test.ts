@@ -195,7 +195,10 @@ test("context_limit from the worker is passed through", async () => {
 test("an oversized request is refused before it is sent", async () => {
   const supervisor = supervisorFor("normal", new ManualClock(0), []);
   assert.ok((await supervisor.load("/nowhere", 600_000)).ok);
-  const outcome = await supervisor.generate({ kind: "ids", ids: new Array<number>(60_000).fill(123456) }, { overallDeadlineMs: 600_000 });
+  const outcome = await supervisor.generate(
+    { kind: "ids", ids: new Array<number>(60_000).fill(123456) },
+    { overallDeadlineMs: 600_000 },
+  );
   assert.equal(outcome.kind, "model_error");
   await supervisor.close();
 });

@@ -6,7 +6,12 @@ import assert from "node:assert/strict";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PINNED_PARAMETER_COUNT, parameterCount, qwen2TensorSpecs, type Qwen2Architecture } from "../../src/model/qwen2/architecture.ts";
+import {
+  PINNED_PARAMETER_COUNT,
+  parameterCount,
+  qwen2TensorSpecs,
+  type Qwen2Architecture,
+} from "../../src/model/qwen2/architecture.ts";
 import { checkQwen2Config } from "../../src/model/qwen2/configCheck.ts";
 import { safetensorsHeader } from "../../src/model/safetensors/safetensorsWriter.ts";
 import { makeTestCheckpoint, syntheticConfigJson } from "../../src/model/synthetic/makeTestCheckpoint.ts";
@@ -46,20 +51,40 @@ test("a tiny checkpoint has the pinned layout, a synthetic manifest, and is dete
     const b = await makeTestCheckpoint({ directory: path.join(root, "b"), size: "tiny", seed: 9 });
     const c = await makeTestCheckpoint({ directory: path.join(root, "c"), size: "tiny", seed: 10 });
     assert.ok(a.ok && b.ok && c.ok);
-    assert.deepEqual((await readdir(path.join(root, "a"))).sort(), ["config.json", "generation_config.json", "model.safetensors", "synthetic-manifest.json", "tokenizer.json", "tokenizer_config.json"]);
+    assert.deepEqual((await readdir(path.join(root, "a"))).sort(), [
+      "config.json",
+      "generation_config.json",
+      "model.safetensors",
+      "synthetic-manifest.json",
+      "tokenizer.json",
+      "tokenizer_config.json",
+    ]);
     assert.equal(a.value.synthetic, true);
     assert.equal(a.value.seed, 9);
     assert.equal(a.value.label, "synthetic-pipeline-check");
     assert.deepEqual(a.value.files, b.value.files, "same seed, same bytes");
     assert.notEqual(a.value.files["model.safetensors"]?.sha256, c.value.files["model.safetensors"]?.sha256);
-    assert.equal(a.value.files["tokenizer.json"]?.sha256, c.value.files["tokenizer.json"]?.sha256, "the tokenizer does not depend on the seed");
+    assert.equal(
+      a.value.files["tokenizer.json"]?.sha256,
+      c.value.files["tokenizer.json"]?.sha256,
+      "the tokenizer does not depend on the seed",
+    );
     assert.ok((a.value.files["model.safetensors"]?.bytes ?? 0) < 12 * 1024 * 1024, "tiny is a few MB");
-    const generation = JSON.parse(await readFile(path.join(root, "a", "generation_config.json"), "utf8")) as Record<string, unknown>;
+    const generation = JSON.parse(await readFile(path.join(root, "a", "generation_config.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
     assert.equal(generation.do_sample, true, "the checkpoint's own defaults sample (the engine overrides them)");
-    const tokenizer = JSON.parse(await readFile(path.join(root, "a", "tokenizer.json"), "utf8")) as { added_tokens: { id: number; content: string; special: boolean }[] };
+    const tokenizer = JSON.parse(await readFile(path.join(root, "a", "tokenizer.json"), "utf8")) as {
+      added_tokens: { id: number; content: string; special: boolean }[];
+    };
     assert.deepEqual(
       tokenizer.added_tokens.map((t) => [t.id, t.content, t.special]),
-      [[151643, "<|endoftext|>", true], [151644, "<|im_start|>", true], [151645, "<|im_end|>", true]],
+      [
+        [151643, "<|endoftext|>", true],
+        [151644, "<|im_start|>", true],
+        [151645, "<|im_end|>", true],
+      ],
     );
     const again = await makeTestCheckpoint({ directory: path.join(root, "a"), size: "tiny", seed: 9 });
     assert.equal(!again.ok && again.error, "destination_exists");

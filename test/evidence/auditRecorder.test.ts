@@ -20,9 +20,13 @@ test("one JSON object per line with the envelope, monotonic ids and times, mode 
   const previous = process.umask(0);
   try {
     const file = path.join(dir, "audit.jsonl");
-    const recorder = AuditRecorder.create(file, { runId: "r1", sourceLabel: "scripted", clock: steppingClock([5, 9, 7]) });
-    assert.equal(recorder.append("run_started", { note: "line\nbreak \"quoted\"" }), 1);
-    assert.equal(recorder.append("proposal", { raw: "}\n{\"type\":\"forged\"}" }, 1), 2);
+    const recorder = AuditRecorder.create(file, {
+      runId: "r1",
+      sourceLabel: "scripted",
+      clock: steppingClock([5, 9, 7]),
+    });
+    assert.equal(recorder.append("run_started", { note: 'line\nbreak "quoted"' }), 1);
+    assert.equal(recorder.append("proposal", { raw: '}\n{"type":"forged"}' }, 1), 2);
     assert.equal(recorder.append("observation", { ok: true }, 1), 3);
     recorder.close();
     recorder.close();
@@ -32,12 +36,23 @@ test("one JSON object per line with the envelope, monotonic ids and times, mode 
     const read = readAuditRecords(file);
     assert.ok(read.ok);
     assert.equal(read.value.tornTail, false);
-    assert.deepEqual(read.value.records.map((r) => [r.event_id, r.t_ms, r.proposal, r.type]), [
-      [1, 5, null, "run_started"], [2, 9, 1, "proposal"], [3, 9, 1, "observation"],
-    ]);
+    assert.deepEqual(
+      read.value.records.map((r) => [r.event_id, r.t_ms, r.proposal, r.type]),
+      [
+        [1, 5, null, "run_started"],
+        [2, 9, 1, "proposal"],
+        [3, 9, 1, "observation"],
+      ],
+    );
     assert.deepEqual(read.value.records[1], {
-      schema: AUDIT_SCHEMA, run_id: "r1", event_id: 2, t_ms: 9, source: "scripted", proposal: 1, type: "proposal",
-      data: { raw: "}\n{\"type\":\"forged\"}" },
+      schema: AUDIT_SCHEMA,
+      run_id: "r1",
+      event_id: 2,
+      t_ms: 9,
+      source: "scripted",
+      proposal: 1,
+      type: "proposal",
+      data: { raw: '}\n{"type":"forged"}' },
     });
     assert.throws(() => recorder.append("late", {}));
   } finally {
@@ -71,7 +86,17 @@ test("the reader reports a torn last line and rejects malformed or reordered fil
     const torn = readAuditRecords(file);
     assert.ok(torn.ok && torn.value.tornTail && torn.value.records.length === 1);
 
-    const line = (id: number, t: number) => JSON.stringify({ schema: AUDIT_SCHEMA, run_id: "r", event_id: id, t_ms: t, source: "s", proposal: null, type: "x", data: {} });
+    const line = (id: number, t: number) =>
+      JSON.stringify({
+        schema: AUDIT_SCHEMA,
+        run_id: "r",
+        event_id: id,
+        t_ms: t,
+        source: "s",
+        proposal: null,
+        type: "x",
+        data: {},
+      });
     const cases: Record<string, string> = {
       "not json": "nope\n",
       "skipped id": `${line(1, 0)}\n${line(3, 0)}\n`,
@@ -84,7 +109,13 @@ test("the reader reports a torn last line and rejects malformed or reordered fil
       const read = readAuditRecords(path.join(dir, "bad.jsonl"));
       assert.equal(!read.ok && read.error, "audit_malformed", name);
     }
-    assert.equal((() => { const r = readAuditRecords(path.join(dir, "missing.jsonl")); return !r.ok && r.error; })(), "audit_unreadable");
+    assert.equal(
+      (() => {
+        const r = readAuditRecords(path.join(dir, "missing.jsonl"));
+        return !r.ok && r.error;
+      })(),
+      "audit_unreadable",
+    );
   } finally {
     cleanup();
   }

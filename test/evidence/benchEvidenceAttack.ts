@@ -18,7 +18,10 @@ export function copyRun(honest: string, root: string, name: string): string {
 export function assertVerdictInvalid(dir: string, mentions: RegExp): void {
   const verdict = deriveBenchVerdict(dir);
   assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`);
+  assert.ok(
+    verdict.problems.some((problem) => mentions.test(problem)),
+    `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`,
+  );
 }
 
 /** As assertVerdictInvalid, and the page still builds with EVIDENCE INVALID as its headline. */
@@ -26,5 +29,7 @@ export function assertBenchEvidenceInvalid(dir: string, mentions: RegExp): void 
   assertVerdictInvalid(dir, mentions);
   const built = buildReport(dir);
   assert.ok(built.ok, "the page is still built");
-  assert.ok(built.value.document.kind === "bench" && built.value.document.bench.verdict.headline === "EVIDENCE INVALID");
+  assert.ok(
+    built.value.document.kind === "bench" && built.value.document.bench.verdict.headline === "EVIDENCE INVALID",
+  );
 }

@@ -7,7 +7,17 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { appendFileSync, linkSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  linkSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
@@ -82,7 +92,9 @@ test("a trace line cut in half and a trace stripped to its grade: EVIDENCE INVAL
   assertInvalid(torn, /traces\/A-gcd\.ndjson: line 2 is not JSON/);
 
   const stripped = copyOf("stripped-trace");
-  const events = readFileSync(traceOf(stripped, "A-gcd"), "utf8").split("\n").filter((line) => /"event":"(grade|diff|task_end)"/.test(line));
+  const events = readFileSync(traceOf(stripped, "A-gcd"), "utf8")
+    .split("\n")
+    .filter((line) => /"event":"(grade|diff|task_end)"/.test(line));
   writeFileSync(traceOf(stripped, "A-gcd"), events.join("\n") + "\n");
   assertInvalid(stripped, /traces\/A-gcd\.ndjson: does not start with task_start/);
 });
@@ -123,8 +135,19 @@ test("--resume on a symlinked tasks.ndjson refuses before writing: the link's ta
   const { sandbox, dataset } = benchSetup();
   const backend = new OpenAiCompatibleClient({ endpoint: "http://127.0.0.1:9/v1", model: "scripted" });
   const result = await runBenchmark({
-    dataset, sandbox, backend, modelDescription: { label: "scripted", synthetic: true }, modelName: "scripted", conditions: ["A"], programs: ["gcd"],
-    outDir: dir, jobs: 1, resume: true, testTimeoutMs: 60_000, includeSlow: false, environment: {},
+    dataset,
+    sandbox,
+    backend,
+    modelDescription: { label: "scripted", synthetic: true },
+    modelName: "scripted",
+    conditions: ["A"],
+    programs: ["gcd"],
+    outDir: dir,
+    jobs: 1,
+    resume: true,
+    testTimeoutMs: 60_000,
+    includeSlow: false,
+    environment: {},
   });
   assert.ok(!result.ok);
   assert.equal(result.error, "results_invalid");
@@ -136,8 +159,19 @@ test("--resume never writes through a planted results.json link, and refuses a d
   const { sandbox, dataset } = benchSetup();
   const backend = new OpenAiCompatibleClient({ endpoint: "http://127.0.0.1:9/v1", model: "scripted" });
   const options = (outDir: string): Parameters<typeof runBenchmark>[0] => ({
-    dataset, sandbox, backend, modelDescription: { label: "scripted", synthetic: true }, modelName: "scripted", conditions: ["A"], programs: ["gcd"],
-    outDir, jobs: 1, resume: true, testTimeoutMs: 60_000, includeSlow: false, environment: {},
+    dataset,
+    sandbox,
+    backend,
+    modelDescription: { label: "scripted", synthetic: true },
+    modelName: "scripted",
+    conditions: ["A"],
+    programs: ["gcd"],
+    outDir,
+    jobs: 1,
+    resume: true,
+    testTimeoutMs: 60_000,
+    includeSlow: false,
+    environment: {},
   });
   const dir = copyOf("linked-results-resume");
   const outside = join(root, "outside-results.json");
@@ -159,13 +193,20 @@ test("--resume never writes through a planted results.json link, and refuses a d
 });
 
 test("a server answering one task with a 100,000-deep field: a model error for that task, the run goes on and stays valid", async () => {
-  const reply = (content: string): string => JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 5 } });
+  const reply = (content: string): string =>
+    JSON.stringify({
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 5, completion_tokens: 5 },
+    });
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     req.on("end", () => {
       res.writeHead(200, { "content-type": "application/json" });
-      if (body.includes("python_programs/gcd.py")) res.end(`{"choices":[{"message":{"role":"assistant","content":"x","extra":${deep(100_000)}},"finish_reason":"stop"}]}`);
+      if (body.includes("python_programs/gcd.py"))
+        res.end(
+          `{"choices":[{"message":{"role":"assistant","content":"x","extra":${deep(100_000)}},"finish_reason":"stop"}]}`,
+        );
       else res.end(reply("I cannot fix this."));
     });
   });
@@ -173,10 +214,24 @@ test("a server answering one task with a 100,000-deep field: a model error for t
   const out = join(root, "deep-server-run");
   try {
     const { sandbox, dataset } = benchSetup();
-    const backend = new OpenAiCompatibleClient({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "scripted" });
+    const backend = new OpenAiCompatibleClient({
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      model: "scripted",
+    });
     const result = await runBenchmark({
-      dataset, sandbox, backend, modelDescription: { label: "scripted", synthetic: true }, modelName: "scripted", conditions: ["A"], programs: ["gcd", "pascal"],
-      outDir: out, jobs: 1, resume: false, testTimeoutMs: 60_000, includeSlow: false, environment: {},
+      dataset,
+      sandbox,
+      backend,
+      modelDescription: { label: "scripted", synthetic: true },
+      modelName: "scripted",
+      conditions: ["A"],
+      programs: ["gcd", "pascal"],
+      outDir: out,
+      jobs: 1,
+      resume: false,
+      testTimeoutMs: 60_000,
+      includeSlow: false,
+      environment: {},
     });
     assert.ok(result.ok);
     const byProgram = new Map(result.value.results.map((task) => [task.program, task]));
@@ -198,11 +253,21 @@ test("results.json swapped for a forged one, again and again, while pages are bu
   writeFileSync(join(root, "forged-results.json"), JSON.stringify(forged));
   writeFileSync(join(root, "honest-results.json"), honestResults);
   // A second process swaps the file atomically (rename) in a loop until it is stopped.
-  const swapper = spawn(process.execPath, ["-e", `
+  const swapper = spawn(
+    process.execPath,
+    [
+      "-e",
+      `
     const { copyFileSync, renameSync } = require("node:fs");
     const [forged, honest, target] = process.argv.slice(1);
     for (let i = 0; ; i++) { copyFileSync(i % 2 ? honest : forged, target + ".swap"); renameSync(target + ".swap", target); }
-  `, join(root, "forged-results.json"), join(root, "honest-results.json"), join(dir, "results.json")], { stdio: "ignore" });
+  `,
+      join(root, "forged-results.json"),
+      join(root, "honest-results.json"),
+      join(dir, "results.json"),
+    ],
+    { stdio: "ignore" },
+  );
   try {
     const seen = new Set<string>();
     // Until the forged file has been read at least once (the swap really happened), at most 500 pages.

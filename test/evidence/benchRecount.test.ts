@@ -59,21 +59,47 @@ test("the honest run is complete; its fixed C task carries the refusals its trac
 });
 
 test("guardrail counts zeroed in every record of a fixed task: the trace's refusals say otherwise", { skip }, () => {
-  const dir = forged("guardrails-zeroed", "C-gcd", (task) => ({ ...task, guardrails: { ...task.guardrails, referenceReadAttempts: 0, blockedReads: 0, testEditAttempts: 0, blockedWrites: 0 } }));
+  const dir = forged("guardrails-zeroed", "C-gcd", (task) => ({
+    ...task,
+    guardrails: {
+      ...task.guardrails,
+      referenceReadAttempts: 0,
+      blockedReads: 0,
+      testEditAttempts: 0,
+      blockedWrites: 0,
+    },
+  }));
   assertRefused(dir, /record of C-gcd \(.*referenceReadAttempts 1, recorded 0/);
   assertRefused(dir, /record of C-gcd \(.*testEditAttempts 1, recorded 0/);
 });
 
-test("a claim of done removed (claimedFixed false, falseFixed recomputed to agree): the trace's accepted stop says otherwise", { skip }, () => {
-  const dir = forged("claim-removed", "C-pascal", (task) => {
-    assert.equal(task.claimedFixed, true, "fixture: pascal's C task claims done");
-    const again = classifyTask(task.grade, task.stopReason, task.changed, false, task.fixedMeans);
-    return { ...task, claimedFixed: false, falseFixed: again.falseFixed, falseFixedHeldOut: again.falseFixedHeldOut, claim: null };
-  });
-  assertRefused(dir, /C-pascal says claimedFixed false; its trace has an accepted stop/);
-});
+test(
+  "a claim of done removed (claimedFixed false, falseFixed recomputed to agree): the trace's accepted stop says otherwise",
+  { skip },
+  () => {
+    const dir = forged("claim-removed", "C-pascal", (task) => {
+      assert.equal(task.claimedFixed, true, "fixture: pascal's C task claims done");
+      const again = classifyTask(task.grade, task.stopReason, task.changed, false, task.fixedMeans);
+      return {
+        ...task,
+        claimedFixed: false,
+        falseFixed: again.falseFixed,
+        falseFixedHeldOut: again.falseFixedHeldOut,
+        claim: null,
+      };
+    });
+    assertRefused(dir, /C-pascal says claimedFixed false; its trace has an accepted stop/);
+  },
+);
 
-test("a claim's kind changed (a verified claim recorded as 'final change, not re-run'): recomputed from the trace", { skip }, () => {
-  const dir = forged("claim-kind", "C-gcd", (task) => ({ ...task, claim: { kind: "final_change_not_rerun", finalWords: task.claim?.finalWords ?? "" } }));
-  assertRefused(dir, /the claim recomputed from its events differs from the record of C-gcd/);
-});
+test(
+  "a claim's kind changed (a verified claim recorded as 'final change, not re-run'): recomputed from the trace",
+  { skip },
+  () => {
+    const dir = forged("claim-kind", "C-gcd", (task) => ({
+      ...task,
+      claim: { kind: "final_change_not_rerun", finalWords: task.claim?.finalWords ?? "" },
+    }));
+    assertRefused(dir, /the claim recomputed from its events differs from the record of C-gcd/);
+  },
+);

@@ -36,7 +36,8 @@ function tca(args: readonly string[]): Promise<{ code: number; out: string; err:
   });
 }
 
-const verifyRun = (dir: string, dataset = MINI_DATASET_DIR): ReturnType<typeof tca> => tca(["bench", "quixbugs", "verify-run", dir, "--dataset", dataset, "--jobs", "2"]);
+const verifyRun = (dir: string, dataset = MINI_DATASET_DIR): ReturnType<typeof tca> =>
+  tca(["bench", "quixbugs", "verify-run", dir, "--dataset", dataset, "--jobs", "2"]);
 
 function copyOf(name: string): string {
   const target = join(root, name);
@@ -51,10 +52,19 @@ function headline(dir: string): { headline: string; details: readonly string[] }
   return built.value.bench.verdict;
 }
 
-function rewriteTrace(dir: string, task: TaskResult, edit: (event: Record<string, unknown>) => Record<string, unknown>): void {
+function rewriteTrace(
+  dir: string,
+  task: TaskResult,
+  edit: (event: Record<string, unknown>) => Record<string, unknown>,
+): void {
   const path = join(dir, task.tracePath!);
-  const lines = readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
-  writeFileSync(path, lines.map((line) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>))).join("\n") + "\n");
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
+  writeFileSync(
+    path,
+    lines.map((line) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>))).join("\n") + "\n",
+  );
 }
 
 /** The forgery of issue 23: a wrong fix turned into "fixed" in tasks.ndjson, its trace and results.json, consistently. */
@@ -64,13 +74,39 @@ function forgeFixed(dir: string, taskId: string): void {
   assert.ok(tasks.ok && manifest.ok);
   const victim = tasks.value.find((task) => task.taskId === taskId)!;
   const total = victim.grade.counts.passed + victim.grade.counts.failed + victim.grade.counts.errors;
-  const heldOut = victim.grade.heldOut ? { ...victim.grade.heldOut, passed: victim.grade.heldOut.total } : victim.grade.heldOut;
-  const grade = { ...victim.grade, outcome: "passed" as const, counts: { ...victim.grade.counts, passed: total, failed: 0, errors: 0 }, reason: null, fixedPublic: true, fixedWithHeldOut: heldOut ? true : victim.grade.fixedWithHeldOut, heldOut, summary: victim.grade.summary.replace(/public \d+\/(\d+)/, "public $1/$1") };
+  const heldOut = victim.grade.heldOut
+    ? { ...victim.grade.heldOut, passed: victim.grade.heldOut.total }
+    : victim.grade.heldOut;
+  const grade = {
+    ...victim.grade,
+    outcome: "passed" as const,
+    counts: { ...victim.grade.counts, passed: total, failed: 0, errors: 0 },
+    reason: null,
+    fixedPublic: true,
+    fixedWithHeldOut: heldOut ? true : victim.grade.fixedWithHeldOut,
+    heldOut,
+    summary: victim.grade.summary.replace(/public \d+\/(\d+)/, "public $1/$1"),
+  };
   // Consistent under the record's own rule (fixedMeans): the held-out finding forged along with it.
-  const forged: TaskResult = { ...victim, outcome: "fixed", falseFixed: false, ...(victim.falseFixedHeldOut !== undefined ? { falseFixedHeldOut: false } : {}), grade };
+  const forged: TaskResult = {
+    ...victim,
+    outcome: "fixed",
+    falseFixed: false,
+    ...(victim.falseFixedHeldOut !== undefined ? { falseFixedHeldOut: false } : {}),
+    grade,
+  };
   const { tracePath: _t, diffPath: _d, ...forgedInTrace } = forged;
-  writeFileSync(join(dir, "tasks.ndjson"), tasks.value.map((task) => JSON.stringify(task.taskId === taskId ? forged : task) + "\n").join(""));
-  rewriteTrace(dir, victim, (event) => (event.event === "grade" ? { v: 1, event: "grade", t: event.t, ...grade, output: event.output } : event.event === "task_end" ? { ...event, result: forgedInTrace } : event));
+  writeFileSync(
+    join(dir, "tasks.ndjson"),
+    tasks.value.map((task) => JSON.stringify(task.taskId === taskId ? forged : task) + "\n").join(""),
+  );
+  rewriteTrace(dir, victim, (event) =>
+    event.event === "grade"
+      ? { v: 1, event: "grade", t: event.t, ...grade, output: event.output }
+      : event.event === "task_end"
+        ? { ...event, result: forgedInTrace }
+        : event,
+  );
   const all = tasks.value.map((task) => (task.taskId === taskId ? forged : task));
   writeResults(dir, manifest.value, all, all.length);
 }
@@ -80,8 +116,13 @@ test("an honest run: verify-run re-grades every task identical, the report and t
   const run = await verifyRun(honest);
   assert.equal(run.code, 0, run.err);
   assert.match(run.out, /re-graded 3\/3 tasks: identical/);
-  const record = JSON.parse(readFileSync(join(honest, "verification.json"), "utf8")) as { tasks: { identical: boolean }[] };
-  assert.deepEqual(record.tasks.map((task) => task.identical), [true, true, true]);
+  const record = JSON.parse(readFileSync(join(honest, "verification.json"), "utf8")) as {
+    tasks: { identical: boolean }[];
+  };
+  assert.deepEqual(
+    record.tasks.map((task) => task.identical),
+    [true, true, true],
+  );
   const verdict = headline(honest);
   assert.match(verdict.headline, /1 OF 3 TASKS FIXED/);
   assert.match(verdict.details.join("\n"), /re-graded 3\/3 tasks: identical/);
@@ -99,7 +140,11 @@ test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks 
   assert.doesNotMatch(run.out, /A-gcd:/);
   const verdict = deriveBenchVerdict(dir);
   assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => /verification\.json: the re-grade disagrees with the record of A-pascal/.test(problem)));
+  assert.ok(
+    verdict.problems.some((problem) =>
+      /verification\.json: the re-grade disagrees with the record of A-pascal/.test(problem),
+    ),
+  );
   assert.equal(headline(dir).headline, "EVIDENCE INVALID");
   const compare = await tca(["bench", "quixbugs", "compare", dir]);
   assert.equal(compare.code, 1);
@@ -115,7 +160,13 @@ test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt f
   // gcd's diff under pascal's name, in the file and in the trace (consistent with each other).
   const gcdDiff = readFileSync(join(dir, gcd.diffPath!), "utf8");
   writeFileSync(join(dir, pascal.diffPath!), gcdDiff);
-  rewriteTrace(dir, pascal, (event) => (event.event === "diff" ? { ...event, diff: gcdDiff } : event.event === "task_end" ? { ...event, diff: gcdDiff } : event));
+  rewriteTrace(dir, pascal, (event) =>
+    event.event === "diff"
+      ? { ...event, diff: gcdDiff }
+      : event.event === "task_end"
+        ? { ...event, diff: gcdDiff }
+        : event,
+  );
   assert.equal(deriveBenchVerdict(dir).kind, "complete");
   const run = await verifyRun(dir);
   assert.equal(run.code, 1);
@@ -126,7 +177,10 @@ test("re-grading against another data set (one test file changed) is refused per
   const dir = copyOf("other-dataset");
   const dataset = join(root, "edited-dataset");
   cpSync(MINI_DATASET_DIR, dataset, { recursive: true });
-  writeFileSync(join(dataset, "python_testcases", "test_pascal.py"), readFileSync(join(dataset, "python_testcases", "test_pascal.py"), "utf8") + "\n# edited\n");
+  writeFileSync(
+    join(dataset, "python_testcases", "test_pascal.py"),
+    readFileSync(join(dataset, "python_testcases", "test_pascal.py"), "utf8") + "\n# edited\n",
+  );
   const run = await verifyRun(dir, dataset);
   assert.equal(run.code, 1);
   assert.match(run.out, /A-pascal: the data set's files for this program differ/);
@@ -137,7 +191,14 @@ test("a verification of another tasks.ndjson is not shown as a re-grade", async 
   const dir = copyOf("stale-verification");
   cpSync(join(honest, "verification.json"), join(dir, "verification.json"));
   const log = readFileSync(join(dir, "tasks.ndjson"), "utf8");
-  writeFileSync(join(dir, "tasks.ndjson"), log.split("\n").filter((line) => line !== "").reverse().join("\n") + "\n");
+  writeFileSync(
+    join(dir, "tasks.ndjson"),
+    log
+      .split("\n")
+      .filter((line) => line !== "")
+      .reverse()
+      .join("\n") + "\n",
+  );
   const verdict = headline(dir);
   assert.notEqual(verdict.headline, "EVIDENCE INVALID");
   assert.match(verdict.details.join("\n"), /not re-graded: verification\.json is of another tasks\.ndjson/);
@@ -165,12 +226,15 @@ test("compare and merge refuse a run with one edited tasks.ndjson line and write
 
 test("applyUnifiedDiff rebuilds any file exactly from unifiedDiff's output (its final newline included), and refuses a diff of another file", () => {
   const lines = fc.array(fc.constantFrom("a", "b", "-- x", "+y", " z", ""), { maxLength: 25 });
-  fc.assert(fc.property(lines, lines, fc.boolean(), fc.boolean(), (a, b, endA, endB) => {
-    const before = a.join("\n") + (endA ? "\n" : "");
-    const after = b.join("\n") + (endB ? "\n" : "");
-    const rebuilt = applyUnifiedDiff(before, unifiedDiff("p.py", before, after));
-    assert.equal(rebuilt, after);
-  }), { numRuns: 500 });
+  fc.assert(
+    fc.property(lines, lines, fc.boolean(), fc.boolean(), (a, b, endA, endB) => {
+      const before = a.join("\n") + (endA ? "\n" : "");
+      const after = b.join("\n") + (endB ? "\n" : "");
+      const rebuilt = applyUnifiedDiff(before, unifiedDiff("p.py", before, after));
+      assert.equal(rebuilt, after);
+    }),
+    { numRuns: 500 },
+  );
   assert.equal(applyUnifiedDiff("x\ny\n", unifiedDiff("p.py", "a\nb\n", "a\nc\n")), null);
   assert.equal(applyUnifiedDiff("a\n", "not a diff\n"), null);
 });

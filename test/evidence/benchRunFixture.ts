@@ -5,7 +5,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONDITION_IDS, type ConditionId } from "../../src/bench/agent/conditions.ts";
-import { appendTaskResult, prepareRunDir, RUN_FILES, runBinding, writeManifest, writeResults, type RunManifest } from "../../src/bench/runs/runDirectory.ts";
+import {
+  appendTaskResult,
+  prepareRunDir,
+  RUN_FILES,
+  runBinding,
+  writeManifest,
+  writeResults,
+  type RunManifest,
+} from "../../src/bench/runs/runDirectory.ts";
 import { classifyOutcome, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import type { TestOutcome } from "../../src/bench/agent/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
@@ -30,8 +38,15 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
   prepareRunDir(dir);
   const programs = Array.from({ length: options.programs }, (_, i) => `program_${String(i).padStart(2, "0")}`);
   const manifest: RunManifest = {
-    schema: 1, kind: "quixbugs-run", createdAt: "2026-01-01T00:00:00.000Z", fingerprint: { model: "scripted", promptSetVersion: 1, budget: { turns: options.turns } },
-    model: { label: "scripted" }, conditions: [...CONDITION_IDS], programs, shard: null, environment: { note: "verdict fixture" },
+    schema: 1,
+    kind: "quixbugs-run",
+    createdAt: "2026-01-01T00:00:00.000Z",
+    fingerprint: { model: "scripted", promptSetVersion: 1, budget: { turns: options.turns } },
+    model: { label: "scripted" },
+    conditions: [...CONDITION_IDS],
+    programs,
+    shard: null,
+    environment: { note: "verdict fixture" },
   };
   writeManifest(dir, manifest);
   const results: TaskResult[] = [];
@@ -43,30 +58,72 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
       const grade: TestOutcome = index % 3 === 0 ? "failed" : "passed";
       const changed = index % 5 !== 0;
       const stopReason = "agent_done" as const;
-      const diff = changed ? `--- a/${program}.py\n+++ b/${program}.py\n@@ -1 +1 @@\n-    return a\n+    return b\n` : "";
+      const diff = changed
+        ? `--- a/${program}.py\n+++ b/${program}.py\n@@ -1 +1 @@\n-    return a\n+    return b\n`
+        : "";
       const tracePath = `${RUN_FILES.traces}/${taskId}.ndjson`;
       const result: TaskResult = {
-        taskId, program, condition, outcome: classifyOutcome(grade, stopReason, changed), stopReason,
-        claimedFixed: true, falseFixed: grade !== "passed", turns: options.turns, promptTokens: 900, completionTokens: 300, tokens: 1200,
-        usageReported: true, seconds: 12.5,
-        guardrails: { testRuns: options.turns, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0, ...options.guardrails?.(taskId) },
-        grade: { outcome: grade, counts: { passed: grade === "passed" ? 8 : 5, failed: grade === "passed" ? 0 : 3, errors: 0, skipped: 0 }, seconds: 1.2, summary: "graded" },
-        changed, finalSha256: sha256Hex(`${program}${index}`), specialCasing: null, servedModel: "scripted",
+        taskId,
+        program,
+        condition,
+        outcome: classifyOutcome(grade, stopReason, changed),
+        stopReason,
+        claimedFixed: true,
+        falseFixed: grade !== "passed",
+        turns: options.turns,
+        promptTokens: 900,
+        completionTokens: 300,
+        tokens: 1200,
+        usageReported: true,
+        seconds: 12.5,
+        guardrails: {
+          testRuns: options.turns,
+          blockedWrites: 0,
+          blockedReads: 0,
+          testEditAttempts: 0,
+          referenceReadAttempts: 0,
+          toolErrors: 0,
+          refusedStopAttempts: 0,
+          ...options.guardrails?.(taskId),
+        },
+        grade: {
+          outcome: grade,
+          counts: { passed: grade === "passed" ? 8 : 5, failed: grade === "passed" ? 0 : 3, errors: 0, skipped: 0 },
+          seconds: 1.2,
+          summary: "graded",
+        },
+        changed,
+        finalSha256: sha256Hex(`${program}${index}`),
+        specialCasing: null,
+        servedModel: "scripted",
       };
       let trace = line("task_start", 0, { taskId, program, condition, run: runBinding(manifest) });
       for (let turn = 1; turn <= options.turns; turn++) {
         trace += line("model_request", turn * 10, { turn, messages: turn * 2 });
-        trace += line("model_response", turn * 10 + 5, { turn, content: FILLER, toolCalls: [{ name: "run_tests", arguments: {} }] });
+        trace += line("model_response", turn * 10 + 5, {
+          turn,
+          content: FILLER,
+          toolCalls: [{ name: "run_tests", arguments: {} }],
+        });
         trace += line("tool_call", turn * 10 + 6, { turn, name: "run_tests" });
         trace += line("test_run", turn * 10 + 8, { turn, output: FILLER });
       }
       // The events the record's counts and claim stand for: the verdict recounts them from here.
       const g = result.guardrails;
-      const refused = (error: string, n: number): string => Array.from({ length: Math.max(0, n) }, () => line("tool_refused", 900, { turn: 1, error })).join("");
-      trace += refused("read_reference_fix", g.referenceReadAttempts) + refused("read_not_allowed", g.blockedReads - g.referenceReadAttempts);
-      trace += refused("write_to_tests", g.testEditAttempts) + refused("write_not_allowed", g.blockedWrites - g.testEditAttempts);
-      trace += Array.from({ length: g.toolErrors }, () => line("tool_error", 901, { turn: 1, error: "invalid_arguments" })).join("");
-      trace += Array.from({ length: g.refusedStopAttempts }, () => line("stop_attempt", 902, { turn: 1, accepted: false, refusal: "run the tests first" })).join("");
+      const refused = (error: string, n: number): string =>
+        Array.from({ length: Math.max(0, n) }, () => line("tool_refused", 900, { turn: 1, error })).join("");
+      trace +=
+        refused("read_reference_fix", g.referenceReadAttempts) +
+        refused("read_not_allowed", g.blockedReads - g.referenceReadAttempts);
+      trace +=
+        refused("write_to_tests", g.testEditAttempts) +
+        refused("write_not_allowed", g.blockedWrites - g.testEditAttempts);
+      trace += Array.from({ length: g.toolErrors }, () =>
+        line("tool_error", 901, { turn: 1, error: "invalid_arguments" }),
+      ).join("");
+      trace += Array.from({ length: g.refusedStopAttempts }, () =>
+        line("stop_attempt", 902, { turn: 1, accepted: false, refusal: "run the tests first" }),
+      ).join("");
       trace += line("stop_attempt", 903, { turn: options.turns, accepted: true });
       trace += line("grade", 1000, { ...result.grade, output: "graded" });
       if (changed) trace += line("diff", 1001, { diff });

@@ -2,7 +2,16 @@
 // summary that disagrees with the task log or the traces is EVIDENCE INVALID, named.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
@@ -30,7 +39,10 @@ test("an honest run is complete, with every task from the log", () => {
 
 test("results.json promoting a failed task to fixed is EVIDENCE INVALID, in the report too", () => {
   const dir = copyOf("forged-results");
-  const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as { tasks: Array<Record<string, unknown>>; summary: Array<Record<string, unknown>> };
+  const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as {
+    tasks: Array<Record<string, unknown>>;
+    summary: Array<Record<string, unknown>>;
+  };
   const failed = results.tasks.find((task) => task.outcome !== "fixed");
   assert.ok(failed !== undefined);
   failed.outcome = "fixed";
@@ -43,14 +55,19 @@ test("results.json promoting a failed task to fixed is EVIDENCE INVALID, in the 
 
 test("a summary with inflated counts, a task record whose outcome its grade contradicts, a torn log", () => {
   const summary = copyOf("forged-summary");
-  const results = JSON.parse(readFileSync(join(summary, "results.json"), "utf8")) as { summary: Array<Record<string, unknown>> };
+  const results = JSON.parse(readFileSync(join(summary, "results.json"), "utf8")) as {
+    summary: Array<Record<string, unknown>>;
+  };
   results.summary[0]!.fixed = 99;
   writeFileSync(join(summary, "results.json"), JSON.stringify(results));
   assertInvalid(summary, /results\.json: its summary differs/);
 
   const record = copyOf("forged-record");
   const failedTask = tasks.find((task) => task.grade.outcome !== "passed")!;
-  appendFileSync(join(record, "tasks.ndjson"), `${JSON.stringify({ ...failedTask, outcome: "fixed", falseFixed: false })}\n`);
+  appendFileSync(
+    join(record, "tasks.ndjson"),
+    `${JSON.stringify({ ...failedTask, outcome: "fixed", falseFixed: false })}\n`,
+  );
   assertInvalid(record, new RegExp(`${failedTask.taskId} says fixed; its grade, stop reason and change say`));
   assertInvalid(record, /falseFixed disagrees/);
 

@@ -21,8 +21,12 @@ const checksRoot = join(root, "checks");
 mkdirSync(checksRoot);
 const rows = await runAllChecks(checksRoot);
 writeJsonExclusive(join(checksRoot, "checks.json"), {
-  schema: "tca.checks/1", total: rows.length, passed: rows.filter((r) => r.passed).length, failed: rows.filter((r) => !r.passed).length,
-  process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: rows,
+  schema: "tca.checks/1",
+  total: rows.length,
+  passed: rows.filter((r) => r.passed).length,
+  failed: rows.filter((r) => !r.passed).length,
+  process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 },
+  checks: rows,
 });
 const made = await runScriptedBaseline(join(root, "baseline"));
 assert.ok(made.ok);
@@ -35,14 +39,25 @@ const forge = (): string => {
 };
 
 function submissionWith(checks: string): string {
-  const built = buildSubmission({ baselineDirectory: baseline, modelDirectory: null, checksDirectory: checks, predictionsPath: null, blockedReason: null });
+  const built = buildSubmission({
+    baselineDirectory: baseline,
+    modelDirectory: null,
+    checksDirectory: checks,
+    predictionsPath: null,
+    blockedReason: null,
+  });
   return built.ok ? built.value : `refused: ${built.error}`;
 }
 
 function assertNotAllPassed(checks: string, kind: ChecksVerdictKind, mentions: RegExp): void {
   const verdict = deriveChecksVerdict(checks);
   assert.equal(verdict.kind, kind, JSON.stringify(verdict.problems));
-  assert.ok([...verdict.problems, ...verdict.rows.flatMap((row) => row.problems), verdict.headline].some((text) => mentions.test(text)), `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`);
+  assert.ok(
+    [...verdict.problems, ...verdict.rows.flatMap((row) => row.problems), verdict.headline].some((text) =>
+      mentions.test(text),
+    ),
+    `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`,
+  );
   const report = readChecksReport(checks);
   assert.notEqual(report.verdict.tone, "success");
   assert.doesNotMatch(report.verdict.headline, /ALL \d+ CHECKS PASSED/);
@@ -67,7 +82,11 @@ test("a check's observed code changed in checks.json is EVIDENCE INVALID (the co
     const row = (report.checks as Record<string, unknown>[]).find((item) => item.id === "import")!;
     row.observed = "forbidden_call_forged";
   });
-  assertNotAllPassed(forged, "evidence_invalid", /import records observed "forbidden_call_forged", re-derived "forbidden_call"/);
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    /import records observed "forbidden_call_forged", re-derived "forbidden_call"/,
+  );
 });
 
 test("a check's expected code changed in checks.json (to match a wrong observation) is EVIDENCE INVALID", () => {
@@ -76,7 +95,11 @@ test("a check's expected code changed in checks.json (to match a wrong observati
     const row = (report.checks as Record<string, unknown>[]).find((item) => item.id === "power")!;
     row.expected = "unknown_action";
   });
-  assertNotAllPassed(forged, "evidence_invalid", /power records expected "unknown_action", re-derived "forbidden_power"/);
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    /power records expected "unknown_action", re-derived "forbidden_power"/,
+  );
 });
 
 test("a check's run directory deleted is EVIDENCE INVALID, even with its row removed from checks.json", () => {
@@ -107,7 +130,11 @@ test("a check run's audit edited is EVIDENCE INVALID or a failed row, never a pa
     const last = [...records].reverse().find((record) => record.type === "observation")!;
     observationOf(last).error = "forbidden_attribute";
   });
-  assertNotAllPassed(recoded, "evidence_invalid", /import records observed "forbidden_call", re-derived "forbidden_attribute"/);
+  assertNotAllPassed(
+    recoded,
+    "evidence_invalid",
+    /import records observed "forbidden_call", re-derived "forbidden_attribute"/,
+  );
   // A refused replace turned into an allowed one: the replayed authorizer disagrees.
   const allowed = forge();
   editRecords(join(allowed, "replace_before_read"), (records) => {
@@ -134,6 +161,9 @@ test("a process count of 5 in the checks run's process watch fails the checks (r
 
 test("a checks.json nested 5,000 deep is EVIDENCE INVALID with its own code (json_too_deep), never a crash, in every consumer", () => {
   const forged = forge();
-  writeFileSync(join(forged, "checks.json"), `{"schema":"tca.checks/1","checks":[],"x":${"[".repeat(5000)}${"]".repeat(5000)}}`);
+  writeFileSync(
+    join(forged, "checks.json"),
+    `{"schema":"tca.checks/1","checks":[],"x":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+  );
   assertNotAllPassed(forged, "evidence_invalid", /checks\.json: json_too_deep/);
 });

@@ -16,7 +16,12 @@ const root = freshRoot("fail-closed");
 const PLANTED = JSON.stringify({ schema: "tca.final/1", verified_success: true });
 
 async function baseline(name: string, extra: Partial<Omit<LabRunOptions, "runDirectory" | "source" | "kind">> = {}) {
-  const result = await runLab({ runDirectory: join(root, name), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "negative_check", ...extra });
+  const result = await runLab({
+    runDirectory: join(root, name),
+    source: new ScriptedSource(BASELINE_PROPOSALS),
+    kind: "negative_check",
+    ...extra,
+  });
   assert.ok(result.ok, "the run ends with a result, not an exception");
   return result.value;
 }
@@ -33,7 +38,11 @@ test("final.json planted before the controller writes it: recorded harness_error
   });
   assert.equal(run.final.stop_reason, "harness_error");
   assert.equal(run.final.verified_success, false);
-  assert.equal(readFileSync(join(run.runDirectory, "final.json"), "utf8"), PLANTED, "the planted file is left as evidence");
+  assert.equal(
+    readFileSync(join(run.runDirectory, "final.json"), "utf8"),
+    PLANTED,
+    "the planted file is left as evidence",
+  );
   const records = recordsOf(join(run.runDirectory, "audit.jsonl"));
   const fault = records.find((record) => record.type === "harness_error");
   assert.equal(fault?.data.at, "final");
@@ -46,13 +55,24 @@ test("final.json planted before the controller writes it: recorded harness_error
 
 test("manifest.json planted before the manifest is written: no proposal runs, harness_error, verdict invalid", async () => {
   const run = await baseline("planted-manifest", {
-    beforeLoad: (runDirectory) => writeFileSync(join(runDirectory, "manifest.json"), JSON.stringify({ schema: "tca.manifest/1", run_id: "someone-else" })),
+    beforeLoad: (runDirectory) =>
+      writeFileSync(
+        join(runDirectory, "manifest.json"),
+        JSON.stringify({ schema: "tca.manifest/1", run_id: "someone-else" }),
+      ),
   });
   assert.equal(run.final.stop_reason, "harness_error");
   assert.equal(run.final.proposals_used, 0);
   assert.equal(run.final.verified_success, false);
   const records = recordsOf(join(run.runDirectory, "audit.jsonl"));
-  assert.ok(records.some((record) => record.type === "harness_error" && record.data.at === "manifest" && record.data.error === "evidence_file_exists"));
+  assert.ok(
+    records.some(
+      (record) =>
+        record.type === "harness_error" &&
+        record.data.at === "manifest" &&
+        record.data.error === "evidence_file_exists",
+    ),
+  );
   assert.ok(!records.some((record) => record.type === "generation"), "no proposal was requested");
   const verdict = deriveRunVerdict(run.runDirectory);
   assert.equal(verdict.kind, "evidence_invalid");
@@ -73,7 +93,10 @@ test("audit.jsonl swapped for an empty file mid-run: noticed at the next event, 
   assert.equal(run.final.stop_reason, "harness_error");
   assert.equal(run.final.verified_success, false);
   const kept = recordsOf(join(run.runDirectory, "audit.renamed"));
-  assert.ok(!kept.some((record) => record.type === "dispatch" && (record.proposal ?? 0) > 2), "no proposal after the swap was dispatched");
+  assert.ok(
+    !kept.some((record) => record.type === "dispatch" && (record.proposal ?? 0) > 2),
+    "no proposal after the swap was dispatched",
+  );
   assert.ok(kept.some((record) => record.type === "harness_error" && record.data.error === "audit_replaced"));
   assert.equal(kept.filter((record) => record.type === "stop").length, 1);
   assert.equal(readFileSync(join(run.runDirectory, "audit.jsonl"), "utf8"), "", "nothing went into the replacement");
@@ -82,7 +105,9 @@ test("audit.jsonl swapped for an empty file mid-run: noticed at the next event, 
 
 test("chmod of audit.jsonl or manifest.json mid-run: harness_error, never a success", async () => {
   const audit = await baseline("chmod-audit", {
-    controllerHooks: { afterObservation: (n) => (n === 3 ? chmodSync(join(root, "chmod-audit", "audit.jsonl"), 0o644) : undefined) },
+    controllerHooks: {
+      afterObservation: (n) => (n === 3 ? chmodSync(join(root, "chmod-audit", "audit.jsonl"), 0o644) : undefined),
+    },
   });
   assert.equal(audit.final.stop_reason, "harness_error");
   assert.equal(audit.final.verified_success, false);
@@ -93,18 +118,31 @@ test("chmod of audit.jsonl or manifest.json mid-run: harness_error, never a succ
   });
   assert.equal(manifest.final.stop_reason, "harness_error");
   assert.equal(manifest.final.verified_success, false);
-  assert.match(String((manifest.final.diagnostic ?? {}).evidence_problem), /manifest\.json is not owner-only \(mode 666\)/);
+  assert.match(
+    String((manifest.final.diagnostic ?? {}).evidence_problem),
+    /manifest\.json is not owner-only \(mode 666\)/,
+  );
   assert.equal(deriveRunVerdict(manifest.runDirectory).kind, "evidence_invalid");
 });
 
 test("chmod 777 of the run folder, 000 of toy_math.py, or 755 of the workspace mid-run: workspace_conflict at the next check", async () => {
   const cases: Array<[string, (dir: string) => void, RegExp]> = [
     ["chmod-run", (dir) => chmodSync(dir, 0o777), /the run folder is not owner-only \(mode 777/],
-    ["chmod-source", (dir) => chmodSync(join(dir, "workspace", "toy_math.py"), 0o000), /toy_math\.py is not owner-only \(mode 000/],
-    ["chmod-workspace", (dir) => chmodSync(join(dir, "workspace"), 0o755), /the workspace directory is not owner-only \(mode 755/],
+    [
+      "chmod-source",
+      (dir) => chmodSync(join(dir, "workspace", "toy_math.py"), 0o000),
+      /toy_math\.py is not owner-only \(mode 000/,
+    ],
+    [
+      "chmod-workspace",
+      (dir) => chmodSync(join(dir, "workspace"), 0o755),
+      /the workspace directory is not owner-only \(mode 755/,
+    ],
   ];
   for (const [name, change, message] of cases) {
-    const run = await baseline(name, { controllerHooks: { afterObservation: (n) => (n === 1 ? change(join(root, name)) : undefined) } });
+    const run = await baseline(name, {
+      controllerHooks: { afterObservation: (n) => (n === 1 ? change(join(root, name)) : undefined) },
+    });
     assert.equal(run.final.stop_reason, "workspace_conflict", name);
     assert.equal(run.final.verified_success, false, name);
     const records = recordsOf(join(run.runDirectory, "audit.jsonl"));

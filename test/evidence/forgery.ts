@@ -8,7 +8,13 @@ import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 
-export type Record_ = { event_id: number; t_ms: number; proposal: number | null; type: string; data: Record<string, unknown> } & Record<string, unknown>;
+export type Record_ = {
+  event_id: number;
+  t_ms: number;
+  proposal: number | null;
+  type: string;
+  data: Record<string, unknown>;
+} & Record<string, unknown>;
 
 export function copyRun(source: string, target: string): string {
   cpSync(source, target, { recursive: true });
@@ -16,12 +22,17 @@ export function copyRun(source: string, target: string): string {
 }
 
 export function readRecords(run: string): Record_[] {
-  return readFileSync(join(run, "audit.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record_);
+  return readFileSync(join(run, "audit.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record_);
 }
 
 /** Rewrites audit.jsonl as the recorder writes it; `renumber` makes event ids 1..n and times non-decreasing again. */
 export function writeRecords(run: string, records: readonly Record_[], renumber = false): void {
-  const lines = records.map((record, index) => JSON.stringify(renumber ? { ...record, event_id: index + 1, t_ms: index + 1 } : record));
+  const lines = records.map((record, index) =>
+    JSON.stringify(renumber ? { ...record, event_id: index + 1, t_ms: index + 1 } : record),
+  );
   writeFileSync(join(run, "audit.jsonl"), `${lines.join("\n")}\n`);
 }
 
@@ -64,10 +75,20 @@ export function swapFinalSource(run: string, source: string): void {
 export function assertNoSuccess(run: string, mentions?: RegExp): void {
   const verdict = deriveRunVerdict(run);
   assert.equal(verdict.kind, "evidence_invalid", `expected EVIDENCE INVALID, got ${verdict.kind}`);
-  if (mentions !== undefined) assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`);
+  if (mentions !== undefined)
+    assert.ok(
+      verdict.problems.some((problem) => mentions.test(problem)),
+      `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`,
+    );
   const report = readLabReport(run, { includeRequests: false });
   assert.equal(report.verdict.tone, "invalid");
   assert.notEqual(report.verdict.headline, "VERIFIED SUCCESS");
-  const built = buildSubmission({ baselineDirectory: run, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  const built = buildSubmission({
+    baselineDirectory: run,
+    modelDirectory: null,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+  });
   assert.equal(built.ok ? "written" : built.error, "run_evidence_invalid");
 }

@@ -17,7 +17,16 @@ import type { ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
-import { assertNoSuccess, copyRun, editJson, editRecords, observationOf, sed, swapFinalSource, type Record_ } from "./forgery.ts";
+import {
+  assertNoSuccess,
+  copyRun,
+  editJson,
+  editRecords,
+  observationOf,
+  sed,
+  swapFinalSource,
+  type Record_,
+} from "./forgery.ts";
 
 const root = freshRoot("verdict-attacks");
 const made = await runScriptedBaseline(join(root, "baseline"));
@@ -29,7 +38,10 @@ const forge = (): string => copyRun(baseline, join(root, `forged-${++copies}`));
 const REPAIRED = readFileSync(join(baseline, "workspace", "toy_math.py"), "utf8");
 /** Fails 2 of the 4 public cases (the fee is dropped). */
 const WRONG_TOTAL = REPAIRED.replace(REPAIR_EXPRESSIONS.total, "unit * qty");
-const byType = (type: string, proposal?: number) => (record: Record_): boolean => record.type === type && (proposal === undefined || record.proposal === proposal);
+const byType =
+  (type: string, proposal?: number) =>
+  (record: Record_): boolean =>
+    record.type === type && (proposal === undefined || record.proposal === proposal);
 
 test("honest: an untouched baseline is VERIFIED SUCCESS in the verdict, the report and submission.md", () => {
   const verdict = deriveRunVerdict(baseline);
@@ -41,7 +53,13 @@ test("honest: an untouched baseline is VERIFIED SUCCESS in the verdict, the repo
   assert.equal(verdict.recomputed.replay.finalVersion.version, 2);
   assert.equal(verdict.recomputed.replay.proposalsUsed, 6);
   assert.equal(readLabReport(baseline).verdict.headline, "VERIFIED SUCCESS");
-  const built = buildSubmission({ baselineDirectory: baseline, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  const built = buildSubmission({
+    baselineDirectory: baseline,
+    modelDirectory: null,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+  });
   assert.ok(built.ok);
   assert.match(built.value, /verified_success is true/);
 });
@@ -54,9 +72,35 @@ test("honest runs that end in other ways are re-derived without a problem and ne
     close: () => Promise.reject(new Error("the worker would not stop")),
   };
   const runs: [string, Parameters<typeof runLab>[0]][] = [
-    ["harness_error", { runDirectory: join(root, "honest-fault"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "negative_check", controllerHooks: { afterObservation: (n) => { if (n === 3) throw new TypeError("injected harness fault"); } } }],
-    ["invalid_proposal_limit", { runDirectory: join(root, "honest-invalid"), source: new ScriptedSource(["not json", '{"action":"finish","version":0}']), kind: "negative_check" }],
-    ["proposal_limit", { runDirectory: join(root, "honest-task-read"), source: new ScriptedSource(['{"action":"read","file":"TASK.txt"}', ...BASELINE_PROPOSALS.slice(0, 5)]), kind: "negative_check" }],
+    [
+      "harness_error",
+      {
+        runDirectory: join(root, "honest-fault"),
+        source: new ScriptedSource(BASELINE_PROPOSALS),
+        kind: "negative_check",
+        controllerHooks: {
+          afterObservation: (n) => {
+            if (n === 3) throw new TypeError("injected harness fault");
+          },
+        },
+      },
+    ],
+    [
+      "invalid_proposal_limit",
+      {
+        runDirectory: join(root, "honest-invalid"),
+        source: new ScriptedSource(["not json", '{"action":"finish","version":0}']),
+        kind: "negative_check",
+      },
+    ],
+    [
+      "proposal_limit",
+      {
+        runDirectory: join(root, "honest-task-read"),
+        source: new ScriptedSource(['{"action":"read","file":"TASK.txt"}', ...BASELINE_PROPOSALS.slice(0, 5)]),
+        kind: "negative_check",
+      },
+    ],
     ["model_error", { runDirectory: join(root, "honest-close"), source: closing, kind: "model_trial" }],
   ];
   for (const [stopReason, options] of runs) {
@@ -106,7 +150,12 @@ test("the test before the finish made to fail is EVIDENCE INVALID (the test is r
 test("the finish's validation flipped to refused is EVIDENCE INVALID", () => {
   const run = forge();
   editRecords(run, (records) => {
-    records.find(byType("validation", 6))!.data = { ok: false, error: "unknown_action", message: "forged", attempted_action: "finish" };
+    records.find(byType("validation", 6))!.data = {
+      ok: false,
+      error: "unknown_action",
+      message: "forged",
+      attempted_action: "finish",
+    };
   });
   assertNoSuccess(run, /re-validating the raw text says true/);
 });
@@ -132,7 +181,11 @@ test("the finish's raw text replaced is EVIDENCE INVALID (the recorded action is
 test("a failed integrity check with the run going on as if it passed is EVIDENCE INVALID", () => {
   const run = forge();
   editRecords(run, (records) => {
-    records.find(byType("integrity_check", 6))!.data = { ok: false, at: "before_dispatch", message: "toy_math.py changed outside the controller" };
+    records.find(byType("integrity_check", 6))!.data = {
+      ok: false,
+      at: "before_dispatch",
+      message: "toy_math.py changed outside the controller",
+    };
   });
   assertNoSuccess(run, /without a passing integrity check/);
 });
@@ -161,27 +214,39 @@ test("the run kind in the audit changed (a check run passed off as a baseline) i
 test("read content that does not match its own digest is EVIDENCE INVALID", () => {
   const run = forge();
   editRecords(run, (records) => {
-    observationOf(records.find(byType("observation", 1))!).content = INITIAL_TOY_MATH_PY.replace("return x", "return lo");
+    observationOf(records.find(byType("observation", 1))!).content = INITIAL_TOY_MATH_PY.replace(
+      "return x",
+      "return lo",
+    );
   });
   assertNoSuccess(run, /read content/);
 });
 
 test("stop and final evaluation moved before the passing test (records renumbered) is EVIDENCE INVALID", () => {
   const run = forge();
-  editRecords(run, (records) => {
-    const moved = records.filter((record) => record.type === "stop" || record.type === "final_evaluation");
-    const rest = records.filter((record) => !moved.includes(record));
-    const at = rest.findIndex(byType("request", 5));
-    return [...rest.slice(0, at), ...moved, ...rest.slice(at)];
-  }, true);
+  editRecords(
+    run,
+    (records) => {
+      const moved = records.filter((record) => record.type === "stop" || record.type === "final_evaluation");
+      const rest = records.filter((record) => !moved.includes(record));
+      const at = rest.findIndex(byType("request", 5));
+      return [...rest.slice(0, at), ...moved, ...rest.slice(at)];
+    },
+    true,
+  );
   assertNoSuccess(run, /after the stop/);
 });
 
 test("the passing test's proposal deleted, records and proposals renumbered, counts fixed is EVIDENCE INVALID", () => {
   const run = forge();
-  editRecords(run, (records) => records
-    .filter((record) => record.proposal !== 5)
-    .map((record) => (record.proposal === 6 ? { ...record, proposal: 5 } : record)), true);
+  editRecords(
+    run,
+    (records) =>
+      records
+        .filter((record) => record.proposal !== 5)
+        .map((record) => (record.proposal === 6 ? { ...record, proposal: 5 } : record)),
+    true,
+  );
   editJson(run, "final.json", (final) => {
     final.proposals_used = 5;
   });
@@ -206,7 +271,11 @@ test("final.json cases emptied, duplicated, or with one actual value changed is 
 });
 
 test("proposals_used or invalid_proposals changed in final.json is EVIDENCE INVALID", () => {
-  for (const [key, value] of [["proposals_used", 5], ["proposals_used", 7], ["invalid_proposals", 1]] as const) {
+  for (const [key, value] of [
+    ["proposals_used", 5],
+    ["proposals_used", 7],
+    ["invalid_proposals", 1],
+  ] as const) {
     const run = forge();
     editJson(run, "final.json", (final) => {
       final[key] = value;
@@ -217,11 +286,36 @@ test("proposals_used or invalid_proposals changed in final.json is EVIDENCE INVA
 
 test("the manifest's source label, budgets or harness hash changed is EVIDENCE INVALID", () => {
   const edits: [RegExp, (manifest: Record<string, unknown>) => void][] = [
-    [/proposal source is "model"/, (m) => { (m.proposal_source as Record<string, unknown>).label = "model"; }],
-    [/budgets\.max_proposals/, (m) => { (m.budgets as Record<string, unknown>).max_proposals = 8; }],
-    [/budgets\.overall_deadline_ms/, (m) => { (m.budgets as Record<string, unknown>).overall_deadline_ms = 3_600_000; }],
-    [/harness\.aggregate_sha256/, (m) => { (m.harness as Record<string, unknown>).aggregate_sha256 = "f".repeat(64); }],
-    [/fixtures\.held_out_count/, (m) => { (m.fixtures as Record<string, unknown>).held_out_count = 0; }],
+    [
+      /proposal source is "model"/,
+      (m) => {
+        (m.proposal_source as Record<string, unknown>).label = "model";
+      },
+    ],
+    [
+      /budgets\.max_proposals/,
+      (m) => {
+        (m.budgets as Record<string, unknown>).max_proposals = 8;
+      },
+    ],
+    [
+      /budgets\.overall_deadline_ms/,
+      (m) => {
+        (m.budgets as Record<string, unknown>).overall_deadline_ms = 3_600_000;
+      },
+    ],
+    [
+      /harness\.aggregate_sha256/,
+      (m) => {
+        (m.harness as Record<string, unknown>).aggregate_sha256 = "f".repeat(64);
+      },
+    ],
+    [
+      /fixtures\.held_out_count/,
+      (m) => {
+        (m.fixtures as Record<string, unknown>).held_out_count = 0;
+      },
+    ],
   ];
   for (const [mentions, edit] of edits) {
     const run = forge();
@@ -265,7 +359,11 @@ test("an audit claim of success after a failing final evaluation (counts and fla
 
 test("a final.json that is a link, a FIFO or a folder is named as such (never read, never called missing), and the run is never a success", () => {
   for (const [kind, plant, named] of [
-    ["link", (path: string) => symlinkSync(join(baseline, "final.json"), path), /final\.json: .*(symbolic link|symlink)/i],
+    [
+      "link",
+      (path: string) => symlinkSync(join(baseline, "final.json"), path),
+      /final\.json: .*(symbolic link|symlink)/i,
+    ],
     ["fifo", (path: string) => execFileSync("mkfifo", [path]), /final\.json: .*FIFO/i],
     ["folder", (path: string) => mkdirSync(path), /final\.json: .*director/i],
   ] as const) {
@@ -274,8 +372,14 @@ test("a final.json that is a link, a FIFO or a folder is named as such (never re
     plant(join(run, "final.json"));
     const verdict = deriveRunVerdict(run);
     assert.equal(verdict.kind, "evidence_invalid", kind);
-    assert.ok(verdict.problems.some((problem) => named.test(problem)), `${kind}: ${JSON.stringify(verdict.problems)}`);
-    assert.ok(!verdict.problems.some((problem) => /final\.json: missing/.test(problem)), `${kind}: called missing: ${JSON.stringify(verdict.problems)}`);
+    assert.ok(
+      verdict.problems.some((problem) => named.test(problem)),
+      `${kind}: ${JSON.stringify(verdict.problems)}`,
+    );
+    assert.ok(
+      !verdict.problems.some((problem) => /final\.json: missing/.test(problem)),
+      `${kind}: called missing: ${JSON.stringify(verdict.problems)}`,
+    );
     assertNoSuccess(run);
   }
 });

@@ -37,10 +37,25 @@ export async function realBenchRun(root: string, name = "run", options: RegradeR
   });
   try {
     const backend = new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted" });
-    const modelDescription = { ...(await backend.describe(AbortSignal.timeout(5000))), label: "scripted", synthetic: true };
+    const modelDescription = {
+      ...(await backend.describe(AbortSignal.timeout(5000))),
+      label: "scripted",
+      synthetic: true,
+    };
     const result = await runBenchmark({
-      dataset, sandbox, backend, modelDescription, modelName: "scripted", conditions: [...(options.conditions ?? ["A"])], programs: [...(options.programs ?? REGRADE_PROGRAMS)], outDir, jobs: options.jobs ?? 2, resume: false,
-      testTimeoutMs: 60_000, includeSlow: false, environment: { note: "verify-run test: scripted server, no model" },
+      dataset,
+      sandbox,
+      backend,
+      modelDescription,
+      modelName: "scripted",
+      conditions: [...(options.conditions ?? ["A"])],
+      programs: [...(options.programs ?? REGRADE_PROGRAMS)],
+      outDir,
+      jobs: options.jobs ?? 2,
+      resume: false,
+      testTimeoutMs: 60_000,
+      includeSlow: false,
+      environment: { note: "verify-run test: scripted server, no model" },
     });
     if (!result.ok) throw new Error(`regrade fixture failed: ${result.error}: ${result.message}`);
     return outDir;

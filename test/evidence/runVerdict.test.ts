@@ -3,7 +3,18 @@
 // success) with the problem named, while honest runs keep their verdicts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, chmodSync, cpSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
@@ -16,7 +27,10 @@ import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.t
 
 const root = freshRoot("verdict");
 
-async function run(name: string, source: ConstructorParameters<typeof ScriptedSource>[0] | ProposalSourceLoader): Promise<string> {
+async function run(
+  name: string,
+  source: ConstructorParameters<typeof ScriptedSource>[0] | ProposalSourceLoader,
+): Promise<string> {
   const result = await runLab({
     runDirectory: join(root, name),
     source: Array.isArray(source) ? new ScriptedSource(source) : (source as ProposalSourceLoader),
@@ -44,7 +58,10 @@ function copyOf(source: string, name: string): string {
 
 function assertInvalid(verdict: RunVerdict, mentions: RegExp): void {
   assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => mentions.test(problem)), `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`);
+  assert.ok(
+    verdict.problems.some((problem) => mentions.test(problem)),
+    `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`,
+  );
 }
 
 test("honest runs keep their verdicts: a verified baseline, a model_error run not verified", () => {
@@ -122,13 +139,18 @@ test("a record that breaks its schema, a second stop, or another run's manifest 
   assertInvalid(deriveRunVerdict(badRecord), /event \d+ \(stop\) does not match its schema/);
 
   const twoStops = copyOf(modelError, "two-stops");
-  const records = readFileSync(join(twoStops, "audit.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  const records = readFileSync(join(twoStops, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
   const stop = JSON.parse(records.find((line) => line.includes('"type":"stop"'))!) as Record<string, unknown>;
   const finished = records.pop()!;
   const finishedRecord = JSON.parse(finished) as Record<string, unknown>;
   const extraStop = { ...stop, event_id: records.length + 1, t_ms: finishedRecord.t_ms };
   const renumbered = { ...finishedRecord, event_id: records.length + 2 };
-  writeFileSync(join(twoStops, "audit.jsonl"), [...records, JSON.stringify(extraStop), JSON.stringify(renumbered), ""].join("\n"));
+  writeFileSync(
+    join(twoStops, "audit.jsonl"),
+    [...records, JSON.stringify(extraStop), JSON.stringify(renumbered), ""].join("\n"),
+  );
   assertInvalid(deriveRunVerdict(twoStops), /2 stop records; a run has exactly one/);
 
   const otherManifest = copyOf(baseline, "other-manifest");
@@ -147,7 +169,9 @@ test("a final source whose digest is not the final snapshot's is EVIDENCE INVALI
 test("final.json missing: INCOMPLETE before run_finished, EVIDENCE INVALID after it", () => {
   const crashed = copyOf(baseline, "crashed");
   unlinkSync(join(crashed, "final.json"));
-  const lines = readFileSync(join(crashed, "audit.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  const lines = readFileSync(join(crashed, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
   writeFileSync(join(crashed, "audit.jsonl"), `${lines.slice(0, -1).join("\n")}\n`);
   assert.equal(deriveRunVerdict(crashed).kind, "incomplete");
   const removed = copyOf(baseline, "final-removed");
@@ -179,11 +203,23 @@ test("tca lab submission refuses a run whose evidence is invalid, naming the pro
   const planted = copyOf(modelError, "submission-planted");
   unlinkSync(join(planted, "final.json"));
   cpSync(join(baseline, "final.json"), join(planted, "final.json"));
-  const built = buildSubmission({ baselineDirectory: planted, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: "test" });
+  const built = buildSubmission({
+    baselineDirectory: planted,
+    modelDirectory: null,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: "test",
+  });
   assert.equal(built.ok ? "written" : built.error, "run_evidence_invalid");
   assert.match(built.ok ? "" : built.message, /^baseline run: EVIDENCE INVALID: /);
   const missing = copyOf(baseline, "submission-missing");
   rmSync(join(missing, "audit.jsonl"));
-  const refused = buildSubmission({ baselineDirectory: missing, modelDirectory: null, checksDirectory: null, predictionsPath: null, blockedReason: "test" });
+  const refused = buildSubmission({
+    baselineDirectory: missing,
+    modelDirectory: null,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: "test",
+  });
   assert.equal(refused.ok ? "written" : refused.error, "run_evidence_missing");
 });

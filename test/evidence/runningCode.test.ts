@@ -51,12 +51,16 @@ test("through tsx (this process) the identity says source_via_tsx", () => {
   assert.deepEqual(runningCode(), { mode: "source_via_tsx" });
   assert.deepEqual(runtimeIdentity().code, { mode: "source_via_tsx" });
   // Decided by the module's own file, whatever tree it names.
-  assert.deepEqual(runningCode(pathToFileURL(join(root, "src/recording/runtimeIdentity.ts")).href, root), { mode: "source_via_tsx" });
+  assert.deepEqual(runningCode(pathToFileURL(join(root, "src/recording/runtimeIdentity.ts")).href, root), {
+    mode: "source_via_tsx",
+  });
 });
 
 test("compiled and fresh: the stamp's hash and compiler are recorded, sources and outputs match, the lock has no lib/ mismatch", async () => {
   const stampBytes = readFileSync(join(root, "lib/.build-stamp.json"));
-  const esbuildVersion = (JSON.parse(readFileSync(join(REPO_ROOT, "node_modules/esbuild/package.json"), "utf8")) as { version: string }).version;
+  const esbuildVersion = (
+    JSON.parse(readFileSync(join(REPO_ROOT, "node_modules/esbuild/package.json"), "utf8")) as { version: string }
+  ).version;
   const recipe = sha256(readFileSync(join(REPO_ROOT, "scripts/compile.mjs")));
   const fresh = await probe();
   assert.deepEqual(fresh.code, {
@@ -111,11 +115,23 @@ test("a missing or unparsable stamp proves nothing: both false, both refusals", 
   try {
     writeFileSync(stamp, "{not json");
     const unparsable = await probe();
-    assert.deepEqual(unparsable.code, { mode: "compiled", build_stamp_sha256: sha256(Buffer.from("{not json")), compiler: null, sources_match: false, outputs_match: false });
+    assert.deepEqual(unparsable.code, {
+      mode: "compiled",
+      build_stamp_sha256: sha256(Buffer.from("{not json")),
+      compiler: null,
+      sources_match: false,
+      outputs_match: false,
+    });
     assert.deepEqual(unparsable.lib, [SOURCES_DIFFER, OUTPUTS_DIFFER]);
     rmSync(stamp);
     const missing = await probe();
-    assert.deepEqual(missing.code, { mode: "compiled", build_stamp_sha256: null, compiler: null, sources_match: false, outputs_match: false });
+    assert.deepEqual(missing.code, {
+      mode: "compiled",
+      build_stamp_sha256: null,
+      compiler: null,
+      sources_match: false,
+      outputs_match: false,
+    });
     assert.deepEqual(missing.lib, [SOURCES_DIFFER, OUTPUTS_DIFFER]);
   } finally {
     writeFileSync(stamp, original);

@@ -25,11 +25,21 @@ function fakeRoot(installed: Record<string, { version: string; integrity?: strin
 }
 
 test("a tree that matches the lockfile has no mismatches; an absent optional package is fine", () => {
-  const root = fakeRoot({ a: { version: "1.0.0", integrity: "sha512-A" }, b: { version: "2.0.0", integrity: "sha512-B" } });
+  const root = fakeRoot({
+    a: { version: "1.0.0", integrity: "sha512-A" },
+    b: { version: "2.0.0", integrity: "sha512-B" },
+  });
   try {
     const lock = buildRuntimeLock(root);
     assert.deepEqual(lock.mismatches, []);
-    assert.deepEqual(lock.packages.map((p) => [p.path, p.status]), [["node_modules/a", "installed"], ["node_modules/b", "installed"], ["node_modules/c", "absent_optional"]]);
+    assert.deepEqual(
+      lock.packages.map((p) => [p.path, p.status]),
+      [
+        ["node_modules/a", "installed"],
+        ["node_modules/b", "installed"],
+        ["node_modules/c", "absent_optional"],
+      ],
+    );
     assert.match(lock.lockfile_sha256, /^[0-9a-f]{64}$/);
   } finally {
     rmSync(root, { recursive: true });
@@ -37,17 +47,27 @@ test("a tree that matches the lockfile has no mismatches; an absent optional pac
 });
 
 test("missing, other-version and other-integrity packages are mismatches", () => {
-  const root = fakeRoot({ b: { version: "2.0.1", integrity: "sha512-B" }, c: { version: "3.0.0", integrity: "sha512-other" } });
+  const root = fakeRoot({
+    b: { version: "2.0.1", integrity: "sha512-B" },
+    c: { version: "3.0.0", integrity: "sha512-other" },
+  });
   try {
     const lock = buildRuntimeLock(root);
-    assert.deepEqual([...lock.mismatches].sort(), ["node_modules/a: missing", "node_modules/b: version_mismatch", "node_modules/c: integrity_mismatch"]);
+    assert.deepEqual([...lock.mismatches].sort(), [
+      "node_modules/a: missing",
+      "node_modules/b: version_mismatch",
+      "node_modules/c: integrity_mismatch",
+    ]);
   } finally {
     rmSync(root, { recursive: true });
   }
 });
 
 test("without npm's record of the installed tree, or without the engine binaries it needs, the lock does not pass", () => {
-  const root = fakeRoot({ a: { version: "1.0.0", integrity: "sha512-A" }, b: { version: "2.0.0", integrity: "sha512-B" } });
+  const root = fakeRoot({
+    a: { version: "1.0.0", integrity: "sha512-A" },
+    b: { version: "2.0.0", integrity: "sha512-B" },
+  });
   try {
     rmSync(join(root, "node_modules", ".package-lock.json"));
     assert.deepEqual(buildRuntimeLock(root).mismatches, ["node_modules/.package-lock.json: missing (run npm ci)"]);

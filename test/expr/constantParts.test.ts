@@ -72,7 +72,9 @@ const CASES: readonly (readonly [FunctionName, string, Verdict])[] = [
 ];
 
 test("parameter-free parts: boundary verdicts", () => {
-  const wrong = CASES.filter(([fn, text, expected]) => verdict(fn, text) !== expected).map(([fn, text, expected]) => `${fn} ${text}: expected ${expected}, got ${verdict(fn, text)}`);
+  const wrong = CASES.filter(([fn, text, expected]) => verdict(fn, text) !== expected).map(
+    ([fn, text, expected]) => `${fn} ${text}: expected ${expected}, got ${verdict(fn, text)}`,
+  );
   assert.deepEqual(wrong, []);
 });
 
@@ -114,8 +116,16 @@ test("input-dependent overflow still compiles and fails only on the inputs that 
 });
 
 test("constant parts use the interpreter's own limits (injected visit budget)", () => {
-  const two: ExprNode = { kind: "binary", op: "+", left: { kind: "constant", value: 1 }, right: { kind: "constant", value: 1 } };
-  assert.deepEqual(checkConstantParts(two, { absoluteIntegerMax: 1_000_000, nodeVisitsMax: 3 }), { ok: true, value: null });
+  const two: ExprNode = {
+    kind: "binary",
+    op: "+",
+    left: { kind: "constant", value: 1 },
+    right: { kind: "constant", value: 1 },
+  };
+  assert.deepEqual(checkConstantParts(two, { absoluteIntegerMax: 1_000_000, nodeVisitsMax: 3 }), {
+    ok: true,
+    value: null,
+  });
   const over = checkConstantParts(two, { absoluteIntegerMax: 1_000_000, nodeVisitsMax: 2 });
   assert.equal(over.ok ? "accepted" : over.error, "visit_limit_exceeded");
   const magnitude = checkConstantParts(two, { absoluteIntegerMax: 1, nodeVisitsMax: 256 });

@@ -11,7 +11,11 @@ import { askCPython, type OracleRequest } from "./cpythonOracle.ts";
 import { integerNodeCount, MUTATIONS, renderTree, treeArbitrary, wideTreeArbitrary } from "./expressionGenerator.ts";
 
 const functionName = fc.constantFrom<FunctionName>("clamp", "total");
-const inputValue = fc.oneof(fc.integer({ min: -20, max: 20 }), fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: -1_000_000, max: 1_000_000 }));
+const inputValue = fc.oneof(
+  fc.integer({ min: -20, max: 20 }),
+  fc.integer({ min: -1000, max: 1000 }),
+  fc.integer({ min: -1_000_000, max: 1_000_000 }),
+);
 const inputVector = fc.tuple(inputValue, inputValue, inputValue);
 
 interface Case {
@@ -22,27 +26,55 @@ interface Case {
 function buildCases(): Case[] {
   const cases: Case[] = [];
   const add = (origin: Case["origin"], fn: FunctionName, text: string, inputs?: readonly (readonly number[])[]) => {
-    const request: OracleRequest = inputs === undefined ? { id: cases.length, function: fn, text } : { id: cases.length, function: fn, text, inputs };
+    const request: OracleRequest =
+      inputs === undefined
+        ? { id: cases.length, function: fn, text }
+        : { id: cases.length, function: fn, text, inputs };
     cases.push({ request, origin });
   };
-  const generated = fc.record({ tree: treeArbitrary(6), fn: functionName, compact: fc.boolean(), inputs: fc.array(inputVector, { minLength: 3, maxLength: 3 }) });
+  const generated = fc.record({
+    tree: treeArbitrary(6),
+    fn: functionName,
+    compact: fc.boolean(),
+    inputs: fc.array(inputVector, { minLength: 3, maxLength: 3 }),
+  });
   for (const g of fc.sample(generated, { seed: 20261130, numRuns: 2500 })) {
     add("generated", g.fn, renderTree(g.tree, { functionName: g.fn, compact: g.compact }), g.inputs);
   }
   // Deeper trees cross the 128-node and depth-16 limits from both sides.
-  const deep = fc.record({ tree: treeArbitrary(10), fn: functionName, compact: fc.boolean(), inputs: fc.array(inputVector, { minLength: 2, maxLength: 2 }) });
+  const deep = fc.record({
+    tree: treeArbitrary(10),
+    fn: functionName,
+    compact: fc.boolean(),
+    inputs: fc.array(inputVector, { minLength: 2, maxLength: 2 }),
+  });
   for (const g of fc.sample(deep, { seed: 7, numRuns: 700 })) {
     add("generated", g.fn, renderTree(g.tree, { functionName: g.fn, compact: g.compact }), g.inputs);
   }
-  const wide = fc.record({ tree: wideTreeArbitrary(), fn: functionName, compact: fc.constant(true), inputs: fc.array(inputVector, { minLength: 2, maxLength: 2 }) });
+  const wide = fc.record({
+    tree: wideTreeArbitrary(),
+    fn: functionName,
+    compact: fc.constant(true),
+    inputs: fc.array(inputVector, { minLength: 2, maxLength: 2 }),
+  });
   for (const g of fc.sample(wide, { seed: 128, numRuns: 1000 })) {
     add("generated", g.fn, renderTree(g.tree, { functionName: g.fn, compact: g.compact }), g.inputs);
   }
-  const mutated = fc.record({ tree: treeArbitrary(5), fn: functionName, compact: fc.boolean(), mutation: fc.nat({ max: MUTATIONS.length - 1 }), position: fc.nat() });
+  const mutated = fc.record({
+    tree: treeArbitrary(5),
+    fn: functionName,
+    compact: fc.boolean(),
+    mutation: fc.nat({ max: MUTATIONS.length - 1 }),
+    position: fc.nat(),
+  });
   for (const m of fc.sample(mutated, { seed: 99, numRuns: 3000 })) {
     const target = m.position % integerNodeCount(m.tree);
     const mutate = MUTATIONS[m.mutation] as (s: string, fn: FunctionName) => string;
-    const text = renderTree(m.tree, { functionName: m.fn, compact: m.compact, override: (index, rendered) => (index === target ? mutate(rendered, m.fn) : null) });
+    const text = renderTree(m.tree, {
+      functionName: m.fn,
+      compact: m.compact,
+      override: (index, rendered) => (index === target ? mutate(rendered, m.fn) : null),
+    });
     add("mutated", m.fn, text);
   }
   // Each mutation at least once on a simple operand, so every construct is covered deterministically.
@@ -73,10 +105,19 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
     if (ours.ok) accepted++;
     else rejected++;
     if (ours.ok && (ours.value.nodeCount >= 100 || ours.value.depth >= 14)) nearLimitAccepted++;
-    if (!ours.ok && (ours.error === "too_many_nodes" || ours.error === "tree_too_deep" || ours.error === "expression_too_long" || ours.error === "value_out_of_range")) limitRejections[ours.error]++;
+    if (
+      !ours.ok &&
+      (ours.error === "too_many_nodes" ||
+        ours.error === "tree_too_deep" ||
+        ours.error === "expression_too_long" ||
+        ours.error === "value_out_of_range")
+    )
+      limitRejections[ours.error]++;
     if (answer.nodes === 128 || answer.nodes === 129) atNodeLimit[answer.nodes]++;
     if (ours.ok !== cpythonVerdict) {
-      mismatches.push(`${origin} ${request.function} ${JSON.stringify(request.text)}: ours=${ours.ok ? "accept" : ours.error} cpython=${answer.parses ? (answer.subset ? "accept" : `outside(${answer.reason})`) : "no parse"}`);
+      mismatches.push(
+        `${origin} ${request.function} ${JSON.stringify(request.text)}: ours=${ours.ok ? "accept" : ours.error} cpython=${answer.parses ? (answer.subset ? "accept" : `outside(${answer.reason})`) : "no parse"}`,
+      );
       continue;
     }
     const syntax = parseExpressionSyntax(request.function, request.text);
@@ -84,7 +125,9 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
       measured++;
       const measure = measureTree(syntax.value);
       if (!answer.parses || measure.nodeCount !== answer.nodes || measure.depth !== answer.depth) {
-        mismatches.push(`${JSON.stringify(request.text)}: nodes/depth ours=${measure.nodeCount}/${measure.depth} cpython=${answer.nodes}/${answer.depth}`);
+        mismatches.push(
+          `${JSON.stringify(request.text)}: nodes/depth ours=${measure.nodeCount}/${measure.depth} cpython=${answer.nodes}/${answer.depth}`,
+        );
       }
     }
     if (ours.ok && request.inputs !== undefined) {
@@ -93,12 +136,28 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
         const value = evaluateExpression(ours.value, inputs);
         valuesCompared++;
         if (expected === "value_out_of_range") outOfRange++;
-        const agrees = value.ok ? value.value === expected : value.error === "value_out_of_range" && expected === "value_out_of_range";
-        if (!agrees) mismatches.push(`${JSON.stringify(request.text)} on ${JSON.stringify(inputs)}: ours=${JSON.stringify(value)} cpython=${JSON.stringify(expected)}`);
+        const agrees = value.ok
+          ? value.value === expected
+          : value.error === "value_out_of_range" && expected === "value_out_of_range";
+        if (!agrees)
+          mismatches.push(
+            `${JSON.stringify(request.text)} on ${JSON.stringify(inputs)}: ours=${JSON.stringify(value)} cpython=${JSON.stringify(expected)}`,
+          );
       });
     }
   }
-  if (process.env.EXPR_DIFF_STATS === "1") console.log({ atNodeLimit, nearLimitAccepted, limitRejections, cases: cases.length, accepted, rejected, measured, valuesCompared, outOfRange });
+  if (process.env.EXPR_DIFF_STATS === "1")
+    console.log({
+      atNodeLimit,
+      nearLimitAccepted,
+      limitRejections,
+      cases: cases.length,
+      accepted,
+      rejected,
+      measured,
+      valuesCompared,
+      outOfRange,
+    });
   assert.deepEqual(mismatches.slice(0, 15), [], `${mismatches.length} disagreements`);
   // The generator must really exercise both sides of the boundary.
   assert.ok(cases.length >= 6000, `only ${cases.length} cases`);
@@ -107,7 +166,10 @@ test("CPython agrees on verdict, node count, depth and value for thousands of ex
   assert.ok(measured >= 3000, `only ${measured} trees measured`);
   assert.ok(valuesCompared >= 5000, `only ${valuesCompared} values compared`);
   assert.ok(nearLimitAccepted >= 20, `only ${nearLimitAccepted} accepted near the limits`);
-  assert.ok(limitRejections.too_many_nodes >= 20 && limitRejections.tree_too_deep >= 20, JSON.stringify(limitRejections));
+  assert.ok(
+    limitRejections.too_many_nodes >= 20 && limitRejections.tree_too_deep >= 20,
+    JSON.stringify(limitRejections),
+  );
   // Constant parts that overflow (refused at validation) must be exercised as well.
   assert.ok(limitRejections.value_out_of_range >= 20, JSON.stringify(limitRejections));
   assert.ok(outOfRange >= 50, `only ${outOfRange} out-of-range evaluations`);

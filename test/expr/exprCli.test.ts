@@ -34,14 +34,33 @@ test("eval request: value or error code", () => {
     runEvalRequest("clamp", undefined, "1,2,3"),
     runEvalRequest("clamp", "x", undefined),
   ].map((r) => (r.ok ? "accepted" : r.error));
-  assert.deepEqual(codes, ["unknown_function", "forbidden_call", "input_count_mismatch", "arguments_invalid", "arguments_invalid", "arguments_invalid", "input_out_of_range", "value_out_of_range", "arguments_invalid", "arguments_invalid", "arguments_invalid"]);
+  assert.deepEqual(codes, [
+    "unknown_function",
+    "forbidden_call",
+    "input_count_mismatch",
+    "arguments_invalid",
+    "arguments_invalid",
+    "arguments_invalid",
+    "input_out_of_range",
+    "value_out_of_range",
+    "arguments_invalid",
+    "arguments_invalid",
+    "arguments_invalid",
+  ]);
   assert.deepEqual(parseArgumentList("-0,+1,1000000"), { ok: true, value: [0, 1, 1000000] });
   assert.ok(Object.is((parseArgumentList("-0") as { value: number[] }).value[0], 0));
 });
 
 test("check request: summary or error code", () => {
   const ok = runCheckRequest(new TextEncoder().encode(INITIAL_TOY_MATH_PY));
-  assert.deepEqual(ok, { ok: true, value: { expressions: { clamp: "x", total: "unit + qty + fee" }, nodeCount: { clamp: 2, total: 10 }, depth: { clamp: 2, total: 4 } } });
+  assert.deepEqual(ok, {
+    ok: true,
+    value: {
+      expressions: { clamp: "x", total: "unit + qty + fee" },
+      nodeCount: { clamp: 2, total: 10 },
+      depth: { clamp: 2, total: 4 },
+    },
+  });
   const bad = runCheckRequest(new TextEncoder().encode(INITIAL_TOY_MATH_PY.replace("return x", "return x.y")));
   assert.equal(bad.ok ? "accepted" : bad.error, "forbidden_attribute");
 });

@@ -100,14 +100,32 @@ const FORBIDDEN: readonly (readonly [string, string])[] = [
 ];
 
 test("each forbidden construct is rejected with the code naming it", () => {
-  const wrong = FORBIDDEN.filter(([text, expected]) => code(text) !== expected).map(([text, expected]) => `${text}: ${code(text)} != ${expected}`);
+  const wrong = FORBIDDEN.filter(([text, expected]) => code(text) !== expected).map(
+    ([text, expected]) => `${text}: ${code(text)} != ${expected}`,
+  );
   assert.deepEqual(wrong, []);
   for (const [, expected] of FORBIDDEN) assert.ok((EXPR_ERROR_CODES as readonly string[]).includes(expected));
 });
 
 test("every forbidden construct is rejected in the unselected branch of a conditional too", () => {
   for (const [text, expected] of FORBIDDEN) {
-    if (["forbidden_container", "forbidden_assignment", "syntax_error", "forbidden_lambda", "forbidden_starred", "forbidden_comprehension", "forbidden_keyword", "forbidden_boolean_operator", "forbidden_not", "forbidden_chained_comparison", "forbidden_membership_test", "forbidden_identity_test"].includes(expected)) continue;
+    if (
+      [
+        "forbidden_container",
+        "forbidden_assignment",
+        "syntax_error",
+        "forbidden_lambda",
+        "forbidden_starred",
+        "forbidden_comprehension",
+        "forbidden_keyword",
+        "forbidden_boolean_operator",
+        "forbidden_not",
+        "forbidden_chained_comparison",
+        "forbidden_membership_test",
+        "forbidden_identity_test",
+      ].includes(expected)
+    )
+      continue;
     assert.equal(code(`x if x < lo else ${text}`), expected, text);
     assert.equal(code(`${text} if lo > hi else x`), expected, text);
   }
@@ -163,8 +181,28 @@ test("precedence and associativity follow Python", () => {
 
 test("the spec's repairs evaluate correctly on every fixture shape", () => {
   const clamp = "lo if x < lo else hi if x > hi else x";
-  assert.deepEqual([[-2, 0, 5], [8, 0, 5], [-5, -3, -1], [0, -3, 5], [5, 5, 5], [10, -2, 3]].map((i) => value(clamp, i)), [0, 5, -3, 0, 5, 3]);
-  assert.deepEqual([[3, 4, 2], [7, 0, 2], [0, 8, 3], [6, 1, 4], [2, 3, 0], [9, 2, 1]].map((i) => value("unit * qty + fee", i, "total")), [14, 2, 3, 10, 6, 19]);
+  assert.deepEqual(
+    [
+      [-2, 0, 5],
+      [8, 0, 5],
+      [-5, -3, -1],
+      [0, -3, 5],
+      [5, 5, 5],
+      [10, -2, 3],
+    ].map((i) => value(clamp, i)),
+    [0, 5, -3, 0, 5, 3],
+  );
+  assert.deepEqual(
+    [
+      [3, 4, 2],
+      [7, 0, 2],
+      [0, 8, 3],
+      [6, 1, 4],
+      [2, 3, 0],
+      [9, 2, 1],
+    ].map((i) => value("unit * qty + fee", i, "total")),
+    [14, 2, 3, 10, 6, 19],
+  );
 });
 
 test("only the selected branch is evaluated", () => {

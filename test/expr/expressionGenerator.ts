@@ -8,8 +8,20 @@ export type GenNode =
   | { readonly kind: "constant"; readonly value: number; readonly paren: boolean }
   | { readonly kind: "name"; readonly index: number; readonly paren: boolean }
   | { readonly kind: "unary"; readonly op: "+" | "-"; readonly operand: GenNode; readonly paren: boolean }
-  | { readonly kind: "binary"; readonly op: "+" | "-" | "*"; readonly left: GenNode; readonly right: GenNode; readonly paren: boolean }
-  | { readonly kind: "conditional"; readonly test: GenCompare; readonly body: GenNode; readonly orelse: GenNode; readonly paren: boolean };
+  | {
+      readonly kind: "binary";
+      readonly op: "+" | "-" | "*";
+      readonly left: GenNode;
+      readonly right: GenNode;
+      readonly paren: boolean;
+    }
+  | {
+      readonly kind: "conditional";
+      readonly test: GenCompare;
+      readonly body: GenNode;
+      readonly orelse: GenNode;
+      readonly paren: boolean;
+    };
 
 export interface GenCompare {
   readonly kind: "compare";
@@ -33,9 +45,26 @@ export function treeArbitrary(maxDepth: number): fc.Arbitrary<GenNode> {
         fc.record({ kind: fc.constant("constant" as const), value: literal, paren }),
         fc.record({ kind: fc.constant("name" as const), index: fc.integer({ min: 0, max: 2 }), paren }),
       ),
-      fc.record({ kind: fc.constant("unary" as const), op: fc.constantFrom("+" as const, "-" as const), operand: tie("node"), paren }),
-      fc.record({ kind: fc.constant("binary" as const), op: fc.constantFrom("+" as const, "-" as const, "*" as const), left: tie("node"), right: tie("node"), paren }),
-      fc.record({ kind: fc.constant("conditional" as const), test: tie("compare"), body: tie("node"), orelse: tie("node"), paren }),
+      fc.record({
+        kind: fc.constant("unary" as const),
+        op: fc.constantFrom("+" as const, "-" as const),
+        operand: tie("node"),
+        paren,
+      }),
+      fc.record({
+        kind: fc.constant("binary" as const),
+        op: fc.constantFrom("+" as const, "-" as const, "*" as const),
+        left: tie("node"),
+        right: tie("node"),
+        paren,
+      }),
+      fc.record({
+        kind: fc.constant("conditional" as const),
+        test: tie("compare"),
+        body: tie("node"),
+        orelse: tie("node"),
+        paren,
+      }),
     ),
     compare: fc.record({
       kind: fc.constant("compare" as const),
@@ -91,14 +120,20 @@ export function renderTree(root: GenNode, options: RenderOptions): string {
         const prec = node.op === "*" ? TERM : SUM;
         const left = render(node.left);
         const right = render(node.right);
-        result = [`${wrap(left[0], left[1], prec)}${space}${node.op}${space}${wrap(right[0], right[1], prec + 1)}`, prec];
+        result = [
+          `${wrap(left[0], left[1], prec)}${space}${node.op}${space}${wrap(right[0], right[1], prec + 1)}`,
+          prec,
+        ];
         break;
       }
       case "conditional": {
         const body = render(node.body);
         const test = renderCompare(node.test);
         const orelse = render(node.orelse);
-        result = [`${wrap(body[0], body[1], COMPARISON)} if ${test[0]} else ${wrap(orelse[0], orelse[1], CONDITIONAL)}`, CONDITIONAL];
+        result = [
+          `${wrap(body[0], body[1], COMPARISON)} if ${test[0]} else ${wrap(orelse[0], orelse[1], CONDITIONAL)}`,
+          CONDITIONAL,
+        ];
         break;
       }
     }

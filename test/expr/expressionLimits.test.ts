@@ -2,7 +2,13 @@
 // confirming the node counts and depths of the boundary expressions.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileExpression, evaluateExpression, evaluateFixtures, parseToyMathSource, type ValidatedExpression } from "../../src/expr/index.ts";
+import {
+  compileExpression,
+  evaluateExpression,
+  evaluateFixtures,
+  parseToyMathSource,
+  type ValidatedExpression,
+} from "../../src/expr/index.ts";
 import { evaluateWithLimits } from "../../src/expr/compileExpression.ts";
 import type { ExprNode } from "../../src/expr/syntaxTree.ts";
 import { EXPR_LIMITS, INITIAL_TOY_MATH_PY, type Fixture } from "../../src/constants/labConstants.ts";
@@ -35,9 +41,35 @@ const DEPTH_16_NAME = `${"-".repeat(14)}x`;
 const DEPTH_17_NAME = `${"-".repeat(15)}x`;
 
 test("CPython's ast.walk and tree height agree with the boundary expressions", () => {
-  const texts = [NODES_128, NODES_129, DEPTH_16, DEPTH_17, DEPTH_16_NAME, DEPTH_17_NAME, "x", "1", "-5", "1 + 1", "x + 1", "lo if x < lo else hi if x > hi else x"];
+  const texts = [
+    NODES_128,
+    NODES_129,
+    DEPTH_16,
+    DEPTH_17,
+    DEPTH_16_NAME,
+    DEPTH_17_NAME,
+    "x",
+    "1",
+    "-5",
+    "1 + 1",
+    "x + 1",
+    "lo if x < lo else hi if x > hi else x",
+  ];
   const answers = askCPython(texts.map((text, id) => ({ id, function: "clamp", text })));
-  const expected = [[128, undefined], [129, undefined], [undefined, 16], [undefined, 17], [undefined, 16], [undefined, 17], [2, 2], [1, 1], [3, 2], [4, 2], [5, 3], [20, 5]];
+  const expected = [
+    [128, undefined],
+    [129, undefined],
+    [undefined, 16],
+    [undefined, 17],
+    [undefined, 16],
+    [undefined, 17],
+    [2, 2],
+    [1, 1],
+    [3, 2],
+    [4, 2],
+    [5, 3],
+    [20, 5],
+  ];
   texts.forEach((text, id) => {
     const answer = answers.get(id);
     const [nodes, depth] = expected[id] as [number | undefined, number | undefined];
@@ -91,7 +123,22 @@ test("integer tokens: 7 digits pass, 8 fail; decimal only", () => {
   compiled("clamp", "00");
   rejects("clamp", "10000000", "integer_token_too_long");
   rejects("clamp", "00000000", "integer_token_too_long");
-  for (const token of ["0x10", "0o7", "0b1", "1e3", "1E3", "1e+3", "1_000", "01", "007", "1.5", "1.", ".5", "1j", "7if"]) {
+  for (const token of [
+    "0x10",
+    "0o7",
+    "0b1",
+    "1e3",
+    "1E3",
+    "1e+3",
+    "1_000",
+    "01",
+    "007",
+    "1.5",
+    "1.",
+    ".5",
+    "1j",
+    "7if",
+  ]) {
     rejects("clamp", token, "numeric_token_not_decimal");
   }
   // Names with digits are not numbers.
@@ -136,11 +183,27 @@ test("inputs: in range pass, out of range, wrong count and non-integers fail", (
   const expr = compiled("clamp", "x");
   assert.deepEqual(evaluateExpression(expr, [-1000000, 0, 0]), { ok: true, value: -1000000 });
   assert.deepEqual(evaluateExpression(expr, [1000000, 0, 0]), { ok: true, value: 1000000 });
-  const codes = [[1000001, 0, 0], [0, 0, -1000001], [1, 2], [1, 2, 3, 4], [1.5, 0, 0], [Number.NaN, 0, 0], [Infinity, 0, 0]].map((inputs) => {
+  const codes = [
+    [1000001, 0, 0],
+    [0, 0, -1000001],
+    [1, 2],
+    [1, 2, 3, 4],
+    [1.5, 0, 0],
+    [Number.NaN, 0, 0],
+    [Infinity, 0, 0],
+  ].map((inputs) => {
     const result = evaluateExpression(expr, inputs);
     return result.ok ? "accepted" : result.error;
   });
-  assert.deepEqual(codes, ["input_out_of_range", "input_out_of_range", "input_count_mismatch", "input_count_mismatch", "input_not_integer", "input_not_integer", "input_not_integer"]);
+  assert.deepEqual(codes, [
+    "input_out_of_range",
+    "input_out_of_range",
+    "input_count_mismatch",
+    "input_count_mismatch",
+    "input_not_integer",
+    "input_not_integer",
+    "input_not_integer",
+  ]);
 });
 
 test("negative zero never appears", () => {
@@ -152,7 +215,10 @@ test("negative zero never appears", () => {
 
 test("node visits: exactly at the budget passes, one past fails (injected budget)", () => {
   const expr = compiled("clamp", "x + 1 if x < lo else hi"); // visits: IfExp, Compare, x, lo, BinOp, x, 1 = 7
-  assert.deepEqual(evaluateWithLimits(expr, [-1, 0, 5], { absoluteIntegerMax: 1_000_000, nodeVisitsMax: 7 }), { ok: true, value: 0 });
+  assert.deepEqual(evaluateWithLimits(expr, [-1, 0, 5], { absoluteIntegerMax: 1_000_000, nodeVisitsMax: 7 }), {
+    ok: true,
+    value: 0,
+  });
   const over = evaluateWithLimits(expr, [-1, 0, 5], { absoluteIntegerMax: 1_000_000, nodeVisitsMax: 6 });
   assert.equal(over.ok ? "accepted" : over.error, "visit_limit_exceeded");
   // The unselected branch costs no visits: 5 when the else-branch (a Name) is chosen.
@@ -161,11 +227,19 @@ test("node visits: exactly at the budget passes, one past fails (injected budget
 
 test("node visits: the real 256 budget on hand-built trees (128 AST nodes can never reach it)", () => {
   const leaf: ExprNode = { kind: "constant", value: 1 };
-  const balanced = (n: number): ExprNode => (n === 1 ? leaf : { kind: "binary", op: "+", left: balanced(Math.ceil(n / 2)), right: balanced(Math.floor(n / 2)) });
-  const withSigns = (node: ExprNode, signs: number): ExprNode => (signs === 0 ? node : { kind: "unary", op: "+", operand: withSigns(node, signs - 1) });
+  const balanced = (n: number): ExprNode =>
+    n === 1 ? leaf : { kind: "binary", op: "+", left: balanced(Math.ceil(n / 2)), right: balanced(Math.floor(n / 2)) };
+  const withSigns = (node: ExprNode, signs: number): ExprNode =>
+    signs === 0 ? node : { kind: "unary", op: "+", operand: withSigns(node, signs - 1) };
   const tree256 = withSigns(balanced(128), 1); // 255 + 1 visits
   const tree257 = withSigns(balanced(128), 2);
-  const fake = (tree: ExprNode): ValidatedExpression => ({ functionName: "clamp", text: "(hand-built)", nodeCount: 0, depth: 0, tree });
+  const fake = (tree: ExprNode): ValidatedExpression => ({
+    functionName: "clamp",
+    text: "(hand-built)",
+    nodeCount: 0,
+    depth: 0,
+    tree,
+  });
   assert.deepEqual(evaluateExpression(fake(tree256), [0, 0, 0]), { ok: true, value: 128 });
   const over = evaluateExpression(fake(tree257), [0, 0, 0]);
   assert.equal(over.ok ? "accepted" : over.error, "visit_limit_exceeded");
@@ -191,13 +265,22 @@ test("a runtime error is recorded in its case, not thrown, and other cases still
     { function: "total", inputs: [1, 1, 1], expected: 3 },
   ]);
   assert.ok(records.ok);
-  assert.deepEqual(records.value.map((r) => [r.actual, r.error?.code ?? null, r.passed]), [[null, "value_out_of_range", false], [1000000, null, true], [3, null, true]]);
+  assert.deepEqual(
+    records.value.map((r) => [r.actual, r.error?.code ?? null, r.passed]),
+    [
+      [null, "value_out_of_range", false],
+      [1000000, null, true],
+      [3, null, true],
+    ],
+  );
 });
 
 test("malformed calls from untyped callers give codes, not exceptions", () => {
   const source = parseToyMathSource(INITIAL_TOY_MATH_PY);
   assert.ok(source.ok);
-  const records = evaluateFixtures(source.value, [{ function: "square", inputs: [1, 2, 3], expected: 1 } as unknown as Fixture]);
+  const records = evaluateFixtures(source.value, [
+    { function: "square", inputs: [1, 2, 3], expected: 1 } as unknown as Fixture,
+  ]);
   assert.ok(records.ok);
   assert.equal(records.value[0]?.error?.code, "unknown_function");
   const fake = { ...source.value.compiled.clamp, functionName: "square" } as unknown as ValidatedExpression;

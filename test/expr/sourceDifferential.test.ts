@@ -10,9 +10,33 @@ import { askCPythonAboutSources, type SourceRequest } from "./cpythonOracle.ts";
 import { renderTree, treeArbitrary } from "./expressionGenerator.ts";
 
 const EXTRA_LINES = [
-  "", "   ", "@d", "@functools.cache", "import os", "from os import path", "x = 1", "    pass", "    x = 1", '    """doc"""', "    'doc'",
-  '"""module doc"""', "clamp(1, 2, 3)", "def helper(a):", "    return a", "    return x", "        return x", "class A:", "async def g():",
-  "  return x", "def clamp(x, lo, hi):", "def total(unit, qty, fee):", "if True:", "del x", "pass", "x", "lambda: 1",
+  "",
+  "   ",
+  "@d",
+  "@functools.cache",
+  "import os",
+  "from os import path",
+  "x = 1",
+  "    pass",
+  "    x = 1",
+  '    """doc"""',
+  "    'doc'",
+  '"""module doc"""',
+  "clamp(1, 2, 3)",
+  "def helper(a):",
+  "    return a",
+  "    return x",
+  "        return x",
+  "class A:",
+  "async def g():",
+  "  return x",
+  "def clamp(x, lo, hi):",
+  "def total(unit, qty, fee):",
+  "if True:",
+  "del x",
+  "pass",
+  "x",
+  "lambda: 1",
 ];
 
 const HEADER_EDITS: readonly ((params: string) => string)[] = [
@@ -47,7 +71,9 @@ function mutateSource(base: string, edits: readonly { kind: number; line: number
         if (headerIndex >= 0) {
           const header = lines[headerIndex] as string;
           const match = /^def ([a-z]+)\((.*)\):$/.exec(header);
-          if (match) lines[headerIndex] = `def ${match[1]}(${(HEADER_EDITS[edit.pick % HEADER_EDITS.length] as (p: string) => string)(match[2] as string)}):`;
+          if (match)
+            lines[headerIndex] =
+              `def ${match[1]}(${(HEADER_EDITS[edit.pick % HEADER_EDITS.length] as (p: string) => string)(match[2] as string)}):`;
         }
         break;
       }
@@ -67,7 +93,11 @@ test("every source we accept is, for CPython, the two plain functions with the s
   const add = (source: string) => {
     const parsed = parseToyMathSource(source);
     ours.push(parsed.ok);
-    requests.push(parsed.ok ? { id: requests.length, source, expressions: parsed.value.expressions } : { id: requests.length, source });
+    requests.push(
+      parsed.ok
+        ? { id: requests.length, source, expressions: parsed.value.expressions }
+        : { id: requests.length, source },
+    );
   };
   const base = fc.record({
     clamp: treeArbitrary(3),
@@ -95,8 +125,21 @@ test("every source we accept is, for CPython, the two plain functions with the s
       stricter++;
     }
   });
-  if (process.env.EXPR_DIFF_STATS === "1") console.log({ total: requests.length, accepted, stricter, stricterExamples: requests.filter((r, i) => !ours[i] && answers.get(r.id)?.shape).slice(0, 8).map((r) => [r.source, (parseToyMathSource(r.source) as { error?: string }).error]) });
-  assert.deepEqual(looser.slice(0, 10), [], `${looser.length} sources accepted that CPython does not see as the two plain functions`);
+  if (process.env.EXPR_DIFF_STATS === "1")
+    console.log({
+      total: requests.length,
+      accepted,
+      stricter,
+      stricterExamples: requests
+        .filter((r, i) => !ours[i] && answers.get(r.id)?.shape)
+        .slice(0, 8)
+        .map((r) => [r.source, (parseToyMathSource(r.source) as { error?: string }).error]),
+    });
+  assert.deepEqual(
+    looser.slice(0, 10),
+    [],
+    `${looser.length} sources accepted that CPython does not see as the two plain functions`,
+  );
   assert.ok(accepted >= 300, `only ${accepted} accepted`);
   assert.ok(requests.length - accepted >= 300, `only ${requests.length - accepted} rejected`);
   // Stricter-than-CPython rejections exist by design (layout, expression limits); keep them visible.

@@ -4,7 +4,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { evaluateFixtures, parseToyMathSource, renderToyMathSource } from "../../src/expr/index.ts";
-import { HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
+import {
+  HELD_OUT_FIXTURES,
+  INITIAL_TOY_MATH_PY,
+  PUBLIC_FIXTURES,
+  REPAIR_EXPRESSIONS,
+} from "../../src/constants/labConstants.ts";
 import { renderTree, treeArbitrary } from "./expressionGenerator.ts";
 
 function code(source: string | Uint8Array): string {
@@ -20,7 +25,10 @@ const replaceLine = (from: string, to: string): string => {
 
 test("the renderer reproduces the spec's initial toy_math.py byte for byte", () => {
   assert.equal(renderToyMathSource({ clamp: "x", total: "unit + qty + fee" }), INITIAL_TOY_MATH_PY);
-  assert.deepEqual(Buffer.from(renderToyMathSource({ clamp: "x", total: "unit + qty + fee" })), Buffer.from(INITIAL_TOY_MATH_PY));
+  assert.deepEqual(
+    Buffer.from(renderToyMathSource({ clamp: "x", total: "unit + qty + fee" })),
+    Buffer.from(INITIAL_TOY_MATH_PY),
+  );
 });
 
 test("the initial source parses, as text and as bytes, with its exact return-expression strings", () => {
@@ -37,7 +45,10 @@ test("initial source fails all four public cases; the repair passes all twelve",
   assert.ok(initial.ok);
   const before = evaluateFixtures(initial.value, PUBLIC_FIXTURES);
   assert.ok(before.ok);
-  assert.deepEqual(before.value.map((c) => c.actual), [-2, 8, 9, 9]);
+  assert.deepEqual(
+    before.value.map((c) => c.actual),
+    [-2, 8, 9, 9],
+  );
   assert.equal(before.value.filter((c) => c.passed).length, 0);
   const repaired = parseToyMathSource(renderToyMathSource(REPAIR_EXPRESSIONS));
   assert.ok(repaired.ok);
@@ -49,10 +60,17 @@ test("initial source fails all four public cases; the repair passes all twelve",
 test("render then parse returns the same expressions for generated expressions", () => {
   const pair = fc.record({ clamp: treeArbitrary(4), total: treeArbitrary(4) });
   for (const { clamp, total } of fc.sample(pair, { seed: 5, numRuns: 300 })) {
-    const expressions = { clamp: renderTree(clamp, { functionName: "clamp", compact: false }), total: renderTree(total, { functionName: "total", compact: true }) };
+    const expressions = {
+      clamp: renderTree(clamp, { functionName: "clamp", compact: false }),
+      total: renderTree(total, { functionName: "total", compact: true }),
+    };
     const parsed = parseToyMathSource(renderToyMathSource(expressions));
     if (parsed.ok) assert.deepEqual(parsed.value.expressions, expressions);
-    else assert.ok(["too_many_nodes", "tree_too_deep", "expression_too_long", "value_out_of_range"].includes(parsed.error), parsed.error);
+    else
+      assert.ok(
+        ["too_many_nodes", "tree_too_deep", "expression_too_long", "value_out_of_range"].includes(parsed.error),
+        parsed.error,
+      );
   }
 });
 
@@ -82,7 +100,10 @@ test("lexical checks over the whole source, before parsing", () => {
   assert.equal(code("# header\n" + CANONICAL), "comment_not_allowed");
   assert.equal(code(replaceLine("    return x", "    return x + \\\n        1")), "line_continuation_not_allowed");
   assert.equal(code(replaceLine("    return x", "    return 0x1")), "numeric_token_not_decimal");
-  assert.equal(code(replaceLine("    return x", `    return ${"(".repeat(17)}x${")".repeat(17)}`)), "paren_nesting_too_deep");
+  assert.equal(
+    code(replaceLine("    return x", `    return ${"(".repeat(17)}x${")".repeat(17)}`)),
+    "paren_nesting_too_deep",
+  );
   assert.equal(code(replaceLine("    return x", "    return 12345678")), "integer_token_too_long");
 });
 
@@ -142,7 +163,9 @@ test("the outer structure: each forbidden form has its own code", () => {
     [replaceLine("def clamp(x, lo, hi):", "def clamp(x, lo, hi)"), "syntax_error"],
     [replaceLine("def clamp(x, lo, hi):", "def clamp x, lo, hi:"), "syntax_error"],
   ];
-  const wrong = cases.filter(([source, expected]) => code(source) !== expected).map(([source, expected]) => `${JSON.stringify(source.slice(0, 60))}: ${code(source)} != ${expected}`);
+  const wrong = cases
+    .filter(([source, expected]) => code(source) !== expected)
+    .map(([source, expected]) => `${JSON.stringify(source.slice(0, 60))}: ${code(source)} != ${expected}`);
   assert.deepEqual(wrong, []);
 });
 

@@ -4,7 +4,12 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { BASELINE_PROPOSALS, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
+import {
+  BASELINE_PROPOSALS,
+  HELD_OUT_FIXTURES,
+  INITIAL_TOY_MATH_PY,
+  REPAIR_EXPRESSIONS,
+} from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
@@ -18,7 +23,9 @@ test("the baseline trace shows 4 public failures, 2 commits, 4 passes, finish, 8
   assert.ok(result.ok);
   const runDirectory = result.value.runDirectory;
   const audit = readAudit(runDirectory);
-  const observations = audit.filter((r) => r.type === "observation").map((r) => r.data["observation"] as Record<string, unknown>);
+  const observations = audit
+    .filter((r) => r.type === "observation")
+    .map((r) => r.data["observation"] as Record<string, unknown>);
   assert.equal(observations.length, 6);
 
   const firstTest = observations[1];
@@ -28,7 +35,13 @@ test("the baseline trace shows 4 public failures, 2 commits, 4 passes, finish, 8
 
   const commits = audit.filter((r) => r.type === "edit_committed");
   assert.equal(commits.length, 2);
-  assert.deepEqual(observations.slice(2, 4).map((o) => [o["status"], o["old_version"], o["version"]]), [["edit_committed", 0, 1], ["edit_committed", 1, 2]]);
+  assert.deepEqual(
+    observations.slice(2, 4).map((o) => [o["status"], o["old_version"], o["version"]]),
+    [
+      ["edit_committed", 0, 1],
+      ["edit_committed", 1, 2],
+    ],
+  );
 
   const secondTest = observations[4];
   assert.equal(secondTest?.["passed"], 4);
@@ -57,39 +70,74 @@ test("the baseline trace shows 4 public failures, 2 commits, 4 passes, finish, 8
   // No model was invoked: every record is labelled scripted, and the manifest says so.
   assert.ok(audit.every((r) => r.source === "scripted"));
   const manifest = readJson(join(runDirectory, "manifest.json"));
-  assert.deepEqual(manifest["labels"], { kind: "scripted_baseline", scripted: true, synthetic_pipeline_check: false, model_invoked_expected: false });
+  assert.deepEqual(manifest["labels"], {
+    kind: "scripted_baseline",
+    scripted: true,
+    synthetic_pipeline_check: false,
+    model_invoked_expected: false,
+  });
   assert.equal((manifest["proposal_source"] as Record<string, unknown>)["proposal_source"], "scripted");
   assert.equal(source.requests.length, 6);
 });
 
 test("held-out fixtures never reach a request or an observation", async () => {
   const root = freshRoot("heldout");
-  const result = await runLab({ runDirectory: join(root, "run"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  const result = await runLab({
+    runDirectory: join(root, "run"),
+    source: new ScriptedSource(BASELINE_PROPOSALS),
+    kind: "scripted_baseline",
+  });
   assert.ok(result.ok);
   const visible = readAudit(result.value.runDirectory)
     .filter((r) => ["request", "observation", "generation"].includes(r.type))
     .map((r) => JSON.stringify(r.data))
     .join("\n");
   for (const fixture of HELD_OUT_FIXTURES) {
-    assert.ok(!visible.includes(JSON.stringify(fixture.inputs)), `held-out inputs ${JSON.stringify(fixture.inputs)} leaked`);
+    assert.ok(
+      !visible.includes(JSON.stringify(fixture.inputs)),
+      `held-out inputs ${JSON.stringify(fixture.inputs)} leaked`,
+    );
   }
 });
 
 test("run directories and evidence files are owner-only", async () => {
   const root = freshRoot("modes");
-  const result = await runLab({ runDirectory: join(root, "run"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  const result = await runLab({
+    runDirectory: join(root, "run"),
+    source: new ScriptedSource(BASELINE_PROPOSALS),
+    kind: "scripted_baseline",
+  });
   assert.ok(result.ok);
   const dir = result.value.runDirectory;
-  for (const name of ["", "workspace", "backups"]) assert.equal(statSync(join(dir, name)).mode & 0o777, 0o700, name || "run");
-  for (const name of ["audit.jsonl", "manifest.json", "final.json", "workspace/toy_math.py", "workspace/TASK.txt", "backups/toy_math.v0.py"]) {
+  for (const name of ["", "workspace", "backups"])
+    assert.equal(statSync(join(dir, name)).mode & 0o777, 0o700, name || "run");
+  for (const name of [
+    "audit.jsonl",
+    "manifest.json",
+    "final.json",
+    "workspace/toy_math.py",
+    "workspace/TASK.txt",
+    "backups/toy_math.v0.py",
+  ]) {
     assert.equal(statSync(join(dir, name)).mode & 0o777, 0o600, name);
   }
 });
 
 test("a run that exhausts its proposals with correct code reports correctness apart from the stop", async () => {
   const root = freshRoot("exhaust");
-  const steps = [BASELINE_PROPOSALS[0], BASELINE_PROPOSALS[2], BASELINE_PROPOSALS[3], '{"action":"test"}', '{"action":"test"}', '{"action":"read","file":"TASK.txt"}'].map(String);
-  const result = await runLab({ runDirectory: join(root, "run"), source: new ScriptedSource(steps), kind: "negative_check" });
+  const steps = [
+    BASELINE_PROPOSALS[0],
+    BASELINE_PROPOSALS[2],
+    BASELINE_PROPOSALS[3],
+    '{"action":"test"}',
+    '{"action":"test"}',
+    '{"action":"read","file":"TASK.txt"}',
+  ].map(String);
+  const result = await runLab({
+    runDirectory: join(root, "run"),
+    source: new ScriptedSource(steps),
+    kind: "negative_check",
+  });
   assert.ok(result.ok);
   const final = result.value.final;
   assert.equal(final.stop_reason, "proposal_limit");
@@ -110,7 +158,11 @@ test("an accepted finish on code that fails held-out cases is not a verified suc
     '{"action":"test"}',
     '{"action":"finish","version":2}',
   ];
-  const result = await runLab({ runDirectory: join(root, "run"), source: new ScriptedSource(steps), kind: "negative_check" });
+  const result = await runLab({
+    runDirectory: join(root, "run"),
+    source: new ScriptedSource(steps),
+    kind: "negative_check",
+  });
   assert.ok(result.ok);
   assert.equal(result.value.final.stop_reason, "finish_accepted");
   assert.equal(result.value.final.final_evaluation["public_passed"], 4);
@@ -135,7 +187,11 @@ test("the baseline starts no process at all: no model worker, no subprocess", as
   syncBuiltinESMExports();
   try {
     const root = freshRoot("no-process");
-    const result = await runLab({ runDirectory: join(root, "run"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+    const result = await runLab({
+      runDirectory: join(root, "run"),
+      source: new ScriptedSource(BASELINE_PROPOSALS),
+      kind: "scripted_baseline",
+    });
     assert.ok(result.ok);
     assert.equal(result.value.final.verified_success, true);
   } finally {

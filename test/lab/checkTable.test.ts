@@ -10,8 +10,15 @@ import { POSITIVE_CHECKS } from "../../src/lab/positiveChecks.ts";
 import { CHECK_TABLE } from "../../src/constants/checkTable.ts";
 
 test("the spec's check table lists exactly the checks the runner runs, in its order", () => {
-  const ran = [...SOURCE_VALIDATOR_CHECKS.map((c) => c.id), ...NEGATIVE_CHECKS.map((c) => c.id), ...POSITIVE_CHECKS.map((c) => c.id)];
-  assert.deepEqual(CHECK_TABLE.map((row) => row.id), ran);
+  const ran = [
+    ...SOURCE_VALIDATOR_CHECKS.map((c) => c.id),
+    ...NEGATIVE_CHECKS.map((c) => c.id),
+    ...POSITIVE_CHECKS.map((c) => c.id),
+  ];
+  assert.deepEqual(
+    CHECK_TABLE.map((row) => row.id),
+    ran,
+  );
   assert.equal(new Set(ran).size, ran.length, "check ids are unique");
 });
 
@@ -21,7 +28,13 @@ test("every negative and source-validator check expects the table's code, observ
     assert.equal(byId.get(check.id)?.expected, check.expected, check.id);
     assert.equal(byId.get(check.id)?.observe, "source_validator", check.id);
   }
-  const context = { clock: new ManualClock(0), cancel: new AbortController(), target: () => { throw new Error("no run directory in this test"); } };
+  const context = {
+    clock: new ManualClock(0),
+    cancel: new AbortController(),
+    target: () => {
+      throw new Error("no run directory in this test");
+    },
+  };
   for (const check of NEGATIVE_CHECKS) {
     const row = byId.get(check.id);
     assert.equal(row?.expected, check.expected, check.id);

@@ -1,6 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, TASK_TXT, SYSTEM_INSTRUCTION } from "../../src/constants/labConstants.ts";
+import {
+  BASELINE_PROPOSALS,
+  INITIAL_TOY_MATH_PY,
+  TASK_TXT,
+  SYSTEM_INSTRUCTION,
+} from "../../src/constants/labConstants.ts";
 
 test("spec byte strings use LF only and end with exactly one newline", () => {
   for (const text of [TASK_TXT, INITIAL_TOY_MATH_PY]) {

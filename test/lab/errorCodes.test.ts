@@ -31,12 +31,20 @@ test("codes shared between rooms are exactly the ones with one meaning", () => {
     assert.equal(new Set(codes).size, codes.length, `${room} lists a code twice`);
     for (const code of codes) owners.set(code, [...(owners.get(code) ?? []), room]);
   }
-  const shared = [...owners].filter(([, list]) => list.length > 1).map(([code]) => code).sort();
+  const shared = [...owners]
+    .filter(([, list]) => list.length > 1)
+    .map(([code]) => code)
+    .sort();
   assert.deepEqual(shared, Object.keys(SHARED_SAME_MEANING).sort());
 });
 
 test("every code is snake_case, and the commit guard's codes are stop reasons", () => {
-  for (const code of [...PROPOSAL_ERROR_CODES, ...EXPR_ERROR_CODES, ...WORKSPACE_ERROR_CODES, ...CONTROLLER_ERROR_CODES]) {
+  for (const code of [
+    ...PROPOSAL_ERROR_CODES,
+    ...EXPR_ERROR_CODES,
+    ...WORKSPACE_ERROR_CODES,
+    ...CONTROLLER_ERROR_CODES,
+  ]) {
     assert.match(code, /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
   }
   for (const code of COMMIT_ABORT_CODES) assert.ok((STOP_REASONS as readonly string[]).includes(code));

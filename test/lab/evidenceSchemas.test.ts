@@ -10,7 +10,10 @@ import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit, readJson, validateAudit, validateFinal, validateManifest } from "./labRunTestSupport.ts";
 const root = freshRoot("schemas");
 
-async function runAndValidate(name: string, options: Omit<LabRunOptions, "runDirectory">): Promise<Record<string, unknown>> {
+async function runAndValidate(
+  name: string,
+  options: Omit<LabRunOptions, "runDirectory">,
+): Promise<Record<string, unknown>> {
   const result = await runLab({ ...options, runDirectory: join(root, name) });
   assert.ok(result.ok);
   const dir = result.value.runDirectory;
@@ -32,12 +35,18 @@ async function runAndValidate(name: string, options: Omit<LabRunOptions, "runDir
 }
 
 test("baseline evidence matches the schemas", async () => {
-  const final = await runAndValidate("baseline", { source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  const final = await runAndValidate("baseline", {
+    source: new ScriptedSource(BASELINE_PROPOSALS),
+    kind: "scripted_baseline",
+  });
   assert.equal(final["verified_success"], true);
 });
 
 test("denied-run evidence matches the schemas", async () => {
-  const final = await runAndValidate("denied", { source: new ScriptedSource(["not json", '{"action":"finish","version":0}']), kind: "negative_check" });
+  const final = await runAndValidate("denied", {
+    source: new ScriptedSource(["not json", '{"action":"finish","version":0}']),
+    kind: "negative_check",
+  });
   assert.equal(final["stop_reason"], "invalid_proposal_limit");
   assert.equal(final["invalid_proposals"], 2);
 });
@@ -61,7 +70,10 @@ test("an unexpected exception is a harness_error with evidence kept, never a suc
 test("a run past its deadline never starts final evaluation", async () => {
   const clock = new ManualClock(0);
   const final = await runAndValidate("deadline", {
-    source: new ScriptedSource(["{\"action\":\"read\",\"file\":\"toy_math.py\"}", { text: '{"action":"test"}', duringGeneration: () => clock.advance(700_000) }]),
+    source: new ScriptedSource([
+      '{"action":"read","file":"toy_math.py"}',
+      { text: '{"action":"test"}', duringGeneration: () => clock.advance(700_000) },
+    ]),
     kind: "negative_check",
     clock,
   });
@@ -94,9 +106,40 @@ test("a deadline expiring during final evaluation records it as interrupted", as
 });
 
 test("the audit schema checks each record type's payload", () => {
-  const good = { schema: "tca.audit/1", run_id: "r", event_id: 1, t_ms: 0, source: "scripted", proposal: 1, type: "generation", data: { outcome: "text", raw_text: "{}", metadata: {}, elapsed_ms: 1 } };
+  const good = {
+    schema: "tca.audit/1",
+    run_id: "r",
+    event_id: 1,
+    t_ms: 0,
+    source: "scripted",
+    proposal: 1,
+    type: "generation",
+    data: { outcome: "text", raw_text: "{}", metadata: {}, elapsed_ms: 1 },
+  };
   assert.ok(validateAudit(good));
-  assert.equal(validateAudit({ ...good, data: { outcome: "text", metadata: {}, elapsed_ms: 1 } }), false, "raw_text is required");
-  assert.equal(validateAudit({ ...good, type: "stop", data: { stop_reason: "done" } }), false, "stop reasons are a closed set");
-  assert.equal(validateAudit({ ...good, type: "edit_intent", data: { intent_id: "i", function: "clamp", old_version: 0, new_version: 1, before_sha256: "x", after_sha256: "y" } }), false);
+  assert.equal(
+    validateAudit({ ...good, data: { outcome: "text", metadata: {}, elapsed_ms: 1 } }),
+    false,
+    "raw_text is required",
+  );
+  assert.equal(
+    validateAudit({ ...good, type: "stop", data: { stop_reason: "done" } }),
+    false,
+    "stop reasons are a closed set",
+  );
+  assert.equal(
+    validateAudit({
+      ...good,
+      type: "edit_intent",
+      data: {
+        intent_id: "i",
+        function: "clamp",
+        old_version: 0,
+        new_version: 1,
+        before_sha256: "x",
+        after_sha256: "y",
+      },
+    }),
+    false,
+  );
 });

@@ -22,11 +22,27 @@ const root = freshRoot("extensions");
 
 function ledgerWith(trials: readonly boolean[]): AcquisitionLedger {
   const windows = trials.map((started, i) => {
-    const window = newWindow(1_700_000_000_000 + i * 3_600_000, i === 0 ? { form: "flag_yes", prompt: "Download?" } : null, i === 0 ? "verified" : "skipped_already_verified");
-    window.trial = started ? { started_at: new Date(1_700_000_000_000 + i * 3_600_000 + 1000).toISOString(), started_at_epoch_ms: 0, deadline_epoch_ms: 0 } : null;
+    const window = newWindow(
+      1_700_000_000_000 + i * 3_600_000,
+      i === 0 ? { form: "flag_yes", prompt: "Download?" } : null,
+      i === 0 ? "verified" : "skipped_already_verified",
+    );
+    window.trial = started
+      ? {
+          started_at: new Date(1_700_000_000_000 + i * 3_600_000 + 1000).toISOString(),
+          started_at_epoch_ms: 0,
+          deadline_epoch_ms: 0,
+        }
+      : null;
     return window;
   });
-  return { schema: "tca.acquisition-ledger", schema_version: 1, repository: "Qwen/Qwen2.5-Coder-0.5B-Instruct", revision: "ea3f2471cf1b1f0db85067f1ef93848e38e88c25", windows };
+  return {
+    schema: "tca.acquisition-ledger",
+    schema_version: 1,
+    repository: "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+    revision: "ea3f2471cf1b1f0db85067f1ef93848e38e88c25",
+    windows,
+  };
 }
 
 test("no earlier trial: this one is the trial, and --extension is refused", () => {
@@ -68,24 +84,50 @@ function modelDirectoryWithTwoTrials(name: string): { directory: string; ledger:
   mkdirSync(directory);
   const ledger = ledgerWith([true, true]);
   writeFileSync(ledgerPath(directory), JSON.stringify(ledger));
-  writeFileSync(join(directory, MANIFEST_FILE_NAME), JSON.stringify({ consent: { form: "interactive_prompt", prompt: "Download the eight listed model files?", given_at: "2026-11-30T20:00:00.000Z" } }));
+  writeFileSync(
+    join(directory, MANIFEST_FILE_NAME),
+    JSON.stringify({
+      consent: {
+        form: "interactive_prompt",
+        prompt: "Download the eight listed model files?",
+        given_at: "2026-11-30T20:00:00.000Z",
+      },
+    }),
+  );
   writeFileSync(join(directory, "model.safetensors"), Buffer.alloc(5000));
   mkdirSync(`${directory}.tca-engine-cache`);
   writeFileSync(join(`${directory}.tca-engine-cache`, "model-f32.gguf"), Buffer.alloc(7000));
   return { directory, ledger };
 }
 
-async function standInRun(name: string, kind: RunKind, modelDirectory: string, windowId: string, declaredChange: string | null): Promise<string> {
+async function standInRun(
+  name: string,
+  kind: RunKind,
+  modelDirectory: string,
+  windowId: string,
+  declaredChange: string | null,
+): Promise<string> {
   const run = await runLab({
     runDirectory: join(root, name),
     kind,
     source: new ScriptedSource(['{"action":"read","file":"toy_math.py"}', "not json", "still not json"]),
     manifestExtras: {
       model_trial: {
-        model_directory: modelDirectory, model_manifest: join(modelDirectory, MANIFEST_FILE_NAME), synthetic: false, run_consent: "yes_flag",
-        predictions_choice: "without_predictions", runtime_lock_file: "runtime-lock.json", trial_window_id: windowId,
-        trial_role: kind === "extension" ? "extension" : "trial", declared_change: declaredChange,
-        harness_verification: { current_harness_sha256: "a".repeat(64), baseline: { status: "verified", directory: "/b" }, checks: { status: "not_supplied", directory: null }, verified_before_loading: false },
+        model_directory: modelDirectory,
+        model_manifest: join(modelDirectory, MANIFEST_FILE_NAME),
+        synthetic: false,
+        run_consent: "yes_flag",
+        predictions_choice: "without_predictions",
+        runtime_lock_file: "runtime-lock.json",
+        trial_window_id: windowId,
+        trial_role: kind === "extension" ? "extension" : "trial",
+        declared_change: declaredChange,
+        harness_verification: {
+          current_harness_sha256: "a".repeat(64),
+          baseline: { status: "verified", directory: "/b" },
+          checks: { status: "not_supplied", directory: null },
+          verified_before_loading: false,
+        },
       },
     },
   });
@@ -105,26 +147,51 @@ test("submission.md lists the trial and every extension of the ledger, in order,
   const final = readJson(join(extension, "final.json"));
   assert.equal(labKindLabel(manifest as JsonObject, final as JsonObject).title, "EXTENSION TRIAL");
   assert.match(formatRunSummary(final as unknown as FinalReport, extension), /EXTENSION trial/);
-  assert.match(formatRunSummary(readJson(join(trial, "final.json")) as unknown as FinalReport, trial), /model trial \(the first trial of this model directory\)/);
+  assert.match(
+    formatRunSummary(readJson(join(trial, "final.json")) as unknown as FinalReport, trial),
+    /model trial \(the first trial of this model directory\)/,
+  );
   const baseline = await runScriptedBaseline(join(root, "baseline-a"));
   assert.ok(baseline.ok);
 
-  const built = buildSubmission({ baselineDirectory: baseline.value.runDirectory, modelDirectory: trial, checksDirectory: null, predictionsPath: null, blockedReason: null, extensionDirectories: [extension] });
+  const built = buildSubmission({
+    baselineDirectory: baseline.value.runDirectory,
+    modelDirectory: trial,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+    extensionDirectories: [extension],
+  });
   assert.ok(built.ok, built.ok ? "" : built.message);
   const md = built.value;
-  assert.match(md, /The acquisition ledger records 2 trial\(s\): the first is the Lab's trial; the other 1 are separately labelled extensions/);
+  assert.match(
+    md,
+    /The acquisition ledger records 2 trial\(s\): the first is the Lab's trial; the other 1 are separately labelled extensions/,
+  );
   const trialRow = md.indexOf(`| 1 | trial | (the trial: no change) |`);
   const extensionRow = md.indexOf(`| 2 | extension | the contract lists replace first |`);
   assert.ok(trialRow > 0 && extensionRow > trialRow, "trial first, then the extension");
   assert.ok(md.includes(extension) && md.includes(trial));
   // Consent from the download manifest, the kind of manifest, the harness verification, disk use.
-  assert.match(md, /\| acquisition consent \| interactive_prompt at 2026-11-30T20:00:00\.000Z \[download-manifest\.json\] \|/);
+  assert.match(
+    md,
+    /\| acquisition consent \| interactive_prompt at 2026-11-30T20:00:00\.000Z \[download-manifest\.json\] \|/,
+  );
   assert.match(md, /\| verified model manifest \| verified download manifest of the pinned model files: /);
-  assert.match(md, /\| harness verified before loading \| NO: baseline verified \(\/b\), checks not_supplied; harness aaaaaaaaaaaa… \[model manifest\.json\] \|/);
-  const folder = ["model.safetensors", MANIFEST_FILE_NAME, "acquisition-ledger.json"].reduce((sum, name) => sum + statSync(join(directory, name)).size, 0);
+  assert.match(
+    md,
+    /\| harness verified before loading \| NO: baseline verified \(\/b\), checks not_supplied; harness aaaaaaaaaaaa… \[model manifest\.json\] \|/,
+  );
+  const folder = ["model.safetensors", MANIFEST_FILE_NAME, "acquisition-ledger.json"].reduce(
+    (sum, name) => sum + statSync(join(directory, name)).size,
+    0,
+  );
   // Sizes in binary units (src/core/numberFormat.ts), written out here: 7,000 bytes are 6.84 KiB.
   assert.ok(folder >= 1024 && folder < 2 ** 20, `the fixture's folder is KiB-sized: ${folder}`);
-  assert.ok(md.includes(`model folder ${(folder / 1024).toFixed(2)} KiB + derived GGUF cache 6.84 KiB`), `disk use is measured: ${folder}`);
+  assert.ok(
+    md.includes(`model folder ${(folder / 1024).toFixed(2)} KiB + derived GGUF cache 6.84 KiB`),
+    `disk use is measured: ${folder}`,
+  );
 });
 
 test("a trial of the ledger left out, an extension given as the trial, or a run from another ledger is refused", async () => {
@@ -135,7 +202,12 @@ test("a trial of the ledger left out, an extension given as the trial, or a run 
   const stray = await standInRun("stray-b", "extension", directory, "not-a-window", "other change");
   const baseline = await runScriptedBaseline(join(root, "baseline-b"));
   assert.ok(baseline.ok);
-  const base = { baselineDirectory: baseline.value.runDirectory, checksDirectory: null, predictionsPath: null, blockedReason: null };
+  const base = {
+    baselineDirectory: baseline.value.runDirectory,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+  };
   const incomplete = buildSubmission({ ...base, modelDirectory: trial });
   assert.equal(incomplete.ok ? null : incomplete.error, "trial_runs_incomplete");
   assert.match(incomplete.ok ? "" : incomplete.message, new RegExp(w2 ?? "x"));
@@ -143,7 +215,11 @@ test("a trial of the ledger left out, an extension given as the trial, or a run 
   assert.equal(swapped.ok ? null : swapped.error, "wrong_run_kind");
   const foreign = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [extension, stray] });
   assert.equal(foreign.ok ? null : foreign.error, "trial_not_in_ledger");
-  const notAnExtension = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [baseline.value.runDirectory] });
+  const notAnExtension = buildSubmission({
+    ...base,
+    modelDirectory: trial,
+    extensionDirectories: [baseline.value.runDirectory],
+  });
   assert.equal(notAnExtension.ok ? null : notAnExtension.error, "wrong_run_kind");
   // The same extension twice, or a second run claiming the same window, is never silently dropped.
   const twice = buildSubmission({ ...base, modelDirectory: trial, extensionDirectories: [extension, extension] });

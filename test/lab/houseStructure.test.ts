@@ -12,14 +12,19 @@ test("the import graph is read from the real tree (guards the checks below again
   assert.ok(FILES.length > 100);
   const imports = [...GRAPH.values()].reduce((n, list) => n + list.length, 0);
   assert.ok(imports > 300);
-  assert.ok([...GRAPH.keys()].some((f) => room(f) === "constants") && [...GRAPH.keys()].some((f) => room(f) === "core"));
+  assert.ok(
+    [...GRAPH.keys()].some((f) => room(f) === "constants") && [...GRAPH.keys()].some((f) => room(f) === "core"),
+  );
 });
 
 test("src/constants and src/core import nothing of ours outside the ground floor", () => {
   for (const [file, imports] of GRAPH) {
     if (room(file) !== "constants" && room(file) !== "core") continue;
     for (const target of imports) {
-      assert.ok(["constants", "core"].includes(room(target)), `${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      assert.ok(
+        ["constants", "core"].includes(room(target)),
+        `${relative(SRC, file)} imports ${relative(SRC, target)}`,
+      );
     }
   }
 });

@@ -9,7 +9,8 @@ import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
 const BIN = new URL("../../bin/tca.js", import.meta.url).pathname;
 const tca = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
 // From a given working directory, to see where a default output lands.
-const tcaIn = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", cwd });
+const tcaIn = (cwd: string, ...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", cwd });
 
 test("tca lab baseline prints the honest summary and exits 0 on verified success", () => {
   const root = freshRoot("cli-baseline");
@@ -50,7 +51,10 @@ test("tca lab baseline with a missing parent names the parent and says how to cr
   const run = join(root, "missing", "run");
   const result = tca("lab", "baseline", "--run", run);
   assert.equal(result.status, 2);
-  assert.equal(result.stderr, `tca lab baseline: run_parent_invalid: the parent of the run directory does not exist: ${join(root, "missing")} (create it first, e.g. mkdir -p -m 700 ${join(root, "missing")}; --run makes only the last folder)\n`);
+  assert.equal(
+    result.stderr,
+    `tca lab baseline: run_parent_invalid: the parent of the run directory does not exist: ${join(root, "missing")} (create it first, e.g. mkdir -p -m 700 ${join(root, "missing")}; --run makes only the last folder)\n`,
+  );
   assert.equal(result.stdout, "");
   assert.deepEqual(readdirSync(root), []);
 });
@@ -62,7 +66,12 @@ test("tca lab model names a missing model directory before anything about predic
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^tca lab model: model_directory_rejected: /);
   assert.ok(result.stderr.includes(`--model-directory ${missing} does not exist`), result.stderr);
-  assert.ok(result.stderr.includes(`download one: node ${realpathSync(BIN)} model acquire --directory ${missing}; or make a synthetic checkpoint: node ${realpathSync(BIN)} model make-test-checkpoint --directory ${missing} --size tiny`), result.stderr);
+  assert.ok(
+    result.stderr.includes(
+      `download one: node ${realpathSync(BIN)} model acquire --directory ${missing}; or make a synthetic checkpoint: node ${realpathSync(BIN)} model make-test-checkpoint --directory ${missing} --size tiny`,
+    ),
+    result.stderr,
+  );
   assert.doesNotMatch(result.stderr, /predictions/);
   assert.deepEqual(readdirSync(root), []);
   // A plain file is not a model directory either.
@@ -77,11 +86,19 @@ test("tca lab model names a missing model directory before anything about predic
   assert.equal(next.status, 2);
   assert.match(next.stderr, /^tca lab model: predictions_missing: /);
   // The way on is a command that runs from here (node and this checkout's bin: no tca on PATH assumed).
-  assert.ok(next.stderr.includes(`record your predictions first: node ${realpathSync(BIN)} lab predict --model-directory ${empty}, or pass --without-predictions`), next.stderr);
+  assert.ok(
+    next.stderr.includes(
+      `record your predictions first: node ${realpathSync(BIN)} lab predict --model-directory ${empty}, or pass --without-predictions`,
+    ),
+    next.stderr,
+  );
   // Off a terminal no question can be asked: the refusal says so and names --yes.
   const unasked = tca("lab", "model", "--run", join(root, "run3"), "--model-directory", empty, "--without-predictions");
   assert.equal(unasked.status, 2);
-  assert.equal(unasked.stderr, "tca lab model: run_not_authorized: not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)\n");
+  assert.equal(
+    unasked.stderr,
+    "tca lab model: run_not_authorized: not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)\n",
+  );
   assert.equal(existsSync(join(root, "run3")), false);
   // stderr is a pipe here: no progress line, only the one error line.
   assert.equal(next.stderr.split("\n").length, 2, next.stderr);
@@ -105,7 +122,10 @@ test("tca lab submission writes beside the baseline run by default, never into t
   const before = readFileSync(expected, "utf8");
   const second = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other");
   assert.equal(second.status, 2);
-  assert.equal(second.stderr, `tca lab submission: output_exists: --out ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`);
+  assert.equal(
+    second.stderr,
+    `tca lab submission: output_exists: --out ${expected} exists; it is never overwritten (choose another path with --out FILE)\n`,
+  );
   assert.equal(readFileSync(expected, "utf8"), before);
   // --out chooses the path; relative to the current directory only when asked.
   const chosen = tcaIn(cwd, "lab", "submission", "--baseline", run, "--blocked", "other", "--out", "mine.md");
@@ -120,7 +140,10 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.match(result.stdout, /^result +case +observed code +unchanged +run stop reason$/m);
   // The table fits a 100-column terminal: every line of it (the next-step commands after it are
   // never wrapped, so a long path may make them longer).
-  const tableLines = result.stdout.split("\n").slice(0, result.stdout.split("\n").findIndex((line) => line.startsWith("next step:")));
+  const tableLines = result.stdout.split("\n").slice(
+    0,
+    result.stdout.split("\n").findIndex((line) => line.startsWith("next step:")),
+  );
   assert.ok(tableLines.length > 40);
   for (const line of tableLines) assert.ok(line.length <= 100, `${line.length}: ${line}`);
   assert.match(result.stdout, /^\d+ passed, 0 failed$/m);
@@ -138,7 +161,10 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.match(result.stdout, /^re-derived from the run directories: ALL \d+ CHECKS PASSED$/m);
   // The next steps close the output, runnable as printed from any folder.
   const bin = realpathSync(BIN);
-  assert.deepEqual(result.stdout.trimEnd().split("\n").slice(-2), [`next step: node ${bin} report ${root}`, `then:      node ${bin} model plan`]);
+  assert.deepEqual(result.stdout.trimEnd().split("\n").slice(-2), [
+    `next step: node ${bin} report ${root}`,
+    `then:      node ${bin} model plan`,
+  ]);
 });
 
 test("tca lab baseline records in its own audit that no process was started", () => {
@@ -162,10 +188,16 @@ test("a run folder given as --model-directory is refused by lab predict and lab 
   writeFileSync(answers, JSON.stringify(["a", "b", "c", "d", "e"]));
   const predict = tca("lab", "predict", "--model-directory", run, "--answers", answers);
   assert.equal(predict.status, 2);
-  assert.equal(predict.stderr.split("\n")[0], `tca lab predict: model_directory_rejected: --model-directory ${run} is a run folder (it holds audit.jsonl), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`);
+  assert.equal(
+    predict.stderr.split("\n")[0],
+    `tca lab predict: model_directory_rejected: --model-directory ${run} is a run folder (it holds audit.jsonl), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`,
+  );
   const model = tca("lab", "model", "--run", join(root, "trial"), "--model-directory", run, "--yes");
   assert.equal(model.status, 2);
-  assert.match(model.stderr, /^tca lab model: model_directory_rejected: --model-directory .* is a run folder \(it holds audit\.jsonl\)/);
+  assert.match(
+    model.stderr,
+    /^tca lab model: model_directory_rejected: --model-directory .* is a run folder \(it holds audit\.jsonl\)/,
+  );
   assert.doesNotMatch(model.stderr, /predictions_missing/);
   assert.deepEqual(readdirSync(run).sort(), before);
   assert.equal(existsSync(join(root, "trial")), false);
@@ -177,6 +209,9 @@ test("a file in the way of --run is named, with no mkdir advice that cannot work
   writeFileSync(file, "x");
   const result = tca("lab", "baseline", "--run", join(file, "run"));
   assert.equal(result.status, 2);
-  assert.equal(result.stderr, `tca lab baseline: run_parent_invalid: the run directory cannot be made under ${file}: it is a file, not a folder (choose --run DIR under a folder)\n`);
+  assert.equal(
+    result.stderr,
+    `tca lab baseline: run_parent_invalid: the run directory cannot be made under ${file}: it is a file, not a folder (choose --run DIR under a folder)\n`,
+  );
   assert.doesNotMatch(result.stderr, /mkdir/);
 });

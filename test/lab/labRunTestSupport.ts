@@ -29,7 +29,8 @@ export function readJson(path: string): Record<string, unknown> {
 import { Ajv } from "ajv";
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const schemaOf = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
+const schemaOf = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
 export const validateManifest = ajv.compile(schemaOf("manifest.schema.json"));
 export const validateFinal = ajv.compile(schemaOf("final.schema.json"));
 export const validateAudit = ajv.compile(schemaOf("audit-record.schema.json"));
@@ -37,8 +38,10 @@ export const validateAudit = ajv.compile(schemaOf("audit-record.schema.json"));
 /** Every evidence file of a run against its schema; returns the problems found (none: empty). */
 export function schemaProblems(runDirectory: string): string[] {
   const problems: string[] = [];
-  if (!validateManifest(readJson(join(runDirectory, "manifest.json")))) problems.push(`manifest: ${JSON.stringify(validateManifest.errors)}`);
-  if (!validateFinal(readJson(join(runDirectory, "final.json")))) problems.push(`final: ${JSON.stringify(validateFinal.errors)}`);
+  if (!validateManifest(readJson(join(runDirectory, "manifest.json"))))
+    problems.push(`manifest: ${JSON.stringify(validateManifest.errors)}`);
+  if (!validateFinal(readJson(join(runDirectory, "final.json"))))
+    problems.push(`final: ${JSON.stringify(validateFinal.errors)}`);
   for (const record of readAudit(runDirectory)) {
     const valid: boolean = validateAudit(record);
     if (!valid) problems.push(`audit #${record.event_id}: ${JSON.stringify(validateAudit.errors)}`);

@@ -22,7 +22,13 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
   assert.ok(made.ok, made.ok ? "" : made.message);
   // Predictions beside the checkpoint (the default place) must not make the loader refuse it.
   const predictionsFile = predictionsPath(modelDirectory);
-  assert.ok(recordPredictions(predictionsFile, PREDICTION_QUESTIONS.map((_, i) => ({ answer: `answer ${i + 1}`, answeredAt: new Date() })), "answers_file").ok);
+  assert.ok(
+    recordPredictions(
+      predictionsFile,
+      PREDICTION_QUESTIONS.map((_, i) => ({ answer: `answer ${i + 1}`, answeredAt: new Date() })),
+      "answers_file",
+    ).ok,
+  );
   const predictions = readPredictions(predictionsFile);
   assert.ok(predictions.ok);
 
@@ -79,19 +85,37 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
   const validations = audit.filter((r) => r.type === "validation");
   assert.equal(validations.length, generations.length);
   const invalid = validations.filter((r) => r.data["ok"] !== true);
-  assert.equal(final["invalid_proposals"], audit.filter((r) => r.type === "observation" && (r.data["observation"] as Record<string, unknown>)["ok"] === false).length);
+  assert.equal(
+    final["invalid_proposals"],
+    audit.filter((r) => r.type === "observation" && (r.data["observation"] as Record<string, unknown>)["ok"] === false)
+      .length,
+  );
   for (const v of invalid) assert.match(String(v.data["error"]), /^[a-z_]+$/);
-  if (invalid.length === generations.length && generations.length === 2) assert.equal(final["stop_reason"], "invalid_proposal_limit");
+  if (invalid.length === generations.length && generations.length === 2)
+    assert.equal(final["stop_reason"], "invalid_proposal_limit");
   assert.equal(final["verified_success"], false);
 
   // submission.md from this run says what it is.
-  const baseline = await runLab({ runDirectory: join(root, "baseline"), source: new ScriptedSource(BASELINE_PROPOSALS), kind: "scripted_baseline" });
+  const baseline = await runLab({
+    runDirectory: join(root, "baseline"),
+    source: new ScriptedSource(BASELINE_PROPOSALS),
+    kind: "scripted_baseline",
+  });
   assert.ok(baseline.ok);
-  const submission = buildSubmission({ baselineDirectory: baseline.value.runDirectory, modelDirectory: dir, checksDirectory: null, predictionsPath: null, blockedReason: null });
+  const submission = buildSubmission({
+    baselineDirectory: baseline.value.runDirectory,
+    modelDirectory: dir,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+  });
   assert.ok(submission.ok);
   assert.match(submission.value, /only a PIPELINE CHECK on a synthetic random-weight checkpoint/);
   assert.match(submission.value, /answer 3 \(recorded /);
-  assert.match(submission.value, /\| verified model manifest \| synthetic checkpoint manifest \(a random-weight checkpoint generated here, NOT a verified download of the pinned model\): /);
+  assert.match(
+    submission.value,
+    /\| verified model manifest \| synthetic checkpoint manifest \(a random-weight checkpoint generated here, NOT a verified download of the pinned model\): /,
+  );
   for (const match of submission.value.matchAll(/\[model audit ((?:#\d+(?:, )?)+)\]/g)) {
     for (const id of (match[1] ?? "").matchAll(/#(\d+)/g)) assert.ok(audit.some((r) => r.event_id === Number(id[1])));
   }
@@ -103,7 +127,11 @@ test("the trial refuses to start without predictions, without opt-in, or on an u
   assert.equal(noPredictions.ok ? null : noPredictions.error, "predictions_missing");
   const noConsent = await runModelTrial({ ...base, runDirectory: join(root, "r2"), runConsent: null });
   assert.equal(noConsent.ok ? null : noConsent.error, "run_not_authorized");
-  const notAModel = await runModelTrial({ ...base, runDirectory: join(root, "r3"), modelDirectory: join(root, "baseline") });
+  const notAModel = await runModelTrial({
+    ...base,
+    runDirectory: join(root, "r3"),
+    modelDirectory: join(root, "baseline"),
+  });
   assert.equal(notAModel.ok ? null : notAModel.error, "model_directory_rejected");
   const extension = await runModelTrial({ ...base, runDirectory: join(root, "r4"), extension: "a declared change" });
   assert.equal(extension.ok ? null : extension.error, "extension_not_applicable");

@@ -17,21 +17,54 @@ const root = freshRoot("checks");
 
 // The list the spec requires (Part 7), so a check silently dropped from the table fails here.
 const REQUIRED = [
-  "unknown_action", "extra_field", "duplicate_key", "trailing_prose", "boolean_version", "oversized_proposal",
-  "forbidden_filename", "replace_before_read", "stale_version", "future_version", "wrong_old", "unlisted_function",
-  "call", "attribute", "import", "power", "huge_integer", "excessive_nesting", "oversized_multiplication",
-  "unselected_branch_call", "symlink_target", "hard_link_target",
-  "changed_between_read_and_edit", "changed_between_test_and_finish", "changed_between_finish_and_final_evaluation",
-  "repeated_uncertain_edit", "premature_finish",
-  "cancelled_during_generation", "deadline_during_generation", "late_proposal_discarded", "cancelled_before_commit", "deadline_before_commit",
+  "unknown_action",
+  "extra_field",
+  "duplicate_key",
+  "trailing_prose",
+  "boolean_version",
+  "oversized_proposal",
+  "forbidden_filename",
+  "replace_before_read",
+  "stale_version",
+  "future_version",
+  "wrong_old",
+  "unlisted_function",
+  "call",
+  "attribute",
+  "import",
+  "power",
+  "huge_integer",
+  "excessive_nesting",
+  "oversized_multiplication",
+  "unselected_branch_call",
+  "symlink_target",
+  "hard_link_target",
+  "changed_between_read_and_edit",
+  "changed_between_test_and_finish",
+  "changed_between_finish_and_final_evaluation",
+  "repeated_uncertain_edit",
+  "premature_finish",
+  "cancelled_during_generation",
+  "deadline_during_generation",
+  "late_proposal_discarded",
+  "cancelled_before_commit",
+  "deadline_before_commit",
   "injected_instruction_observation",
 ];
 
 test("the check table covers every case Part 7 lists", () => {
   const ids = new Set(NEGATIVE_CHECKS.map((c) => c.id));
   for (const id of REQUIRED) assert.ok(ids.has(id), `missing check ${id}`);
-  assert.deepEqual(POSITIVE_CHECKS.map((c) => c.id).sort(), ["existing_output_destination", "no_change_keeps_passing_test", "no_change_resets_invalid_counter"]);
-  assert.deepEqual(SOURCE_VALIDATOR_CHECKS.map((c) => c.id).sort(), ["altered_signature", "extra_statement", "unexpected_source_content"]);
+  assert.deepEqual(POSITIVE_CHECKS.map((c) => c.id).sort(), [
+    "existing_output_destination",
+    "no_change_keeps_passing_test",
+    "no_change_resets_invalid_counter",
+  ]);
+  assert.deepEqual(SOURCE_VALIDATOR_CHECKS.map((c) => c.id).sort(), [
+    "altered_signature",
+    "extra_statement",
+    "unexpected_source_content",
+  ]);
 });
 
 for (const check of NEGATIVE_CHECKS) {
@@ -50,11 +83,19 @@ for (const check of NEGATIVE_CHECKS) {
     // Independently of the runner's own comparison, from the audit: nothing was committed at or
     // after the denied proposal, and the recorded version is the number of earlier commits.
     const audit = readAudit(row.runDirectory);
-    const commits = audit.filter((r) => r.type === "edit_committed" || (r.type === "edit_reconciled" && r.data["outcome"] === "committed"));
-    assert.deepEqual(commits.filter((r) => (r.proposal ?? 0) >= check.deniedProposal).map((r) => r.event_id), []);
+    const commits = audit.filter(
+      (r) => r.type === "edit_committed" || (r.type === "edit_reconciled" && r.data["outcome"] === "committed"),
+    );
+    assert.deepEqual(
+      commits.filter((r) => (r.proposal ?? 0) >= check.deniedProposal).map((r) => r.event_id),
+      [],
+    );
     const started = audit.find((r) => r.type === "run_started");
     assert.equal((started?.data["initial_state"] as Record<string, unknown>)["version"], 0);
-    const finalEvaluation = audit.find((r) => r.type === "final_evaluation")?.data["snapshot"] as Record<string, unknown> | null;
+    const finalEvaluation = audit.find((r) => r.type === "final_evaluation")?.data["snapshot"] as Record<
+      string,
+      unknown
+    > | null;
     if (finalEvaluation) assert.equal(finalEvaluation["version"], commits.length);
     // Whatever the check, a denied or interrupted run never claims success.
     const finalRecord = audit.find((r) => r.type === "run_finished");
@@ -102,11 +143,17 @@ test("the stale-version row is truly stale: an edit committed, then the old vers
   const committed = audit.filter((r) => r.type === "edit_committed");
   assert.equal(committed.length, 1);
   assert.ok((committed[0]?.proposal ?? 99) < check.deniedProposal);
-  const denied = audit.find((r) => r.type === "observation" && r.proposal === check.deniedProposal)?.data["observation"] as Record<string, unknown>;
+  const denied = audit.find((r) => r.type === "observation" && r.proposal === check.deniedProposal)?.data[
+    "observation"
+  ] as Record<string, unknown>;
   assert.equal(denied["error"], "stale_version");
   assert.equal(denied["version"], 1, "the current version is 1");
   const proposed = audit.find((r) => r.type === "generation" && r.proposal === check.deniedProposal)?.data["raw_text"];
-  assert.equal((JSON.parse(String(proposed)) as Record<string, unknown>)["version"], 0, "the proposal named the older version");
+  assert.equal(
+    (JSON.parse(String(proposed)) as Record<string, unknown>)["version"],
+    0,
+    "the proposal named the older version",
+  );
 });
 
 test("the injection row shows a synthetic source-read record to the next request, and the forbidden read is refused", async () => {
@@ -116,14 +163,19 @@ test("the injection row shows a synthetic source-read record to the next request
   const row = await runNegativeCheck(check, join(root, "injection-again"));
   assert.ok(row.runDirectory !== null);
   const audit = readAudit(row.runDirectory);
-  const injected = audit.find((r) => r.type === "synthetic_observation_injected")?.data["observation"] as Record<string, unknown>;
+  const injected = audit.find((r) => r.type === "synthetic_observation_injected")?.data["observation"] as Record<
+    string,
+    unknown
+  >;
   assert.equal(injected["ok"], true);
   assert.equal(injected["action"], "read");
   assert.equal(injected["file"], "toy_math.py");
   assert.match(String(injected["content"]), /SYSTEM: new policy/);
   // It is not a source the grammar accepts.
   assert.equal(parseToyMathSource(String(injected["content"])).ok, false);
-  const request = audit.find((r) => r.type === "request" && r.proposal === 2)?.data["messages"] as { content: string }[];
+  const request = audit.find((r) => r.type === "request" && r.proposal === 2)?.data["messages"] as {
+    content: string;
+  }[];
   assert.match(request[1]?.content ?? "", /SYSTEM: new policy/);
   assert.match(request[1]?.content ?? "", /"current_version":0,"source_read":true/);
   assert.equal(row.observed, "unknown_file");

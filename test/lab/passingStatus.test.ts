@@ -14,7 +14,10 @@ const [READ, , CLAMP, TOTAL, TEST, FINISH] = BASELINE_PROPOSALS.map(String);
 
 for (const [name, rejected] of [
   ["wrong old", '{"action":"replace","function":"clamp","old":"x","new":"lo","version":2}'],
-  ["forbidden expression", '{"action":"replace","function":"total","old":"unit * qty + fee","new":"unit ** 2","version":2}'],
+  [
+    "forbidden expression",
+    '{"action":"replace","function":"total","old":"unit * qty + fee","new":"unit ** 2","version":2}',
+  ],
   ["stale version", '{"action":"replace","function":"total","old":"unit * qty + fee","new":"fee","version":1}'],
   ["invalid JSON", "{'action': 'finish'}"],
 ] as const) {
@@ -30,7 +33,10 @@ for (const [name, rejected] of [
     assert.equal(log[5]?.observation["status"], "finish_accepted");
     assert.equal(result.value.final.verified_success, true);
     assert.equal(result.value.workspace.state().version, 2);
-    assert.deepEqual(readdirSync(join(result.value.runDirectory, "backups")).sort(), ["toy_math.v0.py", "toy_math.v1.py"]);
+    assert.deepEqual(readdirSync(join(result.value.runDirectory, "backups")).sort(), [
+      "toy_math.v0.py",
+      "toy_math.v1.py",
+    ]);
     // A tool's own refusal gets a tool_result record; parse and authorization failures do not.
     const toolResults = readAudit(result.value.runDirectory).filter((r) => r.type === "tool_result");
     const refusedByTool = name === "wrong old" || name === "forbidden expression";

@@ -92,7 +92,9 @@ test("a run during which a process is started says so in its audit (the fact can
       source: new ScriptedSource(BASELINE_PROPOSALS),
       kind: "scripted_baseline",
       processWatch: watch,
-      controllerHooks: { afterObservation: (n) => void (n === 1 ? spawnSync(process.execPath, ["-e", ""]) : undefined) },
+      controllerHooks: {
+        afterObservation: (n) => void (n === 1 ? spawnSync(process.execPath, ["-e", ""]) : undefined),
+      },
     });
     assert.ok(result.ok);
     const event = readAudit(result.value.runDirectory).find((r) => r.type === "process_watch");

@@ -13,7 +13,10 @@ import { freshRoot, readAudit, readJson } from "./labRunTestSupport.ts";
 
 const root = freshRoot("loading");
 
-function loader(result: "ok" | "model_error" | "time_limit", clock?: ManualClock): ProposalSourceLoader & { loads: number; deadlines: number[] } {
+function loader(
+  result: "ok" | "model_error" | "time_limit",
+  clock?: ManualClock,
+): ProposalSourceLoader & { loads: number; deadlines: number[] } {
   return {
     label: "model",
     loads: 0,
@@ -24,7 +27,10 @@ function loader(result: "ok" | "model_error" | "time_limit", clock?: ManualClock
       this.deadlines.push(deadline);
       if (result === "ok") return ok(new ScriptedSource(BASELINE_PROPOSALS));
       if (result === "time_limit") clock?.set(deadline);
-      return err(result, result === "time_limit" ? "loading did not finish before the deadline" : "the worker failed to load the model");
+      return err(
+        result,
+        result === "time_limit" ? "loading did not finish before the deadline" : "the worker failed to load the model",
+      );
     },
   };
 }
@@ -50,7 +56,11 @@ test("a loaded source runs the trial; the runtime lock hook runs before loading"
 });
 
 test("a failed load stops the run as model_error with no proposal consumed, and the final evaluation still runs", async () => {
-  const result = await runLab({ runDirectory: join(root, "error"), kind: "model_trial", source: loader("model_error") });
+  const result = await runLab({
+    runDirectory: join(root, "error"),
+    kind: "model_trial",
+    source: loader("model_error"),
+  });
   assert.ok(result.ok);
   const final = result.value.final;
   assert.equal(final.stop_reason, "model_error");
@@ -59,14 +69,23 @@ test("a failed load stops the run as model_error with no proposal consumed, and 
   assert.equal(final.final_evaluation["status"], "completed");
   assert.equal(final.final_evaluation["version"], 0);
   const manifest = readJson(join(result.value.runDirectory, "manifest.json"));
-  assert.deepEqual((manifest["proposal_source"] as Record<string, unknown>)["load_failure"], { error: "model_error", message: "the worker failed to load the model" });
+  assert.deepEqual((manifest["proposal_source"] as Record<string, unknown>)["load_failure"], {
+    error: "model_error",
+    message: "the worker failed to load the model",
+  });
   assert.ok(!readAudit(result.value.runDirectory).some((r) => r.type === "request"), "no request was assembled");
 });
 
 test("a load that runs into the overall deadline is a time_limit, and no final evaluation is started after it", async () => {
   const clock = new ManualClock(1_000);
   const source = loader("time_limit", clock);
-  const result = await runLab({ runDirectory: join(root, "timeout"), kind: "model_trial", source, clock, overallBudgetMs: 600_000 });
+  const result = await runLab({
+    runDirectory: join(root, "timeout"),
+    kind: "model_trial",
+    source,
+    clock,
+    overallBudgetMs: 600_000,
+  });
   assert.ok(result.ok);
   assert.deepEqual(source.deadlines, [601_000]);
   assert.equal(result.value.final.stop_reason, "time_limit");

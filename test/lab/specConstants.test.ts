@@ -8,8 +8,20 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { specText } from "../support/optionalResources.ts";
 import {
-  BASELINE_PROPOSALS, CONTROLLER_LIMITS, EXPR_LIMITS, GENERATION_CONFIG, HELD_OUT_FIXTURES, INITIAL_TOY_MATH_PY, PREDICTION_QUESTIONS,
-  PROPOSAL_LIMITS, PUBLIC_FIXTURES, REPAIR_EXPRESSIONS, STOP_REASONS, SYSTEM_INSTRUCTION, TASK_TXT, type Fixture,
+  BASELINE_PROPOSALS,
+  CONTROLLER_LIMITS,
+  EXPR_LIMITS,
+  GENERATION_CONFIG,
+  HELD_OUT_FIXTURES,
+  INITIAL_TOY_MATH_PY,
+  PREDICTION_QUESTIONS,
+  PROPOSAL_LIMITS,
+  PUBLIC_FIXTURES,
+  REPAIR_EXPRESSIONS,
+  STOP_REASONS,
+  SYSTEM_INSTRUCTION,
+  TASK_TXT,
+  type Fixture,
 } from "../../src/constants/labConstants.ts";
 
 const SPEC = specText();
@@ -42,8 +54,13 @@ before(() => {
 });
 
 test("TASK.txt and toy_math.py are the spec's bytes with a final newline", () => {
-  assert.equal(TASK_TXT, `${blockAfter(lines, "Create TASK.txt with exactly this text", (l) => l === "").join("\n")}\n`);
-  const source = blockAfter(lines, "Create toy_math.py with exactly these bytes", (l) => l.startsWith("Workspace version starts"));
+  assert.equal(
+    TASK_TXT,
+    `${blockAfter(lines, "Create TASK.txt with exactly this text", (l) => l === "").join("\n")}\n`,
+  );
+  const source = blockAfter(lines, "Create toy_math.py with exactly these bytes", (l) =>
+    l.startsWith("Workspace version starts"),
+  );
   assert.equal(INITIAL_TOY_MATH_PY, `${source.join("\n").trimEnd()}\n`);
 });
 
@@ -52,7 +69,10 @@ test("the system instruction is the spec's, byte for byte", () => {
 });
 
 test("the baseline proposals and repair expressions are the spec's", () => {
-  assert.deepEqual(BASELINE_PROPOSALS, blockAfter(lines, "On a fresh baseline run, dispatch exactly:", (l) => l === ""));
+  assert.deepEqual(
+    BASELINE_PROPOSALS,
+    blockAfter(lines, "On a fresh baseline run, dispatch exactly:", (l) => l === ""),
+  );
   const repairs = blockAfter(lines, "The expected repair expressions are:", (l) => l === "");
   assert.deepEqual(repairs, [`clamp: ${REPAIR_EXPRESSIONS.clamp}`, `total: ${REPAIR_EXPRESSIONS.total}`]);
 });
@@ -64,7 +84,11 @@ test("public and held-out fixtures are the spec's tables", () => {
       .map((row) => {
         const m = /^(clamp|total) \((-?\d+), (-?\d+), (-?\d+)\) (-?\d+)$/.exec(row);
         assert.ok(m, `unexpected row ${row}`);
-        return { function: m[1] as Fixture["function"], inputs: [Number(m[2]), Number(m[3]), Number(m[4])], expected: Number(m[5]) };
+        return {
+          function: m[1] as Fixture["function"],
+          inputs: [Number(m[2]), Number(m[3]), Number(m[4])],
+          expected: Number(m[5]),
+        };
       });
   assert.deepEqual(PUBLIC_FIXTURES, table("Public cases, returned only by test:"));
   assert.deepEqual(HELD_OUT_FIXTURES, table("Held-out cases, never included"));
@@ -85,16 +109,32 @@ test("the limits table, budgets and generation settings are the spec's numbers",
   ]);
   const text = lines.join("\n");
   assert.match(text, new RegExp(`at most ${PROPOSAL_LIMITS.maxBytes.toLocaleString("en-US")} bytes`));
-  assert.match(text, new RegExp(`Limit JSON nesting to ${["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"][PROPOSAL_LIMITS.jsonNestingMax]}`));
+  assert.match(
+    text,
+    new RegExp(
+      `Limit JSON nesting to ${["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"][PROPOSAL_LIMITS.jsonNestingMax]}`,
+    ),
+  );
   assert.match(text, new RegExp(`version is an integer ${PROPOSAL_LIMITS.versionMin}–${PROPOSAL_LIMITS.versionMax}`));
-  assert.match(text, new RegExp(`earlier of the ${CONTROLLER_LIMITS.perCallDeadlineMs / 1000}-second call deadline and the ten-minute overall deadline`));
+  assert.match(
+    text,
+    new RegExp(
+      `earlier of the ${CONTROLLER_LIMITS.perCallDeadlineMs / 1000}-second call deadline and the ten-minute overall deadline`,
+    ),
+  );
   assert.equal(CONTROLLER_LIMITS.overallDeadlineMs, 10 * 60 * 1000);
   assert.match(text, new RegExp(`within ${CONTROLLER_LIMITS.maxInputTokens.toLocaleString("en-US")} tokens`));
-  assert.match(text, new RegExp(`Cap any observation at ${CONTROLLER_LIMITS.observationMaxBytes.toLocaleString("en-US")} bytes`));
+  assert.match(
+    text,
+    new RegExp(`Cap any observation at ${CONTROLLER_LIMITS.observationMaxBytes.toLocaleString("en-US")} bytes`),
+  );
   const generation = blockAfter(lines, "Construct an explicit generation configuration", (l) => l === "");
   const expected = Object.entries(GENERATION_CONFIG)
     .filter(([key]) => key !== "seed")
-    .map(([key, value]) => `${key} = ${Array.isArray(value) ? `[${value.join(", ")}]` : typeof value === "boolean" ? String(value) : key === "repetition_penalty" ? Number(value).toFixed(1) : String(value)}`);
+    .map(
+      ([key, value]) =>
+        `${key} = ${Array.isArray(value) ? `[${value.join(", ")}]` : typeof value === "boolean" ? String(value) : key === "repetition_penalty" ? Number(value).toFixed(1) : String(value)}`,
+    );
   assert.deepEqual(generation, expected);
   assert.match(text, /Set seed 0 and record it/);
 });
@@ -104,8 +144,13 @@ test("stop reasons and prediction questions are the spec's", () => {
   assert.ok(stops);
   const listed = [...(stops[1] ?? "").split(", "), stops[2] ?? ""];
   // The two of this harness's own (harness_error, script_exhausted) come after the spec's list.
-  assert.deepEqual(STOP_REASONS.filter((r) => r !== "harness_error" && r !== "script_exhausted"), listed);
+  assert.deepEqual(
+    STOP_REASONS.filter((r) => r !== "harness_error" && r !== "script_exhausted"),
+    listed,
+  );
   assert.deepEqual(STOP_REASONS.slice(listed.length), ["harness_error", "script_exhausted"]);
-  const questions = blockAfter(lines, "Write predictions before implementation:", (l) => l === "").map((l) => l.replace(/^\s+\d\.\s+/, ""));
+  const questions = blockAfter(lines, "Write predictions before implementation:", (l) => l === "").map((l) =>
+    l.replace(/^\s+\d\.\s+/, ""),
+  );
   assert.deepEqual(PREDICTION_QUESTIONS, questions);
 });

@@ -16,7 +16,13 @@ test("a trial cancelled during its load is recorded as cancelled at the source l
   const controller = new AbortController();
   controller.abort();
   const runDirectory = join(root, "run");
-  const trial = await runModelTrial({ runDirectory, modelDirectory, runConsent: "yes_flag", predictions: "without_predictions", cancellation: controller.signal });
+  const trial = await runModelTrial({
+    runDirectory,
+    modelDirectory,
+    runConsent: "yes_flag",
+    predictions: "without_predictions",
+    cancellation: controller.signal,
+  });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   assert.equal(trial.value.run.final.stop_reason, "cancelled");
   assert.equal(readJson(join(runDirectory, "final.json"))["stop_reason"], "cancelled");

@@ -11,7 +11,15 @@ import { readLedger, openTrialWindow } from "../../src/model/artifacts/ledger.ts
 import { MANIFEST_FILE_NAME, readManifest } from "../../src/model/artifacts/manifest.ts";
 import { requireVerifiedModelDirectory } from "../../src/model/artifacts/verifiedDirectory.ts";
 import { TIME_LIMITS, TRANSFER_RULES } from "../../src/model/pins.ts";
-import { acquireFixture, FakeClock, FIXTURE_REPOSITORY, FIXTURE_REVISION, makeFixture, scratchParent, startHub } from "./fixtureHub.ts";
+import {
+  acquireFixture,
+  FakeClock,
+  FIXTURE_REPOSITORY,
+  FIXTURE_REVISION,
+  makeFixture,
+  scratchParent,
+  startHub,
+} from "./fixtureHub.ts";
 
 test("happy path: every file verified, manifest recorded field by field, loader accepts, a flipped byte is caught", async (t) => {
   const fixture = makeFixture();
@@ -40,7 +48,10 @@ test("happy path: every file verified, manifest recorded field by field, loader 
 
   // Exactly the eight pinned URLs, once each, anonymous.
   const prefix = `/${FIXTURE_REPOSITORY}/resolve/${FIXTURE_REVISION}/`;
-  assert.deepEqual(hub.requests.map((request) => request.path).sort(), fixture.pins.files.map((file) => `${prefix}${file.name}`).sort());
+  assert.deepEqual(
+    hub.requests.map((request) => request.path).sort(),
+    fixture.pins.files.map((file) => `${prefix}${file.name}`).sort(),
+  );
   for (const request of hub.requests) {
     assert.equal(request.headers.authorization, undefined);
     assert.equal(request.headers.cookie, undefined);
@@ -50,7 +61,10 @@ test("happy path: every file verified, manifest recorded field by field, loader 
   // Owner-only directory and files; exactly the pinned names plus manifest and ledger.
   assert.equal((await stat(directory)).mode & 0o777, 0o700);
   const names = (await readdir(directory)).sort();
-  assert.deepEqual(names, [...fixture.pins.files.map((file) => file.name), MANIFEST_FILE_NAME, "acquisition-ledger.json"].sort());
+  assert.deepEqual(
+    names,
+    [...fixture.pins.files.map((file) => file.name), MANIFEST_FILE_NAME, "acquisition-ledger.json"].sort(),
+  );
   for (const file of fixture.pins.files) {
     const bytes = await readFile(join(directory, file.name));
     assert.deepEqual(bytes, fixture.contents.get(file.name));
@@ -68,7 +82,10 @@ test("happy path: every file verified, manifest recorded field by field, loader 
   assert.equal(manifest.revision, FIXTURE_REVISION);
   assert.equal(manifest.endpoint, hub.base);
   assert.equal(manifest.consent.form, "flag_yes");
-  assert.match(manifest.consent.prompt, /^Download the eight listed model files, totaling [\d,]+ bytes, from Qwen’s public Hugging Face repository into this new model directory\?$/);
+  assert.match(
+    manifest.consent.prompt,
+    /^Download the eight listed model files, totaling [\d,]+ bytes, from Qwen’s public Hugging Face repository into this new model directory\?$/,
+  );
   assert.equal(manifest.consent.given_at, "2026-01-02T03:04:05.000Z");
   assert.deepEqual(manifest.limits, {
     aggregate_ceiling_bytes: fixture.pins.aggregateCeilingBytes,
@@ -96,7 +113,10 @@ test("happy path: every file verified, manifest recorded field by field, loader 
       url: `${hub.base}${prefix}${pinned.name}`,
       expected_bytes: pinned.bytes,
       observed_bytes: body.length,
-      expected_identity: pinned.gitBlobSha1 !== undefined ? { kind: "git_blob_sha1", value: pinned.gitBlobSha1 } : { kind: "sha256", value: pinned.sha256 },
+      expected_identity:
+        pinned.gitBlobSha1 !== undefined
+          ? { kind: "git_blob_sha1", value: pinned.gitBlobSha1 }
+          : { kind: "sha256", value: pinned.sha256 },
       expected_sha256: pinned.sha256 ?? null,
       observed_sha256: sha256Hex(body),
       observed_git_blob_sha1: gitBlobSha1(body),
@@ -132,7 +152,10 @@ test("happy path: every file verified, manifest recorded field by field, loader 
     const verified = await requireVerifiedModelDirectory(directory, fixture.pins);
     assert.ok(verified.ok, verified.ok ? "" : verified.message);
     assert.deepEqual(verified.value.configBytes, fixture.contents.get("config.json"));
-    assert.equal(verified.value.files["model.safetensors"]?.sha256, fixture.pins.files.find((file) => file.name === "model.safetensors")?.sha256);
+    assert.equal(
+      verified.value.files["model.safetensors"]?.sha256,
+      fixture.pins.files.find((file) => file.name === "model.safetensors")?.sha256,
+    );
     assert.equal(verified.value.files["config.json"]?.gitBlobSha1, fixture.pins.files[0]?.gitBlobSha1);
     assert.equal((await inspectModelDirectory(directory, fixture.pins, { requireManifest: true })).ok, true);
   }
@@ -187,7 +210,10 @@ test("an already verified directory skips acquisition and opens a new window wit
   assert.equal(asked, false);
   const ledger = await readLedger(directory);
   assert.ok(ledger.ok);
-  assert.deepEqual(ledger.value.windows.map((window) => window.acquisition.outcome), ["verified", "skipped_already_verified"]);
+  assert.deepEqual(
+    ledger.value.windows.map((window) => window.acquisition.outcome),
+    ["verified", "skipped_already_verified"],
+  );
   assert.equal(ledger.value.windows[1]?.acquisition.elapsed_ms, 0);
   assert.ok((await requireVerifiedModelDirectory(directory, fixture.pins)).ok);
 });

@@ -59,7 +59,13 @@ test("no response headers: header_timeout after 30 s, retried once, then the acq
     return true;
   });
   const result = await acquireFixture(stalled.fixture, stalled.hub, stalled.directory, { clock });
-  const manifest = await assertAcquisitionFailed(result, "header_timeout", stalled.directory, stalled.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    result,
+    "header_timeout",
+    stalled.directory,
+    stalled.fixture.pins,
+    WEIGHTS,
+  );
   assert.equal(weightsEntry(manifest).retries, 1, "the timeout counts against the one retry");
   assert.equal(clock.now() - started, 60_000, "two attempts of 30 s each, far inside the 20-minute deadline");
   assert.equal(manifest.limits.header_timeout_ms, 30_000);
@@ -76,7 +82,10 @@ test("a body that stalls: body_idle_timeout; a second attempt that completes is 
     response.write(body.subarray(0, 10_000));
     return true;
   });
-  const result = await acquireFixture(stalling.fixture, stalling.hub, stalling.directory, { clock, progress: stall.progress });
+  const result = await acquireFixture(stalling.fixture, stalling.hub, stalling.directory, {
+    clock,
+    progress: stall.progress,
+  });
   assert.ok(result.ok, result.ok ? "" : result.message);
   const read = await readManifest(stalling.directory);
   assert.ok(read.ok);
@@ -93,8 +102,18 @@ test("a body that stalls on both attempts fails with body_idle_timeout; the time
     response.write(body.subarray(0, 1_000));
     return true;
   });
-  const result = await acquireFixture(stalling.fixture, stalling.hub, stalling.directory, { clock, progress: stall.progress, idleTimeouts: { headerMs: 5_000, bodyIdleMs: 7_000 } });
-  const manifest = await assertAcquisitionFailed(result, "body_idle_timeout", stalling.directory, stalling.fixture.pins, WEIGHTS);
+  const result = await acquireFixture(stalling.fixture, stalling.hub, stalling.directory, {
+    clock,
+    progress: stall.progress,
+    idleTimeouts: { headerMs: 5_000, bodyIdleMs: 7_000 },
+  });
+  const manifest = await assertAcquisitionFailed(
+    result,
+    "body_idle_timeout",
+    stalling.directory,
+    stalling.fixture.pins,
+    WEIGHTS,
+  );
   assert.equal(weightsEntry(manifest).retries, 1);
   assert.equal(manifest.limits.header_timeout_ms, 5_000);
   assert.equal(manifest.limits.body_idle_timeout_ms, 7_000);

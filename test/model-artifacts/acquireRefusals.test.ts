@@ -9,7 +9,9 @@ import { acquireFixture, makeFixture, PLENTY, scratchParent, startHub, type Loca
 import { assertAcquisitionFailed } from "./failureAssertions.ts";
 import { gitBlobSha1 } from "../../src/model/artifacts/fileIdentity.ts";
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }): Promise<{ hub: LocalHub; parent: string; fixture: ReturnType<typeof makeFixture> }> {
+async function setup(t: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<{ hub: LocalHub; parent: string; fixture: ReturnType<typeof makeFixture> }> {
   const fixture = makeFixture();
   const hub = await startHub(fixture);
   const { parent, cleanup } = await scratchParent();
@@ -64,7 +66,10 @@ test("without consent (non-interactive without --yes, or anything but yes) nothi
       },
     });
     assert.equal(result.ok ? "" : result.error, code);
-    assert.match(prompt, /^Download the eight listed model files, totaling [\d,]+ bytes, from Qwen’s public Hugging Face repository into this new model directory\?$/);
+    assert.match(
+      prompt,
+      /^Download the eight listed model files, totaling [\d,]+ bytes, from Qwen’s public Hugging Face repository into this new model directory\?$/,
+    );
     assert.deepEqual(await readdir(parent), []);
   }
   assert.equal(hub.requests.length, 0);
@@ -128,7 +133,13 @@ test("a config requesting custom code is rejected at the final check; the loader
     await cleanup();
   });
   const directory = join(parent, "qwen");
-  const manifest = await assertAcquisitionFailed(await acquireFixture(fixture, hub, directory), "config_rejected", directory, fixture.pins, "config.json");
+  const manifest = await assertAcquisitionFailed(
+    await acquireFixture(fixture, hub, directory),
+    "config_rejected",
+    directory,
+    fixture.pins,
+    "config.json",
+  );
   assert.match(manifest.error?.message ?? "", /auto_map/);
 });
 
@@ -142,7 +153,13 @@ test("a config that differs from the pinned architecture config is rejected", as
     await cleanup();
   });
   const directory = join(parent, "qwen");
-  await assertAcquisitionFailed(await acquireFixture(fixture, hub, directory), "config_mismatch", directory, fixture.pins, "config.json");
+  await assertAcquisitionFailed(
+    await acquireFixture(fixture, hub, directory),
+    "config_mismatch",
+    directory,
+    fixture.pins,
+    "config.json",
+  );
 });
 
 test("the default pins are used when none are injected (the real eight files, never fetched here)", async (t) => {
@@ -151,7 +168,10 @@ test("the default pins are used when none are injected (the real eight files, ne
     directory: join(parent, "qwen"),
     endpoint: { base: "http://127.0.0.1:9", source: "flag", isRealHub: false },
     consent: async (prompt) => {
-      assert.equal(prompt, "Download the eight listed model files, totaling 999,597,691 bytes, from Qwen’s public Hugging Face repository into this new model directory?");
+      assert.equal(
+        prompt,
+        "Download the eight listed model files, totaling 999,597,691 bytes, from Qwen’s public Hugging Face repository into this new model directory?",
+      );
       return { given: false, code: "consent_refused", message: "declined in test" };
     },
   });

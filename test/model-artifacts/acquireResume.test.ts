@@ -7,7 +7,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { acquireFixture, makeFixture, scratchParent, startHub, type FileHandler, type Fixture, type LocalHub } from "./fixtureHub.ts";
+import {
+  acquireFixture,
+  makeFixture,
+  scratchParent,
+  startHub,
+  type FileHandler,
+  type Fixture,
+  type LocalHub,
+} from "./fixtureHub.ts";
 import { assertAcquisitionFailed } from "./failureAssertions.ts";
 import { readLedger } from "../../src/model/artifacts/ledger.ts";
 import { readManifest, type DownloadManifest } from "../../src/model/artifacts/manifest.ts";
@@ -22,7 +30,9 @@ const dropWeights: FileHandler = ({ body, response }) => {
   return true;
 };
 
-async function failedDownload(t: { after: (fn: () => Promise<void>) => void }): Promise<{ fixture: Fixture; directory: string; healthy: LocalHub }> {
+async function failedDownload(t: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<{ fixture: Fixture; directory: string; healthy: LocalHub }> {
   const fixture = makeFixture();
   const broken = await startHub(fixture, { [WEIGHTS]: dropWeights });
   const healthy = await startHub(fixture);
@@ -33,7 +43,13 @@ async function failedDownload(t: { after: (fn: () => Promise<void>) => void }): 
     await cleanup();
   });
   const directory = join(parent, "qwen");
-  await assertAcquisitionFailed(await acquireFixture(fixture, broken, directory), "transfer_interrupted", directory, fixture.pins, WEIGHTS);
+  await assertAcquisitionFailed(
+    await acquireFixture(fixture, broken, directory),
+    "transfer_interrupted",
+    directory,
+    fixture.pins,
+    WEIGHTS,
+  );
   return { fixture, directory, healthy };
 }
 
@@ -56,7 +72,10 @@ test("acquire again after transfer_interrupted resumes: the seven verified files
   const smaller = fixture.pins.files.filter((file) => file.name !== WEIGHTS).map((file) => file.name);
   assert.deepEqual([...result.value.keptFiles].sort(), [...smaller].sort());
   // Exactly one request, for the weights: nothing already verified is downloaded again.
-  assert.deepEqual(healthy.requests.map((request) => request.path.split("/").at(-1)), [WEIGHTS]);
+  assert.deepEqual(
+    healthy.requests.map((request) => request.path.split("/").at(-1)),
+    [WEIGHTS],
+  );
   assert.equal(result.value.payloadBytesReceived, fixture.contents.get(WEIGHTS)?.length);
   const manifest = await manifestOf(directory);
   assert.equal(manifest.status, "verified");
@@ -68,7 +87,10 @@ test("acquire again after transfer_interrupted resumes: the seven verified files
   assert.equal((await requireVerifiedModelDirectory(directory, fixture.pins)).ok, true);
   const ledger = await readLedger(directory);
   assert.ok(ledger.ok);
-  assert.deepEqual(ledger.value.windows.map((window) => window.acquisition.outcome), ["failed", "verified"]);
+  assert.deepEqual(
+    ledger.value.windows.map((window) => window.acquisition.outcome),
+    ["failed", "verified"],
+  );
 });
 
 test("a killed acquisition (in_progress past its deadline, a .partial left) is resumed and the leftover is fetched again whole", async (t) => {
@@ -81,7 +103,10 @@ test("a killed acquisition (in_progress past its deadline, a .partial left) is r
   await writeFile(join(directory, `.${WEIGHTS}.partial`), "half of it");
   const result = await acquireFixture(fixture, healthy, directory);
   assert.ok(result.ok, result.ok ? "" : result.message);
-  assert.deepEqual((await readdir(directory)).filter((name) => name.endsWith(".partial")), []);
+  assert.deepEqual(
+    (await readdir(directory)).filter((name) => name.endsWith(".partial")),
+    [],
+  );
   const manifest = await manifestOf(directory);
   assert.equal(manifest.resumed_from?.status, "in_progress");
   assert.deepEqual(manifest.resumed_from?.removed_leftovers, [`.${WEIGHTS}.partial`]);
@@ -104,7 +129,10 @@ test("an acquisition that may still be running is not resumed: refused before co
   });
   assert.ok(!result.ok);
   assert.equal(result.error, "destination_exists");
-  assert.match(result.message, /holds an unfinished download \(the manifest records "in_progress"\); 7 of 8 pinned files present; missing: model\.safetensors, started at \S+Z; another acquire may still be running there until \S+Z: wait for it, or choose a new directory$/);
+  assert.match(
+    result.message,
+    /holds an unfinished download \(the manifest records "in_progress"\); 7 of 8 pinned files present; missing: model\.safetensors, started at \S+Z; another acquire may still be running there until \S+Z: wait for it, or choose a new directory$/,
+  );
   assert.equal(asked, false);
   assert.equal(healthy.requests.length, 0);
 });

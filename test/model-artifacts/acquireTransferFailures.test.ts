@@ -2,7 +2,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { makeFixture, scratchParent, startHub, startServer, acquireFixture, FakeClock, type FileHandler, type Fixture, type LocalHub } from "./fixtureHub.ts";
+import {
+  makeFixture,
+  scratchParent,
+  startHub,
+  startServer,
+  acquireFixture,
+  FakeClock,
+  type FileHandler,
+  type Fixture,
+  type LocalHub,
+} from "./fixtureHub.ts";
 import { assertAcquisitionFailed } from "./failureAssertions.ts";
 import type { AcquireOptions } from "../../src/model/artifacts/acquire.ts";
 import { requireVerifiedModelDirectory } from "../../src/model/artifacts/verifiedDirectory.ts";
@@ -41,9 +51,21 @@ test("wrong bytes of the right size: Git blob mismatch for a small file, SHA256 
     return true;
   };
   const small = await withHub(t, { "vocab.json": flip });
-  await assertAcquisitionFailed(await run(small), "blob_id_mismatch", small.directory, small.fixture.pins, "vocab.json");
+  await assertAcquisitionFailed(
+    await run(small),
+    "blob_id_mismatch",
+    small.directory,
+    small.fixture.pins,
+    "vocab.json",
+  );
   const weights = await withHub(t, { [WEIGHTS]: flip });
-  const manifest = await assertAcquisitionFailed(await run(weights), "hash_mismatch", weights.directory, weights.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    await run(weights),
+    "hash_mismatch",
+    weights.directory,
+    weights.fixture.pins,
+    WEIGHTS,
+  );
   const entry = manifest.files.find((file) => file.name === WEIGHTS);
   assert.notEqual(entry?.observed_sha256, entry?.expected_identity.value);
   assert.equal(entry?.retries, 0); // wrong bytes are never retried
@@ -57,7 +79,13 @@ test("wrong size: a body that ends cleanly short of the plan is a size mismatch,
       return true;
     },
   });
-  const manifest = await assertAcquisitionFailed(await run(setup), "size_mismatch", setup.directory, setup.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    await run(setup),
+    "size_mismatch",
+    setup.directory,
+    setup.fixture.pins,
+    WEIGHTS,
+  );
   assert.equal(weightsEntry(manifest).retries, 0);
 });
 
@@ -70,7 +98,13 @@ test("Content-Length lying low or high aborts before the body is read", async (t
         return true;
       },
     });
-    const manifest = await assertAcquisitionFailed(await run(setup), "content_length_mismatch", setup.directory, setup.fixture.pins, WEIGHTS);
+    const manifest = await assertAcquisitionFailed(
+      await run(setup),
+      "content_length_mismatch",
+      setup.directory,
+      setup.fixture.pins,
+      WEIGHTS,
+    );
     assert.equal(weightsEntry(manifest).payload_bytes_received, 0);
     assert.equal(weightsEntry(manifest).retries, 0);
   }
@@ -90,12 +124,21 @@ test("an endless body is cut at the planned size and never written past it", asy
       return true;
     },
   });
-  const manifest = await assertAcquisitionFailed(await run(setup), "oversized_transfer", setup.directory, setup.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    await run(setup),
+    "oversized_transfer",
+    setup.directory,
+    setup.fixture.pins,
+    WEIGHTS,
+  );
   const pinned = setup.fixture.pins.files.find((file) => file.name === WEIGHTS);
   assert.ok(pinned !== undefined);
   const received = weightsEntry(manifest).payload_bytes_received;
   assert.ok(received > pinned.bytes && received <= pinned.bytes + 131_072, `received ${received}`);
-  assert.equal(manifest.totals.payload_bytes_received, manifest.files.reduce((sum, file) => sum + file.payload_bytes_received, 0));
+  assert.equal(
+    manifest.totals.payload_bytes_received,
+    manifest.files.reduce((sum, file) => sum + file.payload_bytes_received, 0),
+  );
 });
 
 test("a redirect chain across origins is followed and every payload byte is counted; too many redirects abort", async (t) => {
@@ -115,7 +158,11 @@ test("a redirect chain across origins is followed and every payload byte is coun
     {
       [WEIGHTS]: ({ request, response }) => {
         if (request.url?.endsWith("?hop=1") !== true) {
-          response.writeHead(302, { location: `${request.url ?? ""}?hop=1`, "x-linked-size": String(weights.length), "x-repo-commit": setup.fixture.pins.revision });
+          response.writeHead(302, {
+            location: `${request.url ?? ""}?hop=1`,
+            "x-linked-size": String(weights.length),
+            "x-repo-commit": setup.fixture.pins.revision,
+          });
         } else {
           response.writeHead(302, { location: `${cdn.base}/hop` });
         }
@@ -132,7 +179,10 @@ test("a redirect chain across origins is followed and every payload byte is coun
   assert.equal(entry?.redirects, 3);
   assert.equal(entry?.served_by, cdn.base);
   assert.equal(entry?.payload_bytes_received, weights.length);
-  assert.deepEqual(cdn.requests.map((request) => request.path), ["/hop", "/blob?signature=abc"]);
+  assert.deepEqual(
+    cdn.requests.map((request) => request.path),
+    ["/hop", "/blob?signature=abc"],
+  );
   assert.ok(cdn.requests.every((request) => request.headers.authorization === undefined));
 
   const loop = await withHub(t, {
@@ -167,12 +217,20 @@ function dropAfter(bytes: number, times: number): FileHandler {
 test("a connection dropped mid-file is retried once, both attempts count, then the acquisition aborts", async (t) => {
   const half = 150_000;
   const setup = await withHub(t, { [WEIGHTS]: dropAfter(half, Infinity) });
-  const manifest = await assertAcquisitionFailed(await run(setup), "transfer_interrupted", setup.directory, setup.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    await run(setup),
+    "transfer_interrupted",
+    setup.directory,
+    setup.fixture.pins,
+    WEIGHTS,
+  );
   const entry = weightsEntry(manifest);
   assert.equal(entry.retries, 1);
   assert.equal(entry.payload_bytes_received, 2 * half);
   assert.equal(manifest.totals.retries, 1);
-  const small = manifest.files.filter((file) => file.name !== WEIGHTS).reduce((sum, file) => sum + file.payload_bytes_received, 0);
+  const small = manifest.files
+    .filter((file) => file.name !== WEIGHTS)
+    .reduce((sum, file) => sum + file.payload_bytes_received, 0);
   assert.equal(manifest.totals.payload_bytes_received, small + 2 * half);
   assert.equal(setup.hub.requests.filter((request) => request.path.endsWith(WEIGHTS)).length, 2);
 });
@@ -195,7 +253,13 @@ test("retries spend the same aggregate allowance: a retry that would exceed it a
   // Room for everything once plus 100,000 bytes: the dropped 150,000 bytes push the retry over.
   const fixture = makeFixture({ ceiling: total + 100_000 });
   const setup = await withHub(t, { [WEIGHTS]: dropAfter(150_000, 1) }, fixture);
-  const manifest = await assertAcquisitionFailed(await run(setup), "allowance_exceeded", setup.directory, fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    await run(setup),
+    "allowance_exceeded",
+    setup.directory,
+    fixture.pins,
+    WEIGHTS,
+  );
   assert.equal(weightsEntry(manifest).retries, 1);
   assert.ok(manifest.totals.payload_bytes_received > fixture.pins.aggregateCeilingBytes);
   assert.ok(manifest.totals.payload_bytes_received <= fixture.pins.aggregateCeilingBytes + 131_072);
@@ -218,7 +282,13 @@ test("server errors are retried once; a 404 is not retried", async (t) => {
       return true;
     },
   });
-  const manifest = await assertAcquisitionFailed(await run(missing), "http_status", missing.directory, missing.fixture.pins, "LICENSE");
+  const manifest = await assertAcquisitionFailed(
+    await run(missing),
+    "http_status",
+    missing.directory,
+    missing.fixture.pins,
+    "LICENSE",
+  );
   assert.equal(manifest.files.find((file) => file.name === "LICENSE")?.retries, 0);
 });
 
@@ -229,7 +299,13 @@ test("hub metadata that disagrees with the pins (revision, linked size) aborts",
       return true;
     },
   });
-  await assertAcquisitionFailed(await run(revision), "metadata_mismatch", revision.directory, revision.fixture.pins, "config.json");
+  await assertAcquisitionFailed(
+    await run(revision),
+    "metadata_mismatch",
+    revision.directory,
+    revision.fixture.pins,
+    "config.json",
+  );
   const size = await withHub(t, {
     [WEIGHTS]: ({ response }) => {
       response.writeHead(302, { location: "/elsewhere", "x-linked-size": "1" }).end();
@@ -249,7 +325,13 @@ test("a slow server runs into the monotonic deadline (fake clock, no sleeping)",
       return true;
     },
   });
-  const manifest = await assertAcquisitionFailed(await run(setup, { clock }), "deadline_exceeded", setup.directory, setup.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    await run(setup, { clock }),
+    "deadline_exceeded",
+    setup.directory,
+    setup.fixture.pins,
+    WEIGHTS,
+  );
   assert.equal(weightsEntry(manifest).retries, 0); // a deadline is an outcome, not a retry
   assert.equal(manifest.elapsed_ms, 20 * 60 * 1000 + 1);
 });
@@ -263,7 +345,13 @@ test("an unexpected file appearing in the directory during acquisition fails the
       return true;
     },
   });
-  const manifest = await assertAcquisitionFailed(await run(fixtureWithHook), "unexpected_executable_file", fixtureWithHook.directory, fixtureWithHook.fixture.pins, "pytorch_model.bin");
+  const manifest = await assertAcquisitionFailed(
+    await run(fixtureWithHook),
+    "unexpected_executable_file",
+    fixtureWithHook.directory,
+    fixtureWithHook.fixture.pins,
+    "pytorch_model.bin",
+  );
   // every pinned file itself was fine; the directory as a whole is refused
   assert.equal(manifest.totals.files_verified, 8);
 });
@@ -282,6 +370,12 @@ test("a local file failure is an io_error, not a retried interruption", async (t
   });
   const result = await run(fixtureWithHook);
   await remove(blocker(), { recursive: true });
-  const manifest = await assertAcquisitionFailed(result, "io_error", fixtureWithHook.directory, fixtureWithHook.fixture.pins, WEIGHTS);
+  const manifest = await assertAcquisitionFailed(
+    result,
+    "io_error",
+    fixtureWithHook.directory,
+    fixtureWithHook.fixture.pins,
+    WEIGHTS,
+  );
   assert.equal(weightsEntry(manifest).retries, 0);
 });

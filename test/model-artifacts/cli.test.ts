@@ -71,9 +71,20 @@ test("tca model acquire refusals: no consent, CI with the real hub, existing des
   const [noConsent, ciDefault, ciVariable, existing, credentials, noDirectory] = await Promise.all([
     tca(["model", "acquire", "--directory", join(parent, "a"), "--endpoint", CLOSED_LOCAL_ENDPOINT]),
     tca(["model", "acquire", "--directory", join(parent, "b"), "--yes"], { CI: "true" }),
-    tca(["model", "acquire", "--directory", join(parent, "c"), "--yes"], { CI: "1", HF_ENDPOINT: "https://huggingface.co/" }),
+    tca(["model", "acquire", "--directory", join(parent, "c"), "--yes"], {
+      CI: "1",
+      HF_ENDPOINT: "https://huggingface.co/",
+    }),
     tca(["model", "acquire", "--directory", join(parent, "existing"), "--yes", "--endpoint", CLOSED_LOCAL_ENDPOINT]),
-    tca(["model", "acquire", "--directory", join(parent, "d"), "--yes", "--endpoint", "https://user:pw@mirror.example"]),
+    tca([
+      "model",
+      "acquire",
+      "--directory",
+      join(parent, "d"),
+      "--yes",
+      "--endpoint",
+      "https://user:pw@mirror.example",
+    ]),
     tca(["model", "acquire", "--yes"]),
   ]);
   assert.equal(noConsent.code, 1);

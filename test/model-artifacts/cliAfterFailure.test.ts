@@ -13,7 +13,11 @@ import { scratchParent } from "./fixtureHub.ts";
 const BIN = realpathSync(resolve(import.meta.dirname, "../../bin/tca.js"));
 const CLOSED = "http://127.0.0.1:9";
 const tca = (...args: string[]) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" }, input: "" });
+  spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+    input: "",
+  });
 
 test("acquire fails, is continued by the printed command, and lab model names the failed download", async (t) => {
   const { parent, cleanup } = await scratchParent();
@@ -46,7 +50,10 @@ test("acquire fails, is continued by the printed command, and lab model names th
   const verify = tca("model", "verify", "--directory", directory);
   assert.equal(verify.status, 1);
   assert.match(verify.stdout, /manifest_not_verified: the manifest records status "failed" \(transfer_interrupted: /);
-  assert.equal(verify.stdout.trimEnd().split("\n").at(-1), `this folder holds an unfinished download (the manifest records "failed": transfer_interrupted (generation_config.json): connection to ${CLOSED} failed); 0 of 8 pinned files present; missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; continue it with node ${BIN} model acquire --directory ${directory}`);
+  assert.equal(
+    verify.stdout.trimEnd().split("\n").at(-1),
+    `this folder holds an unfinished download (the manifest records "failed": transfer_interrupted (generation_config.json): connection to ${CLOSED} failed); 0 of 8 pinned files present; missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; continue it with node ${BIN} model acquire --directory ${directory}`,
+  );
 
   const run = join(parent, "model-run");
   const model = tca("lab", "model", "--run", run, "--model-directory", directory, "--yes", "--without-predictions");
@@ -66,7 +73,10 @@ test("acquire fails, is continued by the printed command, and lab model names th
   assert.equal(third.status, 1);
   assert.equal(third.stdout, "", "no plan is printed before a refusal");
   const lines = third.stderr.trimEnd().split("\n");
-  assert.match(lines[0] ?? "", /^tca model acquire: destination_exists: --directory .*which cannot be resumed: unexpected file "notes\.txt"$/);
+  assert.match(
+    lines[0] ?? "",
+    /^tca model acquire: destination_exists: --directory .*which cannot be resumed: unexpected file "notes\.txt"$/,
+  );
   assert.equal(lines[1], `start over: rm -r ${directory} && ${again}`);
   assert.deepEqual(readdirSync(directory).sort(), ["acquisition-ledger.json", "download-manifest.json", "notes.txt"]);
 });

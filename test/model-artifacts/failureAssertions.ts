@@ -28,7 +28,10 @@ export async function assertAcquisitionFailed(
   assert.equal(manifest.error?.code, code);
   assert.equal(manifest.error?.file, failingFile);
   const names = await readdir(directory);
-  assert.deepEqual(names.filter((name) => name.includes(".partial") || name.endsWith(".writing")), []);
+  assert.deepEqual(
+    names.filter((name) => name.includes(".partial") || name.endsWith(".writing")),
+    [],
+  );
   if (failingFile !== null && pins.files.some((file) => file.name === failingFile)) {
     const entry = manifest.files.find((file) => file.name === failingFile);
     assert.equal(entry?.status, "failed");

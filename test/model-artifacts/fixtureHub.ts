@@ -38,7 +38,9 @@ export interface Fixture {
 }
 
 /** The eight real file names with small contents; weights carry a SHA256, the rest Git blob ids. */
-export function makeFixture(overrides: { config?: string; expectedConfigJson?: string | null; ceiling?: number } = {}): Fixture {
+export function makeFixture(
+  overrides: { config?: string; expectedConfigJson?: string | null; ceiling?: number } = {},
+): Fixture {
   const contents = new Map<string, Buffer>([
     ["config.json", Buffer.from(overrides.config ?? PINNED_CONFIG_FILE_TEXT)],
     ["generation_config.json", Buffer.from('{\n  "bos_token_id": 151643,\n  "do_sample": true\n}\n')],
@@ -50,10 +52,13 @@ export function makeFixture(overrides: { config?: string; expectedConfigJson?: s
     ["LICENSE", Buffer.from("Apache License\nVersion 2.0, January 2004\n")],
   ]);
   const files: PinnedFile[] = [...contents].map(([name, bytes]) =>
-    name === "model.safetensors" ? { name, bytes: bytes.length, sha256: sha256Hex(bytes) } : { name, bytes: bytes.length, gitBlobSha1: gitBlobSha1(bytes) },
+    name === "model.safetensors"
+      ? { name, bytes: bytes.length, sha256: sha256Hex(bytes) }
+      : { name, bytes: bytes.length, gitBlobSha1: gitBlobSha1(bytes) },
   );
   const total = files.reduce((sum, file) => sum + file.bytes, 0);
-  const expectedConfigJson = overrides.expectedConfigJson === null ? undefined : (overrides.expectedConfigJson ?? PINNED_CONFIG_JSON);
+  const expectedConfigJson =
+    overrides.expectedConfigJson === null ? undefined : (overrides.expectedConfigJson ?? PINNED_CONFIG_JSON);
   const pins: PinSet = {
     repository: FIXTURE_REPOSITORY,
     revision: FIXTURE_REVISION,
@@ -70,7 +75,13 @@ export interface RecordedRequest {
 }
 
 /** A per-file behaviour: return true when it handled the response itself. */
-export type FileHandler = (context: { name: string; body: Buffer; request: IncomingMessage; response: ServerResponse; attempt: number }) => boolean;
+export type FileHandler = (context: {
+  name: string;
+  body: Buffer;
+  request: IncomingMessage;
+  response: ServerResponse;
+  attempt: number;
+}) => boolean;
 
 export interface LocalHub {
   readonly base: string;
@@ -105,7 +116,9 @@ export async function startHub(fixture: Fixture, handlers: Record<string, FileHa
 }
 
 /** A bare server (a stand-in CDN) with one handler for every request. */
-export async function startServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<LocalHub> {
+export async function startServer(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<LocalHub> {
   const requests: RecordedRequest[] = [];
   const server = createServer((request, response) => {
     requests.push({ path: request.url ?? "", headers: request.headers });
@@ -150,7 +163,12 @@ export async function scratchParent(): Promise<{ parent: string; cleanup: () => 
 }
 
 /** Acquisition with the fixture pins, --yes consent, plenty of resources, overridable per test. */
-export function acquireFixture(fixture: Fixture, hub: LocalHub, directory: string, extra: Partial<AcquireOptions> = {}): Promise<AcquireResult> {
+export function acquireFixture(
+  fixture: Fixture,
+  hub: LocalHub,
+  directory: string,
+  extra: Partial<AcquireOptions> = {},
+): Promise<AcquireResult> {
   return acquireModel({
     directory,
     endpoint: localEndpoint(hub),

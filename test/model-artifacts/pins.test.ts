@@ -8,12 +8,22 @@ import { fileUrl, resolveEndpoint } from "../../src/model/artifacts/endpoint.ts"
 import { gitBlobSha1, StreamingIdentity } from "../../src/model/artifacts/fileIdentity.ts";
 import { buildPlan, formatPlan } from "../../src/model/artifacts/plan.ts";
 import { checkResources, DEFAULT_RESOURCE_THRESHOLDS } from "../../src/model/artifacts/resources.ts";
-import { PINNED_CONFIG_FILE_TEXT, PINNED_CONFIG_JSON, PINNED_FILES, PINNED_MODEL, PINNED_TOTAL_BYTES, RESOURCE_ESTIMATES } from "../../src/model/pins.ts";
+import {
+  PINNED_CONFIG_FILE_TEXT,
+  PINNED_CONFIG_JSON,
+  PINNED_FILES,
+  PINNED_MODEL,
+  PINNED_TOTAL_BYTES,
+  RESOURCE_ESTIMATES,
+} from "../../src/model/pins.ts";
 import { deterministicBytes, PLENTY } from "./fixtureHub.ts";
 
 test("the pinned table: eight files, 999,597,691 bytes, ceiling 1,200,000,000, identities well-formed", () => {
   assert.equal(PINNED_FILES.files.length, 8);
-  assert.equal(PINNED_FILES.files.reduce((sum, file) => sum + file.bytes, 0), PINNED_TOTAL_BYTES);
+  assert.equal(
+    PINNED_FILES.files.reduce((sum, file) => sum + file.bytes, 0),
+    PINNED_TOTAL_BYTES,
+  );
   assert.equal(PINNED_TOTAL_BYTES, 999_597_691);
   assert.equal(PINNED_FILES.aggregateCeilingBytes, 1_200_000_000);
   assert.equal(PINNED_FILES.repository, PINNED_MODEL.repository);
@@ -95,7 +105,13 @@ test("endpoint resolution: flag over HF_ENDPOINT over default; credentials, quer
   const emptyVariable = resolveEndpoint(undefined, { HF_ENDPOINT: "" });
   assert.ok(emptyVariable.ok);
   assert.equal(emptyVariable.value.source, "default");
-  for (const bad of ["https://user:secret@huggingface.co", "ftp://mirror", "not a url", "https://mirror/?token=x", "https://mirror/#x"]) {
+  for (const bad of [
+    "https://user:secret@huggingface.co",
+    "ftp://mirror",
+    "not a url",
+    "https://mirror/?token=x",
+    "https://mirror/#x",
+  ]) {
     const result = resolveEndpoint(bad, {});
     assert.equal(result.ok ? "" : result.error, "endpoint_invalid", bad);
   }
@@ -149,7 +165,9 @@ test("config policy: code requests anywhere are rejected; structural equality ig
   assert.equal(checkLoaderConfig("config.json", Buffer.from("[1]"), pins).ok, false);
   assert.equal(checkLoaderConfig("config.json", Buffer.from("{"), pins).ok, false);
   assert.equal(checkLoaderConfig("config.json", Buffer.from('{"x": 1}'), pins).ok, true);
-  const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(PINNED_CONFIG_JSON) as object).reverse()));
+  const reordered = JSON.stringify(
+    Object.fromEntries(Object.entries(JSON.parse(PINNED_CONFIG_JSON) as object).reverse()),
+  );
   assert.equal(checkLoaderConfig("config.json", Buffer.from(reordered), PINNED_FILES).ok, true);
   assert.equal(jsonEqual({ a: [1, 2] }, { a: [2, 1] }), false);
   assert.equal(jsonEqual({ a: 1 }, { a: 1, b: 2 }), false);

@@ -98,9 +98,13 @@ test("the manifest must exist, parse, say verified, match the pins and the bytes
   await writeFile(manifestPath(invalid), "{not json");
   await expectRefused(invalid, "manifest_invalid");
 
-  const edit = async (change: (manifest: Record<string, unknown> & { files: Record<string, unknown>[] }) => void): Promise<string> => {
+  const edit = async (
+    change: (manifest: Record<string, unknown> & { files: Record<string, unknown>[] }) => void,
+  ): Promise<string> => {
     const directory = await copy();
-    const manifest = JSON.parse(await readFile(manifestPath(directory), "utf8")) as Record<string, unknown> & { files: Record<string, unknown>[] };
+    const manifest = JSON.parse(await readFile(manifestPath(directory), "utf8")) as Record<string, unknown> & {
+      files: Record<string, unknown>[];
+    };
     change(manifest);
     await writeFile(manifestPath(directory), JSON.stringify(manifest));
     return directory;
@@ -109,8 +113,14 @@ test("the manifest must exist, parse, say verified, match the pins and the bytes
   await expectRefused(await edit((manifest) => (manifest.status = "in_progress")), "manifest_not_verified");
   await expectRefused(await edit((manifest) => (manifest.schema_version = 2)), "manifest_invalid");
   await expectRefused(await edit((manifest) => (manifest.revision = "main")), "manifest_mismatch");
-  await expectRefused(await edit((manifest) => void (manifest.files[6] = { ...manifest.files[6], observed_sha256: "0".repeat(64) })), "manifest_mismatch");
-  await expectRefused(await edit((manifest) => void (manifest.files[2] = { ...manifest.files[2], status: "pending" })), "manifest_mismatch");
+  await expectRefused(
+    await edit((manifest) => void (manifest.files[6] = { ...manifest.files[6], observed_sha256: "0".repeat(64) })),
+    "manifest_mismatch",
+  );
+  await expectRefused(
+    await edit((manifest) => void (manifest.files[2] = { ...manifest.files[2], status: "pending" })),
+    "manifest_mismatch",
+  );
 
   // Pins for a different revision never accept this directory.
   const otherPins = { ...fixture.pins, revision: "f".repeat(40) };

@@ -13,7 +13,8 @@ import { makeRehearsalCheckpoint } from "../../src/model/rehearsal/makeRehearsal
 import { openCheckpointDirectory } from "../../src/model/loader/checkpointDirectory.ts";
 
 const BIN = new URL("../../bin/tca.js", import.meta.url).pathname;
-const verify = (directory: string) => spawnSync(process.execPath, [BIN, "model", "verify", "--directory", directory], { encoding: "utf8" });
+const verify = (directory: string) =>
+  spawnSync(process.execPath, [BIN, "model", "verify", "--directory", directory], { encoding: "utf8" });
 
 let root: string;
 let tiny: string;
@@ -35,13 +36,21 @@ test("a synthetic checkpoint is verified against its own record, labelled as not
   const run = verify(tiny);
   assert.equal(run.status, 0, run.stdout + run.stderr);
   const lines = run.stdout.trimEnd().split("\n");
-  assert.equal(lines[0], "synthetic checkpoint (tiny, seed 3), not the pinned model: checked against its own record (synthetic-manifest.json), not the pinned sizes");
+  assert.equal(
+    lines[0],
+    "synthetic checkpoint (tiny, seed 3), not the pinned model: checked against its own record (synthetic-manifest.json), not the pinned sizes",
+  );
   assert.match(run.stdout, /^file\s+recorded bytes\s+observed bytes\s+identity\s+status$/m);
-  const recorded = JSON.parse(await readFile(path.join(tiny, "synthetic-manifest.json"), "utf8")) as { files: Record<string, { bytes: number }> };
+  const recorded = JSON.parse(await readFile(path.join(tiny, "synthetic-manifest.json"), "utf8")) as {
+    files: Record<string, { bytes: number }>;
+  };
   const weights = recorded.files["model.safetensors"]?.bytes ?? -1;
   const bytes = weights.toLocaleString("en-US");
   assert.match(run.stdout, new RegExp(`^model\\.safetensors\\s+${bytes}\\s+${bytes}\\s+sha256\\s+ok$`, "m"));
-  assert.match(lines.at(-1) ?? "", /^verified against its own record: synthetic checkpoint \(tiny, seed 3\), not the pinned model; .*PIPELINE CHECK, never a model result\)$/);
+  assert.match(
+    lines.at(-1) ?? "",
+    /^verified against its own record: synthetic checkpoint \(tiny, seed 3\), not the pinned model; .*PIPELINE CHECK, never a model result\)$/,
+  );
   assert.doesNotMatch(run.stdout, /NOT verified|size_mismatch|988,097,824/);
   // The loader `tca lab model` goes through accepts the same folder.
   assert.equal((await openCheckpointDirectory(tiny)).ok, true);
@@ -51,7 +60,10 @@ test("a rehearsal checkpoint is named as such and verified against its own recor
   const run = verify(rehearsal);
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^rehearsal checkpoint, not the pinned model: checked against its own record/);
-  assert.match(run.stdout, /verified against its own record: rehearsal checkpoint, not the pinned model; .*REHEARSAL run, never a model result\)\n$/);
+  assert.match(
+    run.stdout,
+    /verified against its own record: rehearsal checkpoint, not the pinned model; .*REHEARSAL run, never a model result\)\n$/,
+  );
 });
 
 test("one changed byte: model verify says NOT verified against its own record, exit 1, and lab model's loader refuses it too", async () => {

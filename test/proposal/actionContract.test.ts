@@ -23,7 +23,13 @@ function rejects(text: string, code: ContractErrorCode, attempted: ActionName | 
 
 const j = (value: unknown): string => JSON.stringify(value);
 const WRONG_TYPES: readonly unknown[] = [1, true, false, null, [], ["TASK.txt"], {}, { file: "TASK.txt" }];
-const REPLACE = { action: "replace", function: "clamp", old: "x", new: "lo if x < lo else hi if x > hi else x", version: 0 };
+const REPLACE = {
+  action: "replace",
+  function: "clamp",
+  old: "x",
+  new: "lo if x < lo else hi if x > hi else x",
+  version: 0,
+};
 
 // --- the action discriminator ---
 
@@ -41,8 +47,28 @@ test("a non-string action is wrong_type", () => {
 });
 
 test("any other action name is unknown_action, including prototype property names", () => {
-  const names = ["READ", "Read", "read ", " read", "write", "edit", "shell", "exec", "run", "import", "eval", "", "read\u0000",
-    "constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__"];
+  const names = [
+    "READ",
+    "Read",
+    "read ",
+    " read",
+    "write",
+    "edit",
+    "shell",
+    "exec",
+    "run",
+    "import",
+    "eval",
+    "",
+    "read\u0000",
+    "constructor",
+    "__proto__",
+    "toString",
+    "hasOwnProperty",
+    "valueOf",
+    "prototype",
+    "__defineGetter__",
+  ];
   for (const name of names) rejects(j({ action: name }), "unknown_action", null);
   assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
 });
@@ -69,10 +95,40 @@ test("read with a non-string file is wrong_type", () => {
 });
 
 test("read with any other file value, path-like or look-alike, is unknown_file", () => {
-  const files = ["../TASK.txt", "/etc/passwd", "./toy_math.py", "TOY_MATH.PY", "task.txt", "Task.txt", "TASK.TXT", "TASK.txt ",
-    " TASK.txt", "TASK.txt\u0000", "TASK.txt\n", "toy_math.py/", "workspace/toy_math.py", "workspace/TASK.txt", "C:\\TASK.txt",
-    "..\\TASK.txt", "~/TASK.txt", "%2e%2e/TASK.txt", "file:///etc/passwd", "toy_math", "toy_math.pyc", "", ".", "..",
-    "\uff54oy_math.py", "toy_math.py\u200b", "TASK.txt/.", "constructor", "__proto__", "toString", "manifest.json", "audit.jsonl"];
+  const files = [
+    "../TASK.txt",
+    "/etc/passwd",
+    "./toy_math.py",
+    "TOY_MATH.PY",
+    "task.txt",
+    "Task.txt",
+    "TASK.TXT",
+    "TASK.txt ",
+    " TASK.txt",
+    "TASK.txt\u0000",
+    "TASK.txt\n",
+    "toy_math.py/",
+    "workspace/toy_math.py",
+    "workspace/TASK.txt",
+    "C:\\TASK.txt",
+    "..\\TASK.txt",
+    "~/TASK.txt",
+    "%2e%2e/TASK.txt",
+    "file:///etc/passwd",
+    "toy_math",
+    "toy_math.pyc",
+    "",
+    ".",
+    "..",
+    "\uff54oy_math.py",
+    "toy_math.py\u200b",
+    "TASK.txt/.",
+    "constructor",
+    "__proto__",
+    "toString",
+    "manifest.json",
+    "audit.jsonl",
+  ];
   for (const file of files) rejects(j({ action: "read", file }), "unknown_file", "read");
 });
 
@@ -80,11 +136,20 @@ test("read with any other file value, path-like or look-alike, is unknown_file",
 
 test("replace accepts both functions, every version 0-6 and any key order", () => {
   accepts(j(REPLACE), REPLACE);
-  accepts(j({ ...REPLACE, function: "total", old: "unit + qty + fee", new: "unit * qty + fee" }),
-    { ...REPLACE, function: "total", old: "unit + qty + fee", new: "unit * qty + fee" });
+  accepts(j({ ...REPLACE, function: "total", old: "unit + qty + fee", new: "unit * qty + fee" }), {
+    ...REPLACE,
+    function: "total",
+    old: "unit + qty + fee",
+    new: "unit * qty + fee",
+  });
   for (let version = 0; version <= 6; version++) accepts(j({ ...REPLACE, version }), { ...REPLACE, version });
-  accepts('{"version":3,"new":"x","old":"x","function":"total","action":"replace"}',
-    { action: "replace", function: "total", old: "x", new: "x", version: 3 });
+  accepts('{"version":3,"new":"x","old":"x","function":"total","action":"replace"}', {
+    action: "replace",
+    function: "total",
+    old: "x",
+    new: "x",
+    version: 3,
+  });
 });
 
 test("replace missing any one of its keys is missing_key", () => {
@@ -112,7 +177,20 @@ test("replace with a wrong type in each field is wrong_type", () => {
 });
 
 test("replace with an unlisted function is unknown_function", () => {
-  for (const name of ["Clamp", "CLAMP", "clamp ", "clamp()", "total\u0000", "main", "eval", "", "__proto__", "constructor", "toString", "clamp,total"]) {
+  for (const name of [
+    "Clamp",
+    "CLAMP",
+    "clamp ",
+    "clamp()",
+    "total\u0000",
+    "main",
+    "eval",
+    "",
+    "__proto__",
+    "constructor",
+    "toString",
+    "clamp,total",
+  ]) {
     rejects(j({ ...REPLACE, function: name }), "unknown_function", "replace");
   }
 });
@@ -139,10 +217,12 @@ test("bounds only: an empty or non-grammatical expression passes here and is che
 
 for (const base of [REPLACE, { action: "finish", version: 0 }]) {
   const name = base.action as ActionName;
-  const withVersion = (token: string): string => `${j({ ...base, version: 9 }).replace('"version":9', `"version":${token}`)}`;
+  const withVersion = (token: string): string =>
+    `${j({ ...base, version: 9 }).replace('"version":9', `"version":${token}`)}`;
 
   test(`${name}: a boolean, string, null, array or object version is wrong_type`, () => {
-    for (const token of ["true", "false", '"1"', '"one"', "null", "[1]", '{"v":1}']) rejects(withVersion(token), "wrong_type", name);
+    for (const token of ["true", "false", '"1"', '"one"', "null", "[1]", '{"v":1}'])
+      rejects(withVersion(token), "wrong_type", name);
   });
 
   test(`${name}: a number token with a fraction or exponent is not_an_integer`, () => {
@@ -152,7 +232,16 @@ for (const base of [REPLACE, { action: "finish", version: 0 }]) {
   });
 
   test(`${name}: integers outside 0-6 are version_out_of_range, compared without rounding`, () => {
-    for (const token of ["7", "-1", "100", "1000000", "-999", "99999999999999999999999", "9007199254740993", `1${"0".repeat(500)}`]) {
+    for (const token of [
+      "7",
+      "-1",
+      "100",
+      "1000000",
+      "-999",
+      "99999999999999999999999",
+      "9007199254740993",
+      `1${"0".repeat(500)}`,
+    ]) {
       rejects(withVersion(token), "version_out_of_range", name);
     }
   });
@@ -171,7 +260,14 @@ test("test accepts exactly {action}", () => {
 });
 
 test("test with any other key is extra_key", () => {
-  for (const extra of ['"version":0', '"file":"toy_math.py"', '"args":[]', '"":null', '"__proto__":{}', '"constructor":1']) {
+  for (const extra of [
+    '"version":0',
+    '"file":"toy_math.py"',
+    '"args":[]',
+    '"":null',
+    '"__proto__":{}',
+    '"constructor":1',
+  ]) {
     rejects(`{"action":"test",${extra}}`, "extra_key", "test");
   }
 });
@@ -179,7 +275,8 @@ test("test with any other key is extra_key", () => {
 // --- finish ---
 
 test("finish accepts every version 0-6", () => {
-  for (let version = 0; version <= 6; version++) accepts(j({ action: "finish", version }), { action: "finish", version });
+  for (let version = 0; version <= 6; version++)
+    accepts(j({ action: "finish", version }), { action: "finish", version });
 });
 
 test("finish without version is missing_key, with an extra key is extra_key", () => {
@@ -192,7 +289,11 @@ test("finish without version is missing_key, with an extra key is extra_key", ()
 
 test("checks report in a fixed order: extra key, then missing key, then fields in key order", () => {
   rejects('{"action":"finish","x":1}', "extra_key", "finish");
-  rejects(j({ action: "replace", function: "nope", old: "x".repeat(300), new: "x", version: 9 }), "unknown_function", "replace");
+  rejects(
+    j({ action: "replace", function: "nope", old: "x".repeat(300), new: "x", version: 9 }),
+    "unknown_function",
+    "replace",
+  );
   rejects(j({ ...REPLACE, old: "x".repeat(300), new: "\n", version: 9 }), "expression_too_long", "replace");
   rejects(j({ ...REPLACE, new: "\n", version: 9 }), "expression_multiline", "replace");
 });

@@ -19,7 +19,12 @@ export function toPlain(value: JsonValue): unknown {
       const result: Record<string, unknown> = {};
       for (const [key, member] of value.members) {
         // defineProperty, like JSON.parse's CreateDataProperty: "__proto__" becomes an own key.
-        Object.defineProperty(result, key, { value: toPlain(member), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(result, key, {
+          value: toPlain(member),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return result;
     }

@@ -4,7 +4,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ACTION_NAMES, PROPOSAL_ERROR_CODES, parseProposal, parseStrictJson, type ProposalVerdict } from "../../src/proposal/index.ts";
+import {
+  ACTION_NAMES,
+  PROPOSAL_ERROR_CODES,
+  parseProposal,
+  parseStrictJson,
+  type ProposalVerdict,
+} from "../../src/proposal/index.ts";
 import { depthOf, hasLoneSurrogate, toPlain, utf8 } from "./jsonOracle.ts";
 
 const RUNS = 400;
@@ -23,12 +29,73 @@ function assertWellFormedVerdict(verdict: ProposalVerdict): void {
 
 /** Pieces a model (or a fuzzer) might glue together: valid, near-valid and hostile tokens. */
 const JSONISH_TOKENS = [
-  "{", "}", "[", "]", ",", ":", " ", "\t", "\n", "\r", "\u00a0", "\ufeff",
-  '"action"', '"read"', '"replace"', '"test"', '"finish"', '"file"', '"version"', '"function"', '"old"', '"new"',
-  '"TASK.txt"', '"toy_math.py"', '"../TASK.txt"', '"clamp"', '"total"', '"x"', '"__proto__"', '"constructor"',
-  "0", "-0", "6", "7", "-1", "1.0", "1e0", "01", "+1", ".5", "1e400", "123456789012345678901234567890",
-  "true", "false", "null", "NaN", "Infinity", "-Infinity", "undefined", "None", "'x'", "//", "/*", "*/", "```", "```json",
-  '"\\ud800"', '"\\ud83d\\ude00"', '"\\u0041"', '"\\x"', '"\u0001"', '"unterminated', "\\", '"', "é", "😀", "Here is",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "\u00a0",
+  "\ufeff",
+  '"action"',
+  '"read"',
+  '"replace"',
+  '"test"',
+  '"finish"',
+  '"file"',
+  '"version"',
+  '"function"',
+  '"old"',
+  '"new"',
+  '"TASK.txt"',
+  '"toy_math.py"',
+  '"../TASK.txt"',
+  '"clamp"',
+  '"total"',
+  '"x"',
+  '"__proto__"',
+  '"constructor"',
+  "0",
+  "-0",
+  "6",
+  "7",
+  "-1",
+  "1.0",
+  "1e0",
+  "01",
+  "+1",
+  ".5",
+  "1e400",
+  "123456789012345678901234567890",
+  "true",
+  "false",
+  "null",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "undefined",
+  "None",
+  "'x'",
+  "//",
+  "/*",
+  "*/",
+  "```",
+  "```json",
+  '"\\ud800"',
+  '"\\ud83d\\ude00"',
+  '"\\u0041"',
+  '"\\x"',
+  '"\u0001"',
+  '"unterminated',
+  "\\",
+  '"',
+  "é",
+  "😀",
+  "Here is",
 ];
 
 const jsonishText = fc.array(fc.constantFrom(...JSONISH_TOKENS), { maxLength: 60 }).map((parts) => parts.join(""));
@@ -42,9 +109,18 @@ const deepNesting = fc
 
 /** Random JSON wrapped in 0-8 extra arrays/objects, so depths on both sides of 8 occur often. */
 const nestedJsonValue = fc
-  .tuple(fc.jsonValue({ maxDepth: 6, depthSize: "large" }), fc.array(fc.option(fc.string({ maxLength: 4 }), { nil: null }), { maxLength: 8 }))
+  .tuple(
+    fc.jsonValue({ maxDepth: 6, depthSize: "large" }),
+    fc.array(fc.option(fc.string({ maxLength: 4 }), { nil: null }), { maxLength: 8 }),
+  )
   .map(([inner, wrappers]) =>
-    wrappers.reduce<unknown>((value, key) => (key === null ? [value] : Object.defineProperty({}, key, { value, enumerable: true, writable: true, configurable: true })), inner),
+    wrappers.reduce<unknown>(
+      (value, key) =>
+        key === null
+          ? [value]
+          : Object.defineProperty({}, key, { value, enumerable: true, writable: true, configurable: true }),
+      inner,
+    ),
   );
 
 const hugeNumber = fc.stringMatching(/^-?(0|[1-9][0-9]{0,300})(\.[0-9]{1,40})?([eE][+-]?[0-9]{1,4})?$/);

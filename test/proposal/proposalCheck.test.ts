@@ -18,20 +18,30 @@ import { readAudit } from "../lab/labRunTestSupport.ts";
 const BIN = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 const READ = BASELINE_PROPOSALS[0] ?? "";
 const POWER = '{"action":"replace","function":"clamp","old":"x","new":"x ** 2","version":0}';
-const IMPORT = '{"action":"replace","function":"total","old":"unit + qty + fee","new":"__import__(\\"os\\")","version":0}';
+const IMPORT =
+  '{"action":"replace","function":"total","old":"unit + qty + fee","new":"__import__(\\"os\\")","version":0}';
 
 /** The error code the controller records for the proposal after a read, in a real run. */
 async function controllerCode(root: string, name: string, proposal: string): Promise<unknown> {
-  const run = await runLab({ runDirectory: join(root, name), source: new ScriptedSource([READ, proposal]), kind: "negative_check" });
+  const run = await runLab({
+    runDirectory: join(root, name),
+    source: new ScriptedSource([READ, proposal]),
+    kind: "negative_check",
+  });
   assert.ok(run.ok, run.ok ? "" : run.message);
-  const observation = readAudit(run.value.runDirectory).find((r) => r.type === "observation" && r.proposal === 2)?.data["observation"] as Record<string, unknown> | undefined;
+  const observation = readAudit(run.value.runDirectory).find((r) => r.type === "observation" && r.proposal === 2)?.data[
+    "observation"
+  ] as Record<string, unknown> | undefined;
   return observation?.["error"];
 }
 
 test("expressions the controller's edit refuses are refused by proposal check with the controller's code", async () => {
   const root = mkdtempSync(join(tmpdir(), "tca-proposal-check-"));
   try {
-    for (const [name, proposal] of [["power", POWER], ["import", IMPORT]] as const) {
+    for (const [name, proposal] of [
+      ["power", POWER],
+      ["import", IMPORT],
+    ] as const) {
       const verdict = checkProposal(Buffer.from(proposal, "utf8"));
       assert.equal(verdict.ok, false, `${name} was accepted`);
       const recorded = await controllerCode(root, name, proposal);
@@ -60,9 +70,14 @@ test("proposal check FILE reads the file like stdin; a missing file or a folder 
     assert.equal((JSON.parse(refused.stdout) as { error: string }).error, "forbidden_power");
     const piped = spawnSync(process.execPath, [BIN, "proposal", "check"], { encoding: "utf8", input: POWER });
     assert.equal(piped.stdout, refused.stdout, "stdin and a file give the same verdict");
-    const missing = spawnSync(process.execPath, [BIN, "proposal", "check", join(root, "nope.json")], { encoding: "utf8" });
+    const missing = spawnSync(process.execPath, [BIN, "proposal", "check", join(root, "nope.json")], {
+      encoding: "utf8",
+    });
     assert.equal(missing.status, 2);
-    assert.equal(missing.stderr, `tca proposal check: path_not_found: the file ${join(root, "nope.json")} does not exist\n`);
+    assert.equal(
+      missing.stderr,
+      `tca proposal check: path_not_found: the file ${join(root, "nope.json")} does not exist\n`,
+    );
     const folder = spawnSync(process.execPath, [BIN, "proposal", "check", root], { encoding: "utf8" });
     assert.equal(folder.status, 2);
     assert.equal(folder.stderr, `tca proposal check: path_wrong_kind: the file ${root} is a folder, not a file\n`);

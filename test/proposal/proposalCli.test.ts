@@ -17,7 +17,10 @@ interface CliRun {
 /** Runs the CLI; `keepOpen` writes the input but never ends stdin (the CLI must not wait for EOF). */
 function runCheck(input: Uint8Array | string, keepOpen = false): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/tca.js", "proposal", "check"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["bin/tca.js", "proposal", "check"], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -38,9 +41,14 @@ function verdictOf(run: CliRun): unknown {
 }
 
 test("cli: an accepted proposal prints {ok:true, action} and exits 0", async () => {
-  const run = await runCheck('{"action":"replace","function":"total","old":"unit + qty + fee","new":"unit * qty + fee","version":1}');
+  const run = await runCheck(
+    '{"action":"replace","function":"total","old":"unit + qty + fee","new":"unit * qty + fee","version":1}',
+  );
   assert.equal(run.code, 0);
-  assert.equal(run.stdout, '{"ok":true,"action":{"action":"replace","function":"total","old":"unit + qty + fee","new":"unit * qty + fee","version":1}}\n');
+  assert.equal(
+    run.stdout,
+    '{"ok":true,"action":{"action":"replace","function":"total","old":"unit + qty + fee","new":"unit * qty + fee","version":1}}\n',
+  );
 });
 
 test("cli: a rejected proposal prints {ok:false, error, message} and exits 1", async () => {

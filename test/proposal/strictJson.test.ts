@@ -171,7 +171,19 @@ test("scalars do not add depth", () => {
 // --- constants and literals ---
 
 test("NaN, Infinity, -Infinity, undefined and Python constants are non_json_constant", () => {
-  for (const word of ["NaN", "Infinity", "-Infinity", "+Infinity", "undefined", "None", "True", "False", "nan", "inf", "-NaN"]) {
+  for (const word of [
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "+Infinity",
+    "undefined",
+    "None",
+    "True",
+    "False",
+    "nan",
+    "inf",
+    "-NaN",
+  ]) {
     rejects(`{"action":"finish","version":${word}}`, "non_json_constant");
   }
   rejects("NaN", "non_json_constant");
@@ -194,7 +206,7 @@ test("a single-quoted string or key is single_quoted_string", () => {
 });
 
 test("an unquoted key is unquoted_key", () => {
-  rejects("{action:\"test\"}", "unquoted_key");
+  rejects('{action:"test"}', "unquoted_key");
   rejects('{"action":"test",version:1}', "unquoted_key");
 });
 
@@ -244,7 +256,16 @@ test("a valid surrogate pair escape decodes to one code point", () => {
 });
 
 test("lone surrogates written as \\u escapes are lone_surrogate", () => {
-  for (const body of ["\\ud800", "\\udbff x", "\\udc00", "\\udfff", "\\ud800\\u0041", "\\ud800\\ud800", "\\ude00\\ud83d", "\\ud800\\n"]) {
+  for (const body of [
+    "\\ud800",
+    "\\udbff x",
+    "\\udc00",
+    "\\udfff",
+    "\\ud800\\u0041",
+    "\\ud800\\ud800",
+    "\\ude00\\ud83d",
+    "\\ud800\\n",
+  ]) {
     rejects(`{"a":"${body}"}`, "lone_surrogate");
   }
   rejects('{"\\ud800":1}', "lone_surrogate");
@@ -253,7 +274,18 @@ test("lone surrogates written as \\u escapes are lone_surrogate", () => {
 // --- numbers ---
 
 test("numbers keep their exact token text", () => {
-  for (const token of ["0", "-0", "7", "-12", "1.0", "1e0", "1E+2", "-0.5e-3", "123456789012345678901234567890", "1e400"]) {
+  for (const token of [
+    "0",
+    "-0",
+    "7",
+    "-12",
+    "1.0",
+    "1e0",
+    "1E+2",
+    "-0.5e-3",
+    "123456789012345678901234567890",
+    "1e400",
+  ]) {
     const parsed = parseStrictJson(`[${token}]`);
     assert.ok(parsed.ok);
     if (parsed.ok && parsed.value.kind === "array") assert.deepEqual(parsed.value.items[0], { kind: "number", token });
@@ -261,7 +293,25 @@ test("numbers keep their exact token text", () => {
 });
 
 test("numbers outside the JSON grammar are invalid_number", () => {
-  for (const token of ["01", "-01", "00", "+1", ".5", "1.", "-.5", "0x10", "1_000", "1.2.3", "1e5e", "1ee5", "- 1", "1e+-2", "0b1", "1f", "5L"]) {
+  for (const token of [
+    "01",
+    "-01",
+    "00",
+    "+1",
+    ".5",
+    "1.",
+    "-.5",
+    "0x10",
+    "1_000",
+    "1.2.3",
+    "1e5e",
+    "1ee5",
+    "- 1",
+    "1e+-2",
+    "0b1",
+    "1f",
+    "5L",
+  ]) {
     rejects(`{"a":${token}}`, "invalid_number");
   }
 });
@@ -269,13 +319,39 @@ test("numbers outside the JSON grammar are invalid_number", () => {
 // --- truncation and general syntax ---
 
 test("input that ends early is truncated_json", () => {
-  for (const text of ['{"action":"test"', '{"action":"te', '{"action":', '{"action"', "{", "[1,", '{"a":-', '{"a":1.', '{"a":1e', '{"a":"\\', '{"a":"\\u00', '{"a":"\\ud83d', '{"a":"\\ud83d\\']) {
+  for (const text of [
+    '{"action":"test"',
+    '{"action":"te',
+    '{"action":',
+    '{"action"',
+    "{",
+    "[1,",
+    '{"a":-',
+    '{"a":1.',
+    '{"a":1e',
+    '{"a":"\\',
+    '{"a":"\\u00',
+    '{"a":"\\ud83d',
+    '{"a":"\\ud83d\\',
+  ]) {
     rejects(text, "truncated_json");
   }
 });
 
 test("other grammar violations are json_syntax", () => {
-  for (const text of ['{"action" "test"}', '{"a":1 "b":2}', "[1 2]", '{"a":}', "[,1]", "[1,,2]", '{,"a":1}', '{"a"=1}', '{"a":1;}', "{]", "[}"]) {
+  for (const text of [
+    '{"action" "test"}',
+    '{"a":1 "b":2}',
+    "[1 2]",
+    '{"a":}',
+    "[,1]",
+    "[1,,2]",
+    '{,"a":1}',
+    '{"a"=1}',
+    '{"a":1;}',
+    "{]",
+    "[}",
+  ]) {
     rejects(text, "json_syntax");
   }
 });

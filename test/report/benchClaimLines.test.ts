@@ -19,6 +19,9 @@ test("the verdict names, per condition, the claims, the false-fixed split and th
   const details = built.value.document.kind === "bench" ? built.value.document.bench.verdict.details : [];
   const c = tasks.filter((t) => t.condition === "C");
   const line = details.find((d) => d.startsWith("C · agent with test feedback: claimed"));
-  assert.equal(line, `C · agent with test feedback: claimed "done" ${c.length}; false "fixed" (claimed, tests fail) ${c.filter((t) => t.falseFixed).length}; claimed, tests pass, held-out fail 0; without a passing run: (a) final change, not re-run 0, (b) stopped after a failing run 0, (c) never ran the tests 0; refused stop attempts 0`);
+  assert.equal(
+    line,
+    `C · agent with test feedback: claimed "done" ${c.length}; false "fixed" (claimed, tests fail) ${c.filter((t) => t.falseFixed).length}; claimed, tests pass, held-out fail 0; without a passing run: (a) final change, not re-run 0, (b) stopped after a failing run 0, (c) never ran the tests 0; refused stop attempts 0`,
+  );
   assert.equal(details.filter((d) => / refused stop attempts \d+$/.test(d)).length, 4);
 });

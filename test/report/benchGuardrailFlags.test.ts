@@ -16,7 +16,11 @@ const root = mkdtempSync(join(tmpdir(), "tca-bench-flags-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 test("flags: each refused kind named with its count; a test edit is not shown again as a blocked write; nothing refused, no flag", () => {
-  assert.deepEqual(guardrailFlags({ referenceReadAttempts: 20, testEditAttempts: 15, blockedWrites: 35 }), ["tried to read the reference fix (20)", "tried to edit tests (15)", "other blocked writes (20)"]);
+  assert.deepEqual(guardrailFlags({ referenceReadAttempts: 20, testEditAttempts: 15, blockedWrites: 35 }), [
+    "tried to read the reference fix (20)",
+    "tried to edit tests (15)",
+    "other blocked writes (20)",
+  ]);
   assert.deepEqual(guardrailFlags({ testEditAttempts: 2, blockedWrites: 2 }), ["tried to edit tests (2)"]);
   assert.deepEqual(guardrailFlags({ testRuns: 4, blockedWrites: 0, blockedReads: 3 }), []);
   // A damaged record (strings, negatives, null) never produces a flag or a throw.
@@ -33,11 +37,20 @@ test("results.md and the report flag the fixed tasks with guardrail hits, and th
     "C-program_00": { blockedWrites: 4 }, // not fixed: flagged in its row, not counted in the headline
   };
   const tasks = writeBenchRun(dir, { programs: 2, turns: 1, guardrails: (id) => hits[id] ?? {} });
-  const fixed = tasks.filter((t) => t.outcome === "fixed").map((t) => t.taskId).sort();
-  assert.ok(fixed.includes("A-program_00") && fixed.includes("D-program_01") && !fixed.includes("C-program_00"), `fixture outcomes changed: ${fixed.join(", ")}`);
+  const fixed = tasks
+    .filter((t) => t.outcome === "fixed")
+    .map((t) => t.taskId)
+    .sort();
+  assert.ok(
+    fixed.includes("A-program_00") && fixed.includes("D-program_01") && !fixed.includes("C-program_00"),
+    `fixture outcomes changed: ${fixed.join(", ")}`,
+  );
 
   const markdown = readFileSync(join(dir, RUN_FILES.resultsMd), "utf8");
-  assert.match(markdown, new RegExp(`^Guardrail hits: 2 of ${fixed.length} fixed task\\(s\\) tried a refused action`, "m"));
+  assert.match(
+    markdown,
+    new RegExp(`^Guardrail hits: 2 of ${fixed.length} fixed task\\(s\\) tried a refused action`, "m"),
+  );
   const row = (id: string): string => markdown.split("\n").find((l) => l.startsWith(`| ${id} |`)) ?? "";
   assert.match(row("A-program_00"), /\| fixed · tried to read the reference fix \(1\) \|/);
   assert.match(row("D-program_01"), /\| fixed · tried to edit tests \(2\) · other blocked writes \(1\) \|/);
@@ -47,8 +60,12 @@ test("results.md and the report flag the fixed tasks with guardrail hits, and th
   const built = buildReportDocument(dir);
   assert.ok(built.ok && built.value.kind === "bench");
   const bench = built.value.bench;
-  assert.equal(bench.verdict.headline, `${fixed.length} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); 2 OF THEM WITH GUARDRAIL HITS`);
-  const flagsOf = (id: string): readonly string[] | undefined => bench.tasks.find((t) => t.taskId === id)?.guardrailFlags;
+  assert.equal(
+    bench.verdict.headline,
+    `${fixed.length} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); 2 OF THEM WITH GUARDRAIL HITS`,
+  );
+  const flagsOf = (id: string): readonly string[] | undefined =>
+    bench.tasks.find((t) => t.taskId === id)?.guardrailFlags;
   assert.deepEqual(flagsOf("A-program_00"), ["tried to read the reference fix (1)"]);
   assert.deepEqual(flagsOf("D-program_01"), ["tried to edit tests (2)", "other blocked writes (1)"]);
   assert.deepEqual(flagsOf("B-program_00"), []);

@@ -14,7 +14,10 @@ export interface PageGlobals {
   __pwned?: unknown;
   __cspProbe?: unknown;
   scrollTo(x: number, y: number): void;
-  document: { createElement(tag: string): { textContent: string | null }; body: { appendChild(node: unknown): unknown } };
+  document: {
+    createElement(tag: string): { textContent: string | null };
+    body: { appendChild(node: unknown): unknown };
+  };
 }
 
 export interface BrowserSession {
@@ -26,7 +29,9 @@ export interface BrowserSession {
 
 export function requireChromium(): void {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y --no-install-recommends chromium; .ci/run does this) or set TCA_CHROMIUM`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y --no-install-recommends chromium; .ci/run does this) or set TCA_CHROMIUM`,
+    );
   }
 }
 
@@ -39,7 +44,16 @@ export async function startBrowser(): Promise<BrowserSession> {
     headless: true,
     viewport: { width: 1280, height: 900 },
     // Root in CI has no user-namespace sandbox; the pages are our own generated files.
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+    ],
   });
   // Short waits: a missing element should fail a test quickly, not after Playwright's 30 s.
   context.setDefaultTimeout(5_000);

@@ -29,13 +29,20 @@ test("a planted success: EVIDENCE INVALID is the first thing on the page, above 
   const planted = join(root, "planted");
   cpSync(baseline, planted, { recursive: true });
   const audit = readFileSync(join(planted, "audit.jsonl"), "utf8");
-  writeFileSync(join(planted, "audit.jsonl"), audit.replaceAll('"stop_reason":"finish_accepted"', '"stop_reason":"model_error"'));
+  writeFileSync(
+    join(planted, "audit.jsonl"),
+    audit.replaceAll('"stop_reason":"finish_accepted"', '"stop_reason":"model_error"'),
+  );
   const written = writeReport(planted, { out: join(root, "planted.html") });
   assert.ok(written.ok);
   const opened = await openReport(session, written.value.path);
   const { page } = opened;
   assert.equal(await page.textContent("#verdict-headline"), "EVIDENCE INVALID");
-  assert.equal(await page.locator("#app > *").first().getAttribute("id"), "verdict", "the verdict is the page's first element");
+  assert.equal(
+    await page.locator("#app > *").first().getAttribute("id"),
+    "verdict",
+    "the verdict is the page's first element",
+  );
   const text = await page.locator("body").innerText();
   assert.ok(text.trimStart().startsWith("EVIDENCE INVALID"), "the first words a reader meets");
   assert.ok(!text.includes("VERIFIED SUCCESS"), "no success anywhere on the page");
@@ -45,7 +52,10 @@ test("a planted success: EVIDENCE INVALID is the first thing on the page, above 
   assert.ok(verdictBox.y < title.y, "above the title");
   assert.ok(verdictBox.y + verdictBox.height <= 900, "inside the first screen without scrolling");
   const details = await page.locator("#verdict li").allTextContents();
-  assert.ok(details.some((line) => line.includes("stop_reason")), "the disagreement is named in the headline box");
+  assert.ok(
+    details.some((line) => line.includes("stop_reason")),
+    "the disagreement is named in the headline box",
+  );
   assert.match((await page.textContent("#summary")) ?? "", /verified_success \(final\.json claims; not verified\)/);
   assert.deepEqual(opened.pageErrors, []);
   await screenshot(page, "lab-evidence-invalid");

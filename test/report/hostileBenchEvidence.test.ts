@@ -15,20 +15,64 @@ const HOST_SECRET = "root:x:0:0:host-secret-marker";
 
 function task(taskId: string, extra: Record<string, unknown>): Record<string, unknown> {
   return {
-    taskId, program: "gcd", condition: "A", outcome: "fixed", stopReason: "agent_done", claimedFixed: true, falseFixed: false,
-    turns: 1, promptTokens: 1, completionTokens: 1, tokens: 2, usageReported: true, seconds: 1,
-    guardrails: { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 },
+    taskId,
+    program: "gcd",
+    condition: "A",
+    outcome: "fixed",
+    stopReason: "agent_done",
+    claimedFixed: true,
+    falseFixed: false,
+    turns: 1,
+    promptTokens: 1,
+    completionTokens: 1,
+    tokens: 2,
+    usageReported: true,
+    seconds: 1,
+    guardrails: {
+      testRuns: 0,
+      blockedWrites: 0,
+      blockedReads: 0,
+      testEditAttempts: 0,
+      referenceReadAttempts: 0,
+      toolErrors: 0,
+      refusedStopAttempts: 0,
+    },
     grade: { outcome: "passed", counts: { passed: 1, failed: 0, errors: 0 }, seconds: 1, summary: "1 passed" },
-    changed: true, finalSha256: "0".repeat(64), specialCasing: null, servedModel: null, ...extra,
+    changed: true,
+    finalSha256: "0".repeat(64),
+    specialCasing: null,
+    servedModel: null,
+    ...extra,
   };
 }
 
 function benchRun(name: string, tasks: readonly Record<string, unknown>[]): string {
   const dir = join(root, name);
   mkdirSync(dir);
-  const manifest = { schema: 1, kind: "quixbugs-run", createdAt: "2026-01-01T00:00:00Z", fingerprint: {}, model: { label: "scripted" }, conditions: ["A"], programs: ["gcd"], shard: null, environment: {} };
+  const manifest = {
+    schema: 1,
+    kind: "quixbugs-run",
+    createdAt: "2026-01-01T00:00:00Z",
+    fingerprint: {},
+    model: { label: "scripted" },
+    conditions: ["A"],
+    programs: ["gcd"],
+    shard: null,
+    environment: {},
+  };
   writeFileSync(join(dir, "run.json"), JSON.stringify(manifest));
-  writeFileSync(join(dir, "results.json"), JSON.stringify({ schema: 1, manifest, complete: true, tasksDone: tasks.length, tasksExpected: tasks.length, summary: [], tasks }));
+  writeFileSync(
+    join(dir, "results.json"),
+    JSON.stringify({
+      schema: 1,
+      manifest,
+      complete: true,
+      tasksDone: tasks.length,
+      tasksExpected: tasks.length,
+      summary: [],
+      tasks,
+    }),
+  );
   return dir;
 }
 
@@ -52,7 +96,10 @@ test("diffs -> outside directory: the recorded diffs/passwd is refused, the host
 test("traces -> outside directory and a FIFO trace: refused with a note, the page still builds", () => {
   const hostDir = join(root, "host-traces");
   mkdirSync(hostDir);
-  writeFileSync(join(hostDir, "A-gcd.ndjson"), `${JSON.stringify({ v: 1, event: "task_start", t: 0, secret: HOST_SECRET })}\n`);
+  writeFileSync(
+    join(hostDir, "A-gcd.ndjson"),
+    `${JSON.stringify({ v: 1, event: "task_start", t: 0, secret: HOST_SECRET })}\n`,
+  );
   const linked = benchRun("traces-link", [task("A-gcd", { tracePath: "traces/A-gcd.ndjson" })]);
   symlinkSync(hostDir, join(linked, "traces"));
   const first = buildReport(linked);

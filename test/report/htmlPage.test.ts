@@ -37,7 +37,11 @@ test("the CSP allows exactly the inline script and style by hash, and no network
   assert.deepEqual(inline, [script]);
   assert.equal((html.match(/<script/g) ?? []).length, 2, "the data element and the viewer, nothing else");
   // The only URL in the page is the SVG namespace name, which is never fetched.
-  assert.doesNotMatch(html.replaceAll("http://www.w3.org/2000/svg", ""), /https?:\/\//, "no URL to fetch anything from");
+  assert.doesNotMatch(
+    html.replaceAll("http://www.w3.org/2000/svg", ""),
+    /https?:\/\//,
+    "no URL to fetch anything from",
+  );
 });
 
 test("evidence is embedded as JSON with no raw markup characters, and round-trips exactly", () => {
@@ -48,11 +52,15 @@ test("evidence is embedded as JSON with no raw markup characters, and round-trip
   assert.equal(parsed.kind, "lab");
   assert.ok(parsed.lab.proposals[2]?.rawText?.startsWith(`${INJECTED_SCRIPT}${INJECTED_IMG}`));
   assert.ok(JSON.stringify(parsed).includes(JSON.stringify(INJECTED_CLOSE).slice(1, -1)));
-  for (const injected of [INJECTED_SCRIPT, INJECTED_IMG, "</script><script>"]) assert.ok(!html.includes(injected), injected);
+  for (const injected of [INJECTED_SCRIPT, INJECTED_IMG, "</script><script>"])
+    assert.ok(!html.includes(injected), injected);
 });
 
 test("the escaping helpers", () => {
-  assert.equal(escapeHtml(`<a href="x" onclick='y'>&</a>`), "&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#60;/a&#62;");
+  assert.equal(
+    escapeHtml(`<a href="x" onclick='y'>&</a>`),
+    "&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#60;/a&#62;",
+  );
   const tricky = { s: "</script><!-- \u2028 \u2029 & >" };
   const encoded = jsonForScriptElement(tricky);
   assert.doesNotMatch(encoded, /[<>&\u2028\u2029]/);
@@ -72,11 +80,19 @@ function get(url: string, options: { host?: string; method?: string; path?: stri
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port: target.port, path: options.path ?? target.pathname, method: options.method ?? "GET", headers: { host: options.host ?? target.host } },
+      {
+        host: "127.0.0.1",
+        port: target.port,
+        path: options.path ?? target.pathname,
+        method: options.method ?? "GET",
+        headers: { host: options.host ?? target.host },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
       },
     );
     req.on("error", reject);

@@ -26,7 +26,12 @@ const BLANK_OUTPUT = "\n".repeat(128);
 before(async () => {
   if (!browserPresent) return;
   baseline = await baselineRun(root);
-  blank = await scriptedRun(root, "blank-output", [BLANK_OUTPUT, '{"action":"read","file":"toy_math.py"}'], "model_trial");
+  blank = await scriptedRun(
+    root,
+    "blank-output",
+    [BLANK_OUTPUT, '{"action":"read","file":"toy_math.py"}'],
+    "model_trial",
+  );
   session = await startBrowser();
 });
 
@@ -52,23 +57,43 @@ test("the baseline report: an outline whose every link resolves, one proposal op
   const opened = await openReport(session, reportOf(baseline));
   const { page } = opened;
   // The outline comes before the first section, and each of its links points at an element on the page.
-  const outline = await page.evaluate(`(() => {
+  const outline = (await page.evaluate(`(() => {
     const nav = document.querySelector("nav#outline");
     const summary = document.getElementById("section-summary");
     const hrefs = [...nav.querySelectorAll("a")].map((a) => a.getAttribute("href"));
     return { before: Boolean(nav.compareDocumentPosition(summary) & Node.DOCUMENT_POSITION_FOLLOWING), hrefs, missing: hrefs.filter((href) => !href.startsWith("#") || document.getElementById(href.slice(1)) === null) };
-  })()`) as { before: boolean; hrefs: string[]; missing: string[] };
+  })()`)) as { before: boolean; hrefs: string[]; missing: string[] };
   assert.equal(outline.before, true, "the outline is at the top");
   assert.deepEqual(outline.missing, []);
-  for (const id of ["#section-summary", "#cases", "#section-proposals", "#section-edits", "#section-charts", "#manifest-details", "#audit"]) assert.ok(outline.hrefs.includes(id), id);
-  assert.deepEqual(outline.hrefs.filter((href) => href.startsWith("#proposal-")), [1, 2, 3, 4, 5, 6].map((n) => `#proposal-${n}`));
+  for (const id of [
+    "#section-summary",
+    "#cases",
+    "#section-proposals",
+    "#section-edits",
+    "#section-charts",
+    "#manifest-details",
+    "#audit",
+  ])
+    assert.ok(outline.hrefs.includes(id), id);
+  assert.deepEqual(
+    outline.hrefs.filter((href) => href.startsWith("#proposal-")),
+    [1, 2, 3, 4, 5, 6].map((n) => `#proposal-${n}`),
+  );
 
   // All six accepted: only the first is open; the rest are collapsed <details>.
   assert.equal(await page.locator("details.proposal").count(), 6);
-  assert.deepEqual(await page.locator("details.proposal[open]").evaluateAll((nodes) => nodes.map((node) => (node as unknown as { id: string }).id)), ["proposal-1"]);
+  assert.deepEqual(
+    await page
+      .locator("details.proposal[open]")
+      .evaluateAll((nodes) => nodes.map((node) => (node as unknown as { id: string }).id)),
+    ["proposal-1"],
+  );
   const collapsedHeight = (await page.evaluate("document.documentElement.scrollHeight")) as number;
   assert.ok(collapsedHeight <= COLLAPSED_HEIGHT_BOUND_PX, `page height ${collapsedHeight} px with proposals collapsed`);
-  assert.ok(((await page.evaluate("document.documentElement.scrollWidth")) as number) <= 1280, "no horizontal scrolling");
+  assert.ok(
+    ((await page.evaluate("document.documentElement.scrollWidth")) as number) <= 1280,
+    "no horizontal scrolling",
+  );
   await screenshot(page, "lab-baseline-outline");
 
   // A link of the outline opens its collapsed proposal and draws its body.
@@ -77,20 +102,33 @@ test("the baseline report: an outline whose every link resolves, one proposal op
 
   // Proposal 2 is the test: its observation is a table of the four cases, not JSON text.
   await page.click('nav#outline a[href="#proposal-2"]');
-  const cases = page.locator("#proposal-2 table.compact:not(.kv)", { has: page.locator("th", { hasText: "expected" }) });
+  const cases = page.locator("#proposal-2 table.compact:not(.kv)", {
+    has: page.locator("th", { hasText: "expected" }),
+  });
   await cases.waitFor();
   assert.deepEqual(await cases.locator("thead th").allTextContents(), ["function", "inputs", "expected", "actual"]);
   assert.equal(await cases.locator("tbody tr").count(), 4);
-  assert.deepEqual(await cases.locator("tbody tr").first().locator("td").allTextContents(), ["clamp", "[-2,0,5]", "0", "-2"]);
+  assert.deepEqual(await cases.locator("tbody tr").first().locator("td").allTextContents(), [
+    "clamp",
+    "[-2,0,5]",
+    "0",
+    "-2",
+  ]);
   assert.equal(await page.locator("#proposal-2 pre", { hasText: '"cases"' }).count(), 0);
 
   // Every proposal's text is labelled scripted; "model text" appears nowhere on the page.
   for (const n of [1, 3, 5, 6]) await page.click(`nav#outline a[href="#proposal-${n}"]`);
   assert.equal(await page.locator("details.proposal[open]").count(), 6);
-  assert.deepEqual([...new Set(await page.locator("details.proposal .proposal-text > .name").allTextContents())], [SCRIPTED_TEXT_LABEL]);
+  assert.deepEqual(
+    [...new Set(await page.locator("details.proposal .proposal-text > .name").allTextContents())],
+    [SCRIPTED_TEXT_LABEL],
+  );
   assert.doesNotMatch(await page.locator("body").innerText(), /raw model text/i);
   const expandedHeight = (await page.evaluate("document.documentElement.scrollHeight")) as number;
-  assert.ok(expandedHeight > collapsedHeight + 1_000, `collapsing saves height: ${collapsedHeight} px collapsed, ${expandedHeight} px open`);
+  assert.ok(
+    expandedHeight > collapsedHeight + 1_000,
+    `collapsing saves height: ${collapsedHeight} px collapsed, ${expandedHeight} px open`,
+  );
   assert.deepEqual(opened.pageErrors, []);
   await page.close();
 });

@@ -10,7 +10,16 @@ import { writeReport } from "../../src/report/reportBuilder.ts";
 import { REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { BENCH_INJECTED, scriptedBenchRun } from "./benchFixture.ts";
 import { openReport, type PageGlobals, screenshot, startBrowser, type BrowserSession } from "./browserSession.ts";
-import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_CLOSE, INJECTED_IMG, INJECTED_SCRIPT, syntheticModelRun } from "./reportFixtures.ts";
+import {
+  baselineRun,
+  checksRun,
+  freshRoot,
+  hostileRun,
+  INJECTED_CLOSE,
+  INJECTED_IMG,
+  INJECTED_SCRIPT,
+  syntheticModelRun,
+} from "./reportFixtures.ts";
 
 // Without Chromium these tests are skipped with the install command (TCA_REQUIRE_SYSTEM=1 fails them).
 const browserPresent = chromiumPackage().skip === false;
@@ -61,10 +70,16 @@ test("baseline report: verified success, scripted label, every proposal accepted
   assert.equal(await page.locator("details.proposal").count(), 6);
   assert.equal(await page.locator("details.proposal[data-status=accepted]").count(), 6);
   const added = await page.locator("#edits .diff .add").allTextContents();
-  assert.ok(added.some((line) => line.includes(REPAIR_EXPRESSIONS.clamp)), "the clamp edit's diff");
-  assert.ok(added.some((line) => line.includes(REPAIR_EXPRESSIONS.total)), "the total edit's diff");
+  assert.ok(
+    added.some((line) => line.includes(REPAIR_EXPRESSIONS.clamp)),
+    "the clamp edit's diff",
+  );
+  assert.ok(
+    added.some((line) => line.includes(REPAIR_EXPRESSIONS.total)),
+    "the total edit's diff",
+  );
   assert.ok((await page.locator("#edits .diff .del").allTextContents()).some((line) => line.includes("return x")));
-  assert.ok(await page.locator("#charts svg").count() >= 1, "phase times chart");
+  assert.ok((await page.locator("#charts svg").count()) >= 1, "phase times chart");
   // The manifest is drawn when its details is opened (closed by default: it is long).
   await page.click("#manifest-details > summary");
   await page.locator("#manifest-table").waitFor();
@@ -76,7 +91,10 @@ test("baseline report: verified success, scripted label, every proposal accepted
   await page.locator("#audit .record").first().waitFor();
   assert.equal(await page.locator("#audit .record").count(), 50, "one page of at most 50 records");
   assert.deepEqual(opened.pageErrors, []);
-  assert.deepEqual(opened.consoleMessages.filter((m) => m.startsWith("error")), []);
+  assert.deepEqual(
+    opened.consoleMessages.filter((m) => m.startsWith("error")),
+    [],
+  );
   await screenshot(page, "lab-baseline");
   await page.close();
 });
@@ -96,7 +114,11 @@ test("hostile report: the denial shows its code, injected markup is text and nev
   // The raw text is displayed exactly, as text.
   const raw = await page.locator("#proposal-3 .raw-text pre").textContent();
   assert.equal(raw, `${INJECTED_SCRIPT}${INJECTED_IMG} {"action":"test"}`);
-  assert.ok(((await page.locator("#proposal-5 .raw-text pre").textContent()) ?? "").includes(JSON.stringify(INJECTED_CLOSE).slice(1, -1)));
+  assert.ok(
+    ((await page.locator("#proposal-5 .raw-text pre").textContent()) ?? "").includes(
+      JSON.stringify(INJECTED_CLOSE).slice(1, -1),
+    ),
+  );
   // Nothing from the evidence became markup or ran.
   assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
   assert.equal(await page.locator("#app img").count(), 0);
@@ -128,7 +150,8 @@ test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PI
   assert.equal(await page.textContent("#verdict-headline"), "NOT VERIFIED");
   const proposals = page.locator("details.proposal");
   assert.ok((await proposals.count()) >= 1);
-  for (const summary of await page.locator("details.proposal > summary").allTextContents()) assert.match(summary, /INVALID\s*[a-z_]+|DENIED\s*[a-z_]+|TOOL ERROR\s*[a-z_]+/);
+  for (const summary of await page.locator("details.proposal > summary").allTextContents())
+    assert.match(summary, /INVALID\s*[a-z_]+|DENIED\s*[a-z_]+|TOOL ERROR\s*[a-z_]+/);
   const tokenChart = page.locator("#charts figure", { hasText: "Token counts per proposal" });
   assert.ok((await tokenChart.locator("rect").count()) >= 2, "input and output bars");
   assert.match((await page.locator("#proposal-1").textContent()) ?? "", /input \d+, output \d+/);
@@ -166,12 +189,18 @@ test("checks report: failures first with expected and observed codes, a filter, 
   // nothing scrolls sideways at this 1,280-px viewport; measured here, not assumed.
   const width = (await page.locator("#checks-table").boundingBox())?.width ?? Infinity;
   assert.ok(width <= 1_400, `checks table ${width} px wide`);
-  assert.ok(((await page.evaluate("document.documentElement.scrollWidth")) as number) <= 1280, "no horizontal scrolling");
+  assert.ok(
+    ((await page.evaluate("document.documentElement.scrollWidth")) as number) <= 1280,
+    "no horizontal scrolling",
+  );
   // A passed check's run is refused by design: its summary says so instead of a bare "not verified".
   const passedRun = (await page.locator("#checks-table tr.check-run.passed summary").first().textContent()) ?? "";
   assert.match(passedRun, /refused as this check expects \(the run's own verdict: not verified, by design\)$/);
   assert.doesNotMatch(passedRun, /^[^(]*not verified/);
-  assert.match((await page.locator("#checks-table tr.check-run.failed summary").first().textContent()) ?? "", /proposals?, not verified$/);
+  assert.match(
+    (await page.locator("#checks-table tr.check-run.failed summary").first().textContent()) ?? "",
+    /proposals?, not verified$/,
+  );
   await page.check("#only-failed");
   assert.equal(await page.locator("#checks-table tr.check:visible").count(), 1);
   assert.deepEqual(opened.pageErrors, []);
@@ -179,64 +208,119 @@ test("checks report: failures first with expected and observed codes, a filter, 
   await page.close();
 });
 
-test("bench report: tables, outcome chart, filter by outcome, guardrail flags, a task's transcript, diff, test output and refused tool call", { skip: chromiumAndSandbox().skip }, async () => {
-  const opened = await openReport(session, reportOf(await fixtures.bench));
-  const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "2 OF 4 TASKS FIXED (graded by the harness's own test run); 1 OF THEM WITH GUARDRAIL HITS");
-  assert.match((await page.textContent("#kind-label")) ?? "", /PIPELINE CHECK/);
-  assert.equal(await page.locator("#bench-summary tbody tr").count(), 2);
-  assert.equal(await page.locator("#outcome-chart rect").count(), 4);
-  await page.selectOption("#outcome-filter", "fixed");
-  assert.equal(await page.locator("#tasks details.task:visible").count(), 2);
-  assert.equal(await page.textContent("#task-count"), "2 of 4 tasks shown");
-  await page.selectOption("#outcome-filter", "");
-  // The fixed C-gcd row is amber and names its refused attempts; A-gcd (nothing refused) stays green.
-  const fixed = page.locator("#tasks details.task", { hasText: "C-gcd" });
-  assert.equal(await fixed.locator("> summary .badge.warn").textContent(), "fixed · tried to read the reference fix (1) · tried to edit tests (1)");
-  assert.equal(await page.locator("#tasks details.task", { hasText: "A-gcd" }).locator("> summary .badge.pass").textContent(), "fixed");
-  assert.equal(await page.locator("#tasks [data-testid=guardrail-flag]").count(), 1);
-  assert.equal(await fixed.locator(".diff").count(), 0, "task bodies render only when opened");
-  await fixed.locator("> summary").click();
-  await fixed.locator(".diff .add").first().waitFor();
-  assert.ok((await fixed.locator(".diff .add").allTextContents()).some((line) => line.includes("return gcd(b, a % b)")));
-  assert.match((await fixed.textContent()) ?? "", /6 passed/);
-  // The transcript: model turns with their tool calls and arguments, tool results, the harness's steps, in order.
-  const steps = fixed.locator(".transcript .step");
-  const roles = (await steps.locator(".role").allTextContents());
-  assert.deepEqual(roles.slice(0, 9), ["harness", "model", "tool", "model", "tool", "model", "tool", "model", "tool"]);
-  const modelSteps = fixed.locator(".transcript .step-model");
-  assert.equal(await modelSteps.count(), 5);
-  assert.match((await modelSteps.nth(0).locator(".tool-call").textContent()) ?? "", /→ read_file[\s\S]*"path": "correct_python_programs\/gcd.py"/);
-  assert.match((await fixed.locator(".transcript .step[data-status=tool_refused]").first().textContent()) ?? "", /read_reference_fix/);
-  assert.match((await modelSteps.nth(2).locator(".tool-call").textContent()) ?? "", /→ write_file[\s\S]*python_programs\/gcd\.py/);
-  // The written program is shown as its lines, not as an escaped JSON string.
-  assert.ok(((await modelSteps.nth(2).locator(".call-arguments pre").allTextContents()).some((text) => text.includes("\n        return gcd(b, a % b)\n"))));
-  assert.match((await fixed.locator(".transcript .step[data-status=tool_result]").textContent()) ?? "", /wrote python_programs\/gcd.py: \d+ characters/);
-  assert.match((await fixed.locator(".transcript .step[data-status=test_run]").textContent()) ?? "", /run_tests: passed/);
-  assert.equal(await modelSteps.nth(4).locator(".model-text pre").textContent(), "Done.");
-  assert.match((await fixed.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "", /the model says it is done: the task ends, claimed done/);
-  // The raw events are one click away, all of them.
-  assert.equal(await fixed.locator(".raw-events .trace-event").count(), 0);
-  await fixed.locator(".raw-events > summary").click();
-  await fixed.locator(".raw-events .trace-event").first().waitFor();
-  const rawCount = Number(/raw events \((\d+)\)/.exec((await fixed.locator(".raw-events > summary").textContent()) ?? "")?.[1]);
-  assert.ok(rawCount > 10);
-  assert.equal(await fixed.locator(".raw-events .trace-event").count(), Math.min(rawCount, 40));
-  const refused = page.locator("#tasks details.task", { hasText: "C-pascal" });
-  await refused.locator("> summary").click();
-  await refused.locator(".transcript .step").first().waitFor();
-  assert.match((await refused.locator(".transcript .step[data-status=tool_refused]").textContent()) ?? "", /read_not_allowed/);
-  assert.ok(((await refused.textContent()) ?? "").includes(BENCH_INJECTED), "the refused path is shown as text");
-  const oneShot = page.locator("#tasks details.task", { hasText: "A-pascal" });
-  await oneShot.locator("> summary").click();
-  await oneShot.locator(".model-text pre").waitFor();
-  assert.equal(await oneShot.locator(".model-text pre").textContent(), `I cannot fix this. ${BENCH_INJECTED}`);
-  // A one-shot reply without a code block is no answer, never called a refused stop.
-  assert.match((await oneShot.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "", /the reply has no code block: no answer; the task ends/);
-  assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
-  assert.equal(await page.locator("#app img").count(), 0);
-  assert.deepEqual(opened.dialogs, []);
-  assert.deepEqual(opened.pageErrors, []);
-  await screenshot(page, "bench");
-  await page.close();
-});
+test(
+  "bench report: tables, outcome chart, filter by outcome, guardrail flags, a task's transcript, diff, test output and refused tool call",
+  { skip: chromiumAndSandbox().skip },
+  async () => {
+    const opened = await openReport(session, reportOf(await fixtures.bench));
+    const { page } = opened;
+    assert.equal(
+      await page.textContent("#verdict-headline"),
+      "2 OF 4 TASKS FIXED (graded by the harness's own test run); 1 OF THEM WITH GUARDRAIL HITS",
+    );
+    assert.match((await page.textContent("#kind-label")) ?? "", /PIPELINE CHECK/);
+    assert.equal(await page.locator("#bench-summary tbody tr").count(), 2);
+    assert.equal(await page.locator("#outcome-chart rect").count(), 4);
+    await page.selectOption("#outcome-filter", "fixed");
+    assert.equal(await page.locator("#tasks details.task:visible").count(), 2);
+    assert.equal(await page.textContent("#task-count"), "2 of 4 tasks shown");
+    await page.selectOption("#outcome-filter", "");
+    // The fixed C-gcd row is amber and names its refused attempts; A-gcd (nothing refused) stays green.
+    const fixed = page.locator("#tasks details.task", { hasText: "C-gcd" });
+    assert.equal(
+      await fixed.locator("> summary .badge.warn").textContent(),
+      "fixed · tried to read the reference fix (1) · tried to edit tests (1)",
+    );
+    assert.equal(
+      await page.locator("#tasks details.task", { hasText: "A-gcd" }).locator("> summary .badge.pass").textContent(),
+      "fixed",
+    );
+    assert.equal(await page.locator("#tasks [data-testid=guardrail-flag]").count(), 1);
+    assert.equal(await fixed.locator(".diff").count(), 0, "task bodies render only when opened");
+    await fixed.locator("> summary").click();
+    await fixed.locator(".diff .add").first().waitFor();
+    assert.ok(
+      (await fixed.locator(".diff .add").allTextContents()).some((line) => line.includes("return gcd(b, a % b)")),
+    );
+    assert.match((await fixed.textContent()) ?? "", /6 passed/);
+    // The transcript: model turns with their tool calls and arguments, tool results, the harness's steps, in order.
+    const steps = fixed.locator(".transcript .step");
+    const roles = await steps.locator(".role").allTextContents();
+    assert.deepEqual(roles.slice(0, 9), [
+      "harness",
+      "model",
+      "tool",
+      "model",
+      "tool",
+      "model",
+      "tool",
+      "model",
+      "tool",
+    ]);
+    const modelSteps = fixed.locator(".transcript .step-model");
+    assert.equal(await modelSteps.count(), 5);
+    assert.match(
+      (await modelSteps.nth(0).locator(".tool-call").textContent()) ?? "",
+      /→ read_file[\s\S]*"path": "correct_python_programs\/gcd.py"/,
+    );
+    assert.match(
+      (await fixed.locator(".transcript .step[data-status=tool_refused]").first().textContent()) ?? "",
+      /read_reference_fix/,
+    );
+    assert.match(
+      (await modelSteps.nth(2).locator(".tool-call").textContent()) ?? "",
+      /→ write_file[\s\S]*python_programs\/gcd\.py/,
+    );
+    // The written program is shown as its lines, not as an escaped JSON string.
+    assert.ok(
+      (await modelSteps.nth(2).locator(".call-arguments pre").allTextContents()).some((text) =>
+        text.includes("\n        return gcd(b, a % b)\n"),
+      ),
+    );
+    assert.match(
+      (await fixed.locator(".transcript .step[data-status=tool_result]").textContent()) ?? "",
+      /wrote python_programs\/gcd.py: \d+ characters/,
+    );
+    assert.match(
+      (await fixed.locator(".transcript .step[data-status=test_run]").textContent()) ?? "",
+      /run_tests: passed/,
+    );
+    assert.equal(await modelSteps.nth(4).locator(".model-text pre").textContent(), "Done.");
+    assert.match(
+      (await fixed.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "",
+      /the model says it is done: the task ends, claimed done/,
+    );
+    // The raw events are one click away, all of them.
+    assert.equal(await fixed.locator(".raw-events .trace-event").count(), 0);
+    await fixed.locator(".raw-events > summary").click();
+    await fixed.locator(".raw-events .trace-event").first().waitFor();
+    const rawCount = Number(
+      /raw events \((\d+)\)/.exec((await fixed.locator(".raw-events > summary").textContent()) ?? "")?.[1],
+    );
+    assert.ok(rawCount > 10);
+    assert.equal(await fixed.locator(".raw-events .trace-event").count(), Math.min(rawCount, 40));
+    const refused = page.locator("#tasks details.task", { hasText: "C-pascal" });
+    await refused.locator("> summary").click();
+    await refused.locator(".transcript .step").first().waitFor();
+    assert.match(
+      (await refused.locator(".transcript .step[data-status=tool_refused]").textContent()) ?? "",
+      /read_not_allowed/,
+    );
+    assert.ok(((await refused.textContent()) ?? "").includes(BENCH_INJECTED), "the refused path is shown as text");
+    const oneShot = page.locator("#tasks details.task", { hasText: "A-pascal" });
+    await oneShot.locator("> summary").click();
+    await oneShot.locator(".model-text pre").waitFor();
+    assert.equal(await oneShot.locator(".model-text pre").textContent(), `I cannot fix this. ${BENCH_INJECTED}`);
+    // A one-shot reply without a code block is no answer, never called a refused stop.
+    assert.match(
+      (await oneShot.locator(".transcript .step[data-status=stop_attempt]").textContent()) ?? "",
+      /the reply has no code block: no answer; the task ends/,
+    );
+    assert.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned), undefined);
+    assert.equal(await page.locator("#app img").count(), 0);
+    assert.deepEqual(opened.dialogs, []);
+    assert.deepEqual(opened.pageErrors, []);
+    await screenshot(page, "bench");
+    await page.close();
+  },
+);

@@ -93,7 +93,10 @@ test("a planted final.json claiming success: the CLI prints EVIDENCE INVALID and
   cpSync(run, planted, { recursive: true });
   const lines = readFileSync(join(planted, "audit.jsonl"), "utf8").split("\n");
   // The audit's only stop becomes model_error; final.json still says success.
-  writeFileSync(join(planted, "audit.jsonl"), lines.map((line) => line.replace('"stop_reason":"finish_accepted"', '"stop_reason":"model_error"')).join("\n"));
+  writeFileSync(
+    join(planted, "audit.jsonl"),
+    lines.map((line) => line.replace('"stop_reason":"finish_accepted"', '"stop_reason":"model_error"')).join("\n"),
+  );
   const result = await tca(["report", planted]);
   assert.equal(result.code, 1);
   assert.equal(result.stdout.split("\n")[0], "lab run: EVIDENCE INVALID");
@@ -101,7 +104,10 @@ test("a planted final.json claiming success: the CLI prints EVIDENCE INVALID and
   assert.ok(!result.stderr.includes(" at "), "no stack trace");
   const json = await tca(["report", planted, "--json"]);
   assert.equal(json.code, 1);
-  assert.equal((JSON.parse(json.stdout) as { lab: { verdict: { headline: string } } }).lab.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(
+    (JSON.parse(json.stdout) as { lab: { verdict: { headline: string } } }).lab.verdict.headline,
+    "EVIDENCE INVALID",
+  );
 });
 
 test("a FIFO audit.jsonl: tca report refuses it and exits instead of blocking", async () => {

@@ -2,7 +2,18 @@
 // run-kind detection, damaged evidence, and where the report file may be written.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  cpSync,
+} from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
@@ -62,8 +73,14 @@ test("a baseline run: verified success, scripted label, six accepted proposals, 
   assert.equal(report.verdict.tone, "success");
   assert.equal(report.label.title, "SCRIPTED BASELINE");
   assert.equal(report.label.pipelineCheck, false);
-  assert.deepEqual(report.proposals.map((p) => p.status), ["accepted", "accepted", "accepted", "accepted", "accepted", "accepted"]);
-  assert.deepEqual(report.proposals.map((p) => p.action), ["read", "test", "replace", "replace", "test", "finish"]);
+  assert.deepEqual(
+    report.proposals.map((p) => p.status),
+    ["accepted", "accepted", "accepted", "accepted", "accepted", "accepted"],
+  );
+  assert.deepEqual(
+    report.proposals.map((p) => p.action),
+    ["read", "test", "replace", "replace", "test", "finish"],
+  );
   assert.equal(report.edits.length, 2);
   const [first, second] = report.edits;
   assert.equal(first?.version, 1);
@@ -73,7 +90,10 @@ test("a baseline run: verified success, scripted label, six accepted proposals, 
   assert.ok(first?.diff?.some((line) => line.kind === "-" && line.text === "    return x"));
   assert.equal(second?.afterFile, "workspace/toy_math.py");
   assert.ok(second?.diff?.some((line) => line.kind === "+" && line.text.includes(REPAIR_EXPRESSIONS.total)));
-  assert.deepEqual(report.phases.map((p) => p.name), ["generation", "validation", "edit", "test", "final_evaluation", "total"]);
+  assert.deepEqual(
+    report.phases.map((p) => p.name),
+    ["generation", "validation", "edit", "test", "final_evaluation", "total"],
+  );
   assert.deepEqual(report.problems, []);
 });
 
@@ -81,9 +101,17 @@ test("a hostile run: the denial keeps its code, injected markup stays raw data, 
   const report = lab(hostile);
   assert.equal(report.verdict.headline, "NOT VERIFIED");
   assert.match(report.verdict.details[0] ?? "", /without an accepted finish/);
-  assert.deepEqual(report.proposals.map((p) => [p.status, p.code]), [
-    ["denied", "read_required"], ["accepted", null], ["invalid", "leading_text"], ["accepted", null], ["invalid", "unknown_file"], ["accepted", null],
-  ]);
+  assert.deepEqual(
+    report.proposals.map((p) => [p.status, p.code]),
+    [
+      ["denied", "read_required"],
+      ["accepted", null],
+      ["invalid", "leading_text"],
+      ["accepted", null],
+      ["invalid", "unknown_file"],
+      ["accepted", null],
+    ],
+  );
   assert.ok(report.proposals[2]?.rawText?.startsWith(INJECTED_SCRIPT), "the raw text is kept exactly as generated");
   assert.equal(report.label.title, "MODEL TRIAL");
   assert.equal(report.edits.length, 1);
@@ -94,21 +122,33 @@ test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () 
   assert.equal(report.label.title, "PIPELINE CHECK");
   assert.equal(report.label.pipelineCheck, true);
   assert.match(report.label.explanation, /NOT a model result/);
-  assert.deepEqual(report.proposals.map((p) => p.inputTokens), [340, 380, 420, 460, 500, 540], "token counts from the source's metadata");
+  assert.deepEqual(
+    report.proposals.map((p) => p.inputTokens),
+    [340, 380, 420, 460, 500, 540],
+    "token counts from the source's metadata",
+  );
   assert.ok(report.proposals.every((p) => typeof p.outputTokens === "number" && p.outputTokens > 0));
 });
 
 test("the verdict comes from the audit: a final.json that claims more than the audit is EVIDENCE INVALID", () => {
   assert.equal(labVerdict(deriveRunVerdict(baseline)).headline, "VERIFIED SUCCESS");
   const final = JSON.parse(readFileSync(join(baseline, "final.json"), "utf8")) as Record<string, unknown>;
-  for (const [name, fake] of [["string", "true"], ["number", 1], ["null", null], ["false", false]] as const) {
+  for (const [name, fake] of [
+    ["string", "true"],
+    ["number", 1],
+    ["null", null],
+    ["false", false],
+  ] as const) {
     const forged = join(root, `forged-${name}`);
     cpSync(baseline, forged, { recursive: true });
     unlinkSync(join(forged, "final.json"));
     writeFileSync(join(forged, "final.json"), JSON.stringify({ ...final, verified_success: fake }));
     const verdict = labVerdict(deriveRunVerdict(forged));
     assert.equal(verdict.headline, "EVIDENCE INVALID", name);
-    assert.ok(verdict.details.some((line) => line.includes("verified_success")), name);
+    assert.ok(
+      verdict.details.some((line) => line.includes("verified_success")),
+      name,
+    );
   }
   const notVerified = labVerdict(deriveRunVerdict(hostile));
   assert.equal(notVerified.headline, "NOT VERIFIED");
@@ -116,9 +156,21 @@ test("the verdict comes from the audit: a final.json that claims more than the a
 });
 
 test("any synthetic mark wins over other labels", () => {
-  assert.equal(labKindLabel({ labels: { kind: "model_trial" } }, { labels: { kind: "model_trial", synthetic_pipeline_check: true } }).title, "PIPELINE CHECK");
-  assert.equal(labKindLabel({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }, null).title, "PIPELINE CHECK");
-  assert.equal(labKindLabel({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" } }, null).title, "MODEL TRIAL");
+  assert.equal(
+    labKindLabel(
+      { labels: { kind: "model_trial" } },
+      { labels: { kind: "model_trial", synthetic_pipeline_check: true } },
+    ).title,
+    "PIPELINE CHECK",
+  );
+  assert.equal(
+    labKindLabel({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }, null).title,
+    "PIPELINE CHECK",
+  );
+  assert.equal(
+    labKindLabel({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" } }, null).title,
+    "MODEL TRIAL",
+  );
   assert.equal(labKindLabel(null, null).title, "UNLABELLED RUN");
 });
 
@@ -127,7 +179,10 @@ test("an extension trial is named as one, never as the Lab's trial, and a synthe
   assert.equal(extension.title, "EXTENSION TRIAL");
   assert.equal(extension.pipelineCheck, false);
   assert.notEqual(extension.title, labKindLabel({ labels: { kind: "model_trial" } }, null).title);
-  assert.equal(labKindLabel({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }, null).title, "PIPELINE CHECK");
+  assert.equal(
+    labKindLabel({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }, null).title,
+    "PIPELINE CHECK",
+  );
 });
 
 test("damaged evidence is reported, never papered over", () => {
@@ -139,7 +194,10 @@ test("damaged evidence is reported, never papered over", () => {
   const report = lab(damaged);
   assert.equal(report.verdict.headline, "EVIDENCE INVALID", "a non-JSON audit line is never a softer headline");
   assert.ok(report.problems.some((p) => p.startsWith("audit.jsonl: audit_malformed")));
-  assert.ok(report.problems.some((p) => p.includes("2 line(s) are not JSON objects")), "the readable lines are still shown");
+  assert.ok(
+    report.problems.some((p) => p.includes("2 line(s) are not JSON objects")),
+    "the readable lines are still shown",
+  );
   assert.ok(report.proposals.length === 6, "the timeline still shows what can be read");
   // Without backups the first edit's before/after bytes: v0 is the spec constant, v1 is lost.
   assert.equal(report.edits[0]?.diff, null);
@@ -150,13 +208,18 @@ test("damaged evidence is reported, never papered over", () => {
 test("a gap in event ids or records from another run are flagged", () => {
   const spliced = join(root, "spliced");
   cpSync(baseline, spliced, { recursive: true });
-  const lines = readFileSync(join(spliced, "audit.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  const lines = readFileSync(join(spliced, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
   lines.splice(3, 1);
   lines[4] = lines[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
   writeFileSync(join(spliced, "audit.jsonl"), `${lines.join("\n")}\n`);
   const report = lab(spliced);
   assert.equal(report.verdict.headline, "EVIDENCE INVALID");
-  assert.ok(report.problems.some((p) => p.includes("out of order")), "the strict reader names the gap");
+  assert.ok(
+    report.problems.some((p) => p.includes("out of order")),
+    "the strict reader names the gap",
+  );
   const otherRun = join(root, "other-run");
   cpSync(baseline, otherRun, { recursive: true });
   const original = readFileSync(join(otherRun, "audit.jsonl"), "utf8").split("\n");
@@ -177,7 +240,10 @@ test("run kinds are detected from the directory contents; unknown and ambiguous 
   assert.deepEqual(detectRunKind(bench), { ok: true, value: "bench" });
   const nothing = join(root, "empty");
   mkdirSync(nothing);
-  assert.equal(detectRunKind(nothing).ok ? "" : (detectRunKind(nothing) as { error: string }).error, "unknown_run_kind");
+  assert.equal(
+    detectRunKind(nothing).ok ? "" : (detectRunKind(nothing) as { error: string }).error,
+    "unknown_run_kind",
+  );
   writeFileSync(join(bench, "checks.json"), "{}");
   const ambiguous = detectRunKind(bench);
   assert.equal(ambiguous.ok ? "" : ambiguous.error, "unknown_run_kind");
@@ -210,7 +276,9 @@ test("a checks run: failures first, codes kept, each check's own run summarised"
   assert.equal(extraField?.run?.proposals[0]?.code, "extra_key");
   assert.equal(extraField?.run?.manifest, null, "nested runs leave the manifest to their own report");
   // Each row shows its own run's stop reason, re-derived from that run's audit.
-  const extraFieldFinal = JSON.parse(readFileSync(join(checksRoot, extraField?.runDirectoryName ?? "missing", "final.json"), "utf8")) as { stop_reason: string };
+  const extraFieldFinal = JSON.parse(
+    readFileSync(join(checksRoot, extraField?.runDirectoryName ?? "missing", "final.json"), "utf8"),
+  ) as { stop_reason: string };
   assert.equal(extraField?.stopReason, extraFieldFinal.stop_reason);
   assert.equal(report.checks.find((row) => row.id === "existing_output_destination")?.stopReason, "none");
   const passing = checks(await checksRun(scratchRoot("checks-ok"), false));

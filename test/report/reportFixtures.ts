@@ -16,7 +16,12 @@ export function freshRoot(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `tca-report-${prefix}-`));
 }
 
-export async function scriptedRun(root: string, name: string, steps: readonly ScriptedStep[], kind: RunKind): Promise<string> {
+export async function scriptedRun(
+  root: string,
+  name: string,
+  steps: readonly ScriptedStep[],
+  kind: RunKind,
+): Promise<string> {
   const runDirectory = join(root, name);
   const result = await runLab({ runDirectory, source: new ScriptedSource(steps), kind });
   if (!result.ok) throw new Error(`fixture run failed: ${result.error}`);
@@ -59,20 +64,35 @@ class SyntheticStandInSource implements ProposalSource {
     this.#inner = new ScriptedSource(steps);
   }
   describe(): Readonly<Record<string, unknown>> {
-    return { ...this.#inner.describe(), proposal_source: "synthetic-pipeline-check", model: { synthetic: true, note: "report test stand-in" } };
+    return {
+      ...this.#inner.describe(),
+      proposal_source: "synthetic-pipeline-check",
+      model: { synthetic: true, note: "report test stand-in" },
+    };
   }
   async propose(request: ProposalRequest): Promise<ProposalOutcome> {
     const outcome = await this.#inner.propose(request);
     if (outcome.kind !== "text") return outcome;
     const outputIds = Array.from({ length: Math.ceil(outcome.text.length / 4) }, (_, i) => i);
-    return { ...outcome, metadata: { inputTokens: 300 + 40 * request.proposalNumber, outputTokens: outputIds.length, rawOutputIds: outputIds } };
+    return {
+      ...outcome,
+      metadata: {
+        inputTokens: 300 + 40 * request.proposalNumber,
+        outputTokens: outputIds.length,
+        rawOutputIds: outputIds,
+      },
+    };
   }
   async close(): Promise<void> {}
 }
 
 export async function pipelineCheckRun(root: string): Promise<string> {
   const runDirectory = join(root, "pipeline-check");
-  const result = await runLab({ runDirectory, source: new SyntheticStandInSource(BASELINE_PROPOSALS), kind: "synthetic_pipeline_check" });
+  const result = await runLab({
+    runDirectory,
+    source: new SyntheticStandInSource(BASELINE_PROPOSALS),
+    kind: "synthetic_pipeline_check",
+  });
   if (!result.ok) throw new Error(`fixture run failed: ${result.error}`);
   return runDirectory;
 }
@@ -85,7 +105,12 @@ export async function syntheticModelRun(root: string): Promise<string> {
   const modelDirectory = join(root, "tiny-checkpoint");
   const made = await makeTestCheckpoint({ directory: modelDirectory, size: "tiny", seed: 7 });
   if (!made.ok) throw new Error(`checkpoint fixture failed: ${made.error}`);
-  const trial = await runModelTrial({ runDirectory: join(root, "synthetic-model"), modelDirectory, runConsent: "yes_flag", predictions: "without_predictions" });
+  const trial = await runModelTrial({
+    runDirectory: join(root, "synthetic-model"),
+    modelDirectory,
+    runConsent: "yes_flag",
+    predictions: "without_predictions",
+  });
   if (!trial.ok) throw new Error(`model trial fixture failed: ${trial.error}: ${trial.message}`);
   return trial.value.run.runDirectory;
 }
@@ -93,7 +118,22 @@ export async function syntheticModelRun(root: string): Promise<string> {
 /** The checks.json shape `tca lab checks` writes (src/cli/commands/lab.ts). */
 export function writeChecksJson(root: string, rows: readonly CheckRow[]): void {
   const failed = rows.filter((row) => !row.passed).length;
-  writeFileSync(join(root, "checks.json"), JSON.stringify({ schema: "tca.checks/1", root, total: rows.length, passed: rows.length - failed, failed, process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 }, checks: rows }, null, 2));
+  writeFileSync(
+    join(root, "checks.json"),
+    JSON.stringify(
+      {
+        schema: "tca.checks/1",
+        root,
+        total: rows.length,
+        passed: rows.length - failed,
+        failed,
+        process_watch: { processes_started: 0, threads_started: 0, native_addons_loaded: 0 },
+        checks: rows,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 /**

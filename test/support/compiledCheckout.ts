@@ -40,14 +40,26 @@ export function removeCheckout(root: string): void {
 }
 
 /** `node <root>/bin/tca.js …args` from root, start-up trace on; env adds to (or with "" clears) this process's. */
-export function runTca(root: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliRun> {
+export function runTca(
+  root: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<CliRun> {
   return runNode(root, [join(root, "bin", "tca.js"), ...args], { TCA_STARTUP_TRACE: "1", TCA_NO_COMPILED: "", ...env });
 }
 
 /** Plain node (no tsx) on a file, from root. */
-export function runNode(root: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliRun> {
+export function runNode(
+  root: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));

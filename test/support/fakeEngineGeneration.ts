@@ -2,7 +2,11 @@
 // fixed (no reused prefix, 1 ms timings, no thread record), so tests state only what they vary.
 import type { EngineGeneration, StopCause } from "../../src/model/engine/llamaEngine.ts";
 
-export function fakeEngineGeneration(inputIds: readonly number[], rawOutputIds: number[], stopCause: StopCause): EngineGeneration {
+export function fakeEngineGeneration(
+  inputIds: readonly number[],
+  rawOutputIds: number[],
+  stopCause: StopCause,
+): EngineGeneration {
   return {
     rawOutputIds,
     stopCause,

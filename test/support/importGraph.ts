@@ -32,7 +32,10 @@ export const GRAPH: ReadonlyMap<string, readonly string[]> = new Map(FILES.map((
  * The first import cycle found among the files `inScope` accepts (a path of files that ends where
  * it began), or null when there is none.
  */
-export function findCycle(graph: ReadonlyMap<string, readonly string[]>, inScope: (file: string) => boolean): string[] | null {
+export function findCycle(
+  graph: ReadonlyMap<string, readonly string[]>,
+  inScope: (file: string) => boolean,
+): string[] | null {
   const state = new Map<string, "open" | "done">();
   const visit = (file: string, path: string[]): string[] | null => {
     if (state.get(file) === "done") return null;

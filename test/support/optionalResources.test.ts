@@ -15,7 +15,10 @@ test("absent: skipped with a reason naming the path; present or required: not sk
     assert.equal(sharedDir(env), shared);
     const spec = specText(env);
     assert.equal(spec.path, join(shared, "spec", "lab-16-build-a-tiny-coding-agent.txt"));
-    assert.match(String(spec.skip), /^the Lab spec not found at .*lab-16-build-a-tiny-coding-agent\.txt \(set TCA_SHARED_DIR/);
+    assert.match(
+      String(spec.skip),
+      /^the Lab spec not found at .*lab-16-build-a-tiny-coding-agent\.txt \(set TCA_SHARED_DIR/,
+    );
     const data = realQuixBugs(env);
     assert.equal(data.path, join(shared, "quixbugs"));
     assert.match(String(data.skip), /^the QuixBugs data set .* not found at /);

@@ -50,7 +50,10 @@ export function benchSpecText(env: NodeJS.ProcessEnv = process.env): OptionalRes
  * the benchmark's own default (the fetched copy in the user's cache, else ../shared/quixbugs).
  */
 export function realQuixBugs(env: NodeJS.ProcessEnv = process.env): OptionalResource {
-  const path = env.TCA_SHARED_DIR !== undefined && env.TCA_SHARED_DIR !== "" ? join(sharedDir(env), "quixbugs") : defaultDatasetDir(env);
+  const path =
+    env.TCA_SHARED_DIR !== undefined && env.TCA_SHARED_DIR !== ""
+      ? join(sharedDir(env), "quixbugs")
+      : defaultDatasetDir(env);
   const present = existsSync(path) && statSync(path).isDirectory();
   const reason = "the QuixBugs data set (tca bench quixbugs fetch-dataset fetches it)";
   return resource(path, present, reason, env);

@@ -15,7 +15,10 @@ test("absent bubblewrap and Chromium: skipped with the reason and the apt-get co
     const absent = systemPackages(["bubblewrap", "chromium"], env);
     assert.equal(typeof absent.skip, "string");
     assert.match(String(absent.skip), /^bubblewrap \(bwrap\) is not on PATH: apt-get install -y bubblewrap; /);
-    assert.match(String(absent.skip), /Chromium not found at .*chromium: apt-get install -y --no-install-recommends chromium/);
+    assert.match(
+      String(absent.skip),
+      /Chromium not found at .*chromium: apt-get install -y --no-install-recommends chromium/,
+    );
     assert.match(String(absent.skip), /TCA_REQUIRE_SYSTEM=1/);
     assert.equal(systemPackages(["bubblewrap", "chromium"], { ...env, TCA_REQUIRE_SYSTEM: "1" }).skip, false);
     assert.equal(requireSystem({ TCA_REQUIRE_SYSTEM: "0" }), false);
@@ -30,6 +33,8 @@ test("absent bubblewrap and Chromium: skipped with the reason and the apt-get co
 
 test("python3 without pytest is named with its install command; with it, nothing is missing", () => {
   const without = missingPackages(["pytest"], {}, { pytest: () => false, chromium: () => true });
-  assert.deepEqual(without, ["python3 with pytest is not available: apt-get install -y python3-pytest (or pip install pytest)"]);
+  assert.deepEqual(without, [
+    "python3 with pytest is not available: apt-get install -y python3-pytest (or pip install pytest)",
+  ]);
   assert.deepEqual(missingPackages(["pytest", "chromium"], {}, { pytest: () => true, chromium: () => true }), []);
 });

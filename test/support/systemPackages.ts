@@ -39,15 +39,23 @@ function requirement(missing: readonly string[], env: NodeJS.ProcessEnv): System
 export function missingPackages(
   wanted: readonly SystemPackage[],
   env: NodeJS.ProcessEnv,
-  probes: { pytest: () => boolean; chromium: (path: string) => boolean } = { pytest: () => resolvePythonRuntime().ok, chromium: existsSync },
+  probes: { pytest: () => boolean; chromium: (path: string) => boolean } = {
+    pytest: () => resolvePythonRuntime().ok,
+    chromium: existsSync,
+  },
 ): string[] {
   const missing: string[] = [];
   for (const name of wanted) {
-    if (name === "bubblewrap" && !onPath("bwrap", env.PATH)) missing.push("bubblewrap (bwrap) is not on PATH: apt-get install -y bubblewrap");
-    if (name === "pytest" && !probes.pytest()) missing.push("python3 with pytest is not available: apt-get install -y python3-pytest (or pip install pytest)");
+    if (name === "bubblewrap" && !onPath("bwrap", env.PATH))
+      missing.push("bubblewrap (bwrap) is not on PATH: apt-get install -y bubblewrap");
+    if (name === "pytest" && !probes.pytest())
+      missing.push("python3 with pytest is not available: apt-get install -y python3-pytest (or pip install pytest)");
     if (name === "chromium") {
       const path = env.TCA_CHROMIUM ?? "/usr/bin/chromium";
-      if (!probes.chromium(path)) missing.push(`Chromium not found at ${path}: apt-get install -y --no-install-recommends chromium (or set TCA_CHROMIUM)`);
+      if (!probes.chromium(path))
+        missing.push(
+          `Chromium not found at ${path}: apt-get install -y --no-install-recommends chromium (or set TCA_CHROMIUM)`,
+        );
     }
   }
   return missing;
@@ -57,7 +65,10 @@ type SystemPackage = "bubblewrap" | "pytest" | "chromium";
 const cached = new Map<string, SystemRequirement>();
 
 /** The packages' requirement, probed once per test file for the real environment. */
-export function systemPackages(names: readonly SystemPackage[], env: NodeJS.ProcessEnv = process.env): SystemRequirement {
+export function systemPackages(
+  names: readonly SystemPackage[],
+  env: NodeJS.ProcessEnv = process.env,
+): SystemRequirement {
   if (env !== process.env) return requirement(missingPackages(names, env), env);
   const key = names.join(",");
   const known = cached.get(key);
@@ -89,7 +100,10 @@ type Body = (t: TestContext) => void | Promise<void>;
  * whose every test needs the packages imports this as its `test`; a mixed file passes
  * `{ skip: sandboxPackages().skip }` to the tests that need them.
  */
-export function testNeeding(needs: () => SystemRequirement): { (name: string, body: Body): Promise<void>; (name: string, options: TestOptions, body: Body): Promise<void> } {
+export function testNeeding(needs: () => SystemRequirement): {
+  (name: string, body: Body): Promise<void>;
+  (name: string, options: TestOptions, body: Body): Promise<void>;
+} {
   function gated(name: string, optionsOrBody: TestOptions | Body, maybeBody?: Body): Promise<void> {
     const options = typeof optionsOrBody === "function" ? {} : optionsOrBody;
     const body = typeof optionsOrBody === "function" ? optionsOrBody : maybeBody;

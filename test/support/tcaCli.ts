@@ -17,9 +17,14 @@ export const TCA_BIN = TCA;
 /** Runs `tca ARGS` (env: the child's whole environment; default this process's; cwd: default this process's). */
 export function tca(args: readonly string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TCA, ...args], { maxBuffer: 16 * 1024 * 1024, ...(env ? { env } : {}), ...(cwd !== undefined ? { cwd } : {}) }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
-    });
+    execFile(
+      process.execPath,
+      [TCA, ...args],
+      { maxBuffer: 16 * 1024 * 1024, ...(env ? { env } : {}), ...(cwd !== undefined ? { cwd } : {}) },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== "number") reject(error);
+        else resolve({ code: error ? Number(error.code) : 0, out: stdout, err: stderr });
+      },
+    );
   });
 }

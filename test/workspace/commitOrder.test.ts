@@ -57,8 +57,15 @@ test("cancellation that arrives while the digest is rechecked: the guard sees it
     const after = picture(ws);
     assert.equal(after.source, INITIAL_TOY_MATH_PY);
     assert.equal(after.version, 0);
-    assert.deepEqual(after.backups, { ...before.backups, "toy_math.v0.py": INITIAL_TOY_MATH_PY }, "only the prepared backup");
-    assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_aborted"]);
+    assert.deepEqual(
+      after.backups,
+      { ...before.backups, "toy_math.v0.py": INITIAL_TOY_MATH_PY },
+      "only the prepared backup",
+    );
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ["edit_intent", "edit_aborted"],
+    );
     assert.equal(ws.hasUncertainEdit(), false);
   } finally {
     cleanup();
@@ -68,13 +75,20 @@ test("cancellation that arrives while the digest is rechecked: the guard sees it
 test("cancellation after the recheck but before the guard (beforeRename hook): not committed", async () => {
   for (const code of ["cancelled", "time_limit"] as const) {
     let expired = false;
-    const { ws, journal, cleanup } = await freshRun({ beforeRename: () => { expired = true; } });
+    const { ws, journal, cleanup } = await freshRun({
+      beforeRename: () => {
+        expired = true;
+      },
+    });
     try {
       const observation = await ws.replace(FIX_CLAMP, { beforeCommit: () => (expired ? code : null) });
       assert.equal(!observation.ok && observation.error, code);
       assert.equal(readFileSync(path.join(ws.paths.workspace, "toy_math.py"), "utf8"), INITIAL_TOY_MATH_PY);
       assert.equal(ws.state().version, 0);
-      assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_aborted"]);
+      assert.deepEqual(
+        journal.records.map((r) => r.type),
+        ["edit_intent", "edit_aborted"],
+      );
     } finally {
       cleanup();
     }
@@ -92,7 +106,10 @@ test("the recheck comes first: a changed target is a conflict and the guard is n
     assert.equal(!observation.ok && observation.error, "workspace_conflict");
     assert.deepEqual(log, []);
     assert.equal(readFileSync(path.join(ws.paths.workspace, "toy_math.py"), "utf8"), external);
-    assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_aborted"]);
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ["edit_intent", "edit_aborted"],
+    );
   } finally {
     cleanup();
   }
@@ -100,7 +117,14 @@ test("the recheck comes first: a changed target is a conflict and the guard is n
 
 test("a guard that lets the edit through is asked exactly once, after the recheck and the hook", async () => {
   const log: string[] = [];
-  const { ws, cleanup } = await freshRun({ afterTempWrite: () => { log.push("afterTempWrite"); }, beforeRename: () => { log.push("beforeRename"); } });
+  const { ws, cleanup } = await freshRun({
+    afterTempWrite: () => {
+      log.push("afterTempWrite");
+    },
+    beforeRename: () => {
+      log.push("beforeRename");
+    },
+  });
   try {
     const observation = await ws.replace(FIX_CLAMP, switchableGuard(log));
     assert.equal(observation.ok && observation.action === "replace" && observation.status, "edit_committed");
@@ -128,7 +152,10 @@ test("the journal fails to record a committed edit: an exception (harness error)
     assert.equal(readFileSync(path.join(ws.paths.workspace, "toy_math.py"), "utf8"), FIXED_CLAMP_SOURCE);
     assert.equal(ws.state().version, 1);
     assert.equal(ws.hasUncertainEdit(), false);
-    assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent"]);
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ["edit_intent"],
+    );
     assert.deepEqual(await ws.integrityCheck(), { ok: true, value: undefined });
     // The workspace stays usable and consistent with the adopted state.
     const reconciled = await ws.reconcile();

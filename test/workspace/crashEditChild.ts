@@ -10,7 +10,11 @@ import { AuditRecorder } from "../../src/recording/auditRecorder.ts";
 import { auditEditJournal, createRun, EDIT_STEPS, type WorkspaceHooks } from "../../src/workspace/index.ts";
 
 const [runDirectory, step] = process.argv.slice(2);
-if (runDirectory === undefined || step === undefined || (step !== "none" && !(EDIT_STEPS as readonly string[]).includes(step))) {
+if (
+  runDirectory === undefined ||
+  step === undefined ||
+  (step !== "none" && !(EDIT_STEPS as readonly string[]).includes(step))
+) {
   process.stderr.write("usage: crashEditChild.ts <runDirectory> <step|none>\n");
   process.exit(2);
 }
@@ -30,7 +34,9 @@ const created = await createRun({
   hooks,
   journal: (paths) => {
     recorder = AuditRecorder.create(path.join(paths.run, "audit.jsonl"), {
-      runId: "crash-test", sourceLabel: "scripted", clock: { now: () => performance.now() },
+      runId: "crash-test",
+      sourceLabel: "scripted",
+      clock: { now: () => performance.now() },
     });
     return auditEditJournal(recorder, () => 3);
   },

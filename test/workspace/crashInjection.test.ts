@@ -29,7 +29,9 @@ interface ChildExit {
 
 function runChild(runDirectory: string, step: EditStep | "none"): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, runDirectory, step], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, runDirectory, step], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let stdout = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
@@ -53,7 +55,12 @@ const EXPECTED: Record<EditStep | "none", Expectation> = {
   afterIntent: { pendingAfterCrash: true, outcome: "not_committed", tempFiles: 0, repeatCode: "uncertain_edit" },
   afterTempWrite: { pendingAfterCrash: true, outcome: "not_committed", tempFiles: 1, repeatCode: "uncertain_edit" },
   beforeRename: { pendingAfterCrash: true, outcome: "not_committed", tempFiles: 1, repeatCode: "uncertain_edit" },
-  afterRenameBeforeReceipt: { pendingAfterCrash: true, outcome: "committed", tempFiles: 0, repeatCode: "stale_version" },
+  afterRenameBeforeReceipt: {
+    pendingAfterCrash: true,
+    outcome: "committed",
+    tempFiles: 0,
+    repeatCode: "stale_version",
+  },
   none: { pendingAfterCrash: false, outcome: "none_pending", tempFiles: 0, repeatCode: "stale_version" },
 };
 
@@ -70,8 +77,14 @@ for (const [step, expected] of Object.entries(EXPECTED) as Array<[EditStep | "no
       assert.ok(audit.ok, "the audit is well-formed after the kill");
       assert.equal(audit.value.tornTail, false);
       const types = audit.value.records.map((r) => r.type);
-      assert.ok(audit.value.records.every((r) => r.run_id === "crash-test" && r.proposal === 3 && r.source === "scripted"));
-      assert.equal(types.filter((t) => t === "edit_intent").length, step === "afterBackup" ? 0 : 1, "at most one intent");
+      assert.ok(
+        audit.value.records.every((r) => r.run_id === "crash-test" && r.proposal === 3 && r.source === "scripted"),
+      );
+      assert.equal(
+        types.filter((t) => t === "edit_intent").length,
+        step === "afterBackup" ? 0 : 1,
+        "at most one intent",
+      );
       assert.ok(types.filter((t) => t === "edit_committed").length <= 1);
 
       const journal = memoryJournal();
@@ -112,7 +125,11 @@ for (const [step, expected] of Object.entries(EXPECTED) as Array<[EditStep | "no
         assert.equal(readFileSync(path.join(run, "workspace", "toy_math.py"), "utf8"), onDisk);
         assert.equal(ws.state().version, committed ? 1 : 0);
         // A later process that replays the audit plus the reconciliation record refuses it too.
-        const reopened = await recoverRun({ runDirectory: run, records: [...audit.value.records, ...journal.records], journal: memoryJournal() });
+        const reopened = await recoverRun({
+          runDirectory: run,
+          records: [...audit.value.records, ...journal.records],
+          journal: memoryJournal(),
+        });
         assert.ok(reopened.ok && !reopened.value.hasUncertainEdit());
         const repeatAgain = await reopened.value.replace(FIX_CLAMP, noGuard);
         assert.equal(!repeatAgain.ok && repeatAgain.error, expected.repeatCode);

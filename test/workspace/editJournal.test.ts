@@ -9,18 +9,33 @@ const AFTER = "a".repeat(64);
 const intent = (id: string, overrides: Record<string, unknown> = {}): JournalRecord => ({
   type: "edit_intent",
   data: {
-    intent_id: id, function: "clamp", old_version: 0, new_version: 1, before_sha256: INITIAL_STATE.sourceSha256, after_sha256: AFTER,
-    expressions_before: INITIAL_STATE.expressions, expressions_after: { ...INITIAL_STATE.expressions, clamp: REPAIR_EXPRESSIONS.clamp },
-    backup_file: "backups/toy_math.v0.py", temp_file: "workspace/.toy_math.py.v1.1.tmp", ...overrides,
+    intent_id: id,
+    function: "clamp",
+    old_version: 0,
+    new_version: 1,
+    before_sha256: INITIAL_STATE.sourceSha256,
+    after_sha256: AFTER,
+    expressions_before: INITIAL_STATE.expressions,
+    expressions_after: { ...INITIAL_STATE.expressions, clamp: REPAIR_EXPRESSIONS.clamp },
+    backup_file: "backups/toy_math.v0.py",
+    temp_file: "workspace/.toy_math.py.v1.1.tmp",
+    ...overrides,
   },
 });
 
 test("empty journal: the initial state, nothing pending", () => {
-  assert.deepEqual(replayEditJournal([]), { ok: true, value: { state: INITIAL_STATE, pending: null, refused: [], conflicted: false } });
+  assert.deepEqual(replayEditJournal([]), {
+    ok: true,
+    value: { state: INITIAL_STATE, pending: null, refused: [], conflicted: false },
+  });
 });
 
 test("intent then commit advances the state; other record types are ignored", () => {
-  const replayed = replayEditJournal([{ type: "proposal", data: {} }, intent("i1"), { type: "edit_committed", data: { intent_id: "i1" } }]);
+  const replayed = replayEditJournal([
+    { type: "proposal", data: {} },
+    intent("i1"),
+    { type: "edit_committed", data: { intent_id: "i1" } },
+  ]);
   assert.ok(replayed.ok);
   assert.equal(replayed.value.state.version, 1);
   assert.equal(replayed.value.state.sourceSha256, AFTER);
@@ -31,16 +46,28 @@ test("intent then commit advances the state; other record types are ignored", ()
 test("an intent without an outcome is pending; interrupted keeps it pending; aborted clears it", () => {
   const pending = replayEditJournal([intent("i1"), { type: "edit_interrupted", data: { intent_id: "i1" } }]);
   assert.ok(pending.ok && pending.value.pending?.intent_id === "i1" && pending.value.state.version === 0);
-  const aborted = replayEditJournal([intent("i1"), { type: "edit_aborted", data: { intent_id: "i1", reason: "cancelled" } }]);
+  const aborted = replayEditJournal([
+    intent("i1"),
+    { type: "edit_aborted", data: { intent_id: "i1", reason: "cancelled" } },
+  ]);
   assert.ok(aborted.ok && aborted.value.pending === null && aborted.value.refused.length === 0);
 });
 
 test("reconciled outcomes: committed adopts, not_committed is refused later, conflict stays pending", () => {
-  const committed = replayEditJournal([intent("i1"), { type: "edit_reconciled", data: { intent_id: "i1", outcome: "committed" } }]);
+  const committed = replayEditJournal([
+    intent("i1"),
+    { type: "edit_reconciled", data: { intent_id: "i1", outcome: "committed" } },
+  ]);
   assert.ok(committed.ok && committed.value.state.version === 1);
-  const notCommitted = replayEditJournal([intent("i1"), { type: "edit_reconciled", data: { intent_id: "i1", outcome: "not_committed" } }]);
+  const notCommitted = replayEditJournal([
+    intent("i1"),
+    { type: "edit_reconciled", data: { intent_id: "i1", outcome: "not_committed" } },
+  ]);
   assert.ok(notCommitted.ok && notCommitted.value.state.version === 0 && notCommitted.value.refused.length === 1);
-  const conflict = replayEditJournal([intent("i1"), { type: "edit_reconciled", data: { intent_id: "i1", outcome: "conflict" } }]);
+  const conflict = replayEditJournal([
+    intent("i1"),
+    { type: "edit_reconciled", data: { intent_id: "i1", outcome: "conflict" } },
+  ]);
   assert.ok(conflict.ok && conflict.value.conflicted && conflict.value.pending !== null);
 });
 

@@ -2,7 +2,18 @@
 // replace and snapshot alike, and none of them adopts the changed bytes or moves the version.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
+import {
+  appendFileSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  cpSync,
+} from "node:fs";
 import path from "node:path";
 import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS, TASK_TXT } from "../../src/constants/labConstants.ts";
 import type { RunWorkspace } from "../../src/workspace/index.ts";
@@ -12,11 +23,23 @@ test("reads return exactly the spec's fields and never advance the version", asy
   const { ws, cleanup } = await freshRun();
   try {
     const task = await ws.read("TASK.txt");
-    assert.deepEqual(task, { ok: true, action: "read", file: "TASK.txt", version: 0, sha256: ws.state().taskSha256, content: TASK_TXT });
+    assert.deepEqual(task, {
+      ok: true,
+      action: "read",
+      file: "TASK.txt",
+      version: 0,
+      sha256: ws.state().taskSha256,
+      content: TASK_TXT,
+    });
     const source = await ws.read("toy_math.py");
     assert.deepEqual(source, {
-      ok: true, action: "read", file: "toy_math.py", version: 0, sha256: ws.state().sourceSha256,
-      content: INITIAL_TOY_MATH_PY, expressions: { clamp: "x", total: "unit + qty + fee" },
+      ok: true,
+      action: "read",
+      file: "toy_math.py",
+      version: 0,
+      sha256: ws.state().sourceSha256,
+      content: INITIAL_TOY_MATH_PY,
+      expressions: { clamp: "x", total: "unit + qty + fee" },
     });
     assert.equal(ws.state().version, 0);
   } finally {
@@ -29,7 +52,13 @@ test("a read of an unknown logical file is refused without touching disk", async
   try {
     for (const name of ["../TASK.txt", "/etc/passwd", "./toy_math.py", "TOY_MATH.PY"]) {
       const observation = await ws.read(name as "TASK.txt");
-      assert.deepEqual(observation, { ok: false, action: "read", error: "unknown_file", message: "only TASK.txt and toy_math.py can be read", version: 0 });
+      assert.deepEqual(observation, {
+        ok: false,
+        action: "read",
+        error: "unknown_file",
+        message: "only TASK.txt and toy_math.py can be read",
+        version: 0,
+      });
     }
   } finally {
     cleanup();
@@ -87,7 +116,10 @@ for (const [name, tamper] of Object.entries(TAMPERS)) {
         assert.equal(read.version, 0);
         assert.ok(!JSON.stringify(read).includes(root), "no host path in the observation");
       }
-      const replace = await ws.replace({ function: "total", old: "unit + qty + fee", new: REPAIR_EXPRESSIONS.total, version: 0 }, noGuard);
+      const replace = await ws.replace(
+        { function: "total", old: "unit + qty + fee", new: REPAIR_EXPRESSIONS.total, version: 0 },
+        noGuard,
+      );
       assert.equal(!replace.ok && replace.error, "workspace_conflict");
       const snapshot = await ws.snapshot();
       assert.equal(!snapshot.ok && snapshot.error, "workspace_conflict");
@@ -106,7 +138,10 @@ test("a file changed on disk between read and replace: workspace_conflict, nothi
     const external = INITIAL_TOY_MATH_PY.replace("return x", "return lo");
     writeFileSync(sourceOf(ws), external);
     const before = picture(ws);
-    const observation = await ws.replace({ function: "clamp", old: "x", new: REPAIR_EXPRESSIONS.clamp, version: 0 }, noGuard);
+    const observation = await ws.replace(
+      { function: "clamp", old: "x", new: REPAIR_EXPRESSIONS.clamp, version: 0 },
+      noGuard,
+    );
     assert.equal(!observation.ok && observation.error, "workspace_conflict");
     assert.deepEqual(picture(ws), before);
     assert.deepEqual(before.backups, {});

@@ -17,8 +17,18 @@ test("boundObservation measures UTF-8 bytes of the JSON and never truncates", ()
 });
 
 test("capObservation replaces an oversized required observation with observation_limit", () => {
-  const big = { ok: true as const, action: "read" as const, file: "TASK.txt" as const, version: 3, sha256: "0".repeat(64), content: "z".repeat(3000) };
-  assert.deepEqual(capObservation(big, "read", 3), rejection("read", "observation_limit", "the required observation does not fit in 2048 bytes", 3));
+  const big = {
+    ok: true as const,
+    action: "read" as const,
+    file: "TASK.txt" as const,
+    version: 3,
+    sha256: "0".repeat(64),
+    content: "z".repeat(3000),
+  };
+  assert.deepEqual(
+    capObservation(big, "read", 3),
+    rejection("read", "observation_limit", "the required observation does not fit in 2048 bytes", 3),
+  );
   const small = { ...big, content: "z" };
   assert.equal(capObservation(small, "read", 3), small);
 });

@@ -13,7 +13,12 @@ import { freshRun, noGuard, picture } from "./workspaceFixture.ts";
 
 const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const FIX_CLAMP: ReplaceRequest = { function: "clamp", old: "x", new: REPAIR_EXPRESSIONS.clamp, version: 0 };
-const FIX_TOTAL: ReplaceRequest = { function: "total", old: "unit + qty + fee", new: REPAIR_EXPRESSIONS.total, version: 1 };
+const FIX_TOTAL: ReplaceRequest = {
+  function: "total",
+  old: "unit + qty + fee",
+  new: REPAIR_EXPRESSIONS.total,
+  version: 1,
+};
 
 test("two committed edits: exact receipts, versions, bytes, backups and journal order", async () => {
   const { ws, journal, cleanup } = await freshRun();
@@ -21,25 +26,45 @@ test("two committed edits: exact receipts, versions, bytes, backups and journal 
     const first = await ws.replace(FIX_CLAMP, noGuard);
     const afterFirst = renderToyMathSource({ clamp: REPAIR_EXPRESSIONS.clamp, total: "unit + qty + fee" });
     assert.deepEqual(first, {
-      ok: true, action: "replace", status: "edit_committed", function: "clamp", old_version: 0, version: 1,
-      sha256: sha(afterFirst), expressions: { clamp: REPAIR_EXPRESSIONS.clamp, total: "unit + qty + fee" },
+      ok: true,
+      action: "replace",
+      status: "edit_committed",
+      function: "clamp",
+      old_version: 0,
+      version: 1,
+      sha256: sha(afterFirst),
+      expressions: { clamp: REPAIR_EXPRESSIONS.clamp, total: "unit + qty + fee" },
     });
     const second = await ws.replace(FIX_TOTAL, noGuard);
     const afterSecond = renderToyMathSource(REPAIR_EXPRESSIONS);
     assert.deepEqual(second, {
-      ok: true, action: "replace", status: "edit_committed", function: "total", old_version: 1, version: 2,
-      sha256: sha(afterSecond), expressions: { ...REPAIR_EXPRESSIONS },
+      ok: true,
+      action: "replace",
+      status: "edit_committed",
+      function: "total",
+      old_version: 1,
+      version: 2,
+      sha256: sha(afterSecond),
+      expressions: { ...REPAIR_EXPRESSIONS },
     });
     const disk = picture(ws);
     assert.equal(disk.source, afterSecond);
     assert.deepEqual(disk.backups, { "toy_math.v0.py": INITIAL_TOY_MATH_PY, "toy_math.v1.py": afterFirst });
     assert.deepEqual(disk.workspaceEntries, ["TASK.txt", "toy_math.py"], "temp files were renamed into place");
-    assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_committed", "edit_intent", "edit_committed"]);
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ["edit_intent", "edit_committed", "edit_intent", "edit_committed"],
+    );
     const intent = journal.records[0]?.data as Record<string, unknown>;
     assert.equal(intent.before_sha256, sha(INITIAL_TOY_MATH_PY));
     assert.equal(intent.after_sha256, sha(afterFirst));
     assert.equal(intent.backup_file, "backups/toy_math.v0.py");
-    assert.deepEqual(ws.state(), { version: 2, sourceSha256: sha(afterSecond), taskSha256: ws.state().taskSha256, expressions: { ...REPAIR_EXPRESSIONS } });
+    assert.deepEqual(ws.state(), {
+      version: 2,
+      sourceSha256: sha(afterSecond),
+      taskSha256: ws.state().taskSha256,
+      expressions: { ...REPAIR_EXPRESSIONS },
+    });
     assert.deepEqual(await ws.integrityCheck(), { ok: true, value: undefined });
     const snapshot = await ws.snapshot();
     assert.ok(snapshot.ok && snapshot.value.version === 2 && snapshot.value.sha256 === sha(afterSecond));
@@ -52,17 +77,29 @@ test("an identical replacement is no_change: no backup, no temp file, no journal
   const { ws, journal, cleanup } = await freshRun();
   try {
     const before = picture(ws);
-    const same = await ws.replace({ function: "total", old: "unit + qty + fee", new: "unit + qty + fee", version: 0 }, noGuard);
+    const same = await ws.replace(
+      { function: "total", old: "unit + qty + fee", new: "unit + qty + fee", version: 0 },
+      noGuard,
+    );
     assert.deepEqual(same, {
-      ok: true, action: "replace", status: "no_change", function: "total", old_version: 0, version: 0,
-      sha256: sha(INITIAL_TOY_MATH_PY), expressions: { clamp: "x", total: "unit + qty + fee" },
+      ok: true,
+      action: "replace",
+      status: "no_change",
+      function: "total",
+      old_version: 0,
+      version: 0,
+      sha256: sha(INITIAL_TOY_MATH_PY),
+      expressions: { clamp: "x", total: "unit + qty + fee" },
     });
     assert.deepEqual(picture(ws), before);
     assert.deepEqual(journal.records, []);
     // Also after a committed edit: the backup set does not grow.
     assert.equal((await ws.replace(FIX_CLAMP, noGuard)).ok, true);
     const afterEdit = picture(ws);
-    const again = await ws.replace({ function: "clamp", old: REPAIR_EXPRESSIONS.clamp, new: REPAIR_EXPRESSIONS.clamp, version: 1 }, noGuard);
+    const again = await ws.replace(
+      { function: "clamp", old: REPAIR_EXPRESSIONS.clamp, new: REPAIR_EXPRESSIONS.clamp, version: 1 },
+      noGuard,
+    );
     assert.equal(again.ok && again.action === "replace" && again.status, "no_change");
     assert.deepEqual(picture(ws), afterEdit);
   } finally {
@@ -72,7 +109,9 @@ test("an identical replacement is no_change: no backup, no temp file, no journal
 
 /** Runs one refused replace and asserts the code and that nothing observable changed. */
 async function assertRefused(
-  request: ReplaceRequest, expected: string | ((code: string) => boolean), setup?: (ws: Awaited<ReturnType<typeof freshRun>>["ws"]) => Promise<void>,
+  request: ReplaceRequest,
+  expected: string | ((code: string) => boolean),
+  setup?: (ws: Awaited<ReturnType<typeof freshRun>>["ws"]) => Promise<void>,
 ): Promise<Observation> {
   const { ws, journal, root, cleanup } = await freshRun();
   try {
@@ -128,7 +167,9 @@ test("an invalid new expression is refused with the expression language's own co
     ["y", "unknown_name"],
   ];
   for (const [text, code] of cases) {
-    const observation = await assertRefused({ ...FIX_CLAMP, new: text }, (c) => (EXPR_ERROR_CODES as readonly string[]).includes(c));
+    const observation = await assertRefused({ ...FIX_CLAMP, new: text }, (c) =>
+      (EXPR_ERROR_CODES as readonly string[]).includes(c),
+    );
     assert.equal(!observation.ok && observation.error, code, text);
   }
 });
@@ -139,8 +180,14 @@ test("cancellation or deadline at the commit guard: not committed, temp kept, ba
     try {
       const observation = await ws.replace(FIX_CLAMP, { beforeCommit: () => code });
       assert.deepEqual(observation, {
-        ok: false, action: "replace", error: code, version: 0,
-        message: code === "cancelled" ? "the run was cancelled before the edit committed" : "the deadline expired before the edit committed",
+        ok: false,
+        action: "replace",
+        error: code,
+        version: 0,
+        message:
+          code === "cancelled"
+            ? "the run was cancelled before the edit committed"
+            : "the deadline expired before the edit committed",
       });
       const disk = picture(ws);
       assert.equal(disk.source, INITIAL_TOY_MATH_PY);
@@ -149,7 +196,10 @@ test("cancellation or deadline at the commit guard: not committed, temp kept, ba
       assert.deepEqual(disk.workspaceEntries, [".toy_math.py.v1.1.tmp", "TASK.txt", "toy_math.py"]);
       assert.equal(statSync(path.join(ws.paths.workspace, ".toy_math.py.v1.1.tmp")).mode & 0o777, 0o600);
       assert.equal(statSync(path.join(ws.paths.backups, "toy_math.v0.py")).mode & 0o777, 0o600);
-      assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_aborted"]);
+      assert.deepEqual(
+        journal.records.map((r) => r.type),
+        ["edit_intent", "edit_aborted"],
+      );
       assert.equal(ws.hasUncertainEdit(), false);
       assert.deepEqual(await ws.integrityCheck(), { ok: true, value: undefined });
       // A later attempt commits, reusing (not rewriting) the backup and taking a fresh temp name.
@@ -174,9 +224,16 @@ test("the target changes after the temp write: the digest recheck refuses the re
     const observation = await ws.replace(FIX_CLAMP, noGuard);
     assert.equal(!observation.ok && observation.error, "workspace_conflict");
     assert.equal(observation.version, 0);
-    assert.equal(readFileSync(path.join(ws.paths.workspace, "toy_math.py"), "utf8"), external, "the external bytes were not overwritten");
+    assert.equal(
+      readFileSync(path.join(ws.paths.workspace, "toy_math.py"), "utf8"),
+      external,
+      "the external bytes were not overwritten",
+    );
     assert.equal(ws.state().version, 0);
-    assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_aborted"]);
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ["edit_intent", "edit_aborted"],
+    );
   } finally {
     cleanup();
   }
@@ -192,7 +249,14 @@ test("a journal that cannot record the intent: workspace_io_error, nothing renam
   const { ws, cleanup } = await freshRun();
   try {
     const root = path.dirname(ws.paths.run);
-    const created = await createRun({ runDirectory: path.join(root, "run2"), journal: { append: () => { throw new Error("disk full"); } } });
+    const created = await createRun({
+      runDirectory: path.join(root, "run2"),
+      journal: {
+        append: () => {
+          throw new Error("disk full");
+        },
+      },
+    });
     assert.ok(created.ok);
     const observation = await created.value.replace(FIX_CLAMP, noGuard);
     assert.equal(!observation.ok && observation.error, "workspace_io_error");

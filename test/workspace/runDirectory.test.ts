@@ -23,7 +23,9 @@ test("a fresh run has the spec layout, exact bytes, version 0 and both digests",
     assert.equal(readFileSync(path.join(run, "workspace", "TASK.txt"), "utf8"), TASK_TXT);
     assert.equal(readFileSync(path.join(run, "workspace", "toy_math.py"), "utf8"), INITIAL_TOY_MATH_PY);
     assert.deepEqual(ws.state(), {
-      version: 0, sourceSha256: sha(INITIAL_TOY_MATH_PY), taskSha256: sha(TASK_TXT),
+      version: 0,
+      sourceSha256: sha(INITIAL_TOY_MATH_PY),
+      taskSha256: sha(TASK_TXT),
       expressions: { clamp: "x", total: "unit + qty + fee" },
     });
     assert.deepEqual(await ws.integrityCheck(), { ok: true, value: undefined });

@@ -33,7 +33,10 @@ for (const step of ["afterIntent", "afterTempWrite", "beforeRename"] as const) {
       assert.equal(!interrupted.ok && interrupted.error, "edit_interrupted");
       assert.equal(ws.hasUncertainEdit(), true);
       const pendingPicture = picture(ws);
-      for (const request of [FIX_CLAMP, { function: "total" as const, old: "unit + qty + fee", new: "unit * qty + fee", version: 0 }]) {
+      for (const request of [
+        FIX_CLAMP,
+        { function: "total" as const, old: "unit + qty + fee", new: "unit * qty + fee", version: 0 },
+      ]) {
         const refused = await ws.replace(request, noGuard);
         assert.equal(!refused.ok && refused.error, "uncertain_edit");
       }
@@ -54,10 +57,16 @@ for (const step of ["afterIntent", "afterTempWrite", "beforeRename"] as const) {
       assert.equal(!repeat.ok && repeat.error, "uncertain_edit");
       assert.deepEqual(picture(ws), pendingPicture);
       // A different edit is allowed and reuses the backup of version 0.
-      const other = await ws.replace({ function: "total", old: "unit + qty + fee", new: REPAIR_EXPRESSIONS.total, version: 0 }, noGuard);
+      const other = await ws.replace(
+        { function: "total", old: "unit + qty + fee", new: REPAIR_EXPRESSIONS.total, version: 0 },
+        noGuard,
+      );
       assert.equal(other.ok && other.action === "replace" && other.status, "edit_committed");
       assert.deepEqual(picture(ws).backups, { "toy_math.v0.py": INITIAL_TOY_MATH_PY });
-      assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_interrupted", "edit_reconciled", "edit_intent", "edit_committed"]);
+      assert.deepEqual(
+        journal.records.map((r) => r.type),
+        ["edit_intent", "edit_interrupted", "edit_reconciled", "edit_intent", "edit_committed"],
+      );
       const second = await ws.reconcile();
       assert.ok(second.ok && second.value.outcome === "none_pending");
     } finally {
@@ -76,14 +85,20 @@ test("interrupted after the rename: reconcile adopts the new version exactly onc
     assert.ok(reconciled.ok);
     assert.equal(reconciled.value.outcome, "committed");
     assert.equal(reconciled.value.state.version, 1);
-    assert.deepEqual(reconciled.value.state.expressions, { clamp: REPAIR_EXPRESSIONS.clamp, total: "unit + qty + fee" });
+    assert.deepEqual(reconciled.value.state.expressions, {
+      clamp: REPAIR_EXPRESSIONS.clamp,
+      total: "unit + qty + fee",
+    });
     const again = await ws.reconcile();
     assert.ok(again.ok && again.value.outcome === "none_pending" && again.value.state.version === 1);
     assert.equal(readFileSync(path.join(ws.paths.workspace, "toy_math.py"), "utf8"), FIXED_CLAMP_SOURCE);
     const repeat = await ws.replace(FIX_CLAMP, noGuard);
     assert.equal(!repeat.ok && repeat.error, "stale_version");
     assert.deepEqual(await ws.integrityCheck(), { ok: true, value: undefined });
-    assert.deepEqual(journal.records.map((r) => r.type), ["edit_intent", "edit_interrupted", "edit_reconciled"]);
+    assert.deepEqual(
+      journal.records.map((r) => r.type),
+      ["edit_intent", "edit_interrupted", "edit_reconciled"],
+    );
   } finally {
     cleanup();
   }

@@ -27,7 +27,10 @@ export function tempRoot(): { root: string; cleanup: () => void } {
 }
 
 export async function freshRun(hooks?: WorkspaceHooks): Promise<{
-  ws: RunWorkspace; journal: MemoryJournal; root: string; cleanup: () => void;
+  ws: RunWorkspace;
+  journal: MemoryJournal;
+  root: string;
+  cleanup: () => void;
 }> {
   const { root, cleanup } = tempRoot();
   const journal = memoryJournal();

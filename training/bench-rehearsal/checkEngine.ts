@@ -27,17 +27,32 @@ try {
   const created = await LocalEngineChat.create({ modelDirectory: directory });
   if (!created.ok) throw new Error(`${created.error}: ${created.message}`);
   const backend = created.value;
-  const ask = async (e: BenchTranscriptExample, messages: readonly ChatTurnMessage[], label: string, sameInput: boolean): Promise<void> => {
+  const ask = async (
+    e: BenchTranscriptExample,
+    messages: readonly ChatTurnMessage[],
+    label: string,
+    sameInput: boolean,
+  ): Promise<void> => {
     const started = performance.now();
-    const reply = await backend.complete({ messages, tools: e.tools, maxTokens: 2048, signal: AbortSignal.timeout(300_000) });
+    const reply = await backend.complete({
+      messages,
+      tools: e.tools,
+      maxTokens: 2048,
+      signal: AbortSignal.timeout(300_000),
+    });
     const ms = performance.now() - started;
     totalMs += ms;
     asked++;
     const response = reply.ok ? (reply.exchange.response as { rawOutputIds: number[] }) : null;
     const inputTokens = (reply.exchange.request as { inputTokens?: number }).inputTokens;
-    const ok = response !== null && JSON.stringify(response.rawOutputIds) === JSON.stringify(e.target_ids) && (!sameInput || inputTokens === e.input_ids.length);
+    const ok =
+      response !== null &&
+      JSON.stringify(response.rawOutputIds) === JSON.stringify(e.target_ids) &&
+      (!sameInput || inputTokens === e.input_ids.length);
     if (!ok) failures++;
-    process.stdout.write(`${ok ? "ok  " : "FAIL"} ${label} turn ${e.proposal}: ${inputTokens ?? "?"} input tokens, ${Math.round(ms)} ms${ok ? "" : reply.ok ? ` got ${JSON.stringify(response?.rawOutputIds.slice(0, 40))}` : ` ${reply.error}`}\n`);
+    process.stdout.write(
+      `${ok ? "ok  " : "FAIL"} ${label} turn ${e.proposal}: ${inputTokens ?? "?"} input tokens, ${Math.round(ms)} ms${ok ? "" : reply.ok ? ` got ${JSON.stringify(response?.rawOutputIds.slice(0, 40))}` : ` ${reply.error}`}\n`,
+    );
   };
   try {
     const set = await generateBenchTranscripts();
@@ -52,9 +67,12 @@ try {
     const withTime = set.examples.filter((e) => e.scenario.endsWith("@0.01s"));
     for (const e of withTime) {
       if (!e.messages.some((m) => m.role === "tool" && HAS_TIMING.test(m.content))) continue;
-      for (const seconds of UNSEEN_TIMINGS) await ask(e, withTiming(e.messages, seconds), `${e.scenario.replace(/@.*$/, "")}@${seconds}s (unseen)`, false);
+      for (const seconds of UNSEEN_TIMINGS)
+        await ask(e, withTiming(e.messages, seconds), `${e.scenario.replace(/@.*$/, "")}@${seconds}s (unseen)`, false);
     }
-    process.stdout.write(`${asked - failures}/${asked} requests reproduced token for token (${trained} trained, ${asked - trained} with unseen test times); ${(totalMs / asked / 1000).toFixed(2)} s per request\n`);
+    process.stdout.write(
+      `${asked - failures}/${asked} requests reproduced token for token (${trained} trained, ${asked - trained} with unseen test times); ${(totalMs / asked / 1000).toFixed(2)} s per request\n`,
+    );
   } finally {
     await backend.close();
   }

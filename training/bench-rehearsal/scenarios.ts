@@ -44,10 +44,12 @@ function wrongFix(buggy: string): string {
   return fixed;
 }
 
-const call = (name: string, args: Record<string, string> = {}): string => renderToolCallBlock({ name, argumentsText: JSON.stringify(args) });
+const call = (name: string, args: Record<string, string> = {}): string =>
+  renderToolCallBlock({ name, argumentsText: JSON.stringify(args) });
 
 export function benchScenarios(datasetRoot: string): BenchScenario[] {
-  const read = (dir: string, program: string): string => readFileSync(path.join(datasetRoot, dir, `${program}.py`), "utf8");
+  const read = (dir: string, program: string): string =>
+    readFileSync(path.join(datasetRoot, dir, `${program}.py`), "utf8");
   const out: BenchScenario[] = [];
   for (const program of BENCH_REHEARSAL_PROGRAMS) {
     const target = targetPath(program);
@@ -56,17 +58,47 @@ export function benchScenarios(datasetRoot: string): BenchScenario[] {
     const readCall = call("read_file", { path: target });
     const writeCall = (content: string): string => call("write_file", { path: target, content });
     const runTests = call("run_tests");
-    out.push({ id: `A-${program}`, program, condition: "A", replies: ["```python\n" + fixed + "```"], expect: { claimed: true, fixed: true, refusedStops: 0 } });
-    out.push({ id: `B-${program}`, program, condition: "B", replies: [readCall, writeCall(fixed), sentence], expect: { claimed: true, fixed: true, refusedStops: 0 } });
+    out.push({
+      id: `A-${program}`,
+      program,
+      condition: "A",
+      replies: ["```python\n" + fixed + "```"],
+      expect: { claimed: true, fixed: true, refusedStops: 0 },
+    });
+    out.push({
+      id: `B-${program}`,
+      program,
+      condition: "B",
+      replies: [readCall, writeCall(fixed), sentence],
+      expect: { claimed: true, fixed: true, refusedStops: 0 },
+    });
     if (program !== FALSE_FIXED_PROGRAM) {
       for (const condition of ["C", "D"] as const) {
-        out.push({ id: `${condition}-${program}`, program, condition, replies: [readCall, writeCall(fixed), runTests, sentence], expect: { claimed: true, fixed: true, refusedStops: 0 } });
+        out.push({
+          id: `${condition}-${program}`,
+          program,
+          condition,
+          replies: [readCall, writeCall(fixed), runTests, sentence],
+          expect: { claimed: true, fixed: true, refusedStops: 0 },
+        });
       }
       continue;
     }
     const early = [readCall, writeCall(wrongFix(read("python_programs", program))), sentence];
-    out.push({ id: `C-${program}`, program, condition: "C", replies: early, expect: { claimed: true, fixed: false, refusedStops: 0 } });
-    out.push({ id: `D-${program}`, program, condition: "D", replies: [...early, runTests, writeCall(fixed), runTests, sentence], expect: { claimed: true, fixed: true, refusedStops: 1 } });
+    out.push({
+      id: `C-${program}`,
+      program,
+      condition: "C",
+      replies: early,
+      expect: { claimed: true, fixed: false, refusedStops: 0 },
+    });
+    out.push({
+      id: `D-${program}`,
+      program,
+      condition: "D",
+      replies: [...early, runTests, writeCall(fixed), runTests, sentence],
+      expect: { claimed: true, fixed: true, refusedStops: 1 },
+    });
   }
   return out;
 }

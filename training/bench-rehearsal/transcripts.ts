@@ -18,12 +18,20 @@ import { DEFAULT_SANDBOX_LIMITS } from "../../src/bench/sandbox/sandboxLimits.ts
 import { buildStandInTokenizer } from "../../src/model/tokenizer/standInTokenizer.ts";
 import { createConversationRenderer, type ConversationRenderer } from "../../src/sources/localChatRendering.ts";
 import { parseAssistantReply } from "../../src/sources/localEngineChat.ts";
-import type { ChatBackend, ChatTurnMessage, ChatTurnRequest, ChatTurnResult } from "../../src/sources/openaiCompatibleChat.ts";
+import type {
+  ChatBackend,
+  ChatTurnMessage,
+  ChatTurnRequest,
+  ChatTurnResult,
+} from "../../src/sources/openaiCompatibleChat.ts";
 import type { ChatTokenizer } from "../../src/model/tokenizer/chatTokenizer.ts";
 import { IM_END, standInChatTokenizer, type TranscriptExample } from "../rehearsal/transcripts.ts";
 import { benchScenarios, type BenchScenario } from "./scenarios.ts";
 
-export const MINI_DATASET = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../test/fixtures/quixbugs-mini");
+export const MINI_DATASET = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  "../../test/fixtures/quixbugs-mini",
+);
 /** pytest's "in N.NNs", replaced by each of these in turn (typical times here, and one slow run). */
 export const TIMING_VARIANTS = ["0.01", "0.03", "0.08", "0.52", "1.46", "3.79", "12.93"] as const;
 const TIMING = /\bin \d+\.\d+s\b/g;
@@ -70,9 +78,18 @@ class ScriptedReplies implements ChatBackend {
     if (reply === undefined) throw new Error("the agent loop asked for more replies than the scenario has");
     this.recorded.push({ messages: structuredClone([...request.messages]), tools: request.tools, reply });
     const parsed = parseAssistantReply(reply, request);
-    if (parsed.malformed.length > 0) throw new Error(`a scripted reply holds a malformed tool call: ${reply.slice(0, 80)}`);
+    if (parsed.malformed.length > 0)
+      throw new Error(`a scripted reply holds a malformed tool call: ${reply.slice(0, 80)}`);
     const exchange = { request: {}, response: null, httpStatus: null, elapsedMs: 0 };
-    return { ok: true, content: parsed.content, toolCalls: parsed.toolCalls, finishReason: parsed.toolCalls.length > 0 ? "tool_calls" : "stop", usage: { promptTokens: null, completionTokens: null, source: "none" }, servedModel: null, exchange };
+    return {
+      ok: true,
+      content: parsed.content,
+      toolCalls: parsed.toolCalls,
+      finishReason: parsed.toolCalls.length > 0 ? "tool_calls" : "stop",
+      usage: { promptTokens: null, completionTokens: null, source: "none" },
+      servedModel: null,
+      exchange,
+    };
   }
   async close(): Promise<void> {}
   get unused(): number {
@@ -84,11 +101,28 @@ export function withTiming(messages: readonly ChatTurnMessage[], seconds: string
   return messages.map((m) => (m.role === "tool" ? { ...m, content: m.content.replace(TIMING, `in ${seconds}s`) } : m));
 }
 
-async function playScenario(s: BenchScenario, dataset: QuixDataset, sandbox: SandboxConfig, renderer: ConversationRenderer, chat: ChatTokenizer): Promise<{ examples: BenchTranscriptExample[]; outcome: BenchScenarioOutcome }> {
+async function playScenario(
+  s: BenchScenario,
+  dataset: QuixDataset,
+  sandbox: SandboxConfig,
+  renderer: ConversationRenderer,
+  chat: ChatTokenizer,
+): Promise<{ examples: BenchTranscriptExample[]; outcome: BenchScenarioOutcome }> {
   const program = dataset.programs.find((p) => p.name === s.program);
   if (program === undefined) throw new Error(`no program ${s.program}`);
   const backend = new ScriptedReplies(s.replies);
-  const run = await runAgentLoop({ dataset, program, condition: CONDITIONS[s.condition], backend, sandbox, budget: AGENT_BUDGET, trace: new MemoryTrace(), clock: () => performance.now(), testTimeoutMs: REHEARSAL_TEST_TIMEOUT_MS, includeSlow: false });
+  const run = await runAgentLoop({
+    dataset,
+    program,
+    condition: CONDITIONS[s.condition],
+    backend,
+    sandbox,
+    budget: AGENT_BUDGET,
+    trace: new MemoryTrace(),
+    clock: () => performance.now(),
+    testTimeoutMs: REHEARSAL_TEST_TIMEOUT_MS,
+    includeSlow: false,
+  });
   if ("interrupted" in run) throw new Error(`${s.id}: interrupted`);
   check(s, run, backend.unused);
   const examples: BenchTranscriptExample[] = [];
@@ -101,10 +135,25 @@ async function playScenario(s: BenchScenario, dataset: QuixDataset, sandbox: San
       if (!rendered.ok) throw new Error(`${s.id}: ${rendered.message}`);
       const inputIds = chat.encode(rendered.value);
       if (seconds === null || seconds === TIMING_VARIANTS[0]) requestTokens.push(inputIds.length);
-      examples.push({ scenario: seconds === null ? s.id : `${s.id}@${seconds}s`, proposal: index + 1, target: true, input_ids: inputIds, target_ids: [...chat.encode(r.reply), IM_END], messages, tools: r.tools });
+      examples.push({
+        scenario: seconds === null ? s.id : `${s.id}@${seconds}s`,
+        proposal: index + 1,
+        target: true,
+        input_ids: inputIds,
+        target_ids: [...chat.encode(r.reply), IM_END],
+        messages,
+        tools: r.tools,
+      });
     }
   });
-  const outcome = { scenario: s.id, stop_reason: run.stopReason, claimed: run.claimedFixed, refused_stops: run.guardrails.refusedStopAttempts, turns: run.turns, request_tokens: requestTokens };
+  const outcome = {
+    scenario: s.id,
+    stop_reason: run.stopReason,
+    claimed: run.claimedFixed,
+    refused_stops: run.guardrails.refusedStopAttempts,
+    turns: run.turns,
+    request_tokens: requestTokens,
+  };
   return { examples, outcome };
 }
 
@@ -112,9 +161,12 @@ async function playScenario(s: BenchScenario, dataset: QuixDataset, sandbox: San
 function check(s: BenchScenario, run: AgentRun, unused: number): void {
   const problems: string[] = [];
   if (unused !== 0) problems.push(`${unused} scripted replies were never asked for`);
-  if (run.stopReason !== "agent_done" || run.claimedFixed !== s.expect.claimed) problems.push(`stopped ${run.stopReason}, claimed ${run.claimedFixed}`);
-  if (run.guardrails.refusedStopAttempts !== s.expect.refusedStops) problems.push(`${run.guardrails.refusedStopAttempts} refused stops`);
-  if (run.guardrails.toolErrors + run.guardrails.blockedReads + run.guardrails.blockedWrites !== 0) problems.push("a tool call was refused or failed");
+  if (run.stopReason !== "agent_done" || run.claimedFixed !== s.expect.claimed)
+    problems.push(`stopped ${run.stopReason}, claimed ${run.claimedFixed}`);
+  if (run.guardrails.refusedStopAttempts !== s.expect.refusedStops)
+    problems.push(`${run.guardrails.refusedStopAttempts} refused stops`);
+  if (run.guardrails.toolErrors + run.guardrails.blockedReads + run.guardrails.blockedWrites !== 0)
+    problems.push("a tool call was refused or failed");
   if (problems.length > 0) throw new Error(`${s.id}: ${problems.join("; ")}`);
 }
 
@@ -135,23 +187,27 @@ export async function generateBenchTranscripts(): Promise<BenchTranscriptSet> {
   if (!files.ok) throw new Error(files.message);
   const renderer = createConversationRenderer(Buffer.from(files.value.tokenizerConfigJson));
   if (!renderer.ok) throw new Error(renderer.message);
-  if (renderer.value.toolRendering !== "chat_template") throw new Error("the stand-in template should render tools itself");
+  if (renderer.value.toolRendering !== "chat_template")
+    throw new Error("the stand-in template should render tools itself");
   const { dataset, sandbox } = benchSandbox();
   const examples: BenchTranscriptExample[] = [];
-    const outcomes: BenchScenarioOutcome[] = [];
-    for (const s of benchScenarios(dataset.root)) {
-      const played = await playScenario(s, dataset, sandbox, renderer.value, chat);
-      examples.push(...played.examples);
-      outcomes.push(played.outcome);
-    }
-    const replies = new Map<string, string>();
-    for (const e of examples) {
-      const key = e.input_ids.join(",");
-      const reply = e.target_ids.join(",");
-      const seen = replies.get(key);
-      if (seen !== undefined && seen !== reply) throw new Error(`${e.scenario} turn ${e.proposal}: an identical request was already trained toward another reply`);
-      replies.set(key, reply);
-    }
+  const outcomes: BenchScenarioOutcome[] = [];
+  for (const s of benchScenarios(dataset.root)) {
+    const played = await playScenario(s, dataset, sandbox, renderer.value, chat);
+    examples.push(...played.examples);
+    outcomes.push(played.outcome);
+  }
+  const replies = new Map<string, string>();
+  for (const e of examples) {
+    const key = e.input_ids.join(",");
+    const reply = e.target_ids.join(",");
+    const seen = replies.get(key);
+    if (seen !== undefined && seen !== reply)
+      throw new Error(
+        `${e.scenario} turn ${e.proposal}: an identical request was already trained toward another reply`,
+      );
+    replies.set(key, reply);
+  }
   return { examples, outcomes };
 }
 

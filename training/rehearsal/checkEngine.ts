@@ -26,26 +26,37 @@ try {
     seen.add(key);
     return true;
   });
-  const created = await LocalModelSource.create({ modelDirectory: directory, overallDeadlineMs: systemClock.now() + 600_000 });
+  const created = await LocalModelSource.create({
+    modelDirectory: directory,
+    overallDeadlineMs: systemClock.now() + 600_000,
+  });
   if (!created.ok) throw new Error(`${created.error}: ${created.message}`);
   const source = created.value;
   let totalMs = 0;
   try {
     for (const e of targets) {
       const started = systemClock.now();
-      const outcome = await source.propose({ proposalNumber: e.proposal, messages: e.messages ?? [], deadlineMs: systemClock.now() + 120_000 }, new AbortController().signal);
+      const outcome = await source.propose(
+        { proposalNumber: e.proposal, messages: e.messages ?? [], deadlineMs: systemClock.now() + 120_000 },
+        new AbortController().signal,
+      );
       const ms = systemClock.now() - started;
       totalMs += ms;
-      const got = outcome.kind === "text" ? outcome.metadata.rawOutputIds ?? [] : [];
-      const sameInput = outcome.kind === "text" && JSON.stringify(outcome.metadata.inputIds) === JSON.stringify(e.input_ids);
+      const got = outcome.kind === "text" ? (outcome.metadata.rawOutputIds ?? []) : [];
+      const sameInput =
+        outcome.kind === "text" && JSON.stringify(outcome.metadata.inputIds) === JSON.stringify(e.input_ids);
       const ok = sameInput && JSON.stringify(got) === JSON.stringify(e.target_ids);
       if (!ok) failures++;
-      process.stdout.write(`${ok ? "ok  " : "FAIL"} ${e.scenario} #${e.proposal} input ${e.input_ids.length} tokens, ${Math.round(ms)} ms${ok ? "" : ` got ${JSON.stringify(got)} want ${JSON.stringify(e.target_ids)}${sameInput ? "" : " (input ids differ)"}`}\n`);
+      process.stdout.write(
+        `${ok ? "ok  " : "FAIL"} ${e.scenario} #${e.proposal} input ${e.input_ids.length} tokens, ${Math.round(ms)} ms${ok ? "" : ` got ${JSON.stringify(got)} want ${JSON.stringify(e.target_ids)}${sameInput ? "" : " (input ids differ)"}`}\n`,
+      );
     }
   } finally {
     await source.close();
   }
-  process.stdout.write(`${targets.length - failures}/${targets.length} trained requests reproduced token for token; ${Math.round(totalMs / targets.length)} ms per proposal\n`);
+  process.stdout.write(
+    `${targets.length - failures}/${targets.length} trained requests reproduced token for token; ${Math.round(totalMs / targets.length)} ms per proposal\n`,
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
   await rm(`${directory}.tca-engine-cache`, { recursive: true, force: true });

@@ -23,7 +23,8 @@ const READ = '{"action":"read","file":"toy_math.py"}';
 const TEST = '{"action":"test"}';
 const clamp = (version: number, old = "x"): string =>
   `{"action":"replace","function":"clamp","old":"${old}","new":"lo if x < lo else hi if x > hi else x","version":${version}}`;
-const total = (version: number): string => `{"action":"replace","function":"total","old":"unit + qty + fee","new":"unit * qty + fee","version":${version}}`;
+const total = (version: number): string =>
+  `{"action":"replace","function":"total","old":"unit + qty + fee","new":"unit * qty + fee","version":${version}}`;
 const finish = (version: number): string => `{"action":"finish","version":${version}}`;
 const t = (text: string): ScenarioStep => ({ text, target: true });
 const fault = (text: string): ScenarioStep => ({ text, target: false });

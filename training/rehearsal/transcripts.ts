@@ -41,19 +41,31 @@ export interface TranscriptSet {
 export async function standInChatTokenizer(): Promise<ChatTokenizer> {
   const files = await buildStandInTokenizer();
   if (!files.ok) throw new Error(files.message);
-  const chat = createChatTokenizer(Buffer.from(files.value.tokenizerJson), Buffer.from(files.value.tokenizerConfigJson));
+  const chat = createChatTokenizer(
+    Buffer.from(files.value.tokenizerJson),
+    Buffer.from(files.value.tokenizerConfigJson),
+  );
   if (!chat.ok) throw new Error(chat.message);
   return chat.value;
 }
 
-async function playScenario(scenario: Scenario, chat: ChatTokenizer, root: string): Promise<{ examples: TranscriptExample[]; outcome: ScenarioOutcome }> {
+async function playScenario(
+  scenario: Scenario,
+  chat: ChatTokenizer,
+  root: string,
+): Promise<{ examples: TranscriptExample[]; outcome: ScenarioOutcome }> {
   const source = new ScriptedSource(scenario.steps.map((s) => s.text));
   const countTokens = async (messages: Parameters<ChatTokenizer["render"]>[0]): Promise<number> => {
     const rendered = chat.render(messages);
     if (!rendered.ok) throw new Error("template failed");
     return chat.encode(rendered.value).length;
   };
-  const run = await runLab({ runDirectory: path.join(root, scenario.id), source, kind: "scripted_baseline", assembler: compactingAssembler(countTokens) });
+  const run = await runLab({
+    runDirectory: path.join(root, scenario.id),
+    source,
+    kind: "scripted_baseline",
+    assembler: compactingAssembler(countTokens),
+  });
   if (!run.ok) throw new Error(`${scenario.id}: ${run.message}`);
   const examples: TranscriptExample[] = [];
   const requestTokens: number[] = [];
@@ -64,13 +76,30 @@ async function playScenario(scenario: Scenario, chat: ChatTokenizer, root: strin
     if (!rendered.ok) throw new Error("template failed");
     const inputIds = chat.encode(rendered.value);
     requestTokens.push(inputIds.length);
-    examples.push({ scenario: scenario.id, proposal: request.proposalNumber, target: step.target, input_ids: inputIds, target_ids: [...chat.encode(step.text), IM_END], messages: request.messages });
+    examples.push({
+      scenario: scenario.id,
+      proposal: request.proposalNumber,
+      target: step.target,
+      input_ids: inputIds,
+      target_ids: [...chat.encode(step.text), IM_END],
+      messages: request.messages,
+    });
   });
-  return { examples, outcome: { scenario: scenario.id, stop_reason: run.value.final.stop_reason, verified_success: run.value.final.verified_success, request_tokens: requestTokens } };
+  return {
+    examples,
+    outcome: {
+      scenario: scenario.id,
+      stop_reason: run.value.final.stop_reason,
+      verified_success: run.value.final.verified_success,
+      request_tokens: requestTokens,
+    },
+  };
 }
 
 /** Plays every scenario; throws if two identical requests would be trained toward different replies. */
-export async function generateTranscripts(scenarios: readonly Scenario[] = REHEARSAL_SCENARIOS): Promise<TranscriptSet> {
+export async function generateTranscripts(
+  scenarios: readonly Scenario[] = REHEARSAL_SCENARIOS,
+): Promise<TranscriptSet> {
   const chat = await standInChatTokenizer();
   const root = await mkdtemp(path.join(os.tmpdir(), "tca-rehearsal-transcripts-"));
   try {
@@ -86,7 +115,10 @@ export async function generateTranscripts(scenarios: readonly Scenario[] = REHEA
       const key = e.input_ids.join(",");
       const reply = e.target_ids.join(",");
       const seen = replies.get(key);
-      if (seen !== undefined && seen !== reply) throw new Error(`scenario ${e.scenario} proposal ${e.proposal}: an identical request was already trained toward another reply`);
+      if (seen !== undefined && seen !== reply)
+        throw new Error(
+          `scenario ${e.scenario} proposal ${e.proposal}: an identical request was already trained toward another reply`,
+        );
       replies.set(key, reply);
     }
     return { examples, outcomes };

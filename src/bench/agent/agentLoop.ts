@@ -22,7 +22,17 @@ import { parseToolCallText } from "../../sources/textToolCalls.ts";
 /** Why the agent loop ended. */
 /** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
 /** tool_calls_as_text: the endpoint returned tool calls as text in the content (it does not parse them); an endpoint failure. */
-export const STOP_REASONS = ["agent_done", "no_answer", "turn_budget", "time_budget", "truncated", "context_limit", "model_error", "tool_calls_as_text", "cancelled"] as const;
+export const STOP_REASONS = [
+  "agent_done",
+  "no_answer",
+  "turn_budget",
+  "time_budget",
+  "truncated",
+  "context_limit",
+  "model_error",
+  "tool_calls_as_text",
+  "cancelled",
+] as const;
 export type TaskStopReason = (typeof STOP_REASONS)[number];
 
 export interface AgentTaskContext {
@@ -93,7 +103,9 @@ export function initialMessages(condition: Condition, program: string, source: s
   const withTests = condition.tools.includes("run_tests");
   const system = fillTemplate(PROMPT_TEMPLATES.agent_system, {
     target,
-    tests_line: withTests ? fillTemplate(PROMPT_TEMPLATES.tests_line_with_tests, { test_file: testFilePath(program) }) : PROMPT_TEMPLATES.tests_line_without_tests,
+    tests_line: withTests
+      ? fillTemplate(PROMPT_TEMPLATES.tests_line_with_tests, { test_file: testFilePath(program) })
+      : PROMPT_TEMPLATES.tests_line_without_tests,
     verify_line: withTests ? PROMPT_TEMPLATES.verify_line_with_tests : PROMPT_TEMPLATES.verify_line_without_tests,
   });
   return [
@@ -138,16 +150,54 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
   const t = (): number => clock() - startedAt;
   const original = buggySource(ctx.dataset, program.name).toString("utf8");
   const tools = new AgentTools(
-    { dataset: ctx.dataset, program, condition, sandbox: ctx.sandbox, trace, clock, startedAt, testTimeoutMs: ctx.testTimeoutMs, includeSlow: ctx.includeSlow, remainingMs: () => deadline - clock(), ...(ctx.signal ? { signal: ctx.signal } : {}) },
+    {
+      dataset: ctx.dataset,
+      program,
+      condition,
+      sandbox: ctx.sandbox,
+      trace,
+      clock,
+      startedAt,
+      testTimeoutMs: ctx.testTimeoutMs,
+      includeSlow: ctx.includeSlow,
+      remainingMs: () => deadline - clock(),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
     original,
   );
   const schemas = toolSchemasFor(condition);
   const messages = initialMessages(condition, program.name, original);
-  const state: LoopState = { turns: 0, promptTokens: 0, completionTokens: 0, usageReported: false, servedModel: null, claimed: false, modelRetries: 0, protocolFindings: 0 };
-  trace.write("task_start", 0, { taskId: taskId(condition.id, program.name), program: program.name, condition: condition.id, budget, target: targetPath(program.name), originalSha256: sha256Hex(original), programSha256: programDigest(ctx.dataset, program), ...(ctx.runBinding ? { run: ctx.runBinding } : {}), tools: schemas.map((s) => s.function.name), attempt: ctx.attempt ?? 1, repeat: ctx.repeat ?? 1, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+  const state: LoopState = {
+    turns: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    usageReported: false,
+    servedModel: null,
+    claimed: false,
+    modelRetries: 0,
+    protocolFindings: 0,
+  };
+  trace.write("task_start", 0, {
+    taskId: taskId(condition.id, program.name),
+    program: program.name,
+    condition: condition.id,
+    budget,
+    target: targetPath(program.name),
+    originalSha256: sha256Hex(original),
+    programSha256: programDigest(ctx.dataset, program),
+    ...(ctx.runBinding ? { run: ctx.runBinding } : {}),
+    tools: schemas.map((s) => s.function.name),
+    attempt: ctx.attempt ?? 1,
+    repeat: ctx.repeat ?? 1,
+    ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+  });
   const interrupted = (): AgentInterruption => {
     const seconds = Math.round((clock() - startedAt) / 10) / 100;
-    trace.write("task_interrupted", t(), { stage: "agent", seconds, note: "cancelled: not graded, not recorded; --resume redoes this task" });
+    trace.write("task_interrupted", t(), {
+      stage: "agent",
+      seconds,
+      note: "cancelled: not graded, not recorded; --resume redoes this task",
+    });
     return { interrupted: true, taskId: taskId(condition.id, program.name), stage: "agent", seconds };
   };
   // One deadline timer for the whole task, held here until the task ends (see taskDeadline.ts).
@@ -170,13 +220,25 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       }
       const turn = state.turns + 1;
       trace.write("model_request", t(), { turn, messages: messages.length });
-      const pending = ctx.backend.complete({ messages, tools: schemas, maxTokens: budget.maxTokensPerTurn, signal: taskDeadline.signal, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) });
+      const pending = ctx.backend.complete({
+        messages,
+        tools: schemas,
+        maxTokens: budget.maxTokensPerTurn,
+        signal: taskDeadline.signal,
+        ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+      });
       if (ctx.hook) await ctx.hook("modelCall", `${taskId(condition.id, program.name)} turn ${turn}`);
       const reply: ChatTurnResult = await pending;
       state.turns = turn;
       state.modelRetries += reply.exchange.retries?.length ?? 0;
       if (!reply.ok) {
-        trace.write("model_error", t(), { turn, error: reply.error, message: reply.message, exchange: reply.exchange, retries: reply.exchange.retries?.length ?? 0 });
+        trace.write("model_error", t(), {
+          turn,
+          error: reply.error,
+          message: reply.message,
+          exchange: reply.exchange,
+          retries: reply.exchange.retries?.length ?? 0,
+        });
         if (ctx.signal?.aborted) {
           stopReason = "cancelled";
           break;
@@ -184,7 +246,12 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         // Past the deadline, whatever the transport reported (a reset, Node's own HTTP timeout),
         // the task ran out of time: out of budget, not a model error.
         const pastDeadline = taskDeadline.ended === "expired" || clock() >= deadline;
-        stopReason = reply.error === "model_timeout" || pastDeadline ? "time_budget" : reply.error === "model_context_limit" ? "context_limit" : "model_error";
+        stopReason =
+          reply.error === "model_timeout" || pastDeadline
+            ? "time_budget"
+            : reply.error === "model_context_limit"
+              ? "context_limit"
+              : "model_error";
         break;
       }
       // Counted by the server or by the local engine itself: real token counts either way.
@@ -192,8 +259,20 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       state.promptTokens += reply.usage.promptTokens ?? 0;
       state.completionTokens += reply.usage.completionTokens ?? 0;
       state.servedModel = reply.servedModel ?? state.servedModel;
-      trace.write("model_response", t(), { turn, content: reply.content, toolCalls: reply.toolCalls, finishReason: reply.finishReason, usage: reply.usage, servedModel: reply.servedModel, exchange: reply.exchange });
-      messages.push({ role: "assistant", content: reply.content, toolCalls: condition.tools.length === 0 ? [] : reply.toolCalls });
+      trace.write("model_response", t(), {
+        turn,
+        content: reply.content,
+        toolCalls: reply.toolCalls,
+        finishReason: reply.finishReason,
+        usage: reply.usage,
+        servedModel: reply.servedModel,
+        exchange: reply.exchange,
+      });
+      messages.push({
+        role: "assistant",
+        content: reply.content,
+        toolCalls: condition.tools.length === 0 ? [] : reply.toolCalls,
+      });
 
       if (condition.tools.length === 0) {
         // A: one turn, the answer is the file. A reply cut off at the token limit is never a
@@ -209,7 +288,12 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         } else {
           stopReason = "no_answer";
         }
-        trace.write("stop_attempt", t(), { turn, accepted: stopReason === "agent_done", codeBlock: code !== undefined, truncated: reply.finishReason === "length" });
+        trace.write("stop_attempt", t(), {
+          turn,
+          accepted: stopReason === "agent_done",
+          codeBlock: code !== undefined,
+          truncated: reply.finishReason === "length",
+        });
         break;
       }
       if (reply.toolCalls.length === 0) {
@@ -222,7 +306,11 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         const asText = textToolCallsIn(reply.content);
         if (asText.wellFormed > 0) {
           state.protocolFindings++;
-          trace.write("protocol_finding", t(), { turn, kind: "tool_calls_as_text", blocks: asText.wellFormed + asText.malformed });
+          trace.write("protocol_finding", t(), {
+            turn,
+            kind: "tool_calls_as_text",
+            blocks: asText.wellFormed + asText.malformed,
+          });
           stopReason = "tool_calls_as_text";
           break;
         }
@@ -252,7 +340,10 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       if (condition.verifiedCompletion) {
         const current = sha256Hex(tools.target);
         if (tools.lastPassedHash !== current) {
-          const text = tools.lastRunHash === current ? PROMPT_TEMPLATES.harness_refusal_D_fail : PROMPT_TEMPLATES.harness_refusal_D_not_run;
+          const text =
+            tools.lastRunHash === current
+              ? PROMPT_TEMPLATES.harness_refusal_D_fail
+              : PROMPT_TEMPLATES.harness_refusal_D_not_run;
           tools.guardrails.refusedStopAttempts++;
           trace.write("stop_attempt", t(), { turn, accepted: false, refusal: text });
           messages.push({ role: "user", content: text });

@@ -17,12 +17,19 @@ import { countRefusal, noGuardrailHits, type MutableGuardrails } from "./guardra
 export const OBSERVATION_MAX_CHARS = 12_000;
 
 function bound(text: string): string {
-  return text.length <= OBSERVATION_MAX_CHARS ? text : `${text.slice(0, OBSERVATION_MAX_CHARS)}\n[truncated: ${text.length - OBSERVATION_MAX_CHARS} more characters]`;
+  return text.length <= OBSERVATION_MAX_CHARS
+    ? text
+    : `${text.slice(0, OBSERVATION_MAX_CHARS)}\n[truncated: ${text.length - OBSERVATION_MAX_CHARS} more characters]`;
 }
 
 export function testObservation(result: TestRunResult, timeoutMs: number): string {
-  if (result.outcome === "passed") return fillTemplate(PROMPT_TEMPLATES.run_tests_passed, { progress: progressLine(result.output), summary: result.summary }).replace(/ {2,}/g, " ");
-  if (result.outcome === "timeout") return fillTemplate(PROMPT_TEMPLATES.run_tests_timeout, { seconds: String(Math.round(timeoutMs / 1000)) });
+  if (result.outcome === "passed")
+    return fillTemplate(PROMPT_TEMPLATES.run_tests_passed, {
+      progress: progressLine(result.output),
+      summary: result.summary,
+    }).replace(/ {2,}/g, " ");
+  if (result.outcome === "timeout")
+    return fillTemplate(PROMPT_TEMPLATES.run_tests_timeout, { seconds: String(Math.round(timeoutMs / 1000)) });
   const tail = result.output.length > 4000 ? result.output.slice(-4000) : result.output;
   return fillTemplate(PROMPT_TEMPLATES.run_tests_failed, { output: tail });
 }
@@ -50,7 +57,10 @@ export class AgentTools {
   /** Hash of the target content for which run_tests last ran. */
   lastRunHash: string | undefined;
 
-  constructor(private readonly o: AgentToolsOptions, public target: string) {
+  constructor(
+    private readonly o: AgentToolsOptions,
+    public target: string,
+  ) {
     this.testFiles = new Map(supportFiles(o.dataset, o.program).map((f) => [f.path, f.content.toString("utf8")]));
   }
 
@@ -70,7 +80,14 @@ export class AgentTools {
     const decision = authorizeToolCall(this.o.condition, this.o.program.name, [...this.testFiles.keys()], parsed.call);
     if (!decision.allow) {
       countRefusal(this.guardrails, decision.error);
-      trace.write("tool_refused", this.t(), { turn, id: call.id, tool: parsed.call.tool, path: "path" in parsed.call ? parsed.call.path : null, error: decision.error, message: decision.message });
+      trace.write("tool_refused", this.t(), {
+        turn,
+        id: call.id,
+        tool: parsed.call.tool,
+        path: "path" in parsed.call ? parsed.call.path : null,
+        error: decision.error,
+        message: decision.message,
+      });
       return `Error (${decision.error}): ${decision.message}`;
     }
     const call2 = parsed.call;
@@ -87,7 +104,14 @@ export class AgentTools {
     }
     if (call2.tool === "write_file") {
       this.target = call2.content;
-      trace.write("tool_result", this.t(), { turn, id: call.id, tool: "write_file", path: decision.path, chars: call2.content.length, sha256: sha256Hex(call2.content) });
+      trace.write("tool_result", this.t(), {
+        turn,
+        id: call.id,
+        tool: "write_file",
+        path: decision.path,
+        chars: call2.content.length,
+        sha256: sha256Hex(call2.content),
+      });
       return `Wrote ${call2.content.length} characters to ${decision.path}.`;
     }
     this.guardrails.testRuns++;
@@ -101,7 +125,17 @@ export class AgentTools {
     this.lastRunHash = hash;
     this.lastPassedHash = result.outcome === "passed" ? hash : undefined;
     const observation = testObservation(result, timeoutMs);
-    trace.write("test_run", this.t(), { turn, id: call.id, purpose: "run_tests", targetSha256: hash, outcome: result.outcome, counts: result.counts, seconds: result.seconds, exitCode: result.exitCode, output: result.output });
+    trace.write("test_run", this.t(), {
+      turn,
+      id: call.id,
+      purpose: "run_tests",
+      targetSha256: hash,
+      outcome: result.outcome,
+      counts: result.counts,
+      seconds: result.seconds,
+      exitCode: result.exitCode,
+      output: result.output,
+    });
     return bound(observation);
   }
 }

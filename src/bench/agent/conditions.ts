@@ -17,9 +17,27 @@ export interface Condition {
 
 export const CONDITIONS: Readonly<Record<ConditionId, Condition>> = {
   A: { id: "A", label: "A · one-shot, no tools", tools: [], canReadTests: false, verifiedCompletion: false },
-  B: { id: "B", label: "B · agent, cannot run tests", tools: ["read_file", "write_file"], canReadTests: false, verifiedCompletion: false },
-  C: { id: "C", label: "C · agent with test feedback", tools: ["read_file", "write_file", "run_tests"], canReadTests: true, verifiedCompletion: false },
-  D: { id: "D", label: "D · C, and only passing tests end the task", tools: ["read_file", "write_file", "run_tests"], canReadTests: true, verifiedCompletion: true },
+  B: {
+    id: "B",
+    label: "B · agent, cannot run tests",
+    tools: ["read_file", "write_file"],
+    canReadTests: false,
+    verifiedCompletion: false,
+  },
+  C: {
+    id: "C",
+    label: "C · agent with test feedback",
+    tools: ["read_file", "write_file", "run_tests"],
+    canReadTests: true,
+    verifiedCompletion: false,
+  },
+  D: {
+    id: "D",
+    label: "D · C, and only passing tests end the task",
+    tools: ["read_file", "write_file", "run_tests"],
+    canReadTests: true,
+    verifiedCompletion: true,
+  },
 };
 
 /** The spec's budget: 8 model turns, 2,048 tokens per turn, 300 s per task. */
@@ -28,10 +46,17 @@ export const AGENT_BUDGET = {
   maxTokensPerTurn: 2048,
   taskTimeoutMs: 300_000,
 } as const;
-export type AgentBudget = { readonly maxTurns: number; readonly maxTokensPerTurn: number; readonly taskTimeoutMs: number };
+export type AgentBudget = {
+  readonly maxTurns: number;
+  readonly maxTokensPerTurn: number;
+  readonly taskTimeoutMs: number;
+};
 
 export function parseConditionList(text: string): ConditionId[] | undefined {
-  const parts = text.split(",").map((s) => s.trim().toUpperCase()).filter((s) => s !== "");
+  const parts = text
+    .split(",")
+    .map((s) => s.trim().toUpperCase())
+    .filter((s) => s !== "");
   const out: ConditionId[] = [];
   for (const p of parts) {
     const found = CONDITION_IDS.find((c) => c === p);

@@ -31,7 +31,12 @@ export interface PreflightOptions {
 /** What the preflight saw; recorded in run.json. */
 export interface PreflightReport {
   readonly modelIds: readonly string[];
-  readonly chat: { readonly tools: boolean; readonly outcome: "answered" | "tool_call" | "model_output_unparsed"; readonly httpStatus: number | null; readonly message: string };
+  readonly chat: {
+    readonly tools: boolean;
+    readonly outcome: "answered" | "tool_call" | "model_output_unparsed";
+    readonly httpStatus: number | null;
+    readonly message: string;
+  };
   readonly warnings: readonly string[];
 }
 
@@ -39,37 +44,63 @@ export const TOOL_PARSING_FIX =
   "llama-server: start it with --jinja (the default in recent builds: drop --no-jinja) and a chat template that supports tools (--chat-template-file if the GGUF's has none); vLLM: --enable-auto-tool-choice --tool-call-parser hermes (or your model's parser); Ollama/LM Studio: a model with tool support";
 
 function authHint(apiKeySent: boolean): string {
-  return apiKeySent ? "the server refused the API key; check the variable named by --api-key-env (or OPENAI_API_KEY)" : "the server wants an API key: set OPENAI_API_KEY or pass --api-key-env VAR";
+  return apiKeySent
+    ? "the server refused the API key; check the variable named by --api-key-env (or OPENAI_API_KEY)"
+    : "the server wants an API key: set OPENAI_API_KEY or pass --api-key-env VAR";
 }
 
 function v1Hint(endpoint: string): string {
-  return /\/v1\/?$/.test(endpoint) ? "check the URL" : `add the API prefix: --endpoint ${endpoint.replace(/\/+$/, "")}/v1`;
+  return /\/v1\/?$/.test(endpoint)
+    ? "check the URL"
+    : `add the API prefix: --endpoint ${endpoint.replace(/\/+$/, "")}/v1`;
 }
 
-function chatFailure(reply: Extract<ChatTurnResult, { ok: false }>, o: PreflightOptions, ids: readonly string[]): { error: BenchErrorCode; message: string } {
+function chatFailure(
+  reply: Extract<ChatTurnResult, { ok: false }>,
+  o: PreflightOptions,
+  ids: readonly string[],
+): { error: BenchErrorCode; message: string } {
   const status = reply.exchange.httpStatus;
   const base = `POST ${o.endpoint.replace(/\/+$/, "")}/chat/completions: ${reply.message}`;
-  if (reply.error === "model_unreachable") return { error: "endpoint_unreachable", message: `${base}; is the server running?` };
-  if (reply.error === "model_timeout") return { error: "endpoint_rejected", message: `${base}: no answer to a tiny request within the preflight's time; is the server overloaded or still loading the model?` };
-  if (status === 401 || status === 403) return { error: "endpoint_rejected", message: `${base}; ${authHint(o.apiKeySent)}` };
+  if (reply.error === "model_unreachable")
+    return { error: "endpoint_unreachable", message: `${base}; is the server running?` };
+  if (reply.error === "model_timeout")
+    return {
+      error: "endpoint_rejected",
+      message: `${base}: no answer to a tiny request within the preflight's time; is the server overloaded or still loading the model?`,
+    };
+  if (status === 401 || status === 403)
+    return { error: "endpoint_rejected", message: `${base}; ${authHint(o.apiKeySent)}` };
   if (status === 404) {
-    return { error: "endpoint_rejected", message: `${base}; the model ${JSON.stringify(o.model)} or the path is unknown to the server${ids.length > 0 ? `; it offers: ${ids.join(", ")}` : ""}; ${v1Hint(o.endpoint)}` };
+    return {
+      error: "endpoint_rejected",
+      message: `${base}; the model ${JSON.stringify(o.model)} or the path is unknown to the server${ids.length > 0 ? `; it offers: ${ids.join(", ")}` : ""}; ${v1Hint(o.endpoint)}`,
+    };
   }
-  const toolRejection = status === 400 || status === 422 || status === 501 || (status === 500 && /tool|jinja/i.test(reply.message));
+  const toolRejection =
+    status === 400 || status === 422 || status === 501 || (status === 500 && /tool|jinja/i.test(reply.message));
   if (toolRejection && o.needsTools) {
-    return { error: "endpoint_rejected", message: `${base}; the server refused a request with tools (conditions B-D need tool calling): ${TOOL_PARSING_FIX}` };
+    return {
+      error: "endpoint_rejected",
+      message: `${base}; the server refused a request with tools (conditions B-D need tool calling): ${TOOL_PARSING_FIX}`,
+    };
   }
   return { error: "endpoint_rejected", message: base };
 }
 
-export async function preflightEndpoint(client: OpenAiCompatibleClient, o: PreflightOptions): Promise<Result<PreflightReport, BenchErrorCode>> {
+export async function preflightEndpoint(
+  client: OpenAiCompatibleClient,
+  o: PreflightOptions,
+): Promise<Result<PreflightReport, BenchErrorCode>> {
   const signal = AbortSignal.timeout(o.timeoutMs ?? 120_000);
   const listed = await client.listModels(signal);
   const modelsUrl = `GET ${o.endpoint.replace(/\/+$/, "")}/models`;
-  if (listed.status === null) return err("endpoint_unreachable", `nothing answered ${modelsUrl}; is the server running and the URL right?`);
+  if (listed.status === null)
+    return err("endpoint_unreachable", `nothing answered ${modelsUrl}; is the server running and the URL right?`);
   if (!listed.ok) {
     const msg = `${modelsUrl}: HTTP ${listed.status}${listed.message ? `: ${listed.message}` : ""}`;
-    if (listed.status === 401 || listed.status === 403) return err("endpoint_rejected", `${msg}; ${authHint(o.apiKeySent)}`);
+    if (listed.status === 401 || listed.status === 403)
+      return err("endpoint_rejected", `${msg}; ${authHint(o.apiKeySent)}`);
     if (listed.status === 404) return err("endpoint_rejected", `${msg}; ${v1Hint(o.endpoint)}`);
     return err("endpoint_rejected", msg);
   }
@@ -80,16 +111,30 @@ export async function preflightEndpoint(client: OpenAiCompatibleClient, o: Prefl
   if (notListed && listed.ids.length > 1) return err("model_not_served", notServed);
   const tools = o.needsTools ? toolSchemasFor(CONDITIONS.C).filter((t) => t.function.name === "run_tests") : [];
   const request = {
-    messages: [{ role: "user" as const, content: o.needsTools ? "This is a connection check. Call the run_tests tool once." : "This is a connection check. Reply with the word ok." }],
+    messages: [
+      {
+        role: "user" as const,
+        content: o.needsTools
+          ? "This is a connection check. Call the run_tests tool once."
+          : "This is a connection check. Reply with the word ok.",
+      },
+    ],
     tools,
     maxTokens: 64,
     signal,
   };
   const reply = await client.complete(request);
-  if (!reply.ok && o.thinking !== undefined && (reply.exchange.httpStatus === 400 || reply.exchange.httpStatus === 422)) {
+  if (
+    !reply.ok &&
+    o.thinking !== undefined &&
+    (reply.exchange.httpStatus === 400 || reply.exchange.httpStatus === 422)
+  ) {
     const plain = await o.thinking.withoutField.complete(request);
     if (plain.ok || plain.error === "model_output_unparsed") {
-      return err("thinking_field_rejected", `POST ${o.endpoint.replace(/\/+$/, "")}/chat/completions: ${reply.message}; the server refuses the chat_template_kwargs field that --thinking ${o.thinking.mode} sends, and answers without it. Pass --thinking server-default (the run then records thinking as the server's default; for the document's "thinking off", configure the server, e.g. a chat template with thinking off)`);
+      return err(
+        "thinking_field_rejected",
+        `POST ${o.endpoint.replace(/\/+$/, "")}/chat/completions: ${reply.message}; the server refuses the chat_template_kwargs field that --thinking ${o.thinking.mode} sends, and answers without it. Pass --thinking server-default (the run then records thinking as the server's default; for the document's "thinking off", configure the server, e.g. a chat template with thinking off)`,
+      );
     }
   }
   const warnings: string[] = [];
@@ -97,22 +142,50 @@ export async function preflightEndpoint(client: OpenAiCompatibleClient, o: Prefl
     // The server took the request (and its tools) but its own parser rejected what the model
     // wrote: a model problem that the tasks will record, not a configuration error.
     if (reply.error === "model_output_unparsed") {
-      warnings.push(`the server could not parse the model's reply to the preflight request (${reply.message}); tasks where this happens are model errors of class model_output_unparsed`);
-      return ok({ modelIds: listed.ids, chat: { tools: o.needsTools, outcome: "model_output_unparsed", httpStatus: reply.exchange.httpStatus, message: reply.message }, warnings });
+      warnings.push(
+        `the server could not parse the model's reply to the preflight request (${reply.message}); tasks where this happens are model errors of class model_output_unparsed`,
+      );
+      return ok({
+        modelIds: listed.ids,
+        chat: {
+          tools: o.needsTools,
+          outcome: "model_output_unparsed",
+          httpStatus: reply.exchange.httpStatus,
+          message: reply.message,
+        },
+        warnings,
+      });
     }
-    if (notListed && reply.exchange.httpStatus === 404) return err("model_not_served", `${notServed} (HTTP 404: ${reply.message})`);
+    if (notListed && reply.exchange.httpStatus === 404)
+      return err("model_not_served", `${notServed} (HTTP 404: ${reply.message})`);
     const f = chatFailure(reply, o, listed.ids);
     return err(f.error, f.message);
   }
-  if (notListed) warnings.push(`the server lists only ${JSON.stringify(listed.ids[0])} but answered a request for ${JSON.stringify(o.model)} (llama-server serves its one model under any name); the run records ${JSON.stringify(o.model)}`);
+  if (notListed)
+    warnings.push(
+      `the server lists only ${JSON.stringify(listed.ids[0])} but answered a request for ${JSON.stringify(o.model)} (llama-server serves its one model under any name); the run records ${JSON.stringify(o.model)}`,
+    );
   if (o.needsTools && reply.toolCalls.length === 0 && reply.content.includes("<tool_call>")) {
     const parsed = parseToolCallText(reply.content);
     if (parsed.toolCalls.length + parsed.malformed.length > 0) {
-      return err("tool_calls_not_parsed", `the endpoint returned a tool call as text in the reply instead of a tool call: it is not parsing tool calls. ${TOOL_PARSING_FIX}`);
+      return err(
+        "tool_calls_not_parsed",
+        `the endpoint returned a tool call as text in the reply instead of a tool call: it is not parsing tool calls. ${TOOL_PARSING_FIX}`,
+      );
     }
   }
-  if (reply.finishReason === "length" && reply.content === "" && reply.toolCalls.length === 0) warnings.push("the preflight reply was empty and cut at its token limit");
-  return ok({ modelIds: listed.ids, chat: { tools: o.needsTools, outcome: reply.toolCalls.length > 0 ? "tool_call" : "answered", httpStatus: reply.exchange.httpStatus, message: "" }, warnings });
+  if (reply.finishReason === "length" && reply.content === "" && reply.toolCalls.length === 0)
+    warnings.push("the preflight reply was empty and cut at its token limit");
+  return ok({
+    modelIds: listed.ids,
+    chat: {
+      tools: o.needsTools,
+      outcome: reply.toolCalls.length > 0 ? "tool_call" : "answered",
+      httpStatus: reply.exchange.httpStatus,
+      message: "",
+    },
+    warnings,
+  });
 }
 
 /**
@@ -125,5 +198,9 @@ export function capabilityWarnings(serverProps: unknown, needsTools: boolean): s
   if (typeof caps !== "object" || caps === null) return [];
   const c = caps as Record<string, unknown>;
   const missing = ["supports_tools", "supports_tool_calls"].filter((k) => c[k] === false);
-  return missing.length === 0 ? [] : [`the server's chat template reports ${missing.map((k) => `${k}: false`).join(", ")} (/props chat_template_caps): conditions B-D need tool calling; ${TOOL_PARSING_FIX}`];
+  return missing.length === 0
+    ? []
+    : [
+        `the server's chat template reports ${missing.map((k) => `${k}: false`).join(", ")} (/props chat_template_caps): conditions B-D need tool calling; ${TOOL_PARSING_FIX}`,
+      ];
 }

@@ -18,7 +18,15 @@ export interface MutableGuardrails {
 }
 
 export function noGuardrailHits(): MutableGuardrails {
-  return { testRuns: 0, blockedWrites: 0, blockedReads: 0, testEditAttempts: 0, referenceReadAttempts: 0, toolErrors: 0, refusedStopAttempts: 0 };
+  return {
+    testRuns: 0,
+    blockedWrites: 0,
+    blockedReads: 0,
+    testEditAttempts: 0,
+    referenceReadAttempts: 0,
+    toolErrors: 0,
+    refusedStopAttempts: 0,
+  };
 }
 
 /** The counters one refused tool call moves (by the refusal's error code). */
@@ -49,13 +57,16 @@ export function countRefusal(g: MutableGuardrails, error: string): void {
  * stop refused by the harness). The bench verdict recounts with it, so a task record whose
  * counts were edited (a guardrail flag hidden behind a plain "fixed") does not agree.
  */
-export function guardrailsFromTrace(events: readonly { readonly event?: unknown; readonly [key: string]: unknown }[]): GuardrailCounts {
+export function guardrailsFromTrace(
+  events: readonly { readonly event?: unknown; readonly [key: string]: unknown }[],
+): GuardrailCounts {
   const g = noGuardrailHits();
   for (const e of events) {
     if (e.event === "tool_refused") countRefusal(g, typeof e.error === "string" ? e.error : "");
     else if (e.event === "tool_error") g.toolErrors++;
     else if (e.event === "test_run") g.testRuns++;
-    else if (e.event === "stop_attempt" && e.accepted === false && typeof e.refusal === "string") g.refusedStopAttempts++;
+    else if (e.event === "stop_attempt" && e.accepted === false && typeof e.refusal === "string")
+      g.refusedStopAttempts++;
   }
   return g;
 }

@@ -15,10 +15,12 @@ export const PROMPT_TEMPLATES = {
     "You are a careful software engineer fixing a bug in a small Python program. The buggy file is {target}. You may only modify that file. {tests_line}Use the tools to inspect the code, write the corrected file (write_file replaces the whole file), {verify_line}When you are done, reply with one short sentence describing the fix and do not call any tool.",
   agent_user: "Fix the bug in {target}.",
   tests_line_without_tests: "",
-  tests_line_with_tests: "The tests are in {test_file}; you may read them and run them with run_tests, but you may not change them. ",
+  tests_line_with_tests:
+    "The tests are in {test_file}; you may read them and run them with run_tests, but you may not change them. ",
   verify_line_without_tests: "then finish. ",
   verify_line_with_tests: "then run the tests with run_tests. ",
-  harness_refusal_D_not_run: "Not done: the tests have not been run since your last change. Continue until run_tests passes.",
+  harness_refusal_D_not_run:
+    "Not done: the tests have not been run since your last change. Continue until run_tests passes.",
   harness_refusal_D_fail: "Not done: the tests still fail. Continue until run_tests passes.",
   // What run_tests returns, in the document's recorded run's words: "PASSED: all tests pass.
   // ......... [100%] 9 passed in 0.01s" and "FAILED. TIMEOUT after 60s"; a failure shows pytest's own output.
@@ -27,7 +29,6 @@ export const PROMPT_TEMPLATES = {
   run_tests_failed: "FAILED.\n{output}",
 } as const;
 export type PromptName = keyof typeof PROMPT_TEMPLATES;
-
 
 export function promptHashes(): Record<PromptName, string> {
   const out = {} as Record<PromptName, string>;

@@ -60,15 +60,23 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * model is checked; when the server lists exactly one model it is checked whatever its name,
  * because a single-model llama-server answers every request with that model.
  */
-export function recognizeServedCheckpoint(serverModels: unknown, requestedModel: string, shapes: readonly InProjectShape[]): RecognizedCheckpoint | null {
+export function recognizeServedCheckpoint(
+  serverModels: unknown,
+  requestedModel: string,
+  shapes: readonly InProjectShape[],
+): RecognizedCheckpoint | null {
   if (!isRecord(serverModels) || !Array.isArray(serverModels.data)) return null;
   const entries = serverModels.data.filter(isRecord);
-  const named = entries.filter((e) => e.id === requestedModel || (Array.isArray(e.aliases) && e.aliases.includes(requestedModel)));
+  const named = entries.filter(
+    (e) => e.id === requestedModel || (Array.isArray(e.aliases) && e.aliases.includes(requestedModel)),
+  );
   const candidates = named.length > 0 ? named : entries.length === 1 ? entries : [];
   for (const entry of candidates) {
     const meta = isRecord(entry.meta) ? entry.meta : null;
     if (meta === null) continue;
-    const match = shapes.find((s) => meta.n_params === s.nParams && meta.n_embd === s.nEmbd && meta.n_vocab === s.nVocab);
+    const match = shapes.find(
+      (s) => meta.n_params === s.nParams && meta.n_embd === s.nEmbd && meta.n_vocab === s.nVocab,
+    );
     if (match !== undefined) return { ...match, servedId: typeof entry.id === "string" ? entry.id : "" };
   }
   return null;
@@ -81,7 +89,14 @@ export function recognizeServedCheckpoint(serverModels: unknown, requestedModel:
  */
 export function servedCheckpointLabels(recognized: RecognizedCheckpoint): Record<string, unknown> {
   const how = `recognized by the shape the endpoint reports at /v1/models (n_params ${recognized.nParams}, n_embd ${recognized.nEmbd}, n_vocab ${recognized.nVocab}: ${recognized.name})`;
-  const servedCheckpoint = { name: recognized.name, served_id: recognized.servedId, n_params: recognized.nParams, n_embd: recognized.nEmbd, n_vocab: recognized.nVocab, recognized_by: "/v1/models meta" };
+  const servedCheckpoint = {
+    name: recognized.name,
+    served_id: recognized.servedId,
+    n_params: recognized.nParams,
+    n_embd: recognized.nEmbd,
+    n_vocab: recognized.nVocab,
+    recognized_by: "/v1/models meta",
+  };
   if (recognized.kind === "rehearsal") {
     return {
       synthetic: true,

@@ -13,7 +13,10 @@ export class TaskDeadline {
   private readonly onCancel: () => void;
   private endedBy: DeadlineEnd | undefined;
 
-  constructor(timeoutMs: number, private readonly cancel?: AbortSignal) {
+  constructor(
+    timeoutMs: number,
+    private readonly cancel?: AbortSignal,
+  ) {
     this.timer = setTimeout(() => this.end("expired"), Math.max(0, Math.ceil(timeoutMs)));
     this.onCancel = (): void => this.end("cancelled");
     if (cancel?.aborted) this.end("cancelled");

@@ -47,7 +47,10 @@ export class FileTrace implements TraceSink {
   /** The last diff event's text, for the run's diffs/ folder. */
   lastDiff: string | undefined;
   /** hook: "traceWrite" with half of a line on disk (tests only; see src/core/stepHook.ts). */
-  constructor(private readonly path: string, private readonly hook?: StepHook<"traceWrite">) {
+  constructor(
+    private readonly path: string,
+    private readonly hook?: StepHook<"traceWrite">,
+  ) {
     // Created exclusively: a trace is never overwritten (an earlier attempt's trace is
     // evidence; the caller picks a fresh attempt-numbered path, see attemptTracePath).
     writeFileSync(path, "", { flag: "wx" });

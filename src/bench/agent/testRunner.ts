@@ -38,12 +38,28 @@ export interface TestRunOptions {
 }
 
 export function pytestArguments(program: string, includeSlow: boolean): string[] {
-  const argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short", "--color=no", testFilePath(program)];
+  const argv = [
+    "python",
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "--tb=short",
+    "--color=no",
+    testFilePath(program),
+  ];
   if (includeSlow) argv.push("--runslow");
   return argv;
 }
 
-const COUNT_WORDS: Record<string, keyof TestCounts> = { passed: "passed", failed: "failed", error: "errors", errors: "errors", skipped: "skipped" };
+const COUNT_WORDS: Record<string, keyof TestCounts> = {
+  passed: "passed",
+  failed: "failed",
+  error: "errors",
+  errors: "errors",
+  skipped: "skipped",
+};
 
 export function parseSummary(output: string): { summary: string; counts: TestCounts } {
   const lines = output.trimEnd().split("\n");
@@ -61,7 +77,12 @@ export function parseSummary(output: string): { summary: string; counts: TestCou
  * padding collapsed as the document's recorded run shows them; "" when the output has none.
  */
 export function progressLine(output: string): string {
-  return output.split("\n").map((l) => l.trim()).filter((l) => /^[.sxXFEP]+\s+\[\s*\d+%\]$/.test(l)).map((l) => l.replace(/\s+\[/, " [")).join(" ");
+  return output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /^[.sxXFEP]+\s+\[\s*\d+%\]$/.test(l))
+    .map((l) => l.replace(/\s+\[/, " ["))
+    .join(" ");
 }
 
 /** Replaces host paths that can appear in tracebacks (the Python prefix) with a placeholder. */

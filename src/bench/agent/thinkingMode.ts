@@ -12,10 +12,15 @@ export type ThinkingMode = (typeof THINKING_MODES)[number];
 export const DEFAULT_THINKING: ThinkingMode = "off";
 
 /** --thinking MODE, and the older --disable-thinking (the same as --thinking off). */
-export function parseThinking(flag: string | undefined, disableThinking: boolean): Result<ThinkingMode, BenchErrorCode> {
+export function parseThinking(
+  flag: string | undefined,
+  disableThinking: boolean,
+): Result<ThinkingMode, BenchErrorCode> {
   const mode = THINKING_MODES.find((m) => m === flag);
-  if (flag !== undefined && mode === undefined) return err("invalid_option", `--thinking takes ${THINKING_MODES.join(", ")} (got "${flag}")`);
-  if (disableThinking && mode !== undefined && mode !== "off") return err("invalid_option", `--disable-thinking is --thinking off; it contradicts --thinking ${mode}`);
+  if (flag !== undefined && mode === undefined)
+    return err("invalid_option", `--thinking takes ${THINKING_MODES.join(", ")} (got "${flag}")`);
+  if (disableThinking && mode !== undefined && mode !== "off")
+    return err("invalid_option", `--disable-thinking is --thinking off; it contradicts --thinking ${mode}`);
   return ok(mode ?? DEFAULT_THINKING);
 }
 

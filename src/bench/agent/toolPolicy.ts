@@ -43,14 +43,22 @@ function isReferencePath(path: string): boolean {
  * even though such a path is refused for its form anyway.
  */
 export function mentionsReferenceFix(raw: string): boolean {
-  return raw.toLowerCase().split(/[\\/]+/).some((segment) => segment === "correct_python_programs" || segment.startsWith("correct_"));
+  return raw
+    .toLowerCase()
+    .split(/[\\/]+/)
+    .some((segment) => segment === "correct_python_programs" || segment.startsWith("correct_"));
 }
 
 /**
  * `readableTestFiles` are the task folder's test files for this program (the only non-target
  * files that exist); C and D may read them.
  */
-export function authorizeToolCall(condition: Condition, program: string, readableTestFiles: readonly string[], call: ToolCallRequest): PolicyDecision {
+export function authorizeToolCall(
+  condition: Condition,
+  program: string,
+  readableTestFiles: readonly string[],
+  call: ToolCallRequest,
+): PolicyDecision {
   if (!condition.tools.includes(call.tool as ToolName)) {
     return { allow: false, error: "tool_not_allowed", message: `${call.tool} is not available in this task.` };
   }
@@ -60,31 +68,65 @@ export function authorizeToolCall(condition: Condition, program: string, readabl
   if (call.tool === "read_file") {
     if (path === target) return { allow: true, path };
     if ((path !== undefined && isReferencePath(path)) || mentionsReferenceFix(call.path)) {
-      return { allow: false, error: "read_reference_fix", message: `Reading ${path ?? "that path"} is not allowed. You may read ${target}${condition.canReadTests ? " and the test files" : ""}.` };
+      return {
+        allow: false,
+        error: "read_reference_fix",
+        message: `Reading ${path ?? "that path"} is not allowed. You may read ${target}${condition.canReadTests ? " and the test files" : ""}.`,
+      };
     }
     if (path !== undefined && condition.canReadTests && readableTestFiles.includes(path)) return { allow: true, path };
-    return { allow: false, error: "read_not_allowed", message: `Reading that path is not allowed. You may read ${target}${condition.canReadTests ? " and the test files" : ""}.` };
+    return {
+      allow: false,
+      error: "read_not_allowed",
+      message: `Reading that path is not allowed. You may read ${target}${condition.canReadTests ? " and the test files" : ""}.`,
+    };
   }
   if (path === target) {
     if (Buffer.byteLength(call.content, "utf8") > WRITE_MAX_BYTES) {
-      return { allow: false, error: "content_too_large", message: `The content is larger than ${WRITE_MAX_BYTES} bytes.` };
+      return {
+        allow: false,
+        error: "content_too_large",
+        message: `The content is larger than ${WRITE_MAX_BYTES} bytes.`,
+      };
     }
     return { allow: true, path };
   }
   if (path !== undefined && isTestPath(path)) {
-    return { allow: false, error: "write_to_tests", message: `The tests may not be changed. You may only write ${target}.` };
+    return {
+      allow: false,
+      error: "write_to_tests",
+      message: `The tests may not be changed. You may only write ${target}.`,
+    };
   }
   return { allow: false, error: "write_not_allowed", message: `You may only write ${target}.` };
 }
 
 /** Parses a tool call's raw JSON arguments into a request; the arguments are untrusted. */
-export function parseToolCall(name: string, argumentsText: string): { ok: true; call: ToolCallRequest } | { ok: false; error: ToolErrorCode; message: string } {
+export function parseToolCall(
+  name: string,
+  argumentsText: string,
+): { ok: true; call: ToolCallRequest } | { ok: false; error: ToolErrorCode; message: string } {
   if (name !== "read_file" && name !== "write_file" && name !== "run_tests") {
-    return { ok: false, error: "unknown_tool", message: name === "" ? "The tool call has no function name." : "There is no tool by that name." };
+    return {
+      ok: false,
+      error: "unknown_tool",
+      message: name === "" ? "The tool call has no function name." : "There is no tool by that name.",
+    };
   }
   // Depth-checked before parsing (src/core/boundedJson): arguments nested past the limit never reach the trace.
-  const parsed = argumentsText.trim() === "" ? ({ ok: true, value: {} } as const) : parseBoundedJson(argumentsText, "the tool arguments", MODEL_REPLY_MAX_DEPTH);
-  if (!parsed.ok) return { ok: false, error: "invalid_arguments", message: parsed.error === "json_too_deep" ? `The tool arguments nest deeper than ${MODEL_REPLY_MAX_DEPTH} levels.` : "The tool arguments are not valid JSON." };
+  const parsed =
+    argumentsText.trim() === ""
+      ? ({ ok: true, value: {} } as const)
+      : parseBoundedJson(argumentsText, "the tool arguments", MODEL_REPLY_MAX_DEPTH);
+  if (!parsed.ok)
+    return {
+      ok: false,
+      error: "invalid_arguments",
+      message:
+        parsed.error === "json_too_deep"
+          ? `The tool arguments nest deeper than ${MODEL_REPLY_MAX_DEPTH} levels.`
+          : "The tool arguments are not valid JSON.",
+    };
   const args: unknown = parsed.value;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, error: "invalid_arguments", message: "The tool arguments must be a JSON object." };
@@ -93,6 +135,7 @@ export function parseToolCall(name: string, argumentsText: string): { ok: true; 
   if (name === "run_tests") return { ok: true, call: { tool: "run_tests" } };
   if (typeof rec.path !== "string") return { ok: false, error: "invalid_arguments", message: "path must be a string." };
   if (name === "read_file") return { ok: true, call: { tool: "read_file", path: rec.path } };
-  if (typeof rec.content !== "string") return { ok: false, error: "invalid_arguments", message: "content must be a string." };
+  if (typeof rec.content !== "string")
+    return { ok: false, error: "invalid_arguments", message: "content must be a string." };
   return { ok: true, call: { tool: "write_file", path: rec.path, content: rec.content } };
 }

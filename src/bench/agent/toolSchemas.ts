@@ -8,7 +8,12 @@ const SCHEMAS: Readonly<Record<ToolName, ToolFunctionSchema>> = {
     function: {
       name: "read_file",
       description: "Read a file of the task folder. Paths are relative, e.g. python_programs/example.py.",
-      parameters: { type: "object", properties: { path: { type: "string", description: "relative path of the file" } }, required: ["path"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string", description: "relative path of the file" } },
+        required: ["path"],
+        additionalProperties: false,
+      },
     },
   },
   write_file: {
@@ -18,7 +23,10 @@ const SCHEMAS: Readonly<Record<ToolName, ToolFunctionSchema>> = {
       description: "Replace the whole content of a file. Only the file being fixed may be written.",
       parameters: {
         type: "object",
-        properties: { path: { type: "string", description: "relative path of the file" }, content: { type: "string", description: "the complete new file content" } },
+        properties: {
+          path: { type: "string", description: "relative path of the file" },
+          content: { type: "string", description: "the complete new file content" },
+        },
         required: ["path", "content"],
         additionalProperties: false,
       },

@@ -79,10 +79,20 @@ export function testFilePath(program: string): string {
 export function loadDataset(root: string): Result<QuixDataset, BenchErrorCode> {
   const abs = resolve(root);
   if (!existsSync(abs)) {
-    return err("dataset_missing", `the data set folder ${abs} does not exist (tca bench quixbugs fetch-dataset downloads it; --dataset chooses another)`);
+    return err(
+      "dataset_missing",
+      `the data set folder ${abs} does not exist (tca bench quixbugs fetch-dataset downloads it; --dataset chooses another)`,
+    );
   }
-  if (!statSync(abs).isDirectory()) return err("dataset_invalid", `the data set ${abs} is a file, not a folder (--dataset takes the QuixBugs folder)`);
-  for (const required of ["conftest.py", "python_programs", "correct_python_programs", "python_testcases", "json_testcases"]) {
+  if (!statSync(abs).isDirectory())
+    return err("dataset_invalid", `the data set ${abs} is a file, not a folder (--dataset takes the QuixBugs folder)`);
+  for (const required of [
+    "conftest.py",
+    "python_programs",
+    "correct_python_programs",
+    "python_testcases",
+    "json_testcases",
+  ]) {
     if (!existsSync(join(abs, required))) {
       return err("dataset_invalid", `the data set ${abs} has no ${required}`);
     }

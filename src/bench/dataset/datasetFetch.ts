@@ -78,12 +78,23 @@ export async function fetchDataset(options: FetchDatasetOptions): Promise<FetchD
   const manifest = options.manifest ?? QUIXBUGS_MANIFEST;
   const limits = { ...FETCH_LIMITS, ...options.limits };
   const { directory } = options;
-  if (!isAbsolute(directory)) return err("destination_invalid", `the destination ${directory} must be an absolute path`);
+  if (!isAbsolute(directory))
+    return err("destination_invalid", `the destination ${directory} must be an absolute path`);
   const existing = await stat(directory).catch(() => null);
   if (existing !== null) {
     const present = await verifyDirectory(directory, manifest);
-    if (present.ok) return ok({ status: "already_present", directory, files: manifest.files.length, archiveBytes: 0, archiveSha256: null });
-    return err("dataset_present_but_different", `${directory} exists but is not the verified data set (${present.message}); remove it or choose another --directory`);
+    if (present.ok)
+      return ok({
+        status: "already_present",
+        directory,
+        files: manifest.files.length,
+        archiveBytes: 0,
+        archiveSha256: null,
+      });
+    return err(
+      "dataset_present_but_different",
+      `${directory} exists but is not the verified data set (${present.message}); remove it or choose another --directory`,
+    );
   }
   try {
     await mkdir(dirname(directory), { recursive: true, mode: 0o700 });
@@ -93,7 +104,13 @@ export async function fetchDataset(options: FetchDatasetOptions): Promise<FetchD
   const staging = await mkdtemp(join(dirname(directory), ".partial-quixbugs-")).catch(() => null);
   if (staging === null) return err("io_error", `no staging folder could be created in ${dirname(directory)}`);
   try {
-    const downloaded = await download(join(staging, "archive.tar.gz"), options.archiveUrl ?? manifest.archiveUrl, manifest.commit, limits, options.onProgress);
+    const downloaded = await download(
+      join(staging, "archive.tar.gz"),
+      options.archiveUrl ?? manifest.archiveUrl,
+      manifest.commit,
+      limits,
+      options.onProgress,
+    );
     if (!downloaded.ok) return downloaded;
     const archive = await readFile(join(staging, "archive.tar.gz"));
     await rm(join(staging, "archive.tar.gz"));
@@ -124,7 +141,13 @@ export async function fetchDataset(options: FetchDatasetOptions): Promise<FetchD
     } catch {
       return err("destination_exists", `${directory} appeared while fetching; nothing was replaced`);
     }
-    return ok({ status: "fetched", directory, files: manifest.files.length, archiveBytes: downloaded.value.bytes, archiveSha256: downloaded.value.sha256 });
+    return ok({
+      status: "fetched",
+      directory,
+      files: manifest.files.length,
+      archiveBytes: downloaded.value.bytes,
+      archiveSha256: downloaded.value.sha256,
+    });
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -167,7 +190,11 @@ async function download(
 }
 
 /** Unpacks in memory and returns exactly the manifest's files, each checked; anything else is refused or ignored. */
-export async function verifiedFilesFromArchive(archive: Buffer, manifest: DatasetManifest, unpackedMaxBytes: number): Promise<Result<Map<string, Buffer>, DatasetFetchErrorCode>> {
+export async function verifiedFilesFromArchive(
+  archive: Buffer,
+  manifest: DatasetManifest,
+  unpackedMaxBytes: number,
+): Promise<Result<Map<string, Buffer>, DatasetFetchErrorCode>> {
   let tarBytes: Buffer;
   try {
     tarBytes = gunzipSync(archive, { maxOutputLength: unpackedMaxBytes });
@@ -190,23 +217,28 @@ export async function verifiedFilesFromArchive(archive: Buffer, manifest: Datase
       entry.resume();
       return;
     }
-    if (entry.type !== "File" && entry.type !== "OldFile") problem ??= `${rel} is a ${entry.type} in the archive, not a regular file`;
+    if (entry.type !== "File" && entry.type !== "OldFile")
+      problem ??= `${rel} is a ${entry.type} in the archive, not a regular file`;
     else if (found.has(rel)) problem ??= `${rel} appears twice in the archive`;
-    else if (entry.size !== pinned.bytes) problem ??= `${rel} has ${entry.size} bytes; the manifest says ${pinned.bytes}`;
+    else if (entry.size !== pinned.bytes)
+      problem ??= `${rel} has ${entry.size} bytes; the manifest says ${pinned.bytes}`;
     if (problem !== null) {
       entry.resume();
       return;
     }
     const chunks: Buffer[] = [];
-    entries.push(new Promise((resolve) => {
-      entry.on("data", (chunk: Buffer) => chunks.push(chunk));
-      entry.on("end", () => {
-        const bytes = Buffer.concat(chunks);
-        if (createHash("sha256").update(bytes).digest("hex") !== pinned.sha256) problem ??= `${rel}: SHA-256 differs from the manifest`;
-        else found.set(rel, bytes);
-        resolve();
-      });
-    }));
+    entries.push(
+      new Promise((resolve) => {
+        entry.on("data", (chunk: Buffer) => chunks.push(chunk));
+        entry.on("end", () => {
+          const bytes = Buffer.concat(chunks);
+          if (createHash("sha256").update(bytes).digest("hex") !== pinned.sha256)
+            problem ??= `${rel}: SHA-256 differs from the manifest`;
+          else found.set(rel, bytes);
+          resolve();
+        });
+      }),
+    );
   };
   const parsed = await new Promise<boolean>((resolve) => {
     const parser = new Parser({ strict: true, onReadEntry: onEntry });
@@ -218,19 +250,30 @@ export async function verifiedFilesFromArchive(archive: Buffer, manifest: Datase
   if (!parsed) return err("archive_invalid", "the archive is not a valid tar file");
   if (problem !== null) {
     const text: string = problem;
-    return err(/SHA-256/.test(text) ? "hash_mismatch" : /bytes; the manifest/.test(text) ? "size_mismatch" : "archive_invalid", text);
+    return err(
+      /SHA-256/.test(text) ? "hash_mismatch" : /bytes; the manifest/.test(text) ? "size_mismatch" : "archive_invalid",
+      text,
+    );
   }
   const missing = manifest.files.filter((f) => !found.has(f.path)).map((f) => f.path);
-  if (missing.length > 0) return err("file_missing", `the archive lacks ${missing.length} manifest file(s), e.g. ${missing.slice(0, 3).join(", ")}`);
+  if (missing.length > 0)
+    return err(
+      "file_missing",
+      `the archive lacks ${missing.length} manifest file(s), e.g. ${missing.slice(0, 3).join(", ")}`,
+    );
   return ok(found);
 }
 
 /** An existing folder counts as the data set only if every manifest file is there and matches. */
-export async function verifyDirectory(directory: string, manifest: DatasetManifest): Promise<Result<true, DatasetFetchErrorCode>> {
+export async function verifyDirectory(
+  directory: string,
+  manifest: DatasetManifest,
+): Promise<Result<true, DatasetFetchErrorCode>> {
   for (const file of manifest.files) {
     const bytes = await readFile(join(directory, ...file.path.split("/"))).catch(() => null);
     if (bytes === null) return err("file_missing", `${file.path} is missing`);
-    if (bytes.length !== file.bytes || createHash("sha256").update(bytes).digest("hex") !== file.sha256) return err("hash_mismatch", `${file.path} differs from the manifest`);
+    if (bytes.length !== file.bytes || createHash("sha256").update(bytes).digest("hex") !== file.sha256)
+      return err("hash_mismatch", `${file.path} differs from the manifest`);
   }
   return ok(true);
 }

@@ -3,7 +3,14 @@
 // task_start, so verify-run can refuse to re-grade against a data set that is not the one the run
 // was graded on (another copy, an edited test file, a "fixed" buggy program).
 import { createHash } from "node:crypto";
-import { buggySource, referenceFixSource, supportFiles, targetPath, type QuixDataset, type QuixProgram } from "./dataset.ts";
+import {
+  buggySource,
+  referenceFixSource,
+  supportFiles,
+  targetPath,
+  type QuixDataset,
+  type QuixProgram,
+} from "./dataset.ts";
 
 export function programDigest(dataset: QuixDataset, program: QuixProgram): string {
   const files = [

@@ -19,7 +19,11 @@ export function writeTaskFiles(dir: string, files: readonly TaskFile[]): void {
   }
 }
 
-export function createTaskFolder(dataset: QuixDataset, program: QuixProgram, targetContent: Buffer | string): TaskFolder {
+export function createTaskFolder(
+  dataset: QuixDataset,
+  program: QuixProgram,
+  targetContent: Buffer | string,
+): TaskFolder {
   const outer = mkdtempSync(join(tmpdir(), `tca-task-${program.name}-`));
   const dir = join(outer, "task");
   mkdirSync(dir);

@@ -58,7 +58,8 @@ export function parseRunnerOutput(stdout: string, caseCount: number): RunnerOutp
       if (i < 0 || i >= caseCount) malformed = `a result for case ${i}, which does not exist`;
       else if (results.has(i)) malformed = `two results for case ${i}`;
       else if (rec.s === "ok" && typeof rec.v === "string") results.set(i, { status: "ok", value: rec.v });
-      else if (rec.s === "error") results.set(i, { status: "error", error: typeof rec.e === "string" ? rec.e.slice(0, MAX_NAME) : "unknown" });
+      else if (rec.s === "error")
+        results.set(i, { status: "error", error: typeof rec.e === "string" ? rec.e.slice(0, MAX_NAME) : "unknown" });
       else if (rec.s === "too_large") results.set(i, { status: "too_large" });
       else if (rec.s === "timeout") results.set(i, { status: "timeout" });
       else malformed = `a malformed result for case ${i}`;
@@ -104,7 +105,8 @@ function canonicalString(text: string): string | undefined {
 }
 
 function canonicalInteger(v: unknown): number | undefined {
-  if (!Array.isArray(v) || v.length !== 2 || v[0] !== "n" || typeof v[1] !== "string" || !/^-?\d{1,15}$/.test(v[1])) return undefined;
+  if (!Array.isArray(v) || v.length !== 2 || v[0] !== "n" || typeof v[1] !== "string" || !/^-?\d{1,15}$/.test(v[1]))
+    return undefined;
   return Number(v[1]);
 }
 
@@ -149,7 +151,8 @@ function treeWeight(text: string, edges: readonly (readonly [number, number, num
   for (const item of items) {
     if (typeof item !== "string") return undefined;
     const edge = parseCanonical(item);
-    if (!Array.isArray(edge) || edge.length !== 2 || edge[0] !== "t" || !Array.isArray(edge[1]) || edge[1].length !== 2) return undefined;
+    if (!Array.isArray(edge) || edge.length !== 2 || edge[0] !== "t" || !Array.isArray(edge[1]) || edge[1].length !== 2)
+      return undefined;
     const [a, b] = (edge[1] as unknown[]).map(canonicalInteger);
     const w = a === undefined || b === undefined ? undefined : weightOf.get(`${a},${b}`);
     if (a === undefined || b === undefined || w === undefined || root(a) === root(b)) return undefined;
@@ -164,13 +167,21 @@ function treeWeight(text: string, edges: readonly (readonly [number, number, num
  * answer (confirmed by the reference fix's): only its length (LCS) or its node set (ordering)
  * is used; the input in `compare` decides the rest.
  */
-function validAnswer(actual: string, expected: string, compare: Exclude<CaseComparison, { kind: "equal" | "approx_abs" }>): boolean {
+function validAnswer(
+  actual: string,
+  expected: string,
+  compare: Exclude<CaseComparison, { kind: "equal" | "approx_abs" }>,
+): boolean {
   if (compare.kind === "common_subsequence") {
     const got = canonicalString(actual);
     const want = canonicalString(expected);
     if (got === undefined || want === undefined) return false;
     const g = Array.from(got);
-    return g.length === Array.from(want).length && isSubsequence(g, Array.from(compare.a)) && isSubsequence(g, Array.from(compare.b));
+    return (
+      g.length === Array.from(want).length &&
+      isSubsequence(g, Array.from(compare.a)) &&
+      isSubsequence(g, Array.from(compare.b))
+    );
   }
   if (compare.kind === "topological_order") {
     const got = canonicalIntegers(actual);

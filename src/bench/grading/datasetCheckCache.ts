@@ -20,7 +20,19 @@
 // the reference deterministic on that seed's inputs, and each task's grade computes its own
 // held-out cases with the run's seed anyway. The entry records the seed it was checked with.
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -60,7 +72,13 @@ export interface DatasetCheckKey {
     readonly bwrapPath: string;
     readonly bwrapVersion: string;
     readonly bwrapSha256: string;
-    readonly python: { readonly executable: string; readonly sha256: string; readonly version: string; readonly pytestVersion: string; readonly prefix: string };
+    readonly python: {
+      readonly executable: string;
+      readonly sha256: string;
+      readonly version: string;
+      readonly pytestVersion: string;
+      readonly prefix: string;
+    };
     readonly limits: unknown;
     readonly processLimit: string;
     readonly seccompSha256: string | null;
@@ -112,10 +130,18 @@ function bwrapVersion(path: string): string {
 }
 
 /** The key of the check of `selection` on `dataset` in `sandbox`, computed from what is on disk now. */
-export function datasetCheckKey(sandbox: SandboxConfig, dataset: QuixDataset, selection: DatasetCheckSelection, code: string = checkCodeDigest()): DatasetCheckKey {
-  const selected = dataset.programs.filter((p) => selection.programs === undefined || selection.programs.includes(p.name));
+export function datasetCheckKey(
+  sandbox: SandboxConfig,
+  dataset: QuixDataset,
+  selection: DatasetCheckSelection,
+  code: string = checkCodeDigest(),
+): DatasetCheckKey {
+  const selected = dataset.programs.filter(
+    (p) => selection.programs === undefined || selection.programs.includes(p.name),
+  );
   const programs: Record<string, string> = {};
-  for (const program of [...selected].sort((a, b) => (a.name < b.name ? -1 : 1))) programs[program.name] = programDigest(dataset, program);
+  for (const program of [...selected].sort((a, b) => (a.name < b.name ? -1 : 1)))
+    programs[program.name] = programDigest(dataset, program);
   return {
     schema: DATASET_CHECK_CACHE_SCHEMA,
     grader: GRADER_ID,
@@ -127,7 +153,13 @@ export function datasetCheckKey(sandbox: SandboxConfig, dataset: QuixDataset, se
       bwrapPath: sandbox.bwrapPath,
       bwrapVersion: bwrapVersion(sandbox.bwrapPath),
       bwrapSha256: fileSha256(sandbox.bwrapPath),
-      python: { executable: sandbox.python.executable, sha256: fileSha256(sandbox.python.executable), version: sandbox.python.version, pytestVersion: sandbox.python.pytestVersion, prefix: sandbox.python.prefix },
+      python: {
+        executable: sandbox.python.executable,
+        sha256: fileSha256(sandbox.python.executable),
+        version: sandbox.python.version,
+        pytestVersion: sandbox.python.pytestVersion,
+        prefix: sandbox.python.prefix,
+      },
       limits: sandbox.limits,
       processLimit: sandbox.processLimit,
       seccompSha256: sandbox.seccomp === undefined ? null : sha256Hex(sandbox.seccomp),
@@ -145,29 +177,44 @@ export interface CachedCheck {
   readonly file: string;
 }
 
-export type CacheLookup = { readonly hit: true; readonly value: CachedCheck } | { readonly hit: false; readonly reason: string };
+export type CacheLookup =
+  { readonly hit: true; readonly value: CachedCheck } | { readonly hit: false; readonly reason: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A report that says "every selected program: buggy fails, fix passes" and nothing else. */
-function passingReportProblem(report: unknown, expectedPrograms: readonly string[], includeSlow: boolean): string | null {
+function passingReportProblem(
+  report: unknown,
+  expectedPrograms: readonly string[],
+  includeSlow: boolean,
+): string | null {
   if (!isObject(report)) return "no report";
   if (report.ok !== true) return "the recorded check did not pass";
-  if (report.grader !== GRADER_ID || report.includeSlow !== includeSlow) return "the report is of another grader or case selection";
+  if (report.grader !== GRADER_ID || report.includeSlow !== includeSlow)
+    return "the report is of another grader or case selection";
   const records = report.records;
   if (!Array.isArray(records)) return "the report has no records";
   const names = records.map((r) => (isObject(r) ? r.program : undefined));
-  if (canonicalJson(names) !== canonicalJson(expectedPrograms)) return "the report's programs are not the selected ones";
+  if (canonicalJson(names) !== canonicalJson(expectedPrograms))
+    return "the report's programs are not the selected ones";
   for (const record of records as Record<string, unknown>[]) {
     const buggy = isObject(record.buggy) ? record.buggy.outcome : undefined;
     const fixed = isObject(record.fixed) ? record.fixed.outcome : undefined;
-    if (record.ok !== true || typeof buggy !== "string" || buggy === "passed" || fixed !== "passed") return `the report's record of ${String(record.program)} is not a pass`;
+    if (record.ok !== true || typeof buggy !== "string" || buggy === "passed" || fixed !== "passed")
+      return `the report's record of ${String(record.program)} is not a pass`;
   }
   const n = expectedPrograms.length;
-  if (report.programs !== n || report.buggyFailing !== n || report.fixesPassing !== n) return "the report's counts disagree with its records";
-  if (typeof report.heldOutSeed !== "number" || typeof report.heldOutPrograms !== "number" || !Array.isArray(report.excluded) || !report.excluded.every((e) => typeof e === "string")) return "the report is incomplete";
+  if (report.programs !== n || report.buggyFailing !== n || report.fixesPassing !== n)
+    return "the report's counts disagree with its records";
+  if (
+    typeof report.heldOutSeed !== "number" ||
+    typeof report.heldOutPrograms !== "number" ||
+    !Array.isArray(report.excluded) ||
+    !report.excluded.every((e) => typeof e === "string")
+  )
+    return "the report is incomplete";
   return null;
 }
 
@@ -184,7 +231,8 @@ export function lookupDatasetCheck(cacheDir: string, key: DatasetCheckKey, datas
   }
   // Only a plain file of this user that no one else can write is read at all.
   if (!stat.isFile()) return { hit: false, reason: `${file} is not a plain file; ignored` };
-  if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return { hit: false, reason: `${file} belongs to another user; ignored` };
+  if (typeof process.getuid === "function" && stat.uid !== process.getuid())
+    return { hit: false, reason: `${file} belongs to another user; ignored` };
   if ((stat.mode & 0o022) !== 0) return { hit: false, reason: `${file} is writable by others; ignored` };
   const bytes = readFileUnder(cacheDir, name, DATASET_CHECK_CACHE_MAX_BYTES);
   if (!bytes.ok) return { hit: false, reason: `${file}: ${bytes.message}; ignored` };
@@ -202,29 +250,58 @@ export function lookupDatasetCheck(cacheDir: string, key: DatasetCheckKey, datas
   }
 }
 
-function checkedEntry(entry: unknown, key: DatasetCheckKey, digest: string, file: string, datasetRoot: string): CacheLookup {
-  if (!isObject(entry) || entry.schema !== DATASET_CHECK_CACHE_SCHEMA) return { hit: false, reason: `${file} is not a cache entry of this version; ignored` };
+function checkedEntry(
+  entry: unknown,
+  key: DatasetCheckKey,
+  digest: string,
+  file: string,
+  datasetRoot: string,
+): CacheLookup {
+  if (!isObject(entry) || entry.schema !== DATASET_CHECK_CACHE_SCHEMA)
+    return { hit: false, reason: `${file} is not a cache entry of this version; ignored` };
   // The stored key must be the key computed now, byte for byte; the file's name alone proves nothing.
-  if (entry.keySha256 !== digest || canonicalJson(entry.key) !== canonicalJson(key)) return { hit: false, reason: `${file} records another data set or sandbox; ignored` };
-  if (typeof entry.checkedAt !== "string" || Number.isNaN(Date.parse(entry.checkedAt))) return { hit: false, reason: `${file} has no check time; ignored` };
+  if (entry.keySha256 !== digest || canonicalJson(entry.key) !== canonicalJson(key))
+    return { hit: false, reason: `${file} records another data set or sandbox; ignored` };
+  if (typeof entry.checkedAt !== "string" || Number.isNaN(Date.parse(entry.checkedAt)))
+    return { hit: false, reason: `${file} has no check time; ignored` };
   const problem = passingReportProblem(entry.report, Object.keys(key.programs), key.includeSlow);
   if (problem !== null) return { hit: false, reason: `${file}: ${problem}; ignored` };
   // The report names the data set folder it was made in; this run's folder may be another copy.
-  const report = { ...(entry.report as unknown as VerifyReport), dataset: datasetRoot, records: (entry.report as { records: VerifyRecord[] }).records };
+  const report = {
+    ...(entry.report as unknown as VerifyReport),
+    dataset: datasetRoot,
+    records: (entry.report as { records: VerifyRecord[] }).records,
+  };
   return { hit: true, value: { report, checkedAt: entry.checkedAt, file } };
 }
 
 /** Stores a passing check under its key (a failing one is never cached). Best effort: returns the file or null. */
-export function storeDatasetCheck(cacheDir: string, key: DatasetCheckKey, report: VerifyReport, now: Date = new Date()): string | null {
+export function storeDatasetCheck(
+  cacheDir: string,
+  key: DatasetCheckKey,
+  report: VerifyReport,
+  now: Date = new Date(),
+): string | null {
   if (!report.ok) return null;
   const digest = keyDigest(key);
   const file = join(cacheDir, `${digest}.json`);
   const temporary = join(cacheDir, `.${digest}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const fd = openSync(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
-      writeSync(fd, JSON.stringify({ schema: DATASET_CHECK_CACHE_SCHEMA, keySha256: digest, key, checkedAt: now.toISOString(), report }, null, 1) + "\n");
+      writeSync(
+        fd,
+        JSON.stringify(
+          { schema: DATASET_CHECK_CACHE_SCHEMA, keySha256: digest, key, checkedAt: now.toISOString(), report },
+          null,
+          1,
+        ) + "\n",
+      );
       if (!fstatSync(fd).isFile()) throw new Error("not a file");
     } finally {
       closeSync(fd);

@@ -23,6 +23,11 @@ export interface GradeRecord {
   readonly fixedPublic?: boolean;
   /** null: the program has no held-out generation. */
   readonly fixedWithHeldOut?: boolean | null;
-  readonly heldOut?: { readonly seed: number; readonly passed: number; readonly total: number; readonly dropped: number } | null;
+  readonly heldOut?: {
+    readonly seed: number;
+    readonly passed: number;
+    readonly total: number;
+    readonly dropped: number;
+  } | null;
   readonly excluded?: readonly string[];
 }

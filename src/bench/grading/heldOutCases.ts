@@ -54,13 +54,24 @@ export function independentOracleSource(): Buffer {
  * the seed's order, and the first `count` kept ones are used: deterministic for the seed, and
  * the full count whenever enough inputs agree.
  */
-export async function confirmHeldOut(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, seed: number, count: number, reference: Buffer | string, oracle: Buffer | string): Promise<HeldOutCases | null> {
+export async function confirmHeldOut(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  seed: number,
+  count: number,
+  reference: Buffer | string,
+  oracle: Buffer | string,
+): Promise<HeldOutCases | null> {
   const generated = generateHeldOutInputs(program.name, seed, count * DRAW_FACTOR);
   if (!generated) return null;
   const inputs = generated.map((g) => g.input);
   // The reference fix is trusted data, but it can still hang or raise on an input outside what
   // its tests exercise: such inputs are dropped.
-  const [ref, ind] = await Promise.all([runOnInputs(config, dataset, program, reference, inputs), runOnInputs(config, dataset, program, oracle, inputs)]);
+  const [ref, ind] = await Promise.all([
+    runOnInputs(config, dataset, program, reference, inputs),
+    runOnInputs(config, dataset, program, oracle, inputs),
+  ]);
   if (ref.output.malformed || ref.output.importError || ind.output.malformed || ind.output.importError) return null;
   const cases: GradingCase[] = [];
   let dropped = 0;
@@ -74,7 +85,12 @@ export async function confirmHeldOut(config: SandboxConfig, dataset: QuixDataset
       dropped++;
     } else if (o?.status !== "ok" || o.value === undefined || !valueMatches(r.value, o.value, g.compare)) {
       disagreements++;
-      if (disagreeing.length < DISAGREEMENTS_KEPT) disagreeing.push({ input: g.input, reference: r.value, independent: o?.status === "ok" ? (o.value ?? "") : `(${o?.status ?? "no result"})` });
+      if (disagreeing.length < DISAGREEMENTS_KEPT)
+        disagreeing.push({
+          input: g.input,
+          reference: r.value,
+          independent: o?.status === "ok" ? (o.value ?? "") : `(${o?.status ?? "no result"})`,
+        });
     } else {
       // The independent answer is the expected value: for an exact comparison it is the
       // reference's too; for sqrt it is the true root the docstring's interval is built on.
@@ -86,12 +102,32 @@ export async function confirmHeldOut(config: SandboxConfig, dataset: QuixDataset
   return cases.length === 0 ? null : { seed, cases, dropped, disagreements, disagreeing };
 }
 
-function computeHeldOut(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, seed: number, count: number): Promise<HeldOutCases | null> {
-  return confirmHeldOut(config, dataset, program, seed, count, referenceFixSource(dataset, program.name), independentOracleSource());
+function computeHeldOut(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  seed: number,
+  count: number,
+): Promise<HeldOutCases | null> {
+  return confirmHeldOut(
+    config,
+    dataset,
+    program,
+    seed,
+    count,
+    referenceFixSource(dataset, program.name),
+    independentOracleSource(),
+  );
 }
 
 /** The program's held-out cases for this seed, or null when its inputs are not generated. */
-export function heldOutCases(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, seed: number, count = HELD_OUT_CASES_PER_PROGRAM): Promise<HeldOutCases | null> {
+export function heldOutCases(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  seed: number,
+  count = HELD_OUT_CASES_PER_PROGRAM,
+): Promise<HeldOutCases | null> {
   const key = `${dataset.root}\u0000${program.name}\u0000${seed}\u0000${count}`;
   let found = cache.get(key);
   if (!found) {

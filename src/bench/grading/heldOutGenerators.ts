@@ -31,7 +31,8 @@ const node = (i: number): Tagged => ["node", i];
 const ints = (xs: readonly number[]): Tagged => l(xs.map(n));
 
 const int = (r: Rng, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-const list = (r: Rng, len: number, lo: number, hi: number): number[] => Array.from({ length: len }, () => int(r, lo, hi));
+const list = (r: Rng, len: number, lo: number, hi: number): number[] =>
+  Array.from({ length: len }, () => int(r, lo, hi));
 function shuffle<T>(r: Rng, xs: T[]): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
     const j = int(r, 0, i);
@@ -39,8 +40,13 @@ function shuffle<T>(r: Rng, xs: T[]): T[] {
   }
   return xs;
 }
-const distinct = (r: Rng, len: number, lo: number, hi: number): number[] => shuffle(r, Array.from({ length: hi - lo + 1 }, (_, i) => lo + i)).slice(0, len);
-const word = (r: Rng, len: number, alphabet: string): string => Array.from({ length: len }, () => alphabet[int(r, 0, alphabet.length - 1)]).join("");
+const distinct = (r: Rng, len: number, lo: number, hi: number): number[] =>
+  shuffle(
+    r,
+    Array.from({ length: hi - lo + 1 }, (_, i) => lo + i),
+  ).slice(0, len);
+const word = (r: Rng, len: number, alphabet: string): string =>
+  Array.from({ length: len }, () => alphabet[int(r, 0, alphabet.length - 1)]).join("");
 
 interface NodeSpec {
   value: Tagged;
@@ -66,12 +72,16 @@ function nested(r: Rng, depth: number): Tagged {
 /** A random directed graph of Node objects with values "0".."k-1" (successors lists). */
 function digraph(r: Rng, count: number, density: number): NodeSpec[] {
   const nodes: NodeSpec[] = Array.from({ length: count }, (_, i) => ({ value: s(String(i)), successors: [] }));
-  for (let i = 0; i < count; i++) for (let j = 0; j < count; j++) if (i !== j && r() < density) nodes[i]?.successors?.push(j);
+  for (let i = 0; i < count; i++)
+    for (let j = 0; j < count; j++) if (i !== j && r() < density) nodes[i]?.successors?.push(j);
   return nodes;
 }
 
 function linkedList(r: Rng, len: number): NodeSpec[] {
-  return Array.from({ length: len }, (_, i) => ({ value: n(int(r, 0, 99)), ...(i + 1 < len ? { successor: i + 1 } : {}) }));
+  return Array.from({ length: len }, (_, i) => ({
+    value: n(int(r, 0, 99)),
+    ...(i + 1 < len ? { successor: i + 1 } : {}),
+  }));
 }
 
 function rpnTokens(r: Rng, depth: number): Tagged[] {
@@ -98,7 +108,8 @@ function searchInput(r: Rng): ReturnType<Generator> {
 /** A float drawn log-uniformly from [lo, hi), rounded to 6 significant digits (exact JSON text). */
 const logFloat = (r: Rng, lo: number, hi: number): number => Number((lo * (hi / lo) ** r()).toPrecision(6));
 /** Mostly small values, sometimes anywhere in [lo, hi]: edges (0, 1, bounds) stay likely. */
-const skewed = (r: Rng, lo: number, hi: number): number => (r() < 0.5 ? int(r, lo, Math.min(hi, lo + 10)) : int(r, lo, hi));
+const skewed = (r: Rng, lo: number, hi: number): number =>
+  r() < 0.5 ? int(r, lo, Math.min(hi, lo + 10)) : int(r, lo, hi);
 
 // Each generator draws from the whole input domain its program's docstring allows (its
 // preconditions, nothing narrower), except where a comment says why not. Sizes stay small
@@ -117,11 +128,15 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
   find_first_in_sorted: (r) => {
     const spread = r() < 0.5 ? 2 : 15;
     const arr = list(r, int(r, 0, 12), -spread, spread).sort((a, b) => a - b);
-    return { args: [ints(arr), n(arr.length > 0 && r() < 0.7 ? (arr[int(r, 0, arr.length - 1)] ?? 0) : int(r, -17, 17))] };
+    return {
+      args: [ints(arr), n(arr.length > 0 && r() < 0.7 ? (arr[int(r, 0, arr.length - 1)] ?? 0) : int(r, -17, 17))],
+    };
   },
   // Repeats allowed by the docstring: any index holding x is correct, so the grade checks validity.
   find_in_sorted: (r) => {
-    const arr = (r() < 0.5 ? list(r, int(r, 0, 12), -15, 15) : distinct(r, int(r, 0, 12), -40, 40)).sort((a, b) => a - b);
+    const arr = (r() < 0.5 ? list(r, int(r, 0, 12), -15, 15) : distinct(r, int(r, 0, 12), -40, 40)).sort(
+      (a, b) => a - b,
+    );
     const x = arr.length > 0 && r() < 0.7 ? (arr[int(r, 0, arr.length - 1)] ?? 0) : int(r, -42, 42);
     return { args: [ints(arr), n(x)], compare: { kind: "index_of", arr, x } };
   },
@@ -146,7 +161,12 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
   },
   // Capacity 0 upward; weights >= 1 (an item weighs something), values >= 0, repeats allowed.
   // Light items (weight 1..4) half the time, so that small capacities matter.
-  knapsack: (r) => ({ args: [n(skewed(r, 0, 60)), l(Array.from({ length: int(r, 0, 8) }, () => l([n(r() < 0.5 ? int(r, 1, 4) : int(r, 1, 25)), n(int(r, 0, 50))])))] }),
+  knapsack: (r) => ({
+    args: [
+      n(skewed(r, 0, 60)),
+      l(Array.from({ length: int(r, 0, 8) }, () => l([n(r() < 0.5 ? int(r, 1, 4) : int(r, 1, 25)), n(int(r, 0, 50))]))),
+    ],
+  }),
   // "A list of ints": repeats allowed; 0 <= k < len(arr).
   kth: (r) => {
     const arr = r() < 0.5 ? list(r, int(r, 1, 12), -10, 10) : distinct(r, int(r, 1, 12), -40, 40);
@@ -167,7 +187,9 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
   // A palindrome of any length, the one-digit ones (0..9) included.
   next_palindrome: (r) => {
     const len = int(r, 1, 8);
-    const half = Array.from({ length: Math.ceil(len / 2) }, (_, i) => (i === 0 ? int(r, len === 1 ? 0 : 1, 9) : r() < 0.4 ? 9 : int(r, 0, 9)));
+    const half = Array.from({ length: Math.ceil(len / 2) }, (_, i) =>
+      i === 0 ? int(r, len === 1 ? 0 : 1, 9) : r() < 0.4 ? 9 : int(r, 0, 9),
+    );
     const digits = [...half, ...half.slice(0, Math.floor(len / 2)).reverse()];
     return { args: [ints(digits)] };
   },
@@ -203,7 +225,9 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     const a = int(r, -5, 5);
     return { args: [n(a), n(a + int(r, -2, 7)), n(int(r, 1, 4))] };
   },
-  to_base: (r) => ({ args: [n(r() < 0.3 ? int(r, 1, 40) : Math.floor(r() * 2 ** int(r, 1, 48)) + 1), n(int(r, 2, 36))] }),
+  to_base: (r) => ({
+    args: [n(r() < 0.3 ? int(r, 1, 40) : Math.floor(r() * 2 ** int(r, 1, 48)) + 1), n(int(r, 2, 36))],
+  }),
   wrap: (r) => {
     // Words joined by one to three spaces. Lines at least one word (and a space) wide: the
     // reference loops forever once a line would start with a space and hold no other.
@@ -232,9 +256,16 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     // answers and the independent implementation agrees.
     const nodes = digraph(r, int(r, 2, 10), 0.2 + 0.6 * r());
     const edges: [Tagged, Tagged][] = [];
-    const distinctLengths = shuffle(r, Array.from({ length: 56 }, (_, i) => i * 3 + 1 + int(r, 0, 1)));
+    const distinctLengths = shuffle(
+      r,
+      Array.from({ length: 56 }, (_, i) => i * 3 + 1 + int(r, 0, 1)),
+    );
     const tiesAllowed = r() < 0.5;
-    nodes.forEach((a, i) => a.successors?.forEach((j) => edges.push([t([node(i), node(j)]), n(tiesAllowed ? int(r, 1, 9) : (distinctLengths.pop() ?? 1))])));
+    nodes.forEach((a, i) =>
+      a.successors?.forEach((j) =>
+        edges.push([t([node(i), node(j)]), n(tiesAllowed ? int(r, 1, 9) : (distinctLengths.pop() ?? 1))]),
+      ),
+    );
     return { args: [d(edges), node(int(r, 0, nodes.length - 1)), node(int(r, 0, nodes.length - 1))], nodes };
   },
   shortest_path_lengths: (r) => {
@@ -242,7 +273,9 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     const count = int(r, 1, 6);
     const p = list(r, count, -5, 5);
     const edges: [Tagged, Tagged][] = [];
-    for (let i = 0; i < count; i++) for (let j = 0; j < count; j++) if (i !== j && r() < 0.35) edges.push([t([n(i), n(j)]), n(int(r, 0, 9) + (p[i] ?? 0) - (p[j] ?? 0))]);
+    for (let i = 0; i < count; i++)
+      for (let j = 0; j < count; j++)
+        if (i !== j && r() < 0.35) edges.push([t([n(i), n(j)]), n(int(r, 0, 9) + (p[i] ?? 0) - (p[j] ?? 0))]);
     return { args: [n(count), d(edges)] };
   },
   shortest_paths: (r) => {
@@ -265,20 +298,35 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     // ties several trees are minimal, so the grade checks the tree and its total weight.
     const count = int(r, 2, 7);
     const tied = r() < 0.5;
-    const weights = shuffle(r, Array.from({ length: 60 }, (_, i) => i - 10));
+    const weights = shuffle(
+      r,
+      Array.from({ length: 60 }, (_, i) => i - 10),
+    );
     const weight = (): number => (tied ? int(r, -2, 6) : (weights.pop() ?? 1));
     const plain: [number, number, number][] = [];
     for (let v = 2; v <= count; v++) plain.push([int(r, 1, v - 1), v, weight()]);
-    for (let a = 1; a <= count; a++) for (let b = a + 1; b <= count; b++) if (r() < 0.3 && !plain.some(([u, w]) => u === a && w === b)) plain.push([a, b, weight()]);
+    for (let a = 1; a <= count; a++)
+      for (let b = a + 1; b <= count; b++)
+        if (r() < 0.3 && !plain.some(([u, w]) => u === a && w === b)) plain.push([a, b, weight()]);
     // Either orientation of a key: the answer names the input's own keys.
     const edges = shuffle(r, plain).map(([a, b, w]): [number, number, number] => (r() < 0.5 ? [a, b, w] : [b, a, w]));
-    return { args: [d(edges.map(([a, b, w]) => [t([n(a), n(b)]), n(w)] as const))], compare: { kind: "spanning_tree", edges } };
+    return {
+      args: [d(edges.map(([a, b, w]) => [t([n(a), n(b)]), n(w)] as const))],
+      compare: { kind: "spanning_tree", edges },
+    };
   },
   // Any acyclic graph; every valid order is accepted (validity check on the edges).
   topological_ordering: (r) => {
     const count = int(r, 1, 8);
-    const order = shuffle(r, Array.from({ length: count }, (_, i) => i));
-    const nodes: NodeSpec[] = Array.from({ length: count }, (_, i) => ({ value: n(i), incoming_nodes: [], outgoing_nodes: [] }));
+    const order = shuffle(
+      r,
+      Array.from({ length: count }, (_, i) => i),
+    );
+    const nodes: NodeSpec[] = Array.from({ length: count }, (_, i) => ({
+      value: n(i),
+      incoming_nodes: [],
+      outgoing_nodes: [],
+    }));
     const pairs: [number, number][] = [];
     const density = 0.15 + 0.4 * r();
     for (let a = 0; a < count; a++) {
@@ -292,7 +340,12 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
         }
       }
     }
-    return { args: [l(nodes.map((_, i) => node(i)))], nodes, adapter: "node_values", compare: { kind: "topological_order", edges: pairs } };
+    return {
+      args: [l(nodes.map((_, i) => node(i)))],
+      nodes,
+      adapter: "node_values",
+      compare: { kind: "topological_order", edges: pairs },
+    };
   },
 };
 
@@ -306,7 +359,10 @@ export function generateHeldOutInputs(program: string, seed: number, count: numb
   const r = seededRandom(seed ^ hashName(program));
   return Array.from({ length: count }, () => {
     const g = generator(r);
-    return { input: { args: g.args, adapter: g.adapter ?? "identity", ...(g.nodes ? { nodes: g.nodes } : {}) }, compare: g.compare ?? EQUAL };
+    return {
+      input: { args: g.args, adapter: g.adapter ?? "identity", ...(g.nodes ? { nodes: g.nodes } : {}) },
+      compare: g.compare ?? EQUAL,
+    };
   });
 }
 

@@ -59,15 +59,18 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function parseComparison(v: unknown): CaseComparison | undefined {
   if (!isRecord(v)) return undefined;
   if (v.kind === "equal") return { kind: "equal" };
-  if (v.kind === "approx_abs" && typeof v.tolerance === "string" && Number.isFinite(Number(v.tolerance))) return { kind: "approx_abs", tolerance: Number(v.tolerance) };
+  if (v.kind === "approx_abs" && typeof v.tolerance === "string" && Number.isFinite(Number(v.tolerance)))
+    return { kind: "approx_abs", tolerance: Number(v.tolerance) };
   return undefined;
 }
 
 function parseCase(v: unknown): GradingCase | undefined {
-  if (!isRecord(v) || typeof v.label !== "string" || typeof v.expected !== "string" || !isRecord(v.input)) return undefined;
+  if (!isRecord(v) || typeof v.label !== "string" || typeof v.expected !== "string" || !isRecord(v.input))
+    return undefined;
   const { args, adapter, nodes } = v.input;
   const compare = parseComparison(v.compare);
-  if (!Array.isArray(args) || typeof adapter !== "string" || (nodes !== undefined && !Array.isArray(nodes)) || !compare) return undefined;
+  if (!Array.isArray(args) || typeof adapter !== "string" || (nodes !== undefined && !Array.isArray(nodes)) || !compare)
+    return undefined;
   return { label: v.label, input: { args, adapter, ...(nodes ? { nodes } : {}) }, expected: v.expected, compare };
 }
 
@@ -82,11 +85,17 @@ export function parsePrepareOutput(stdout: string): Result<PublicCases, BenchErr
     try {
       rec = JSON.parse(line);
     } catch {
-      return err("grading_cases_unavailable", "the trusted runner wrote an unreadable line while reading the test data");
+      return err(
+        "grading_cases_unavailable",
+        "the trusted runner wrote an unreadable line while reading the test data",
+      );
     }
     if (!isRecord(rec)) return err("grading_cases_unavailable", "the trusted runner wrote an unexpected record");
     if ("untranscribed" in rec) {
-      return err("grading_cases_unavailable", "this program's test file matches no transcription the trusted grader has (its cases cannot be asked outside pytest)");
+      return err(
+        "grading_cases_unavailable",
+        "this program's test file matches no transcription the trusted grader has (its cases cannot be asked outside pytest)",
+      );
     }
     if ("case" in rec) {
       const c = parseCase(rec.case);
@@ -103,17 +112,37 @@ export function parsePrepareOutput(stdout: string): Result<PublicCases, BenchErr
   return ok({ cases, excluded });
 }
 
-async function preparePublicCases(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, includeSlow: boolean): Promise<Result<PublicCases, BenchErrorCode>> {
+async function preparePublicCases(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  includeSlow: boolean,
+): Promise<Result<PublicCases, BenchErrorCode>> {
   const outer = mkdtempSync(join(tmpdir(), `tca-prepare-${program.name}-`));
   try {
     const dir = join(outer, "task");
     // The test file (for its fingerprint), its data and helpers; never any program.
-    const data = supportFiles(dataset, program).filter((f) => f.path === testFilePath(program.name) || f.path.startsWith("json_testcases/") || f.path.endsWith("/node.py"));
+    const data = supportFiles(dataset, program).filter(
+      (f) =>
+        f.path === testFilePath(program.name) || f.path.startsWith("json_testcases/") || f.path.endsWith("/node.py"),
+    );
     const job = { mode: "prepare", program: program.name, includeSlow };
-    writeTaskFiles(dir, [...trustedRunnerFiles(true), ...data, { path: "job.json", content: Buffer.from(JSON.stringify(job)) }]);
-    const run = await runInSandbox(config, { taskDir: dir, argv: TRUSTED_RUNNER_ARGV, stdoutHeadBytes: RESULT_CHANNEL_MAX_BYTES, timeoutMs: config.limits.timeoutMs });
+    writeTaskFiles(dir, [
+      ...trustedRunnerFiles(true),
+      ...data,
+      { path: "job.json", content: Buffer.from(JSON.stringify(job)) },
+    ]);
+    const run = await runInSandbox(config, {
+      taskDir: dir,
+      argv: TRUSTED_RUNNER_ARGV,
+      stdoutHeadBytes: RESULT_CHANNEL_MAX_BYTES,
+      timeoutMs: config.limits.timeoutMs,
+    });
     if (run.timedOut || run.exitCode !== 0 || run.stdoutTruncated) {
-      return err("grading_cases_unavailable", `the trusted runner could not read the test data (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""})`);
+      return err(
+        "grading_cases_unavailable",
+        `the trusted runner could not read the test data (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""})`,
+      );
     }
     return parsePrepareOutput(run.stdout);
   } finally {
@@ -122,7 +151,12 @@ async function preparePublicCases(config: SandboxConfig, dataset: QuixDataset, p
 }
 
 /** The program's public cases (read once per data set, program and slow-case setting). */
-export function publicCases(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, includeSlow: boolean): Promise<Result<PublicCases, BenchErrorCode>> {
+export function publicCases(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  includeSlow: boolean,
+): Promise<Result<PublicCases, BenchErrorCode>> {
   const key = `${dataset.root}\u0000${program.name}\u0000${String(includeSlow)}`;
   let found = cache.get(key);
   if (!found) {

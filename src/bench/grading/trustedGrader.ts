@@ -124,7 +124,12 @@ export async function runOnInputs(
   }
 }
 
-function gradeCaseSet(cases: readonly GradingCase[], offset: number, output: RunnerOutput, prefix: string): CaseSetGrade {
+function gradeCaseSet(
+  cases: readonly GradingCase[],
+  offset: number,
+  output: RunnerOutput,
+  prefix: string,
+): CaseSetGrade {
   let passed = 0;
   let failed = 0;
   let errors = 0;
@@ -146,19 +151,35 @@ function gradeCaseSet(cases: readonly GradingCase[], offset: number, output: Run
       note(`${name}: expected ${shortValue(c.expected)}, got ${shortValue(r.value ?? "")}`);
     } else {
       errors++;
-      note(`${name}: ${r.status === "too_large" ? "the returned value is too large to compare" : r.status === "timeout" ? "exceeded the per-case CPU time limit" : `raised ${r.error ?? "an exception"}`}`);
+      note(
+        `${name}: ${r.status === "too_large" ? "the returned value is too large to compare" : r.status === "timeout" ? "exceeded the per-case CPU time limit" : `raised ${r.error ?? "an exception"}`}`,
+      );
     }
   });
-  return { total: cases.length, passed, failed, errors, missing, fixed: cases.length > 0 && passed === cases.length, failures };
+  return {
+    total: cases.length,
+    passed,
+    failed,
+    errors,
+    missing,
+    fixed: cases.length > 0 && passed === cases.length,
+    failures,
+  };
 }
 
-function whyNot(run: SandboxRunResult, output: RunnerOutput, pub: CaseSetGrade, held: CaseSetGrade | null): string | null {
+function whyNot(
+  run: SandboxRunResult,
+  output: RunnerOutput,
+  pub: CaseSetGrade,
+  held: CaseSetGrade | null,
+): string | null {
   if (run.aborted) return "the grading run was cancelled";
   if (run.stdoutTruncated) return "the result channel exceeded its size limit";
   if (output.importError) return `the file under test could not be imported (${output.importError})`;
   if (output.malformed) return `the result channel held ${output.malformed}`;
   if (run.timedOut) return "the run did not finish within the time limit";
-  if (!output.finished) return `the run ended without completing (exit ${String(run.exitCode)}${run.signal ? `, ${run.signal}` : ""}${run.limitsHit.length ? `, ${run.limitsHit.join("+")} limit reached` : ""})`;
+  if (!output.finished)
+    return `the run ended without completing (exit ${String(run.exitCode)}${run.signal ? `, ${run.signal}` : ""}${run.limitsHit.length ? `, ${run.limitsHit.join("+")} limit reached` : ""})`;
   if (!pub.fixed) return `public cases: ${pub.failures.join("; ")}`;
   if (held && !held.fixed) return `held-out cases: ${held.failures.join("; ")}`;
   return null;
@@ -186,32 +207,67 @@ export async function gradeProgram(
   const emptySet: CaseSetGrade = { total: 0, passed: 0, failed: 0, errors: 0, missing: 0, fixed: false, failures: [] };
   if (!prepared.ok) {
     return {
-      grader: GRADER_ID, outcome: "error", counts: { passed: 0, failed: 0, errors: 0, skipped: 0 }, seconds: (performance.now() - started) / 1000,
-      summary: "not graded", reason: prepared.message, public: emptySet, heldOut: null, fixedPublic: false, fixedWithHeldOut: null,
-      excluded: [], limitsHit: [], exitCode: null, output: "",
+      grader: GRADER_ID,
+      outcome: "error",
+      counts: { passed: 0, failed: 0, errors: 0, skipped: 0 },
+      seconds: (performance.now() - started) / 1000,
+      summary: "not graded",
+      reason: prepared.message,
+      public: emptySet,
+      heldOut: null,
+      fixedPublic: false,
+      fixedWithHeldOut: null,
+      excluded: [],
+      limitsHit: [],
+      exitCode: null,
+      output: "",
     };
   }
   const pub = prepared.value.cases;
   const held = options.heldOut ?? null;
   const all = [...pub, ...(held?.cases ?? [])];
-  const { run, output } = await runOnInputs(config, dataset, program, source, all.map((c) => c.input), {
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const { run, output } = await runOnInputs(
+    config,
+    dataset,
+    program,
+    source,
+    all.map((c) => c.input),
+    {
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
   const publicGrade = gradeCaseSet(pub, 0, output, "");
-  const heldGrade = held ? { ...gradeCaseSet(held.cases, pub.length, output, "held-out "), seed: held.seed, dropped: held.dropped } : null;
+  const heldGrade = held
+    ? { ...gradeCaseSet(held.cases, pub.length, output, "held-out "), seed: held.seed, dropped: held.dropped }
+    : null;
   const reason = whyNot(run, output, publicGrade, heldGrade);
   const outcome = outcomeOf(run, output, reason);
   // The runner writes a result for every case it was given before its completion marker, so a
   // run that "finished" with held-out results missing did not run them: results written for the
   // public cases and a marker, then an exit (a forged channel), are never "every public case passes".
   const ranEveryCase = heldGrade === null || heldGrade.missing === 0;
-  const fixedPublic = reason === null || (publicGrade.fixed && ranEveryCase && output.finished && !output.malformed && !output.importError && !run.timedOut && !run.aborted);
-  const heldText = heldGrade ? `; held-out ${heldGrade.passed}/${heldGrade.total} passed (seed ${heldGrade.seed})` : "; no held-out cases for this program";
+  const fixedPublic =
+    reason === null ||
+    (publicGrade.fixed &&
+      ranEveryCase &&
+      output.finished &&
+      !output.malformed &&
+      !output.importError &&
+      !run.timedOut &&
+      !run.aborted);
+  const heldText = heldGrade
+    ? `; held-out ${heldGrade.passed}/${heldGrade.total} passed (seed ${heldGrade.seed})`
+    : "; no held-out cases for this program";
   return {
     grader: GRADER_ID,
     outcome,
-    counts: { passed: publicGrade.passed, failed: publicGrade.failed + publicGrade.missing, errors: publicGrade.errors, skipped: prepared.value.excluded.length },
+    counts: {
+      passed: publicGrade.passed,
+      failed: publicGrade.failed + publicGrade.missing,
+      errors: publicGrade.errors,
+      skipped: prepared.value.excluded.length,
+    },
     seconds: (performance.now() - started) / 1000,
     summary: `public ${publicGrade.passed}/${publicGrade.total} passed${heldText}`,
     reason,
@@ -237,7 +293,9 @@ export function gradeRecordOf(g: TrustedGrade): GradeRecord {
     reason: g.reason,
     fixedPublic: g.fixedPublic,
     fixedWithHeldOut: g.fixedWithHeldOut,
-    heldOut: g.heldOut ? { seed: g.heldOut.seed, passed: g.heldOut.passed, total: g.heldOut.total, dropped: g.heldOut.dropped } : null,
+    heldOut: g.heldOut
+      ? { seed: g.heldOut.seed, passed: g.heldOut.passed, total: g.heldOut.total, dropped: g.heldOut.dropped }
+      : null,
     excluded: g.excluded,
   };
 }

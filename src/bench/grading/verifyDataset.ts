@@ -15,7 +15,13 @@ import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { GradeCounts, GradeOutcome } from "./gradeRecord.ts";
 import { shortValue } from "./caseResults.ts";
 import { heldOutCases, processHeldOutSeed } from "./heldOutCases.ts";
-import { GRADER_ID, gradeProgram, type HeldOutCases, type HeldOutDisagreement, type TrustedGrade } from "./trustedGrader.ts";
+import {
+  GRADER_ID,
+  gradeProgram,
+  type HeldOutCases,
+  type HeldOutDisagreement,
+  type TrustedGrade,
+} from "./trustedGrader.ts";
 
 export interface VerifySide {
   readonly outcome: GradeOutcome;
@@ -90,7 +96,11 @@ function side(g: TrustedGrade): VerifySide {
   };
 }
 
-export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset, options: VerifyOptions): Promise<VerifyReport> {
+export async function verifyDataset(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  options: VerifyOptions,
+): Promise<VerifyReport> {
   const programs = dataset.programs.filter((p) => !options.programs || options.programs.includes(p.name));
   const includeSlow = options.includeSlow ?? false;
   // The run's own seed by default, so a benchmark's data set check and its grades ask the same
@@ -109,7 +119,8 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
   await mapWithConcurrency(jobs, options.jobs, async (job) => {
     const heldOut = await heldOutCases(config, dataset, job.program, seed);
     heldOutBy.set(job.program.name, heldOut);
-    const source = job.which === "buggy" ? buggySource(dataset, job.program.name) : referenceFixSource(dataset, job.program.name);
+    const source =
+      job.which === "buggy" ? buggySource(dataset, job.program.name) : referenceFixSource(dataset, job.program.name);
     const grade = await gradeProgram(config, dataset, job.program, source, {
       includeSlow,
       heldOut,
@@ -138,7 +149,9 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
   records.sort((a, b) => a.program.localeCompare(b.program));
   const buggyFailing = records.filter((r) => r.buggy.outcome !== "passed").length;
   const fixesPassing = records.filter((r) => r.fixed.outcome === "passed").length;
-  const excluded = records.flatMap((r) => r.excluded.map((e) => (r.program === "knapsack" && /slow case/.test(e) ? SLOW_CASE_NOTE : `${r.program}: ${e}`)));
+  const excluded = records.flatMap((r) =>
+    r.excluded.map((e) => (r.program === "knapsack" && /slow case/.test(e) ? SLOW_CASE_NOTE : `${r.program}: ${e}`)),
+  );
   return {
     dataset: dataset.root,
     grader: GRADER_ID,
@@ -161,21 +174,53 @@ export async function verifyDataset(config: SandboxConfig, dataset: QuixDataset,
  */
 export function formatVerifyTable(report: VerifyReport): string {
   const rows = [["program", "cases", "dis", "buggy", "public", "held", "s", "fixed", "public", "held", "s", "ok"]];
-  const counts = (c: GradeCounts): string => `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
+  const counts = (c: GradeCounts): string =>
+    `${c.passed}p/${c.failed}f${c.errors ? `/${c.errors}e` : ""}${c.skipped ? `/${c.skipped}s` : ""}`;
   const held = (h: VerifySide["heldOut"]): string => (h ? `${h.passed}/${h.total}` : "-");
   for (const r of report.records) {
-    rows.push([r.program, `${r.publicCases}+${r.heldOutCases}`, String(r.heldOutDisagreements), r.buggy.outcome, counts(r.buggy.counts), held(r.buggy.heldOut), r.buggy.seconds.toFixed(1), r.fixed.outcome, counts(r.fixed.counts), held(r.fixed.heldOut), r.fixed.seconds.toFixed(1), r.ok ? "yes" : "NO"]);
+    rows.push([
+      r.program,
+      `${r.publicCases}+${r.heldOutCases}`,
+      String(r.heldOutDisagreements),
+      r.buggy.outcome,
+      counts(r.buggy.counts),
+      held(r.buggy.heldOut),
+      r.buggy.seconds.toFixed(1),
+      r.fixed.outcome,
+      counts(r.fixed.counts),
+      held(r.fixed.heldOut),
+      r.fixed.seconds.toFixed(1),
+      r.ok ? "yes" : "NO",
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
   // Two spaces between columns, one when a long program name (longest_common_subsequence) would pass 100 columns.
   const gap = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) > MAX_COLUMNS ? " " : "  ";
-  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(gap).trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join(gap)
+      .trimEnd(),
+  );
   lines.push("", "cases: public+held-out; dis: held-out inputs dropped where the reference fix and the independent");
   lines.push("implementation disagree; s: seconds; counts: p passed, f failed, e errors, s skipped");
-  lines.push(...wrapLine(`${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed}; ${report.heldOutDisagreements} held-out inputs dropped where the reference fix and the independent implementation disagree)${report.ok ? "" : " — DATA SET CHECK FAILED"}`, MAX_COLUMNS, "  "));
+  lines.push(
+    ...wrapLine(
+      `${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed}; ${report.heldOutDisagreements} held-out inputs dropped where the reference fix and the independent implementation disagree)${report.ok ? "" : " — DATA SET CHECK FAILED"}`,
+      MAX_COLUMNS,
+      "  ",
+    ),
+  );
   for (const note of report.excluded) lines.push(...wrapLine(`excluded: ${note}`, MAX_COLUMNS, "  "));
   for (const r of report.records) {
-    for (const d of r.heldOutDisagreeing) lines.push(...wrapLine(`disagreement: ${r.program}: reference ${shortValue(d.reference)}, independent ${shortValue(d.independent)} on ${shortValue(JSON.stringify(d.input.args))}`, MAX_COLUMNS, "  "));
+    for (const d of r.heldOutDisagreeing)
+      lines.push(
+        ...wrapLine(
+          `disagreement: ${r.program}: reference ${shortValue(d.reference)}, independent ${shortValue(d.independent)} on ${shortValue(JSON.stringify(d.input.args))}`,
+          MAX_COLUMNS,
+          "  ",
+        ),
+      );
   }
   return lines.join("\n");
 }

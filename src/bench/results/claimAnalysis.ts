@@ -50,11 +50,15 @@ export function analyzeClaim(events: readonly ClaimEvent[]): ClaimRecord | null 
     else if (e.event === "model_response") lastWords = typeof e.content === "string" ? e.content : "";
     else if (e.event === "stop_attempt" && e.accepted === true) {
       const kind: ClaimKind =
-        lastRun === null ? "never_ran_tests"
-        : lastRun.hash !== current ? "final_change_not_rerun"
-        : lastRun.passed ? "verified"
-        : "after_failing_run";
-      const finalWords = lastWords.length > FINAL_WORDS_LIMIT ? lastWords.slice(0, FINAL_WORDS_LIMIT) + CUT_MARK : lastWords;
+        lastRun === null
+          ? "never_ran_tests"
+          : lastRun.hash !== current
+            ? "final_change_not_rerun"
+            : lastRun.passed
+              ? "verified"
+              : "after_failing_run";
+      const finalWords =
+        lastWords.length > FINAL_WORDS_LIMIT ? lastWords.slice(0, FINAL_WORDS_LIMIT) + CUT_MARK : lastWords;
       return { kind, finalWords };
     }
   }

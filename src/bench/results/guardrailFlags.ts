@@ -37,7 +37,9 @@ export function outcomeWithFlags(outcomeWords: string, guardrails: FlagCounts | 
 }
 
 /** How many fixed tasks carry a guardrail flag, of how many fixed tasks. */
-export function fixedWithGuardrailHits(tasks: readonly { readonly outcome: string; readonly guardrails: FlagCounts | null | undefined }[]): { readonly flagged: number; readonly fixed: number } {
+export function fixedWithGuardrailHits(
+  tasks: readonly { readonly outcome: string; readonly guardrails: FlagCounts | null | undefined }[],
+): { readonly flagged: number; readonly fixed: number } {
   const fixed = tasks.filter((task) => task.outcome === "fixed");
   return { flagged: fixed.filter((task) => guardrailFlags(task.guardrails).length > 0).length, fixed: fixed.length };
 }

@@ -18,13 +18,17 @@ export interface HeldOutRow {
 
 export function heldOutRows(results: readonly TaskResult[]): HeldOutRow[] {
   return CONDITION_IDS.filter((c) => results.some((r) => r.condition === c)).map((c) => {
-    const rs = results.filter((r) => r.condition === c && r.outcome !== "model_error" && r.grade.fixedPublic !== undefined);
+    const rs = results.filter(
+      (r) => r.condition === c && r.outcome !== "model_error" && r.grade.fixedPublic !== undefined,
+    );
     return {
       label: CONDITIONS[c].label,
       graded: rs.length,
       fixedPublic: rs.filter((r) => r.grade.fixedPublic === true).length,
       fixedWithHeldOut: rs.filter((r) => r.grade.fixedPublic === true && r.grade.fixedWithHeldOut !== false).length,
-      publicOnly: rs.filter((r) => r.grade.fixedPublic === true && r.grade.fixedWithHeldOut === false).map((r) => r.taskId),
+      publicOnly: rs
+        .filter((r) => r.grade.fixedPublic === true && r.grade.fixedWithHeldOut === false)
+        .map((r) => r.taskId),
       withoutHeldOut: rs.filter((r) => r.grade.fixedWithHeldOut === null).length,
     };
   });
@@ -35,8 +39,17 @@ export function renderHeldOutSection(results: readonly TaskResult[]): string[] {
   if (rows.every((r) => r.graded === 0)) return [];
   const seeds = [...new Set(results.map((r) => r.grade.heldOut?.seed).filter((s): s is number => s !== undefined))];
   const out = ["", "## Public and held-out verification", ""];
-  out.push(`Fixed (public): every public case passes. Fixed (public + held-out): also every held-out case, generated per run (seed${seeds.length === 1 ? "" : "s"} ${seeds.join(", ") || "none"}) with expected values from the reference fix; the outcome "fixed" is the first (the benchmark document's), except in records from older runs. Programs without held-out generation count as passing it.`, "");
-  out.push("| | Graded | Fixed (public) | Fixed (public + held-out) | Public only | Without held-out cases |", "|---|---|---|---|---|---|");
-  for (const r of rows) out.push(`| ${r.label} | ${r.graded} | ${r.fixedPublic} | ${r.fixedWithHeldOut} | ${r.publicOnly.length === 0 ? "0" : `${r.publicOnly.length}: ${r.publicOnly.join(", ")}`} | ${r.withoutHeldOut} |`);
+  out.push(
+    `Fixed (public): every public case passes. Fixed (public + held-out): also every held-out case, generated per run (seed${seeds.length === 1 ? "" : "s"} ${seeds.join(", ") || "none"}) with expected values from the reference fix; the outcome "fixed" is the first (the benchmark document's), except in records from older runs. Programs without held-out generation count as passing it.`,
+    "",
+  );
+  out.push(
+    "| | Graded | Fixed (public) | Fixed (public + held-out) | Public only | Without held-out cases |",
+    "|---|---|---|---|---|---|",
+  );
+  for (const r of rows)
+    out.push(
+      `| ${r.label} | ${r.graded} | ${r.fixedPublic} | ${r.fixedWithHeldOut} | ${r.publicOnly.length === 0 ? "0" : `${r.publicOnly.length}: ${r.publicOnly.join(", ")}`} | ${r.withoutHeldOut} |`,
+    );
   return out;
 }

@@ -69,7 +69,16 @@ export function conditionPairs(results: readonly TaskResult[]): ConditionPair[] 
         else if (y) onlySecond.push(program);
         else neither++;
       }
-      pairs.push({ first, second, programs, bothFixed, onlyFirst, onlySecond, neither, pValue: exactMcNemar(onlyFirst.length, onlySecond.length) });
+      pairs.push({
+        first,
+        second,
+        programs,
+        bothFixed,
+        onlyFirst,
+        onlySecond,
+        neither,
+        pValue: exactMcNemar(onlyFirst.length, onlySecond.length),
+      });
     }
   }
   return pairs;
@@ -83,22 +92,37 @@ export function renderPairedSection(results: readonly TaskResult[]): string[] {
   if (present.length === 0) return [];
   const out = ["", "## Conditions compared program by program", ""];
   if (pairs.length > 0) {
-    out.push("Each program is a pair: fixed or not under each condition (first repeat; model errors left out). The exact McNemar test asks whether the programs only one condition fixed lean one way more than chance allows; a large p-value means the difference is within noise.", "");
-    out.push("| Pair | Programs | Both fixed | Only the first | Only the second | Neither | Exact McNemar p |", "|---|---|---|---|---|---|---|");
+    out.push(
+      "Each program is a pair: fixed or not under each condition (first repeat; model errors left out). The exact McNemar test asks whether the programs only one condition fixed lean one way more than chance allows; a large p-value means the difference is within noise.",
+      "",
+    );
+    out.push(
+      "| Pair | Programs | Both fixed | Only the first | Only the second | Neither | Exact McNemar p |",
+      "|---|---|---|---|---|---|---|",
+    );
     for (const p of pairs) {
       const list = (xs: readonly string[]): string => (xs.length === 0 ? "0" : `${xs.length}: ${xs.join(", ")}`);
-      out.push(`| ${p.first} vs ${p.second} | ${p.programs} | ${p.bothFixed} | ${list(p.onlyFirst)} | ${list(p.onlySecond)} | ${p.neither} | ${p.pValue.toFixed(3)} |`);
+      out.push(
+        `| ${p.first} vs ${p.second} | ${p.programs} | ${p.bothFixed} | ${list(p.onlyFirst)} | ${list(p.onlySecond)} | ${p.neither} | ${p.pValue.toFixed(3)} |`,
+      );
     }
     out.push("");
   }
-  out.push("### Program × condition", "", `| Program | ${present.map((c) => CONDITIONS[c].id).join(" | ")} |`, `|---|${present.map(() => "---").join("|")}|`);
+  out.push(
+    "### Program × condition",
+    "",
+    `| Program | ${present.map((c) => CONDITIONS[c].id).join(" | ")} |`,
+    `|---|${present.map(() => "---").join("|")}|`,
+  );
   const programs = [...new Set(results.map((r) => r.program))].sort((a, b) => a.localeCompare(b));
   for (const program of programs) {
     const row = byProgram.get(program);
     const cell = (c: ConditionId): string => {
       const fixed = row?.get(c);
       if (fixed !== undefined) return fixed ? "fixed" : "not fixed";
-      return results.some((r) => r.program === program && r.condition === c && (r.repeat ?? 1) === 1) ? "model error" : "–";
+      return results.some((r) => r.program === program && r.condition === c && (r.repeat ?? 1) === 1)
+        ? "model error"
+        : "–";
     };
     out.push(`| ${program} | ${present.map(cell).join(" | ")} |`);
   }

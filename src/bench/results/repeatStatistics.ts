@@ -59,9 +59,14 @@ export function renderRepeatsSection(results: readonly TaskResult[]): string[] {
   const s = summarizeRepeats(results);
   if (s.length === 0) return [];
   const out = ["", `## Repeats: pass@${s[0]!.k} and pass^${s[0]!.k} (95% Wilson interval over programs)`, ""];
-  out.push("| | Programs | pass@k | 95% interval | pass^k | 95% interval | Fixed rate per repeat |", "|---|---|---|---|---|---|---|");
+  out.push(
+    "| | Programs | pass@k | 95% interval | pass^k | 95% interval | Fixed rate per repeat |",
+    "|---|---|---|---|---|---|---|",
+  );
   for (const c of s) {
-    out.push(`| ${c.label} | ${c.programs} | ${pct(c.passAtK)} | ${pct(c.passAtKCi95[0])} – ${pct(c.passAtKCi95[1])} | ${pct(c.passHatK)} | ${pct(c.passHatKCi95[0])} – ${pct(c.passHatKCi95[1])} | ${c.perRepeatFixedRate.map(pct).join(", ")} |`);
+    out.push(
+      `| ${c.label} | ${c.programs} | ${pct(c.passAtK)} | ${pct(c.passAtKCi95[0])} – ${pct(c.passAtKCi95[1])} | ${pct(c.passHatK)} | ${pct(c.passHatKCi95[0])} – ${pct(c.passHatKCi95[1])} | ${c.perRepeatFixedRate.map(pct).join(", ")} |`,
+    );
   }
   return out;
 }

@@ -50,7 +50,6 @@ function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-
 export function summarizeCondition(condition: ConditionId, results: readonly TaskResult[]): ConditionSummary {
   const rs = results.filter((r) => r.condition === condition);
   const count = (f: (r: TaskResult) => boolean): number => rs.filter(f).length;
@@ -96,19 +95,20 @@ export function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
 
-
 /**
  * A synthetic (random-weight) or rehearsal checkpoint, or --pipeline-check, makes the whole run a
  * pipeline check, never a model result: one rule and one line for results.md and the terminal.
  */
-export const PIPELINE_CHECK_LINE = "PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result";
+export const PIPELINE_CHECK_LINE =
+  "PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and are NOT a model result";
 
 export function isPipelineCheck(model: Readonly<Record<string, unknown>>): boolean {
   return model["synthetic"] === true;
 }
 
 /** A rehearsal model (trained in-project on this benchmark's scripted transcripts) is a pipeline check with its own name. */
-export const REHEARSAL_LINE = "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path, and these numbers are NOT a model result";
+export const REHEARSAL_LINE =
+  "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path, and these numbers are NOT a model result";
 
 export function isRehearsal(model: Readonly<Record<string, unknown>>): boolean {
   return model["synthetic"] === true && model["rehearsal"] === true;
@@ -131,8 +131,14 @@ export function endpointWarnings(results: readonly TaskResult[], serverProps: un
   const out: string[] = [];
   const asText = results.filter((r) => (r.protocolFindings ?? 0) > 0).length;
   if (asText > 0) {
-    const caps = typeof serverProps === "object" && serverProps !== null ? (serverProps as Record<string, unknown>).chat_template_caps : undefined;
-    const capsNote = typeof caps === "object" && caps !== null ? ` The server's /props chat_template_caps: ${JSON.stringify(caps)}.` : "";
+    const caps =
+      typeof serverProps === "object" && serverProps !== null
+        ? (serverProps as Record<string, unknown>).chat_template_caps
+        : undefined;
+    const capsNote =
+      typeof caps === "object" && caps !== null
+        ? ` The server's /props chat_template_caps: ${JSON.stringify(caps)}.`
+        : "";
     out.push(
       `The endpoint is not parsing tool calls: in ${asText} task(s) it returned them as text in the reply (<tool_call>…). ` +
         `Those tasks are model errors, not results. Fix the server: llama-server needs --jinja (the default in recent builds: drop --no-jinja) and a chat template with tool support; ` +
@@ -140,7 +146,10 @@ export function endpointWarnings(results: readonly TaskResult[], serverProps: un
     );
   }
   const errors = results.filter((r) => r.outcome === "model_error").length;
-  if (errors > 0) out.push(`${errors} of ${results.length} task(s) ended in a model error (see the traces' model_error events); they are outside every fixed rate and are redone by --resume.`);
+  if (errors > 0)
+    out.push(
+      `${errors} of ${results.length} task(s) ended in a model error (see the traces' model_error events); they are outside every fixed rate and are redone by --resume.`,
+    );
   return out;
 }
 
@@ -148,26 +157,53 @@ export function endpointWarnings(results: readonly TaskResult[], serverProps: un
 export function renderResultsMarkdown(header: ResultsHeader, results: readonly TaskResult[]): string {
   const s = summarize(results);
   const hits = fixedWithGuardrailHits(results);
-  const out: string[] = [`# ${header.title}`, "", ...(header.warnings ?? []).map((w) => `> **Warning:** ${w}\n`), ...header.lines.map((l) => `- ${l}`), ""];
+  const out: string[] = [
+    `# ${header.title}`,
+    "",
+    ...(header.warnings ?? []).map((w) => `> **Warning:** ${w}\n`),
+    ...header.lines.map((l) => `- ${l}`),
+    "",
+  ];
   // Before any table: a "fixed" that came after refused attempts is named, never hidden in a sum.
-  out.push(`Guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action on the way (read the reference fix, edit the tests, another blocked write); the Tasks table flags each one.`, "");
+  out.push(
+    `Guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action on the way (read the reference fix, edit the tests, another blocked write); the Tasks table flags each one.`,
+    "",
+  );
   const findings = new Map(conditionFindings(results).map((f) => [f.condition, f]));
   const older = results.filter((r) => r.fixedMeans === undefined).length;
   out.push("## Outcomes", "");
-  out.push("Fixed is the benchmark document's: every public test case passes, graded outside the program. The two columns after it are our held-out finding beside it, never inside it. Fixed % is over graded tasks: model errors (endpoint failures) have their own column and are never in the denominator.", "");
-  if (older > 0) out.push(`${older} record(s) come from a run written before this rule: their "fixed" also required every held-out case, and they are outside the two held-out columns.`, "");
-  out.push("| | Fixed | Fixed, confirmed by held-out | Tests pass, held-out fail | Wrong fix | No change | Broken file | Out of budget | Model error | Turns (mean) | Tokens (mean) | Time (median, s) |");
+  out.push(
+    "Fixed is the benchmark document's: every public test case passes, graded outside the program. The two columns after it are our held-out finding beside it, never inside it. Fixed % is over graded tasks: model errors (endpoint failures) have their own column and are never in the denominator.",
+    "",
+  );
+  if (older > 0)
+    out.push(
+      `${older} record(s) come from a run written before this rule: their "fixed" also required every held-out case, and they are outside the two held-out columns.`,
+      "",
+    );
+  out.push(
+    "| | Fixed | Fixed, confirmed by held-out | Tests pass, held-out fail | Wrong fix | No change | Broken file | Out of budget | Model error | Turns (mean) | Tokens (mean) | Time (median, s) |",
+  );
   out.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
     const f = findings.get(c.condition);
-    out.push(`| ${c.label} | ${pct(c.fixedRate)} | ${f?.fixedConfirmed ?? 0} | ${f?.testsPassHeldOutFail ?? 0} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${formatCount(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`);
+    out.push(
+      `| ${c.label} | ${pct(c.fixedRate)} | ${f?.fixedConfirmed ?? 0} | ${f?.testsPassHeldOutFail ?? 0} | ${c.wrongFix} | ${c.noChange} | ${c.brokenFile} | ${c.outOfBudget} | ${c.modelError} | ${c.turnsMean.toFixed(1)} | ${formatCount(c.tokensMean)} | ${c.timeMedianSeconds.toFixed(1)} |`,
+    );
   }
-  out.push("", "## Fixed rate with 95% interval (Wilson), and false \"fixed\"", "");
-  out.push("False \"fixed\" is the document's: claimed, and the tests fail. Claimed with the tests passing and a held-out case failing is our finding beside it.", "");
-  out.push("| | Tasks | Graded | Fixed | Fixed rate | 95% interval | Claimed fixed | False \"fixed\" (claimed, tests fail) | Claimed, tests pass, held-out fail | Model errors | Tool calls as text | Retried requests |");
+  out.push("", '## Fixed rate with 95% interval (Wilson), and false "fixed"', "");
+  out.push(
+    'False "fixed" is the document\'s: claimed, and the tests fail. Claimed with the tests passing and a held-out case failing is our finding beside it.',
+    "",
+  );
+  out.push(
+    '| | Tasks | Graded | Fixed | Fixed rate | 95% interval | Claimed fixed | False "fixed" (claimed, tests fail) | Claimed, tests pass, held-out fail | Model errors | Tool calls as text | Retried requests |',
+  );
   out.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const c of s) {
-    out.push(`| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${findings.get(c.condition)?.claimedTestsPassHeldOutFail ?? 0} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`);
+    out.push(
+      `| ${c.label} | ${c.tasks} | ${c.graded} | ${c.fixed} | ${pct(c.fixedRate)} | ${pct(c.fixedRateCi95[0])} – ${pct(c.fixedRateCi95[1])} | ${c.claimedFixed} | ${c.falseFixed} | ${findings.get(c.condition)?.claimedTestsPassHeldOutFail ?? 0} | ${c.modelError} | ${c.protocolFindings} | ${c.modelRetries} |`,
+    );
   }
   out.push(...renderPairedSection(results));
   out.push(...renderRepeatsSection(results));
@@ -175,19 +211,33 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
   out.push("", `False "fixed" (claimed, tests fail) in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`);
   out.push(...renderClaimSection(results), "");
   out.push("## Guardrails", "");
-  out.push("| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |");
+  out.push(
+    "| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |",
+  );
   out.push("|---|---|---|---|---|---|---|---|");
   for (const c of s) {
-    out.push(`| ${c.label} | ${c.testRuns} | ${c.blockedWrites} | ${c.testEditAttempts} | ${c.blockedReads} | ${c.referenceReadAttempts} | ${c.toolErrors} | ${c.refusedStopAttempts} |`);
+    out.push(
+      `| ${c.label} | ${c.testRuns} | ${c.blockedWrites} | ${c.testEditAttempts} | ${c.blockedReads} | ${c.referenceReadAttempts} | ${c.toolErrors} | ${c.refusedStopAttempts} |`,
+    );
   }
   const flags = s.flatMap((c) => c.specialCasingFlags);
   out.push("", "## Special-casing check of passing fixes", "");
-  out.push(flags.length === 0
-    ? "No passing fix added a distinctive literal from the tests (inputs or expected values)."
-    : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`);
-  out.push("", "## Tasks", "", "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |", "|---|---|---|---|---|---|---|---|---|");
+  out.push(
+    flags.length === 0
+      ? "No passing fix added a distinctive literal from the tests (inputs or expected values)."
+      : `Flagged for review (an added line contains a distinctive test literal): ${flags.join(", ")}.`,
+  );
+  out.push(
+    "",
+    "## Tasks",
+    "",
+    "| Task | Outcome | Stop | Claimed | Turns | Tokens | Time (s) | Grade | Diff |",
+    "|---|---|---|---|---|---|---|---|---|",
+  );
   for (const r of [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1))) {
-    out.push(`| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${outcomeWithFlags(r.outcome.replace(/_/g, " "), r.guardrails)}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${formatCount(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`);
+    out.push(
+      `| ${r.taskId}${(r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""}${(r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : ""} | ${outcomeWithFlags(r.outcome.replace(/_/g, " "), r.guardrails)}${r.falseFixed ? " (false fixed)" : r.falseFixedHeldOut === true ? " (claimed; held-out fail)" : ""} | ${r.stopReason} | ${r.claimedFixed ? "yes" : "no"} | ${r.turns} | ${formatCount(r.tokens)} | ${r.seconds.toFixed(1)} | ${r.grade.outcome} ${r.grade.counts.passed}p/${r.grade.counts.failed}f${r.grade.heldOut ? `; held-out ${r.grade.heldOut.passed}/${r.grade.heldOut.total}` : ""} | ${r.diffPath ? `[diff](${r.diffPath})` : ""} |`,
+    );
   }
   return out.join("\n") + "\n";
 }

@@ -7,7 +7,14 @@ import type { GradeOutcome, GradeRecord } from "../grading/gradeRecord.ts";
 import type { ClaimRecord } from "./claimAnalysis.ts";
 import type { SpecialCasingReport } from "./specialCasing.ts";
 
-export const OUTCOME_CLASSES = ["fixed", "wrong_fix", "no_change", "broken_file", "out_of_budget", "model_error"] as const;
+export const OUTCOME_CLASSES = [
+  "fixed",
+  "wrong_fix",
+  "no_change",
+  "broken_file",
+  "out_of_budget",
+  "model_error",
+] as const;
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 
 export interface TaskResult {
@@ -94,14 +101,22 @@ export function classifyTask(
   return {
     outcome: classifyOutcome(decisive, stopReason, changed),
     falseFixed: claimedFixed && decisive !== "passed",
-    falseFixedHeldOut: fixedMeans !== undefined && claimedFixed && decisive === "passed" && grade.fixedWithHeldOut === false,
+    falseFixedHeldOut:
+      fixedMeans !== undefined && claimedFixed && decisive === "passed" && grade.fixedWithHeldOut === false,
   };
 }
 
 export function classifyOutcome(grade: GradeOutcome, stopReason: TaskStopReason, changed: boolean): OutcomeClass {
   if (grade === "passed") return "fixed";
-  if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "truncated" || stopReason === "context_limit") return "out_of_budget";
-  if (stopReason === "model_error" || stopReason === "tool_calls_as_text" || stopReason === "cancelled") return "model_error";
+  if (
+    stopReason === "turn_budget" ||
+    stopReason === "time_budget" ||
+    stopReason === "truncated" ||
+    stopReason === "context_limit"
+  )
+    return "out_of_budget";
+  if (stopReason === "model_error" || stopReason === "tool_calls_as_text" || stopReason === "cancelled")
+    return "model_error";
   if (!changed) return "no_change";
   // pytest could not import the file (syntax error, import-time exception): a broken file.
   if (grade === "error") return "broken_file";

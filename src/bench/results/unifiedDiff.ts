@@ -2,7 +2,13 @@
 // as git shows them, and a change of the end-of-file newline shown as git shows it
 // ("\\ No newline at end of file"). The exported API is the one its callers (taskRunner, the
 // special-casing check, the report's edit diffs) were written against.
-import { applyPatch, createTwoFilesPatch, diffLines as changesByLine, FILE_HEADERS_ONLY, type ChangeObject } from "diff";
+import {
+  applyPatch,
+  createTwoFilesPatch,
+  diffLines as changesByLine,
+  FILE_HEADERS_ONLY,
+  type ChangeObject,
+} from "diff";
 
 export interface DiffLine {
   readonly kind: " " | "-" | "+";
@@ -37,12 +43,19 @@ export function diffLines(before: string, after: string): DiffLine[] {
 function gitHunkHeaders(patch: string): string {
   const range = (start: string, count: string): string => (count === "1" ? start : `${start},${count}`);
   // Only header lines start with "@@": every line of a hunk body starts with " ", "-", "+" or "\\".
-  return patch.replace(/^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/gm, (_all, a: string, al: string, b: string, bl: string) => `@@ -${range(a, al)} +${range(b, bl)} @@`);
+  return patch.replace(
+    /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/gm,
+    (_all, a: string, al: string, b: string, bl: string) => `@@ -${range(a, al)} +${range(b, bl)} @@`,
+  );
 }
 
 export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
   if (before === after) return "";
-  const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context, headerOptions: FILE_HEADERS_ONLY, maxEditLength: MAX_EDIT_LENGTH });
+  const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, {
+    context,
+    headerOptions: FILE_HEADERS_ONLY,
+    maxEditLength: MAX_EDIT_LENGTH,
+  });
   if (patch !== undefined) return gitHunkHeaders(patch);
   // Too many edits to search: the whole file out, the whole file in.
   const removed = linesOf(before).map((l) => `-${l}`);
@@ -50,11 +63,23 @@ export function unifiedDiff(path: string, before: string, after: string, context
   const eof = (text: string): string[] => (text !== "" && !text.endsWith("\n") ? ["\\ No newline at end of file"] : []);
   const aLen = removed.length;
   const bLen = added.length;
-  return [`--- a/${path}`, `+++ b/${path}`, gitHunkHeaders(`@@ -${aLen === 0 ? 0 : 1},${aLen} +${bLen === 0 ? 0 : 1},${bLen} @@`), ...removed, ...eof(before), ...added, ...eof(after)].join("\n") + "\n";
+  return (
+    [
+      `--- a/${path}`,
+      `+++ b/${path}`,
+      gitHunkHeaders(`@@ -${aLen === 0 ? 0 : 1},${aLen} +${bLen === 0 ? 0 : 1},${bLen} @@`),
+      ...removed,
+      ...eof(before),
+      ...added,
+      ...eof(after),
+    ].join("\n") + "\n"
+  );
 }
 
 export function addedLines(before: string, after: string): string[] {
-  return diffLines(before, after).filter((l) => l.kind === "+").map((l) => l.text);
+  return diffLines(before, after)
+    .filter((l) => l.kind === "+")
+    .map((l) => l.text);
 }
 
 /**

@@ -16,15 +16,29 @@ export interface HostHardware {
 export type GpuQuery = () => string | null;
 
 export const nvidiaSmiQuery: GpuQuery = () => {
-  const r = spawnSync("nvidia-smi", ["--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"], { encoding: "utf8", timeout: 10_000 });
+  const r = spawnSync("nvidia-smi", ["--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   return r.status === 0 && typeof r.stdout === "string" ? r.stdout : null;
 };
 
 export function describeHostHardware(queryGpus: GpuQuery = nvidiaSmiQuery): HostHardware {
   const list = cpus();
   const out = queryGpus();
-  const gpus = out === null ? null : out.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-  return { cpu: list[0]?.model.trim() ?? "unknown", cpuCount: list.length, memoryGiB: Math.round(totalmem() / 2 ** 30), gpus };
+  const gpus =
+    out === null
+      ? null
+      : out
+          .split("\n")
+          .map((l) => l.trim())
+          .filter((l) => l !== "");
+  return {
+    cpu: list[0]?.model.trim() ?? "unknown",
+    cpuCount: list.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    gpus,
+  };
 }
 
 /** The results.md line: the --hardware label, then the client's own hardware. */

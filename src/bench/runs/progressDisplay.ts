@@ -35,7 +35,10 @@ class Tally {
     this.fixed.set(r.condition, c);
   }
   perCondition(): string {
-    return [...this.fixed.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k} ${v.fixed}/${v.done}`).join(" ");
+    return [...this.fixed.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k} ${v.fixed}/${v.done}`)
+      .join(" ");
   }
   elapsed(): number {
     return (performance.now() - this.startedAt) / 1000;
@@ -55,8 +58,12 @@ export class LineProgress implements ProgressReporter {
   taskDone(r: TaskResult): void {
     this.tally.add(r);
     // Two lines, each within 100 columns: the task, then the run's tally so far.
-    this.write(`[${this.tally.done}/${this.tally.total}] ${r.taskId}: ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : ""}, ${r.turns} turn${r.turns === 1 ? "" : "s"}, ${fmt(r.seconds)}`);
-    this.write(`  fixed so far ${this.tally.perCondition()} | elapsed ${fmt(this.tally.elapsed())}, eta ${fmt(this.tally.eta())}`);
+    this.write(
+      `[${this.tally.done}/${this.tally.total}] ${r.taskId}: ${r.outcome.replace(/_/g, " ")}${r.falseFixed ? " (false fixed)" : ""}, ${r.turns} turn${r.turns === 1 ? "" : "s"}, ${fmt(r.seconds)}`,
+    );
+    this.write(
+      `  fixed so far ${this.tally.perCondition()} | elapsed ${fmt(this.tally.elapsed())}, eta ${fmt(this.tally.eta())}`,
+    );
   }
   stop(): void {}
 }
@@ -64,16 +71,30 @@ export class LineProgress implements ProgressReporter {
 export class BarProgress implements ProgressReporter {
   private readonly tally = new Tally();
   private readonly bar = new cliProgress.SingleBar(
-    { format: "{bar} {value}/{total} | fixed {fixed} | elapsed {elapsedText} | eta {etaText}{generation}", hideCursor: true, clearOnComplete: false },
+    {
+      format: "{bar} {value}/{total} | fixed {fixed} | elapsed {elapsedText} | eta {etaText}{generation}",
+      hideCursor: true,
+      clearOnComplete: false,
+    },
     cliProgress.Presets.shades_classic,
   );
   start(total: number, alreadyDone: readonly TaskResult[]): void {
     this.tally.start(total, alreadyDone);
-    this.bar.start(total, this.tally.done, { fixed: this.tally.perCondition(), elapsedText: fmt(0), etaText: "?", generation: "" });
+    this.bar.start(total, this.tally.done, {
+      fixed: this.tally.perCondition(),
+      elapsedText: fmt(0),
+      etaText: "?",
+      generation: "",
+    });
   }
   taskDone(r: TaskResult): void {
     this.tally.add(r);
-    this.bar.update(this.tally.done, { fixed: this.tally.perCondition(), elapsedText: fmt(this.tally.elapsed()), etaText: fmt(this.tally.eta()), generation: "" });
+    this.bar.update(this.tally.done, {
+      fixed: this.tally.perCondition(),
+      elapsedText: fmt(this.tally.elapsed()),
+      etaText: fmt(this.tally.eta()),
+      generation: "",
+    });
   }
   /** The local engine's running call (e.g. "generating… 45 tokens, 9.3 tok/s"), formatted by the CLI. */
   generation(text: string): void {

@@ -53,10 +53,22 @@ function rule(n: number): string {
  * A published model's rows for compare's long table (Run | Cond | Fixed | 95% CI | n | Model
  * errors | False "fixed"), under the key P1, P2…; the document states no interval or model errors.
  */
-export function publishedComparisonRows(conditions: readonly ConditionId[]): { readonly key: string; readonly model: string; readonly rows: string[] }[] {
+export function publishedComparisonRows(
+  conditions: readonly ConditionId[],
+): { readonly key: string; readonly model: string; readonly rows: string[] }[] {
   return PUBLISHED.fixedRates.map((rates, i) => {
     const key = `P${i + 1}`;
-    const rows = conditions.map((c) => row([key, c, rates[c], "not stated", String(PUBLISHED.tasksPerCondition), "not stated", PUBLISHED.claims.find((x) => x.model === rates.model && x.condition === c)?.falseFixed ?? "not stated"]));
+    const rows = conditions.map((c) =>
+      row([
+        key,
+        c,
+        rates[c],
+        "not stated",
+        String(PUBLISHED.tasksPerCondition),
+        "not stated",
+        PUBLISHED.claims.find((x) => x.model === rates.model && x.condition === c)?.falseFixed ?? "not stated",
+      ]),
+    );
     return { key, model: rates.model, rows };
   });
 }
@@ -65,18 +77,49 @@ export function publishedComparisonRows(conditions: readonly ConditionId[]): { r
 export function renderPublished(): string[] {
   // The document's own tables stay as the document has them (the test compares them cell by
   // cell); the prose around them is wrapped to 100 columns.
-  const out = [`## ${PUBLISHED.label}`, "", ...wrapLine(`${PUBLISHED.document}; ${PUBLISHED.environment}; grading: ${PUBLISHED.grading}. "Fixed" there means every test passes (our outcome "fixed"); held-out cases were not part of it.`), ""];
+  const out = [
+    `## ${PUBLISHED.label}`,
+    "",
+    ...wrapLine(
+      `${PUBLISHED.document}; ${PUBLISHED.environment}; grading: ${PUBLISHED.grading}. "Fixed" there means every test passes (our outcome "fixed"); held-out cases were not part of it.`,
+    ),
+    "",
+  ];
   out.push("### Fixed rate", "", row(["Model", ...CONDITION_IDS]), rule(CONDITION_IDS.length + 1));
   for (const r of PUBLISHED.fixedRates) out.push(row([r.model, ...CONDITION_IDS.map((c) => r[c])]));
-  out.push("", `### Outcomes (${PUBLISHED.outcomes.model})`, "", row(["", ...PUBLISHED.outcomes.columns]), rule(PUBLISHED.outcomes.columns.length + 1));
+  out.push(
+    "",
+    `### Outcomes (${PUBLISHED.outcomes.model})`,
+    "",
+    row(["", ...PUBLISHED.outcomes.columns]),
+    rule(PUBLISHED.outcomes.columns.length + 1),
+  );
   for (const r of PUBLISHED.outcomes.rows) out.push(row(r));
-  out.push("", "### Guardrails", "", row(["", ...PUBLISHED.guardrails.columns]), rule(PUBLISHED.guardrails.columns.length + 1));
+  out.push(
+    "",
+    "### Guardrails",
+    "",
+    row(["", ...PUBLISHED.guardrails.columns]),
+    rule(PUBLISHED.guardrails.columns.length + 1),
+  );
   for (const r of PUBLISHED.guardrails.rows) out.push(row(r));
-  out.push("", "### False \"fixed\" and stops sent back", "");
-  out.push(row(["Model", "Cond", "False \"fixed\"", "(a)", "(b)", "Claimed w/o a passing run", "Sent back"]), rule(7));
-  for (const c of PUBLISHED.claims) out.push(row([c.model, c.condition, c.falseFixed, c.finalChangeNotRerun, c.afterFailingRun, c.claimedWithoutPassingRun, c.sentBack]));
+  out.push("", '### False "fixed" and stops sent back', "");
+  out.push(row(["Model", "Cond", 'False "fixed"', "(a)", "(b)", "Claimed w/o a passing run", "Sent back"]), rule(7));
+  for (const c of PUBLISHED.claims)
+    out.push(
+      row([
+        c.model,
+        c.condition,
+        c.falseFixed,
+        c.finalChangeNotRerun,
+        c.afterFailingRun,
+        c.claimedWithoutPassingRun,
+        c.sentBack,
+      ]),
+    );
   out.push("", "(a) final change, not re-run; (b) stopped after a failing run; sent back: refused stops.");
   out.push("", "In the document's words:", "");
-  for (const c of PUBLISHED.claims) for (const w of c.words) out.push(...wrapLine(`- ${c.model}, ${c.condition}: “${w}”`, MAX_COLUMNS, "  "));
+  for (const c of PUBLISHED.claims)
+    for (const w of c.words) out.push(...wrapLine(`- ${c.model}, ${c.condition}: “${w}”`, MAX_COLUMNS, "  "));
   return out;
 }

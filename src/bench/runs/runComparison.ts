@@ -16,7 +16,9 @@ export type Reference = (typeof REFERENCES)[number];
 export function parseReference(value: string | undefined): Result<Reference | null, BenchErrorCode> {
   if (value === undefined) return ok(null);
   const known = REFERENCES.find((r) => r === value);
-  return known === undefined ? err("invalid_option", `--reference must be one of: ${REFERENCES.join(", ")} (got "${value}")`) : ok(known);
+  return known === undefined
+    ? err("invalid_option", `--reference must be one of: ${REFERENCES.join(", ")} (got "${value}")`)
+    : ok(known);
 }
 
 export interface ComparedRun {
@@ -31,8 +33,12 @@ export interface ComparedRun {
 }
 
 /** Reads each run itself; the CLI compares the bench verdict's verified snapshots instead (compareRuns). */
-export function loadComparison(dirs: readonly string[], reference: Reference | null = null): Result<ComparedRun[], BenchErrorCode> {
-  if (dirs.length === 0 && reference === null) return err("invalid_option", "compare needs at least one run directory (or --reference published)");
+export function loadComparison(
+  dirs: readonly string[],
+  reference: Reference | null = null,
+): Result<ComparedRun[], BenchErrorCode> {
+  if (dirs.length === 0 && reference === null)
+    return err("invalid_option", "compare needs at least one run directory (or --reference published)");
   const runs: { dir: string; manifest: RunManifest; tasks: readonly TaskResult[] }[] = [];
   for (const dir of dirs) {
     const m = readManifest(dir);
@@ -49,7 +55,9 @@ function datasetOf(manifest: RunManifest | undefined): string {
 }
 
 /** The comparison rows of runs already read. */
-export function compareRuns(runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[]): ComparedRun[] {
+export function compareRuns(
+  runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[],
+): ComparedRun[] {
   return runs.map(({ dir, manifest, tasks }) => {
     const name = typeof manifest.model.label === "string" ? manifest.model.label : String(manifest.fingerprint.model);
     // A rehearsal or pipeline check can never sit in a comparison unnamed as a model result.
@@ -71,18 +79,27 @@ export function compareRuns(runs: readonly { readonly dir: string; readonly mani
  * says the rows are over different tasks. A task is its id (condition and program); repeats of a
  * task stay with it.
  */
-export function restrictToCommonTasks<T extends { readonly dir: string; readonly tasks: readonly TaskResult[]; readonly manifest?: RunManifest }>(runs: readonly T[], allTasks: boolean): { readonly runs: T[]; readonly warning: string | null } {
+export function restrictToCommonTasks<
+  T extends { readonly dir: string; readonly tasks: readonly TaskResult[]; readonly manifest?: RunManifest },
+>(runs: readonly T[], allTasks: boolean): { readonly runs: T[]; readonly warning: string | null } {
   if (runs.length < 2) return { runs: [...runs], warning: null };
   // Runs on different data sets (QuixBugs beside a generated task set) share task names, not
   // tasks: there is nothing in common to cut to; each row stays over its own set, and says so.
   const datasets = new Set(runs.map((run) => datasetOf(run.manifest)));
-  if (datasets.size > 1) return { runs: [...runs], warning: `the runs are on different data sets (${[...datasets].join("; ")}); each row is over its own run's tasks` };
+  if (datasets.size > 1)
+    return {
+      runs: [...runs],
+      warning: `the runs are on different data sets (${[...datasets].join("; ")}); each row is over its own run's tasks`,
+    };
   const sets = runs.map((run) => new Set(run.tasks.map((task) => task.taskId)));
   const common = [...(sets[0] ?? [])].filter((id) => sets.every((set) => set.has(id)));
   if (sets.every((set) => set.size === common.length)) return { runs: [...runs], warning: null };
   const counts = sets.map((set, i) => `R${i + 1} ${set.size}`).join(", ");
   if (allTasks) {
-    return { runs: [...runs], warning: `the runs cover different tasks (${counts}; ${common.length} in common); --all-tasks: each row is over its own run's tasks, so the rates are not over the same programs` };
+    return {
+      runs: [...runs],
+      warning: `the runs cover different tasks (${counts}; ${common.length} in common); --all-tasks: each row is over its own run's tasks, so the rates are not over the same programs`,
+    };
   }
   const keep = new Set(common);
   return {
@@ -102,9 +119,14 @@ function runKey(index: number): string {
  * few short columns and fit 100 columns; the long text (labels, paths) sits in list items,
  * which a Markdown renderer and a reader's pager both wrap.
  */
-export function renderComparison(runs: readonly ComparedRun[], reference: Reference | null = null, warning: string | null = null): string {
+export function renderComparison(
+  runs: readonly ComparedRun[],
+  reference: Reference | null = null,
+  warning: string | null = null,
+): string {
   // With the published reference alone, all four of the document's conditions.
-  const conds = runs.length === 0 ? [...CONDITION_IDS] : CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
+  const conds =
+    runs.length === 0 ? [...CONDITION_IDS] : CONDITION_IDS.filter((c) => runs.some((r) => r.byCondition[c]));
   const lines: string[] = [];
   if (warning !== null) lines.push(...wrapLine(`> **Warning:** ${warning}`, MAX_COLUMNS, "> "), "");
   if (runs.length > 0) {
@@ -116,17 +138,20 @@ export function renderComparison(runs: readonly ComparedRun[], reference: Refere
     if (runs.length === 0) lines.push("Rows:", "");
     published.forEach((p) => lines.push(`- ${p.key}: ${p.model}: ${PUBLISHED.label}`));
   }
-  lines.push("", "| Run | Cond | Fixed | 95% CI | n | Model errors | False \"fixed\" |", "|---|---|---|---|---|---|---|");
+  lines.push("", '| Run | Cond | Fixed | 95% CI | n | Model errors | False "fixed" |', "|---|---|---|---|---|---|---|");
   runs.forEach((r, i) => {
     for (const c of conds) {
       const s = r.byCondition[c];
       // n counts graded tasks: model errors (endpoint failures) are named, never in the rate.
-      if (s) lines.push(`| ${runKey(i)} | ${c} | ${pct(s.fixedRate)} | ${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])} | ${s.graded} | ${s.modelError} | ${s.falseFixed} |`);
+      if (s)
+        lines.push(
+          `| ${runKey(i)} | ${c} | ${pct(s.fixedRate)} | ${pct(s.fixedRateCi95[0])}–${pct(s.fixedRateCi95[1])} | ${s.graded} | ${s.modelError} | ${s.falseFixed} |`,
+        );
       else lines.push(`| ${runKey(i)} | ${c} | – | – | 0 | – | – |`);
     }
   });
   for (const p of published) lines.push(...p.rows);
-  lines.push("", "n: graded tasks (model errors are outside the rate). False \"fixed\": claimed, and the tests fail.");
+  lines.push("", 'n: graded tasks (model errors are outside the rate). False "fixed": claimed, and the tests fail.');
   if (runs.length > 0) lines.push("", ...renderClaimComparison(runs));
   if (reference === "published") lines.push("", ...renderPublished());
   return lines.join("\n") + "\n";
@@ -135,13 +160,16 @@ export function renderComparison(runs: readonly ComparedRun[], reference: Refere
 /** Per run and condition: the false-"fixed" split and the claims without a passing run, by kind. */
 function renderClaimComparison(runs: readonly ComparedRun[]): string[] {
   const lines = [
-    "| Run | Cond | Claimed | False \"fixed\" | Pass, held-out fail | (a) | (b) | (c) | Refused stops |",
+    '| Run | Cond | Claimed | False "fixed" | Pass, held-out fail | (a) | (b) | (c) | Refused stops |',
     "|---|---|---|---|---|---|---|---|---|",
   ];
   runs.forEach((r, i) => {
     for (const c of CONDITION_IDS) {
       const f = r.findings[c];
-      if (f) lines.push(`| ${runKey(i)} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`);
+      if (f)
+        lines.push(
+          `| ${runKey(i)} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`,
+        );
     }
   });
   lines.push(

@@ -1,7 +1,19 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
-import { closeSync, constants, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { canonicalJson } from "../../core/canonicalJson.ts";
 import { sha256Hex } from "../../core/digest.ts";
@@ -11,7 +23,15 @@ import { parseBoundedJson } from "../../core/boundedJson.ts";
 import { readFileUnder, readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { endpointWarnings, isPipelineCheck, PIPELINE_CHECK_LINE, REHEARSAL_LINE, renderResultsMarkdown, runKindTitle, summarize } from "../results/resultsSummary.ts";
+import {
+  endpointWarnings,
+  isPipelineCheck,
+  PIPELINE_CHECK_LINE,
+  REHEARSAL_LINE,
+  renderResultsMarkdown,
+  runKindTitle,
+  summarize,
+} from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
 import { hardwareLine } from "./hostHardware.ts";
 import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
@@ -71,13 +91,23 @@ export function parseTaskResult(v: unknown): TaskResult | undefined {
   // Fields of newer records: absent in older runs, checked when present.
   if (v.fixedMeans !== undefined && v.fixedMeans !== FIXED_MEANS) return undefined;
   if (v.falseFixedHeldOut !== undefined && typeof v.falseFixedHeldOut !== "boolean") return undefined;
-  if (v.claim !== undefined && v.claim !== null && (!isRecord(v.claim) || !CLAIM_KINDS.includes(v.claim.kind as never) || typeof v.claim.finalWords !== "string")) return undefined;
-  if (v.repeat !== undefined && (typeof v.repeat !== "number" || !Number.isInteger(v.repeat) || v.repeat < 1)) return undefined;
+  if (
+    v.claim !== undefined &&
+    v.claim !== null &&
+    (!isRecord(v.claim) || !CLAIM_KINDS.includes(v.claim.kind as never) || typeof v.claim.finalWords !== "string")
+  )
+    return undefined;
+  if (v.repeat !== undefined && (typeof v.repeat !== "number" || !Number.isInteger(v.repeat) || v.repeat < 1))
+    return undefined;
   return v as unknown as TaskResult;
 }
 
 /** Read caps for a run's own files (a 160-task run's tasks.ndjson is well under 1 MiB). */
-export const RUN_READ_LIMITS = { manifestBytes: 16 * 1024 * 1024, tasksBytes: 256 * 1024 * 1024, copiedFileBytes: 256 * 1024 * 1024 } as const;
+export const RUN_READ_LIMITS = {
+  manifestBytes: 16 * 1024 * 1024,
+  tasksBytes: 256 * 1024 * 1024,
+  copiedFileBytes: 256 * 1024 * 1024,
+} as const;
 
 export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
   // Through src/core/safeRead: no symlink followed, a FIFO refused at once, strict UTF-8.
@@ -85,10 +115,22 @@ export function readManifest(dir: string): Result<RunManifest, BenchErrorCode> {
   if (!text.ok && text.error === "not_found") return err("run_dir_invalid", `${dir} has no ${RUN_FILES.manifest}`);
   if (!text.ok) return err("run_dir_invalid", `${RUN_FILES.manifest}: ${text.error}: ${text.message}`);
   const read = parseBoundedJson(text.value, RUN_FILES.manifest);
-  if (!read.ok) return err("run_dir_invalid", read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `${RUN_FILES.manifest} is not JSON`);
+  if (!read.ok)
+    return err(
+      "run_dir_invalid",
+      read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `${RUN_FILES.manifest} is not JSON`,
+    );
   const parsed = read.value;
-  if (!isRecord(parsed) || parsed.kind !== "quixbugs-run" || parsed.schema !== RUN_SCHEMA_VERSION || !isRecord(parsed.fingerprint)) {
-    return err("run_dir_invalid", `${RUN_FILES.manifest} is not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
+  if (
+    !isRecord(parsed) ||
+    parsed.kind !== "quixbugs-run" ||
+    parsed.schema !== RUN_SCHEMA_VERSION ||
+    !isRecord(parsed.fingerprint)
+  ) {
+    return err(
+      "run_dir_invalid",
+      `${RUN_FILES.manifest} is not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`,
+    );
   }
   return ok(parsed as unknown as RunManifest);
 }
@@ -151,7 +193,6 @@ export function sameFingerprint(a: Readonly<Record<string, unknown>>, b: Readonl
   return canonicalJson(a) === canonicalJson(b);
 }
 
-
 /**
  * The run's labels as every trace's task_start records them: the fingerprint (by digest), the
  * model label, the pipeline-check flag and the plan (conditions, programs, repeats, shard) at the
@@ -189,13 +230,18 @@ export function bindingMismatch(recorded: unknown, manifest: RunManifest): strin
   if (!isRecord(recorded)) return "records no run binding";
   const now = runBinding(manifest);
   if (recorded.fingerprintSha256 !== now.fingerprintSha256) return "was made under another fingerprint than run.json's";
-  if (recorded.label !== now.label) return `names the model ${JSON.stringify(recorded.label)}, run.json ${JSON.stringify(now.label)}`;
-  if (recorded.pipelineCheck !== now.pipelineCheck) return `says pipeline check ${String(recorded.pipelineCheck)}, run.json ${String(now.pipelineCheck)}`;
-  const within = (list: unknown, all: readonly string[]): boolean => Array.isArray(list) && list.every((x) => typeof x === "string" && all.includes(x));
+  if (recorded.label !== now.label)
+    return `names the model ${JSON.stringify(recorded.label)}, run.json ${JSON.stringify(now.label)}`;
+  if (recorded.pipelineCheck !== now.pipelineCheck)
+    return `says pipeline check ${String(recorded.pipelineCheck)}, run.json ${String(now.pipelineCheck)}`;
+  const within = (list: unknown, all: readonly string[]): boolean =>
+    Array.isArray(list) && list.every((x) => typeof x === "string" && all.includes(x));
   if (!within(recorded.conditions, now.conditions)) return "was planned with conditions run.json does not list";
   if (!within(recorded.programs, now.programs)) return "was planned with programs run.json does not list";
-  if (typeof recorded.repeats !== "number" || recorded.repeats > now.repeats) return "was planned with more repeats than run.json lists";
-  if (manifest.mergedFrom === undefined && recorded.shard !== now.shard) return `was planned as shard ${String(recorded.shard)}, run.json says ${String(now.shard)}`;
+  if (typeof recorded.repeats !== "number" || recorded.repeats > now.repeats)
+    return "was planned with more repeats than run.json lists";
+  if (manifest.mergedFrom === undefined && recorded.shard !== now.shard)
+    return `was planned as shard ${String(recorded.shard)}, run.json says ${String(now.shard)}`;
   return null;
 }
 
@@ -207,7 +253,11 @@ export function prepareRunDir(dir: string): Result<true, BenchErrorCode> {
   for (const sub of [RUN_FILES.traces, RUN_FILES.diffs]) {
     mkdirSync(join(dir, sub), { recursive: true });
     const stats = lstatSync(join(dir, sub));
-    if (stats.isSymbolicLink() || !stats.isDirectory()) return err("run_dir_invalid", `${sub} in ${dir} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a directory"}; the run writes only into real folders`);
+    if (stats.isSymbolicLink() || !stats.isDirectory())
+      return err(
+        "run_dir_invalid",
+        `${sub} in ${dir} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a directory"}; the run writes only into real folders`,
+      );
   }
   return ok(true);
 }
@@ -228,7 +278,12 @@ const PARTIAL_SUFFIX = ".partial";
  * run folder is replaced, never written through, and a process killed at any moment leaves either
  * the old file or the new one, never a torn one (at worst a partial file the next --resume removes).
  */
-export function writeRunFile(dir: string, relativePath: string, data: string | Buffer, hook?: StepHook<RunFileStep>): void {
+export function writeRunFile(
+  dir: string,
+  relativePath: string,
+  data: string | Buffer,
+  hook?: StepHook<RunFileStep>,
+): void {
   const path = join(dir, relativePath);
   const partial = join(dirname(path), `.${basename(path)}.${process.pid}${PARTIAL_SUFFIX}`);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
@@ -290,7 +345,11 @@ export function writeManifest(dir: string, manifest: RunManifest, hook?: StepHoo
 
 /** Appends one record; O_NOFOLLOW: a tasks.ndjson link put in place is refused (ELOOP), never written through. */
 export function appendTaskResult(dir: string, result: TaskResult, hook?: StepHook<RunFileStep>): void {
-  const fd = openSync(join(dir, RUN_FILES.tasks), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  const fd = openSync(
+    join(dir, RUN_FILES.tasks),
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+    0o644,
+  );
   try {
     const line = JSON.stringify(result) + "\n";
     if (hook === undefined) {
@@ -320,13 +379,35 @@ function serverPropsSummary(props: Readonly<Record<string, unknown>>): string {
   return facts.length > 0 ? facts.join(", ") : "recorded";
 }
 
-export function writeResults(dir: string, manifest: RunManifest, results: readonly TaskResult[], expectedTasks: number, hook?: StepHook<RunFileStep>): void {
+export function writeResults(
+  dir: string,
+  manifest: RunManifest,
+  results: readonly TaskResult[],
+  expectedTasks: number,
+  hook?: StepHook<RunFileStep>,
+): void {
   const sorted = [...results].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   const model = manifest.model;
   writeRunFile(
     dir,
     RUN_FILES.resultsJson,
-    JSON.stringify({ schema: RUN_SCHEMA_VERSION, manifest, complete: results.length >= expectedTasks, tasksDone: results.length, tasksExpected: expectedTasks, warnings: endpointWarnings(results, model.serverProps), summary: summarize(sorted), findings: conditionFindings(sorted), pairs: conditionPairs(sorted), repeats: summarizeRepeats(sorted), tasks: sorted }, null, 2) + "\n",
+    JSON.stringify(
+      {
+        schema: RUN_SCHEMA_VERSION,
+        manifest,
+        complete: results.length >= expectedTasks,
+        tasksDone: results.length,
+        tasksExpected: expectedTasks,
+        warnings: endpointWarnings(results, model.serverProps),
+        summary: summarize(sorted),
+        findings: conditionFindings(sorted),
+        pairs: conditionPairs(sorted),
+        repeats: summarizeRepeats(sorted),
+        tasks: sorted,
+      },
+      null,
+      2,
+    ) + "\n",
     hook,
   );
   const label = typeof model.label === "string" ? model.label : "model";
@@ -341,16 +422,34 @@ export function writeResults(dir: string, manifest: RunManifest, results: readon
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
     `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
     `prompts: ${String(manifest.fingerprint.promptSetVersion)} (hashes in run.json)`,
-    ...(typeof manifest.fingerprint.thinking === "string" ? [`thinking: ${manifest.fingerprint.thinking}${manifest.fingerprint.thinking === "server-default" ? " (no chat_template_kwargs sent)" : ` (chat_template_kwargs enable_thinking: ${String(manifest.fingerprint.thinking === "on")})`}`] : []),
+    ...(typeof manifest.fingerprint.thinking === "string"
+      ? [
+          `thinking: ${manifest.fingerprint.thinking}${manifest.fingerprint.thinking === "server-default" ? " (no chat_template_kwargs sent)" : ` (chat_template_kwargs enable_thinking: ${String(manifest.fingerprint.thinking === "on")})`}`,
+        ]
+      : []),
     `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
     `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
     ...[hardwareLine(env.hardwareLabel, env.clientHardware)].filter((l): l is string => l !== null),
     ...(Object.keys(props).length > 0 ? [`server /props: ${serverPropsSummary(props)} (all of it in run.json)`] : []),
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
-    ...((manifest.repeats ?? 1) > 1 ? [`repeats: ${manifest.repeats} per task (repeat r samples with seed r - 1)`] : []),
-    ...(manifest.resumedAt ? [`resumed ${manifest.resumedAt.length} time(s); tasks.ndjson keeps every attempt, the tables use each task's latest`] : []),
+    ...((manifest.repeats ?? 1) > 1
+      ? [`repeats: ${manifest.repeats} per task (repeat r samples with seed r - 1)`]
+      : []),
+    ...(manifest.resumedAt
+      ? [
+          `resumed ${manifest.resumedAt.length} time(s); tasks.ndjson keeps every attempt, the tables use each task's latest`,
+        ]
+      : []),
     ...(manifest.mergedFrom ? [`merged from ${manifest.mergedFrom.length} runs`] : []),
   ];
   const warnings = endpointWarnings(results, model.serverProps);
-  writeRunFile(dir, RUN_FILES.resultsMd, renderResultsMarkdown({ title: `${kind !== null ? `${kind} — ` : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings }, sorted), hook);
+  writeRunFile(
+    dir,
+    RUN_FILES.resultsMd,
+    renderResultsMarkdown(
+      { title: `${kind !== null ? `${kind} — ` : ""}QuixBugs controlled-agent benchmark: ${label}`, lines, warnings },
+      sorted,
+    ),
+    hook,
+  );
 }

@@ -7,7 +7,21 @@ import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { planTasks } from "./taskPlan.ts";
 import type { ConditionId } from "../agent/conditions.ts";
-import { appendTaskResult, prepareRunDir, readManifest, readTaskResults, resultKey, RUN_FILES, RUN_READ_LIMITS, RUN_SCHEMA_VERSION, sameFingerprint, writeManifest, writeResults, writeRunFile, type RunManifest } from "./runDirectory.ts";
+import {
+  appendTaskResult,
+  prepareRunDir,
+  readManifest,
+  readTaskResults,
+  resultKey,
+  RUN_FILES,
+  RUN_READ_LIMITS,
+  RUN_SCHEMA_VERSION,
+  sameFingerprint,
+  writeManifest,
+  writeResults,
+  writeRunFile,
+  type RunManifest,
+} from "./runDirectory.ts";
 import type { TaskResult } from "../results/taskOutcome.ts";
 
 /** One run to merge, already read (the CLI passes the bench verdict's snapshot of each run). */
@@ -20,22 +34,33 @@ export interface MergeInput {
 }
 
 /** Reads each run itself (through src/core/safeRead); the CLI merges verified snapshots instead (mergeInputs). */
-export function mergeRuns(runDirs: readonly string[], outDir: string): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
+export function mergeRuns(
+  runDirs: readonly string[],
+  outDir: string,
+): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
   const inputs: MergeInput[] = [];
   for (const dir of runDirs) {
     const m = readManifest(dir);
     if (!m.ok) return m;
     const rs = readTaskResults(dir);
     if (!rs.ok) return rs;
-    inputs.push({ dir, manifest: m.value, tasks: rs.value, file: (rel) => {
-      const bytes = readFileUnder(dir, rel, RUN_READ_LIMITS.copiedFileBytes);
-      return bytes.ok ? bytes.value : undefined;
-    } });
+    inputs.push({
+      dir,
+      manifest: m.value,
+      tasks: rs.value,
+      file: (rel) => {
+        const bytes = readFileUnder(dir, rel, RUN_READ_LIMITS.copiedFileBytes);
+        return bytes.ok ? bytes.value : undefined;
+      },
+    });
   }
   return mergeInputs(inputs, outDir);
 }
 
-export function mergeInputs(inputs: readonly MergeInput[], outDir: string): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
+export function mergeInputs(
+  inputs: readonly MergeInput[],
+  outDir: string,
+): Result<{ manifest: RunManifest; results: TaskResult[]; duplicates: string[] }, BenchErrorCode> {
   if (inputs.length === 0) return err("invalid_option", "merge needs at least one run directory");
   if (existsSync(join(outDir, RUN_FILES.manifest))) return err("run_dir_invalid", `${outDir} already holds a run`);
   const manifests: RunManifest[] = [];
@@ -43,7 +68,10 @@ export function mergeInputs(inputs: readonly MergeInput[], outDir: string): Resu
   const duplicates: string[] = [];
   for (const input of inputs) {
     if (manifests[0] && !sameFingerprint(manifests[0].fingerprint, input.manifest.fingerprint)) {
-      return err("run_dir_invalid", `${input.dir} used a different model, prompts, budget, grading or task set than ${inputs[0]!.dir}; use compare for different runs`);
+      return err(
+        "run_dir_invalid",
+        `${input.dir} used a different model, prompts, budget, grading or task set than ${inputs[0]!.dir}; use compare for different runs`,
+      );
     }
     manifests.push(input.manifest);
     for (const r of input.tasks) {
@@ -74,7 +102,9 @@ export function mergeInputs(inputs: readonly MergeInput[], outDir: string): Resu
   };
   writeManifest(outDir, manifest);
   const results: TaskResult[] = [];
-  for (const { result, input } of [...byTask.values()].sort((a, b) => a.result.taskId.localeCompare(b.result.taskId) || (a.result.repeat ?? 1) - (b.result.repeat ?? 1))) {
+  for (const { result, input } of [...byTask.values()].sort(
+    (a, b) => a.result.taskId.localeCompare(b.result.taskId) || (a.result.repeat ?? 1) - (b.result.repeat ?? 1),
+  )) {
     for (const rel of [result.tracePath, result.diffPath]) {
       // Only names the harness writes (task, repeat, attempt): a recorded path cannot leave the run.
       if (rel && /^(traces|diffs)\/[A-D]-[a-z0-9_]+(\.r\d+)?(\.attempt-\d+)?\.(ndjson|diff)$/.test(rel)) {
@@ -86,7 +116,12 @@ export function mergeInputs(inputs: readonly MergeInput[], outDir: string): Resu
     appendTaskResult(outDir, result);
     results.push(result);
   }
-  const expected = planTasks(manifest.programs, manifest.conditions as ConditionId[], undefined, manifest.repeats ?? 1).length;
+  const expected = planTasks(
+    manifest.programs,
+    manifest.conditions as ConditionId[],
+    undefined,
+    manifest.repeats ?? 1,
+  ).length;
   writeResults(outDir, manifest, results, expected);
   return ok({ manifest, results, duplicates });
 }

@@ -37,11 +37,20 @@ export function parseShard(text: string): Shard | undefined {
 }
 
 /** All tasks in a fixed order (by task id, then repeat), then the shard's slice: every count-th task. */
-export function planTasks(programs: readonly string[], conditions: readonly ConditionId[], shard?: Pick<Shard, "index" | "count">, repeats = 1): PlannedTask[] {
-  const all = programs.flatMap((p) => conditions.flatMap((c) => Array.from({ length: repeats }, (_, i) => {
-    const id = taskId(c, p);
-    return { taskId: id, program: p, condition: c, repeat: i + 1, key: resultKey({ taskId: id, repeat: i + 1 }) };
-  })));
+export function planTasks(
+  programs: readonly string[],
+  conditions: readonly ConditionId[],
+  shard?: Pick<Shard, "index" | "count">,
+  repeats = 1,
+): PlannedTask[] {
+  const all = programs.flatMap((p) =>
+    conditions.flatMap((c) =>
+      Array.from({ length: repeats }, (_, i) => {
+        const id = taskId(c, p);
+        return { taskId: id, program: p, condition: c, repeat: i + 1, key: resultKey({ taskId: id, repeat: i + 1 }) };
+      }),
+    ),
+  );
   all.sort((a, b) => a.taskId.localeCompare(b.taskId) || a.repeat - b.repeat);
   return shard ? all.filter((_, i) => i % shard.count === shard.index - 1) : all;
 }
@@ -67,9 +76,14 @@ const DIGITS = /^\d{1,6}$/;
  * --shard-from names the scheduler; without it the one whose variable is set is used, and both
  * set at once is an error (a Slurm job inside a pod, say), as is an index outside 0..n-1.
  */
-export function resolveShard(flags: ShardFlags, env: Readonly<Record<string, string | undefined>>): Result<Shard | undefined, BenchErrorCode> {
-  if (flags.shard !== undefined && flags.shardCount !== undefined) return err("invalid_option", "--shard and --shard-count exclude each other");
-  if (flags.shardFrom !== undefined && flags.shardCount === undefined) return err("invalid_option", "--shard-from needs --shard-count <n>");
+export function resolveShard(
+  flags: ShardFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): Result<Shard | undefined, BenchErrorCode> {
+  if (flags.shard !== undefined && flags.shardCount !== undefined)
+    return err("invalid_option", "--shard and --shard-count exclude each other");
+  if (flags.shardFrom !== undefined && flags.shardCount === undefined)
+    return err("invalid_option", "--shard-from needs --shard-count <n>");
   if (flags.shard !== undefined) {
     const s = parseShard(flags.shard);
     return s ? ok({ ...s, from: "flag" }) : err("invalid_option", "--shard takes i/n with 1 <= i <= n");
@@ -82,30 +96,58 @@ export function resolveShard(flags: ShardFlags, env: Readonly<Record<string, str
   }
   const kubernetes = env.JOB_COMPLETION_INDEX !== undefined;
   const slurm = env.SLURM_ARRAY_TASK_ID !== undefined;
-  const from = flags.shardFrom ?? (kubernetes && slurm ? null : kubernetes ? "kubernetes" : slurm ? "slurm" : undefined);
-  if (from === null) return err("invalid_option", "both JOB_COMPLETION_INDEX (Kubernetes) and SLURM_ARRAY_TASK_ID (Slurm) are set; pass --shard-from kubernetes or --shard-from slurm");
+  const from =
+    flags.shardFrom ?? (kubernetes && slurm ? null : kubernetes ? "kubernetes" : slurm ? "slurm" : undefined);
+  if (from === null)
+    return err(
+      "invalid_option",
+      "both JOB_COMPLETION_INDEX (Kubernetes) and SLURM_ARRAY_TASK_ID (Slurm) are set; pass --shard-from kubernetes or --shard-from slurm",
+    );
   if (from === undefined) {
-    return err("invalid_option", "--shard-count needs the shard's index from its scheduler: SLURM_ARRAY_TASK_ID (a Slurm job array) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); neither is set");
+    return err(
+      "invalid_option",
+      "--shard-count needs the shard's index from its scheduler: SLURM_ARRAY_TASK_ID (a Slurm job array) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); neither is set",
+    );
   }
   return from === "kubernetes" ? kubernetesShard(count, env) : slurmShard(count, env);
 }
 
-function kubernetesShard(count: number, env: Readonly<Record<string, string | undefined>>): Result<Shard, BenchErrorCode> {
+function kubernetesShard(
+  count: number,
+  env: Readonly<Record<string, string | undefined>>,
+): Result<Shard, BenchErrorCode> {
   const raw = env.JOB_COMPLETION_INDEX;
-  if (raw === undefined || !DIGITS.test(raw)) return err("invalid_option", "--shard-count needs JOB_COMPLETION_INDEX (0-based, set by a Kubernetes Indexed Job) in the environment");
+  if (raw === undefined || !DIGITS.test(raw))
+    return err(
+      "invalid_option",
+      "--shard-count needs JOB_COMPLETION_INDEX (0-based, set by a Kubernetes Indexed Job) in the environment",
+    );
   const index = Number(raw) + 1;
-  return index <= count ? ok({ index, count, from: "kubernetes" }) : err("invalid_option", `JOB_COMPLETION_INDEX ${raw} is outside 0..${count - 1}`);
+  return index <= count
+    ? ok({ index, count, from: "kubernetes" })
+    : err("invalid_option", `JOB_COMPLETION_INDEX ${raw} is outside 0..${count - 1}`);
 }
 
 function slurmShard(count: number, env: Readonly<Record<string, string | undefined>>): Result<Shard, BenchErrorCode> {
   const id = env.SLURM_ARRAY_TASK_ID;
-  if (id === undefined || !DIGITS.test(id)) return err("invalid_option", "--shard-from slurm needs SLURM_ARRAY_TASK_ID (set in each task of a Slurm job array: sbatch --array=0-N)");
-  if (Number(id) >= count) return err("invalid_option", `SLURM_ARRAY_TASK_ID ${id} is outside 0..${count - 1}: array task ids are the 0-based shard indexes (sbatch --array=0-${count - 1})`);
+  if (id === undefined || !DIGITS.test(id))
+    return err(
+      "invalid_option",
+      "--shard-from slurm needs SLURM_ARRAY_TASK_ID (set in each task of a Slurm job array: sbatch --array=0-N)",
+    );
+  if (Number(id) >= count)
+    return err(
+      "invalid_option",
+      `SLURM_ARRAY_TASK_ID ${id} is outside 0..${count - 1}: array task ids are the 0-based shard indexes (sbatch --array=0-${count - 1})`,
+    );
   // The whole array must fit the slices too, so a mistyped --array fails in its first task, not
   // only in the tasks past the end.
   const max = env.SLURM_ARRAY_TASK_MAX;
   if (max !== undefined && (!DIGITS.test(max) || Number(max) >= count)) {
-    return err("invalid_option", `the Slurm array reaches task id ${max}, but --shard-count ${count} has ids 0..${count - 1} (sbatch --array=0-${count - 1})`);
+    return err(
+      "invalid_option",
+      `the Slurm array reaches task id ${max}, but --shard-count ${count} has ids 0..${count - 1} (sbatch --array=0-${count - 1})`,
+    );
   }
   const tasks = env.SLURM_ARRAY_TASK_COUNT;
   if (tasks !== undefined && (!DIGITS.test(tasks) || Number(tasks) > count)) {

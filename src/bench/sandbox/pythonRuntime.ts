@@ -34,8 +34,15 @@ export function resolvePythonRuntime(command = "python3"): Result<PythonRuntime,
   }
   const rec = parsed as Record<string, unknown>;
   const { executable, prefix, base_prefix: basePrefix, version, pytest } = rec;
-  if (typeof executable !== "string" || typeof prefix !== "string" || typeof basePrefix !== "string" ||
-      typeof version !== "string" || typeof pytest !== "string" || !isAbsolute(executable) || !isAbsolute(prefix)) {
+  if (
+    typeof executable !== "string" ||
+    typeof prefix !== "string" ||
+    typeof basePrefix !== "string" ||
+    typeof version !== "string" ||
+    typeof pytest !== "string" ||
+    !isAbsolute(executable) ||
+    !isAbsolute(prefix)
+  ) {
     return err("python_unavailable", "python3 gave an unreadable answer");
   }
   if (prefix !== basePrefix) {

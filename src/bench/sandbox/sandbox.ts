@@ -18,7 +18,15 @@ import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import type { PythonRuntime } from "./pythonRuntime.ts";
 import type { SandboxLimits } from "./sandboxLimits.ts";
-import { cleanupStaleCgroups, createRunCgroups, detectCgroupSupport, drainAndRemoveCgroups, readCgroupReport, type CgroupSupport, type RunCgroups } from "./sandboxCgroups.ts";
+import {
+  cleanupStaleCgroups,
+  createRunCgroups,
+  detectCgroupSupport,
+  drainAndRemoveCgroups,
+  readCgroupReport,
+  type CgroupSupport,
+  type RunCgroups,
+} from "./sandboxCgroups.ts";
 import { seccompFilterBytes } from "./seccompFilter.ts";
 
 /** Where the task folder appears inside the sandbox. */
@@ -84,14 +92,23 @@ function findOnPath(name: string): string | undefined {
  * Finds bwrap and prlimit, decides the cap mechanism (and removes the groups that SIGKILLed
  * earlier runs left behind). Does not run anything; the self-test decides whether it may run.
  */
-export function createSandboxConfig(python: PythonRuntime, limits: SandboxLimits): Result<SandboxConfig, BenchErrorCode> {
+export function createSandboxConfig(
+  python: PythonRuntime,
+  limits: SandboxLimits,
+): Result<SandboxConfig, BenchErrorCode> {
   const bwrapPath = findOnPath("bwrap");
   if (!bwrapPath) {
-    return err("sandbox_unavailable", "bubblewrap (bwrap) is not installed; install the 'bubblewrap' package. The benchmark never runs tests unsandboxed.");
+    return err(
+      "sandbox_unavailable",
+      "bubblewrap (bwrap) is not installed; install the 'bubblewrap' package. The benchmark never runs tests unsandboxed.",
+    );
   }
   const prlimitPath = findOnPath("prlimit");
   if (!prlimitPath || !prlimitPath.startsWith("/usr/")) {
-    return err("sandbox_unavailable", "prlimit (util-linux) was not found under /usr; it applies the resource limits inside the sandbox");
+    return err(
+      "sandbox_unavailable",
+      "prlimit (util-linux) was not found under /usr; it applies the resource limits inside the sandbox",
+    );
   }
   if (!python.executable.startsWith(python.prefix + "/") && !python.executable.startsWith("/usr/")) {
     return err("sandbox_unavailable", "the Python interpreter does not live under its prefix or /usr");
@@ -132,10 +149,16 @@ export function sandboxEnvironment(config: SandboxConfig, runId: string): Record
   };
 }
 
-export function bwrapArguments(config: SandboxConfig, taskDir: string, argv: readonly string[], runId: string): string[] {
+export function bwrapArguments(
+  config: SandboxConfig,
+  taskDir: string,
+  argv: readonly string[],
+  runId: string,
+): string[] {
   const args = [
     "--unshare-all",
-    "--cap-drop", "ALL",
+    "--cap-drop",
+    "ALL",
     "--die-with-parent",
     "--new-session",
     "--clearenv",
@@ -145,10 +168,23 @@ export function bwrapArguments(config: SandboxConfig, taskDir: string, argv: rea
     args.push("--ro-bind", config.python.prefix, config.python.prefix);
   }
   args.push(
-    "--proc", "/proc", "--dev", "/dev",
-    "--size", String(config.limits.shmBytes), "--tmpfs", "/dev/shm",
-    "--size", String(config.limits.tmpBytes), "--tmpfs", "/tmp",
-    "--ro-bind", taskDir, SANDBOX_TASK_DIR, "--chdir", SANDBOX_TASK_DIR,
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    String(config.limits.shmBytes),
+    "--tmpfs",
+    "/dev/shm",
+    "--size",
+    String(config.limits.tmpBytes),
+    "--tmpfs",
+    "/tmp",
+    "--ro-bind",
+    taskDir,
+    SANDBOX_TASK_DIR,
+    "--chdir",
+    SANDBOX_TASK_DIR,
   );
   if (config.seccomp) args.push("--seccomp", String(SECCOMP_FD));
   for (const [key, value] of Object.entries(sandboxEnvironment(config, runId))) {
@@ -218,13 +254,23 @@ class TailBuffer {
  * from the start (the group's memory includes the tmpfs pages the run writes), and then becomes
  * bwrap. bash, for multi-digit descriptors; without it, /bin/sh only joins the groups.
  */
-function launcherCommand(groups: RunCgroups | undefined, keepSeccompFd: boolean, bwrapPath: string, bwrapArgs: readonly string[]): [string, string[]] {
+function launcherCommand(
+  groups: RunCgroups | undefined,
+  keepSeccompFd: boolean,
+  bwrapPath: string,
+  bwrapArgs: readonly string[],
+): [string, string[]] {
   const dirs = groups?.dirs ?? [];
   const joins = dirs.map((_, i) => `echo $$ > "$${i + 1}/cgroup.procs" && `).join("");
   const keep = keepSeccompFd ? `0|1|2|${SECCOMP_FD}` : "0|1|2";
   const bash = existsSync("/bin/bash");
-  const close = bash ? `for f in /proc/$$/fd/*; do n=\${f##*/}; case $n in ${keep}) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ` : "";
-  return [bash ? "/bin/bash" : "/bin/sh", ["-c", `${close}${joins}shift ${dirs.length} && exec "$@"`, "launcher", ...dirs, bwrapPath, ...bwrapArgs]];
+  const close = bash
+    ? `for f in /proc/$$/fd/*; do n=\${f##*/}; case $n in ${keep}) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; `
+    : "";
+  return [
+    bash ? "/bin/bash" : "/bin/sh",
+    ["-c", `${close}${joins}shift ${dirs.length} && exec "$@"`, "launcher", ...dirs, bwrapPath, ...bwrapArgs],
+  ];
 }
 
 /** Runs argv inside a fresh sandbox bound to taskDir. Never runs anything unsandboxed. */
@@ -235,7 +281,13 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
     throw new Error("task folder missing");
   }
   const bwrapArgs = bwrapArguments(config, request.taskDir, request.argv, runId);
-  const cgroups = config.cgroups.mechanism === "none" ? undefined : createRunCgroups(config.cgroups, runId, { memoryBytes: config.limits.memoryBytes, maxProcesses: config.limits.maxProcesses });
+  const cgroups =
+    config.cgroups.mechanism === "none"
+      ? undefined
+      : createRunCgroups(config.cgroups, runId, {
+          memoryBytes: config.limits.memoryBytes,
+          maxProcesses: config.limits.maxProcesses,
+        });
   if (config.cgroups.mechanism !== "none" && !cgroups) {
     // The caps were promised by the self-test; a run without them never starts.
     throw new Error("the run's cgroup could not be created");
@@ -243,14 +295,21 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
   const [command, args] = launcherCommand(cgroups, config.seccomp !== undefined, config.bwrapPath, bwrapArgs);
   const started = performance.now();
   return new Promise((resolvePromise) => {
-    const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe", config.seccomp ? "pipe" : "ignore"], env: {} });
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", config.seccomp ? "pipe" : "ignore"],
+      env: {},
+    });
     const seccompPipe = child.stdio[SECCOMP_FD];
     if (config.seccomp && seccompPipe && "end" in seccompPipe) {
       seccompPipe.on("error", () => undefined); // bwrap failed before reading it: reported below
       seccompPipe.end(config.seccomp);
     }
     const pgid = child.pid ?? -1;
-    const stdout = request.stdoutHeadBytes !== undefined ? new HeadBuffer(request.stdoutHeadBytes) : new TailBuffer(config.limits.outputMaxBytes);
+    const stdout =
+      request.stdoutHeadBytes !== undefined
+        ? new HeadBuffer(request.stdoutHeadBytes)
+        : new TailBuffer(config.limits.outputMaxBytes);
     const stderr = new TailBuffer(config.limits.outputMaxBytes);
     child.stdout?.on("data", (c: Buffer) => stdout.push(c));
     child.stderr?.on("data", (c: Buffer) => stderr.push(c));
@@ -283,26 +342,42 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
       // Whatever is left of the group (nothing, normally: the pid namespace dies with bwrap).
       killGroup();
       const report = cgroups ? readCgroupReport(cgroups) : { limitsHit: [], peakMemoryBytes: null };
-      void drainAndRemoveCgroups(cgroups).then(() => resolvePromise({
-        exitCode: code,
-        signal: signal ?? null,
-        timedOut,
-        aborted,
-        stdout: stdout.text(),
-        stderr: spawnError ? `${stderr.text()}\n${spawnError}` : stderr.text(),
-        elapsedMs: performance.now() - started,
-        processGroupId: pgid,
-        runId,
-        stdoutTruncated: stdout.truncated,
-        limitsHit: report.limitsHit,
-        peakMemoryBytes: report.peakMemoryBytes,
-      }));
+      void drainAndRemoveCgroups(cgroups).then(() =>
+        resolvePromise({
+          exitCode: code,
+          signal: signal ?? null,
+          timedOut,
+          aborted,
+          stdout: stdout.text(),
+          stderr: spawnError ? `${stderr.text()}\n${spawnError}` : stderr.text(),
+          elapsedMs: performance.now() - started,
+          processGroupId: pgid,
+          runId,
+          stdoutTruncated: stdout.truncated,
+          limitsHit: report.limitsHit,
+          peakMemoryBytes: report.peakMemoryBytes,
+        }),
+      );
     });
   });
 }
 
 /** Whether a quick bwrap invocation works at all (used by the self-test for a clear message). */
 export function bwrapStarts(config: SandboxConfig): boolean {
-  const r = spawnSync(config.bwrapPath, ["--unshare-all", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", ...systemBindArgs().slice(3), "--", "/usr/bin/true"], { timeout: 30_000 });
+  const r = spawnSync(
+    config.bwrapPath,
+    [
+      "--unshare-all",
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/usr",
+      "/usr",
+      ...systemBindArgs().slice(3),
+      "--",
+      "/usr/bin/true",
+    ],
+    { timeout: 30_000 },
+  );
   return r.status === 0;
 }

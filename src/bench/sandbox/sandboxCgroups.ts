@@ -41,7 +41,10 @@ function ownGroup(controller: string | ""): string | undefined {
     for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
       const [, controllers, path] = line.split(":");
       if (controllers === undefined || path === undefined) continue;
-      if (controller === "" ? controllers === "" && line.startsWith("0::") : controllers.split(",").includes(controller)) return path;
+      if (
+        controller === "" ? controllers === "" && line.startsWith("0::") : controllers.split(",").includes(controller)
+      )
+        return path;
     }
   } catch {
     return undefined;
@@ -88,7 +91,11 @@ export function detectCgroupSupport(): CgroupSupport {
   if (v2Base !== undefined && existsSync(join(ROOT, "cgroup.controllers"))) {
     const parent = join(ROOT, v2Base);
     const enabled = readText(join(parent, "cgroup.subtree_control")).split(/\s+/);
-    if (enabled.includes("memory") && enabled.includes("pids") && probe(parent, { "memory.max": String(64 << 20), "pids.max": "8" })) {
+    if (
+      enabled.includes("memory") &&
+      enabled.includes("pids") &&
+      probe(parent, { "memory.max": String(64 << 20), "pids.max": "8" })
+    ) {
       return { mechanism: "cgroup-v2", memoryParent: parent, pidsParent: parent };
     }
   }
@@ -101,7 +108,12 @@ export function detectCgroupSupport(): CgroupSupport {
       return { mechanism: "cgroup-v1", memoryParent, pidsParent };
     }
   }
-  return { mechanism: "none", memoryParent: undefined, pidsParent: undefined, reason: "no writable memory and pids cgroup (v1 or v2) for this process" };
+  return {
+    mechanism: "none",
+    memoryParent: undefined,
+    pidsParent: undefined,
+    reason: "no writable memory and pids cgroup (v1 or v2) for this process",
+  };
 }
 
 function readText(path: string): string {
@@ -130,7 +142,8 @@ export function createRunCgroups(support: CgroupSupport, runId: string, caps: Cg
       writeFileSync(join(pidsDir, "pids.max"), String(caps.maxProcesses));
     } else {
       writeFileSync(join(memoryDir, "memory.limit_in_bytes"), String(caps.memoryBytes));
-      if (existsSync(join(memoryDir, "memory.memsw.limit_in_bytes"))) writeFileSync(join(memoryDir, "memory.memsw.limit_in_bytes"), String(caps.memoryBytes));
+      if (existsSync(join(memoryDir, "memory.memsw.limit_in_bytes")))
+        writeFileSync(join(memoryDir, "memory.memsw.limit_in_bytes"), String(caps.memoryBytes));
       writeFileSync(join(pidsDir, "pids.max"), String(caps.maxProcesses));
     }
     return { dirs: made, memoryDir, pidsDir, mechanism: support.mechanism };
@@ -142,7 +155,10 @@ export function createRunCgroups(support: CgroupSupport, runId: string, caps: Cg
 
 function members(dir: string): number[] | undefined {
   try {
-    return readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter((l) => l !== "").map(Number);
+    return readFileSync(join(dir, "cgroup.procs"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(Number);
   } catch {
     return undefined;
   }
@@ -195,7 +211,8 @@ export function readCgroupReport(groups: RunCgroups): CgroupReport {
     peak = Number.isFinite(p) && p > 0 ? p : null;
   } else {
     const oom = readText(join(groups.memoryDir, "memory.oom_control"));
-    if (Number(readText(join(groups.memoryDir, "memory.failcnt")).trim()) > 0 || counter(oom, "oom_kill") > 0) hit.push("memory");
+    if (Number(readText(join(groups.memoryDir, "memory.failcnt")).trim()) > 0 || counter(oom, "oom_kill") > 0)
+      hit.push("memory");
     const p = Number(readText(join(groups.memoryDir, "memory.max_usage_in_bytes")).trim());
     peak = Number.isFinite(p) && p > 0 ? p : null;
   }
@@ -236,7 +253,9 @@ function olderThan(dir: string, ms: number): boolean {
  */
 export function cleanupStaleCgroups(support: CgroupSupport): string[] {
   const removed: string[] = [];
-  const parents = new Set([support.memoryParent, support.pidsParent, join(ROOT, "pids")].filter((p): p is string => p !== undefined));
+  const parents = new Set(
+    [support.memoryParent, support.pidsParent, join(ROOT, "pids")].filter((p): p is string => p !== undefined),
+  );
   for (const parent of parents) {
     let entries: string[];
     try {
@@ -250,7 +269,11 @@ export function cleanupStaleCgroups(support: CgroupSupport): string[] {
       if (owned) {
         if (processStartTime(Number(owned[1])) === owned[2]) continue; // its owner is alive
         if (removeGroupPatiently(dir)) removed.push(dir);
-      } else if (/^tca-[0-9a-f]{16}$/.test(entry) && (members(dir) ?? [1]).length === 0 && olderThan(dir, LEGACY_GROUP_AGE_MS)) {
+      } else if (
+        /^tca-[0-9a-f]{16}$/.test(entry) &&
+        (members(dir) ?? [1]).length === 0 &&
+        olderThan(dir, LEGACY_GROUP_AGE_MS)
+      ) {
         try {
           rmdirSync(dir);
           removed.push(dir);

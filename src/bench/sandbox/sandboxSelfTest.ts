@@ -84,7 +84,9 @@ export function parseProbeOutput(stdout: string): ProbeReport {
     if (key === "env") envKeys = value.split(",").filter((k) => k !== "");
     else checks[key] = value;
   }
-  const escaped = Object.entries(checks).filter(([, v]) => !v.startsWith("blocked")).map(([k]) => k);
+  const escaped = Object.entries(checks)
+    .filter(([, v]) => !v.startsWith("blocked"))
+    .map(([k]) => k);
   return { checks, envKeys, escaped };
 }
 
@@ -98,7 +100,10 @@ export interface ProbeTargets {
 }
 
 /** Runs the probe in a fresh task folder and reports what happened. */
-export async function runEscapeProbe(config: SandboxConfig, targets: ProbeTargets): Promise<ProbeReport & { exitCode: number | null; stderr: string }> {
+export async function runEscapeProbe(
+  config: SandboxConfig,
+  targets: ProbeTargets,
+): Promise<ProbeReport & { exitCode: number | null; stderr: string }> {
   const work = mkdtempSync(join(tmpdir(), "tca-probe-"));
   try {
     const taskDir = join(work, "task");
@@ -106,7 +111,15 @@ export async function runEscapeProbe(config: SandboxConfig, targets: ProbeTarget
     writeFileSync(join(taskDir, "probe.py"), ESCAPE_PROBE_PY);
     const result = await runInSandbox(config, {
       taskDir,
-      argv: ["python", "probe.py", targets.hostFile, targets.homeFile, String(targets.hostPort), String(config.limits.tmpBytes), String(config.limits.shmBytes)],
+      argv: [
+        "python",
+        "probe.py",
+        targets.hostFile,
+        targets.homeFile,
+        String(targets.hostPort),
+        String(config.limits.tmpBytes),
+        String(config.limits.shmBytes),
+      ],
       timeoutMs: 30_000,
     });
     return { ...parseProbeOutput(result.stdout), exitCode: result.exitCode, stderr: result.stderr };
@@ -115,7 +128,20 @@ export async function runEscapeProbe(config: SandboxConfig, targets: ProbeTarget
   }
 }
 
-export const EXPECTED_CHECKS = ["net_tcp", "net_host_loopback", "write_usr", "write_python_prefix", "write_host_path", "read_host_file", "read_host_home", "capabilities", "write_task", "ptrace_init", "tmp_size", "shm_size"];
+export const EXPECTED_CHECKS = [
+  "net_tcp",
+  "net_host_loopback",
+  "write_usr",
+  "write_python_prefix",
+  "write_host_path",
+  "read_host_file",
+  "read_host_home",
+  "capabilities",
+  "write_task",
+  "ptrace_init",
+  "tmp_size",
+  "shm_size",
+];
 
 /** The explicit opt-in to run without whole-run caps (documented fallback; recorded as rlimit-only). */
 export const ALLOW_RLIMIT_ONLY_ENV = "TCA_SANDBOX_ALLOW_RLIMIT_ONLY";
@@ -124,7 +150,9 @@ export const ALLOW_RLIMIT_ONLY_ENV = "TCA_SANDBOX_ALLOW_RLIMIT_ONLY";
 export function missingCaps(config: SandboxConfig, env: NodeJS.ProcessEnv = process.env): string[] {
   const missing: string[] = [];
   if (config.processLimit === "rlimit-only" && env[ALLOW_RLIMIT_ONLY_ENV] !== "1") {
-    missing.push(`whole-run memory and process caps (${config.cgroups.reason ?? "no usable cgroup"}; set ${ALLOW_RLIMIT_ONLY_ENV}=1 to run with per-process rlimits only)`);
+    missing.push(
+      `whole-run memory and process caps (${config.cgroups.reason ?? "no usable cgroup"}; set ${ALLOW_RLIMIT_ONLY_ENV}=1 to run with per-process rlimits only)`,
+    );
   }
   if (!config.seccomp) missing.push(`the ptrace filter (no seccomp syscall table for ${process.arch})`);
   return missing;
@@ -137,7 +165,10 @@ export async function sandboxSelfTest(config: SandboxConfig): Promise<Result<Pro
     return err("sandbox_self_test_failed", `a sandbox cap cannot be applied here: ${missing.join("; ")}`);
   }
   if (!bwrapStarts(config)) {
-    return err("sandbox_self_test_failed", "bubblewrap is installed but cannot create a sandbox here (user namespaces disabled, or not allowed in this container)");
+    return err(
+      "sandbox_self_test_failed",
+      "bubblewrap is installed but cannot create a sandbox here (user namespaces disabled, or not allowed in this container)",
+    );
   }
   const work = mkdtempSync(join(tmpdir(), "tca-selftest-"));
   try {

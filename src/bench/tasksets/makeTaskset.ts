@@ -15,7 +15,14 @@ import { targetPath, type QuixDataset } from "../dataset/dataset.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { GRADER_ID } from "../grading/trustedGrader.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
-import { MAX_TRIES_PER_PROGRAM, selectMutants, TASKSET_HELD_OUT_SEED, type ChosenMutant, type ProgramSelection, type SkippedProgram } from "./mutantSelection.ts";
+import {
+  MAX_TRIES_PER_PROGRAM,
+  selectMutants,
+  TASKSET_HELD_OUT_SEED,
+  type ChosenMutant,
+  type ProgramSelection,
+  type SkippedProgram,
+} from "./mutantSelection.ts";
 import { summarizeTaskset, type TasksetSummary } from "./tasksetSummary.ts";
 
 export const TASKSET_MANIFEST = "taskset.json";
@@ -58,13 +65,22 @@ async function readTree(root: string): Promise<Result<TreeFile[], BenchErrorCode
     return null;
   };
   const odd = await walk("");
-  if (odd !== null) return err("dataset_invalid", `${join(root, odd)} is not a regular file or folder; a task set copies regular files only`);
+  if (odd !== null)
+    return err(
+      "dataset_invalid",
+      `${join(root, odd)} is not a regular file or folder; a task set copies regular files only`,
+    );
   return ok(files);
 }
 
 /** The data set's identity: SHA-256 of its sorted "sha256  path" lines. */
 export function treeSha256(files: readonly TreeFile[]): string {
-  return sha256Hex([...files].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => `${sha256Hex(f.content)}  ${f.path}\n`).join(""));
+  return sha256Hex(
+    [...files]
+      .sort((a, b) => (a.path < b.path ? -1 : 1))
+      .map((f) => `${sha256Hex(f.content)}  ${f.path}\n`)
+      .join(""),
+  );
 }
 
 function sourceText(name: string, seed: number, manifestFiles: number, covered: number, programs: number): string {
@@ -105,41 +121,79 @@ function mutantRecord(m: ChosenMutant): Record<string, unknown> {
   };
 }
 
-export async function makeTaskset(config: SandboxConfig, dataset: QuixDataset, options: MakeTasksetOptions): Promise<Result<MakeTasksetResult, BenchErrorCode>> {
+export async function makeTaskset(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  options: MakeTasksetOptions,
+): Promise<Result<MakeTasksetResult, BenchErrorCode>> {
   const { out } = options;
-  if (await lstat(out).then(() => true, () => false)) return err("output_exists", `${out} exists; make-taskset writes a new folder and replaces nothing`);
+  if (
+    await lstat(out).then(
+      () => true,
+      () => false,
+    )
+  )
+    return err("output_exists", `${out} exists; make-taskset writes a new folder and replaces nothing`);
   const parent = await lstat(dirname(out)).catch(() => null);
-  if (parent === null || !parent.isDirectory()) return err("invalid_option", `the parent folder of --out, ${dirname(out)}, does not exist`);
+  if (parent === null || !parent.isDirectory())
+    return err("invalid_option", `the parent folder of --out, ${dirname(out)}, does not exist`);
   const source = await readTree(dataset.root);
   if (!source.ok) return source;
   try {
     await mkdir(out, { mode: 0o700 });
   } catch {
-    return err("output_exists", `${out} could not be created as a new folder (it appeared meanwhile, or the parent is not writable)`);
+    return err(
+      "output_exists",
+      `${out} could not be created as a new folder (it appeared meanwhile, or the parent is not writable)`,
+    );
   }
   let staging: string | null = null;
   let committed = false;
   try {
-    const selected = await selectMutants(config, dataset, { seed: options.seed, jobs: options.jobs, ...(options.maxTries !== undefined ? { maxTries: options.maxTries } : {}), ...(options.onProgram ? { onProgram: options.onProgram } : {}) });
+    const selected = await selectMutants(config, dataset, {
+      seed: options.seed,
+      jobs: options.jobs,
+      ...(options.maxTries !== undefined ? { maxTries: options.maxTries } : {}),
+      ...(options.onProgram ? { onProgram: options.onProgram } : {}),
+    });
     if (!selected.ok) return selected;
-    const byName = (a: { program: string }, b: { program: string }): number => (a.program < b.program ? -1 : a.program > b.program ? 1 : 0);
+    const byName = (a: { program: string }, b: { program: string }): number =>
+      a.program < b.program ? -1 : a.program > b.program ? 1 : 0;
     const mutants = selected.value.flatMap((s) => (s.kind === "mutant" ? [s.mutant] : [])).sort(byName);
     const skipped = selected.value.flatMap((s) => (s.kind === "skipped" ? [s.skipped] : [])).sort(byName);
-    if (mutants.length === 0) return err("taskset_failed", `no program of ${dataset.root} has a valid mutant (${skipped.map((s) => `${s.program}: ${s.reason}`).join("; ")})`);
+    if (mutants.length === 0)
+      return err(
+        "taskset_failed",
+        `no program of ${dataset.root} has a valid mutant (${skipped.map((s) => `${s.program}: ${s.reason}`).join("; ")})`,
+      );
     // A program without a mutant keeps its tests and reference but gets no buggy file, so the
     // set simply does not list it (loadDataset enumerates python_programs/).
     const replaced = new Set(dataset.programs.map((p) => targetPath(p.name)));
     const files: TreeFile[] = source.value.filter((f) => !NOT_COPIED.has(f.path) && !replaced.has(f.path));
     for (const m of mutants) files.push({ path: targetPath(m.program), content: m.source });
     const summary = summarizeTaskset(mutants, skipped);
-    files.push({ path: "SOURCE.md", content: Buffer.from(sourceText(basename(dataset.root), options.seed, files.length + 1, mutants.length, dataset.programs.length)) });
+    files.push({
+      path: "SOURCE.md",
+      content: Buffer.from(
+        sourceText(basename(dataset.root), options.seed, files.length + 1, mutants.length, dataset.programs.length),
+      ),
+    });
     files.sort((a, b) => (a.path < b.path ? -1 : 1));
     const manifest = {
       kind: "tca-quixbugs-taskset",
       schema: 1,
       seed: options.seed,
-      source: { name: basename(dataset.root), sha256: treeSha256(source.value), files: source.value.length, derivesFrom: "jkoppel/QuixBugs (MIT)" },
-      validation: { grader: GRADER_ID, heldOutSeed: TASKSET_HELD_OUT_SEED, maxTriesPerProgram: options.maxTries ?? MAX_TRIES_PER_PROGRAM },
+      source: {
+        name: basename(dataset.root),
+        sha256: treeSha256(source.value),
+        files: source.value.length,
+        derivesFrom: "jkoppel/QuixBugs (MIT)",
+      },
+      validation: {
+        grader: GRADER_ID,
+        heldOutSeed: TASKSET_HELD_OUT_SEED,
+        maxTriesPerProgram: options.maxTries ?? MAX_TRIES_PER_PROGRAM,
+      },
       summary,
       programs: mutants.map(mutantRecord),
       skipped,
@@ -192,7 +246,8 @@ export function readTasksetIdentity(root: string): TasksetIdentity | null {
   }
   if (typeof parsed !== "object" || parsed === null) return null;
   const { kind, seed, source } = parsed as Record<string, unknown>;
-  if (kind !== "tca-quixbugs-taskset" || typeof seed !== "number" || typeof source !== "object" || source === null) return null;
+  if (kind !== "tca-quixbugs-taskset" || typeof seed !== "number" || typeof source !== "object" || source === null)
+    return null;
   const sourceSha256 = (source as Record<string, unknown>).sha256;
   return typeof sourceSha256 === "string" ? { seed, manifestSha256: sha256Hex(bytes), sourceSha256 } : null;
 }

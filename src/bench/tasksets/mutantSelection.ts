@@ -12,7 +12,12 @@ import type { BenchErrorCode } from "../errorCodes.ts";
 import { heldOutCases } from "../grading/heldOutCases.ts";
 import { gradeProgram, type TrustedGrade } from "../grading/trustedGrader.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
-import { applyCandidate, mutationCandidates, type MutationCandidate, type MutationOperator } from "./mutationCandidates.ts";
+import {
+  applyCandidate,
+  mutationCandidates,
+  type MutationCandidate,
+  type MutationOperator,
+} from "./mutationCandidates.ts";
 import { seededTryOrder } from "./seededOrder.ts";
 
 /** Held-out inputs of the validation grades: fixed, so the recorded counts depend on the task-set seed alone. */
@@ -46,7 +51,9 @@ export interface SkippedProgram {
   readonly tried: number;
 }
 
-export type ProgramSelection = { readonly kind: "mutant"; readonly mutant: ChosenMutant } | { readonly kind: "skipped"; readonly skipped: SkippedProgram };
+export type ProgramSelection =
+  | { readonly kind: "mutant"; readonly mutant: ChosenMutant }
+  | { readonly kind: "skipped"; readonly skipped: SkippedProgram };
 
 export interface SelectionOptions {
   readonly seed: number;
@@ -57,7 +64,13 @@ export interface SelectionOptions {
 
 /** Lines compared without any whitespace, so `a+b` and `a + b` count as the same bug. */
 function sameProgram(a: Buffer, b: Buffer): boolean {
-  const squash = (x: Buffer): string => x.toString("utf8").split("\n").map((l) => l.replace(/\s+/g, "")).filter((l) => l !== "").join("\n");
+  const squash = (x: Buffer): string =>
+    x
+      .toString("utf8")
+      .split("\n")
+      .map((l) => l.replace(/\s+/g, ""))
+      .filter((l) => l !== "")
+      .join("\n");
   return squash(a) === squash(b);
 }
 
@@ -65,14 +78,22 @@ function failing(total: number, passed: number): number {
   return total - passed;
 }
 
-async function selectOne(config: SandboxConfig, dataset: QuixDataset, program: QuixProgram, options: SelectionOptions): Promise<Result<ProgramSelection, BenchErrorCode>> {
+async function selectOne(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  program: QuixProgram,
+  options: SelectionOptions,
+): Promise<Result<ProgramSelection, BenchErrorCode>> {
   const reference = referenceFixSource(dataset, program.name);
   const found = await mutationCandidates(config, program.name, reference);
   if (!found.ok) return found;
   const candidates = found.value;
   const quixBugs = buggySource(dataset, program.name);
   const heldOut = await heldOutCases(config, dataset, program, TASKSET_HELD_OUT_SEED);
-  const order = seededTryOrder(options.seed, program.name, candidates).slice(0, options.maxTries ?? MAX_TRIES_PER_PROGRAM);
+  const order = seededTryOrder(options.seed, program.name, candidates).slice(
+    0,
+    options.maxTries ?? MAX_TRIES_PER_PROGRAM,
+  );
   let fallback: ChosenMutant | null = null;
   let tried = 0;
   const rejected = { passed: 0, unrunnable: 0 };
@@ -90,16 +111,26 @@ async function selectOne(config: SandboxConfig, dataset: QuixDataset, program: Q
     else fallback = chosen;
   }
   if (fallback !== null) return ok({ kind: "mutant", mutant: { ...fallback, tried } });
-  const reason = candidates.length === 0
-    ? "the operators found no one-line mutation site"
-    : `no valid mutant among ${tried} tried of ${candidates.length} candidates (${rejected.passed} passed every public case, ${rejected.unrunnable} could not be imported or run)`;
+  const reason =
+    candidates.length === 0
+      ? "the operators found no one-line mutation site"
+      : `no valid mutant among ${tried} tried of ${candidates.length} candidates (${rejected.passed} passed every public case, ${rejected.unrunnable} could not be imported or run)`;
   return ok({ kind: "skipped", skipped: { program: program.name, reason, candidates: candidates.length, tried } });
 }
 
-function judge(program: string, candidate: MutationCandidate, source: Buffer, grade: TrustedGrade, same: boolean, candidates: number): ChosenMutant | "passed" | "unrunnable" {
+function judge(
+  program: string,
+  candidate: MutationCandidate,
+  source: Buffer,
+  grade: TrustedGrade,
+  same: boolean,
+  candidates: number,
+): ChosenMutant | "passed" | "unrunnable" {
   if (grade.outcome === "passed" || grade.public.passed === grade.public.total) return "passed";
   if (grade.outcome === "error") return "unrunnable";
-  const held = grade.heldOut ? { failing: failing(grade.heldOut.total, grade.heldOut.passed), total: grade.heldOut.total } : null;
+  const held = grade.heldOut
+    ? { failing: failing(grade.heldOut.total, grade.heldOut.passed), total: grade.heldOut.total }
+    : null;
   return {
     program,
     operator: candidate.op,
@@ -118,7 +149,11 @@ function judge(program: string, candidate: MutationCandidate, source: Buffer, gr
 }
 
 /** One selection per program of the data set, in the data set's order. */
-export async function selectMutants(config: SandboxConfig, dataset: QuixDataset, options: SelectionOptions): Promise<Result<ProgramSelection[], BenchErrorCode>> {
+export async function selectMutants(
+  config: SandboxConfig,
+  dataset: QuixDataset,
+  options: SelectionOptions,
+): Promise<Result<ProgramSelection[], BenchErrorCode>> {
   let done = 0;
   let failure: Err<BenchErrorCode> | null = null;
   const results = await mapWithConcurrency(dataset.programs, options.jobs, async (program) => {

@@ -47,7 +47,14 @@ function parseCandidate(v: unknown): MutationCandidate | null {
   if (!isRecord(v)) return null;
   const { op, line, before, after } = v;
   if (typeof op !== "string" || !(MUTATION_OPERATORS as readonly string[]).includes(op)) return null;
-  if (typeof line !== "number" || !Number.isSafeInteger(line) || line < 1 || typeof before !== "string" || typeof after !== "string") return null;
+  if (
+    typeof line !== "number" ||
+    !Number.isSafeInteger(line) ||
+    line < 1 ||
+    typeof before !== "string" ||
+    typeof after !== "string"
+  )
+    return null;
   if (before === after || after.includes("\n")) return null;
   return { op: op as MutationOperator, line, before, after };
 }
@@ -71,7 +78,11 @@ export function differingLines(a: Buffer, b: Buffer): number[] {
 }
 
 /** Every candidate the operators find in `reference`, in the operators' own (deterministic) order. */
-export async function mutationCandidates(config: SandboxConfig, program: string, reference: Buffer): Promise<Result<MutationCandidate[], BenchErrorCode>> {
+export async function mutationCandidates(
+  config: SandboxConfig,
+  program: string,
+  reference: Buffer,
+): Promise<Result<MutationCandidate[], BenchErrorCode>> {
   script ??= readFileSync(new URL(`./${SCRIPT}`, import.meta.url));
   const outer = mkdtempSync(join(tmpdir(), `tca-mutate-${program}-`));
   try {
@@ -80,7 +91,11 @@ export async function mutationCandidates(config: SandboxConfig, program: string,
       { path: SCRIPT, content: script },
       { path: "job.json", content: Buffer.from(JSON.stringify({ source: reference.toString("utf8") })) },
     ]);
-    const run = await runInSandbox(config, { taskDir: dir, argv: ["python", "-B", "-s", SCRIPT, "job.json"], stdoutHeadBytes: CANDIDATES_MAX_BYTES });
+    const run = await runInSandbox(config, {
+      taskDir: dir,
+      argv: ["python", "-B", "-s", SCRIPT, "job.json"],
+      stdoutHeadBytes: CANDIDATES_MAX_BYTES,
+    });
     const lines = run.stdoutTruncated ? [] : run.stdout.split("\n").filter((l) => l !== "");
     const parsed: unknown[] = [];
     for (const line of lines) {
@@ -91,7 +106,11 @@ export async function mutationCandidates(config: SandboxConfig, program: string,
       }
     }
     const last = parsed.at(-1);
-    if (!isRecord(last) || last.done !== true) return err("taskset_failed", `${program}: the mutation operators did not finish (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""})`);
+    if (!isRecord(last) || last.done !== true)
+      return err(
+        "taskset_failed",
+        `${program}: the mutation operators did not finish (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""})`,
+      );
     const refused = parsed.find((p) => isRecord(p) && typeof p.error === "string");
     if (isRecord(refused)) return err("taskset_failed", `${program}: ${String(refused.error)}`);
     const candidates: MutationCandidate[] = [];

@@ -16,15 +16,21 @@ export function parseSeed(text: string): number | null {
 export class SeededStream {
   private counter = 0;
 
-  constructor(private readonly seed: number, private readonly stream: string) {}
+  constructor(
+    private readonly seed: number,
+    private readonly stream: string,
+  ) {}
 
   /** 48 uniform bits per draw; rejection keeps every value in [0, bound) equally likely. */
   below(bound: number): number {
-    if (!Number.isSafeInteger(bound) || bound <= 0 || bound > 2 ** 32) throw new RangeError(`bound ${bound} is not an integer in 1..2^32`);
+    if (!Number.isSafeInteger(bound) || bound <= 0 || bound > 2 ** 32)
+      throw new RangeError(`bound ${bound} is not an integer in 1..2^32`);
     const span = 2 ** 48;
     const limit = span - (span % bound);
     for (;;) {
-      const digest = createHash("sha256").update(`tca-taskset\u0000${this.seed}\u0000${this.stream}\u0000${this.counter++}`).digest();
+      const digest = createHash("sha256")
+        .update(`tca-taskset\u0000${this.seed}\u0000${this.stream}\u0000${this.counter++}`)
+        .digest();
       const value = digest.readUIntBE(0, 6);
       if (value < limit) return value % bound;
     }
@@ -48,7 +54,11 @@ export class SeededStream {
  * each class in turn. Operators with many sites (a wrong variable has dozens) would otherwise
  * crowd out the rare ones (a swapped break) in the set's operator mix.
  */
-export function seededTryOrder<T extends { readonly op: string }>(seed: number, program: string, candidates: readonly T[]): T[] {
+export function seededTryOrder<T extends { readonly op: string }>(
+  seed: number,
+  program: string,
+  candidates: readonly T[],
+): T[] {
   const stream = new SeededStream(seed, program);
   const classes = [...new Set(candidates.map((c) => c.op))].sort();
   const groups = stream.shuffle(classes).map((op) => stream.shuffle(candidates.filter((c) => c.op === op)));

@@ -27,7 +27,12 @@ export interface TasksetSummary {
 export function failingDistribution(mutants: readonly ChosenMutant[]): FailingDistribution {
   const failing = mutants.map((m) => m.publicCases.failing).sort((a, b) => a - b);
   const mid = Math.floor(failing.length / 2);
-  const median = failing.length === 0 ? null : failing.length % 2 === 1 ? (failing[mid] ?? 0) : ((failing[mid - 1] ?? 0) + (failing[mid] ?? 0)) / 2;
+  const median =
+    failing.length === 0
+      ? null
+      : failing.length % 2 === 1
+        ? (failing[mid] ?? 0)
+        : ((failing[mid - 1] ?? 0) + (failing[mid] ?? 0)) / 2;
   let oneCase = 0;
   let upToHalf = 0;
   let overHalf = 0;
@@ -44,7 +49,8 @@ export function failingDistribution(mutants: readonly ChosenMutant[]): FailingDi
 
 export function summarizeTaskset(mutants: readonly ChosenMutant[], skipped: readonly SkippedProgram[]): TasksetSummary {
   const operators: Record<string, number> = {};
-  for (const m of [...mutants].sort((a, b) => a.operator.localeCompare(b.operator))) operators[m.operator] = (operators[m.operator] ?? 0) + 1;
+  for (const m of [...mutants].sort((a, b) => a.operator.localeCompare(b.operator)))
+    operators[m.operator] = (operators[m.operator] ?? 0) + 1;
   return {
     programs: mutants.length + skipped.length,
     covered: mutants.length,
@@ -58,7 +64,9 @@ export function summarizeTaskset(mutants: readonly ChosenMutant[], skipped: read
 
 export function formatTasksetSummary(s: TasksetSummary): string {
   const d = s.failingPublic;
-  const ops = Object.entries(s.operators).map(([op, n]) => `${op} ${n}`).join(", ");
+  const ops = Object.entries(s.operators)
+    .map(([op, n]) => `${op} ${n}`)
+    .join(", ");
   return [
     `programs covered: ${s.covered}/${s.programs}`,
     `operators: ${ops === "" ? "none" : ops}`,

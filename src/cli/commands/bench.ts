@@ -11,7 +11,12 @@ import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { tcaCommand } from "../invocation.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
-import { compareRuns, parseReference, renderComparison, restrictToCommonTasks } from "../../bench/runs/runComparison.ts";
+import {
+  compareRuns,
+  parseReference,
+  renderComparison,
+  restrictToCommonTasks,
+} from "../../bench/runs/runComparison.ts";
 import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeInputs } from "../../bench/runs/runMerge.ts";
@@ -22,14 +27,20 @@ import { registerRunCommand } from "./benchRun.ts";
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
   const bench = program.command("bench").description("benchmarks");
-  const quix = bench.command("quixbugs").description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
+  const quix = bench
+    .command("quixbugs")
+    .description("the controlled-agent benchmark on QuixBugs (40 Python programs, conditions A-D, sandboxed tests)");
 
   registerFetchDatasetCommand(quix, setExitCode);
   registerMakeTasksetCommand(quix, setExitCode);
 
-  quix.command("verify-dataset")
+  quix
+    .command("verify-dataset")
     .description("in the sandbox: every buggy program must fail its tests and every reference fix must pass")
-    .option("--dataset <dir>", "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)")
+    .option(
+      "--dataset <dir>",
+      "QuixBugs folder (default: the one fetch-dataset verified into your cache, else ../shared/quixbugs next to the repository)",
+    )
     .option("--json", "print one JSON document")
     .option("--jobs <n>", "tests run in parallel (default: core count, at most 8)")
     .option("--include-slow", "also run knapsack's --runslow case (over 9 minutes)")
@@ -39,12 +50,14 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const json = flags.json === true;
       const jobs = positiveInt(flags.jobs, defaultJobs());
       const timeout = positiveInt(flags.testTimeout, 60);
-      if (jobs === undefined || timeout === undefined) return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
+      if (jobs === undefined || timeout === undefined)
+        return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
       const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
-      if (unknown.length > 0) return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
+      if (unknown.length > 0)
+        return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
       const tty = process.stderr.isTTY && !json;
       const report = await verifyDataset(env.value.sandbox, env.value.dataset, {
         jobs,
@@ -52,7 +65,8 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         ...(programs ? { programs } : {}),
         onRecord: (r, done, total) => {
           if (tty) process.stderr.write(`\r${done}/${total} ${r.program.padEnd(28)}`);
-          else if (!json) process.stderr.write(`${done}/${total} ${r.program} buggy=${r.buggy.outcome} fixed=${r.fixed.outcome}\n`);
+          else if (!json)
+            process.stderr.write(`${done}/${total} ${r.program} buggy=${r.buggy.outcome} fixed=${r.fixed.outcome}\n`);
         },
       });
       if (tty) process.stderr.write("\n");
@@ -62,42 +76,69 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
 
   registerRunCommand(quix, setExitCode);
 
-  quix.command("compare")
-    .description("put several runs side by side (fixed rate with 95% interval, false fixed, claims); --reference published adds the document's numbers")
+  quix
+    .command("compare")
+    .description(
+      "put several runs side by side (fixed rate with 95% interval, false fixed, claims); --reference published adds the document's numbers",
+    )
     .argument("[runs...]", "run directories")
-    .option("--reference <which>", "published: the benchmark document's tables beside the runs (alone when no run is given)")
-    .option("--all-tasks", "runs over different tasks: compare each run over all its tasks (default: only the tasks every run has)")
+    .option(
+      "--reference <which>",
+      "published: the benchmark document's tables beside the runs (alone when no run is given)",
+    )
+    .option(
+      "--all-tasks",
+      "runs over different tasks: compare each run over all its tasks (default: only the tasks every run has)",
+    )
     .option("--json", "print JSON")
     .action((runs: string[], flags: { json?: boolean; reference?: string; allTasks?: boolean }) => {
       const reference = parseReference(flags.reference);
       if (!reference.ok) return fail(setExitCode, reference.error, reference.message, flags.json === true);
-      if (runs.length === 0 && reference.value === null) return fail(setExitCode, "invalid_option", "compare needs at least one run directory (or --reference published)", flags.json === true);
+      if (runs.length === 0 && reference.value === null)
+        return fail(
+          setExitCode,
+          "invalid_option",
+          "compare needs at least one run directory (or --reference published)",
+          flags.json === true,
+        );
       const badRun = firstUnusable(runs.map((run) => inputDirectory("run", resolve(run))));
       if (badRun !== null) return fail(setExitCode, badRun.error, badRun.message, flags.json === true);
       // Through the bench verdict: an EVIDENCE INVALID run is refused; the table comes from its one read.
       const gate = runs.length === 0 ? { ok: true as const, value: [] } : verifiedRuns(runs);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, flags.json === true);
-      const scoped = restrictToCommonTasks(gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })), flags.allTasks === true);
+      const scoped = restrictToCommonTasks(
+        gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })),
+        flags.allTasks === true,
+      );
       const compared = compareRuns(scoped.runs);
       // The warning goes to stderr too, so --json (whose shape stays) and a piped table both carry it.
       if (scoped.warning !== null) process.stderr.write(`warning: ${scoped.warning}\n`);
       const json = reference.value === "published" ? { runs: compared, published: PUBLISHED } : compared;
-      process.stdout.write(flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value, scoped.warning));
+      process.stdout.write(
+        flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value, scoped.warning),
+      );
     });
 
-  quix.command("merge")
+  quix
+    .command("merge")
     .description("join the shards of one benchmark into one run directory")
     .requiredOption("--out <dir>", "new run directory")
     .argument("<runs...>", "shard run directories")
     .action((runs: string[], flags: { out: string }) => {
-      const badPath = firstUnusable([...runs.map((run) => inputDirectory("run", resolve(run))), outputFolder("--out", resolve(flags.out))]);
+      const badPath = firstUnusable([
+        ...runs.map((run) => inputDirectory("run", resolve(run))),
+        outputFolder("--out", resolve(flags.out)),
+      ]);
       if (badPath !== null) return fail(setExitCode, badPath.error, badPath.message, false);
       const gate = verifiedRuns(runs);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, false);
       const r = mergeInputs(gate.value.map(mergeInputOf), resolve(flags.out));
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
-      if (r.value.duplicates.length > 0) process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
-      process.stdout.write(`merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`);
+      if (r.value.duplicates.length > 0)
+        process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
+      process.stdout.write(
+        `merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`,
+      );
       process.stdout.write(`next step: ${tcaCommand(["report", resolve(flags.out)])}\n`);
     });
 

@@ -32,9 +32,15 @@ async function askYes(question: string): Promise<boolean> {
 }
 
 export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitCode): void {
-  quix.command("fetch-dataset")
-    .description("download the pinned QuixBugs commit (MIT) from GitHub into your cache; every file is checked against the project's SHA-256 manifest")
-    .option("--directory <dir>", "where to put it (default: $XDG_CACHE_HOME/tiny-coding-agent/quixbugs-<commit>, the benchmark's default --dataset)")
+  quix
+    .command("fetch-dataset")
+    .description(
+      "download the pinned QuixBugs commit (MIT) from GitHub into your cache; every file is checked against the project's SHA-256 manifest",
+    )
+    .option(
+      "--directory <dir>",
+      "where to put it (default: $XDG_CACHE_HOME/tiny-coding-agent/quixbugs-<commit>, the benchmark's default --dataset)",
+    )
     .option("--yes", "consent to the download without being asked")
     .option("--archive-url <url>", "a mirror of the archive (default: GitHub's archive of the pinned commit)")
     .option("--json", "print one JSON document")
@@ -43,7 +49,8 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
       const directory = resolve(flags.directory ?? fetchedDatasetDir());
       const usable = outputFolder("--directory", directory);
       if (!usable.ok) {
-        if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: usable.error, message: usable.message })}\n`);
+        if (json)
+          process.stdout.write(`${JSON.stringify({ ok: false, error: usable.error, message: usable.message })}\n`);
         printCommandError(usable.error, usable.message);
         setExitCode(1);
         return;
@@ -74,14 +81,19 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
       });
       status.done();
       if (!result.ok) {
-        if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: result.error, message: result.message })}\n`);
+        if (json)
+          process.stdout.write(`${JSON.stringify({ ok: false, error: result.error, message: result.message })}\n`);
         printCommandError(result.error, result.message);
         setExitCode(1);
         return;
       }
       if (json) process.stdout.write(`${JSON.stringify({ ok: true, ...result.value })}\n`);
-      else if (result.value.status === "already_present") process.stdout.write(`already present and verified: ${result.value.directory}\n`);
-      else process.stdout.write(`fetched and verified ${result.value.files} files (${megabytes(result.value.archiveBytes)} archive) into ${result.value.directory}\nnext step: ${tcaCommand(["bench", "quixbugs", "verify-dataset"])}\n`);
+      else if (result.value.status === "already_present")
+        process.stdout.write(`already present and verified: ${result.value.directory}\n`);
+      else
+        process.stdout.write(
+          `fetched and verified ${result.value.files} files (${megabytes(result.value.archiveBytes)} archive) into ${result.value.directory}\nnext step: ${tcaCommand(["bench", "quixbugs", "verify-dataset"])}\n`,
+        );
       setExitCode(0);
     });
 }

@@ -22,8 +22,11 @@ interface MakeTasksetFlags {
 }
 
 export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCode): void {
-  quix.command("make-taskset")
-    .description("write a new task set in QuixBugs layout: each buggy program a seeded one-line mutant of the reference fix, validated in the sandbox")
+  quix
+    .command("make-taskset")
+    .description(
+      "write a new task set in QuixBugs layout: each buggy program a seeded one-line mutant of the reference fix, validated in the sandbox",
+    )
     .option("--dataset <dir>", "the QuixBugs folder to derive from (default: as verify-dataset)")
     .requiredOption("--seed <n>", "a non-negative integer; the same seed gives a byte-identical set")
     .requiredOption("--out <dir>", "the new folder to create (must not exist)")
@@ -37,12 +40,19 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
         setExitCode(1);
       };
       const seed = parseSeed(flags.seed);
-      if (seed === null) return fail("invalid_option", `--seed ${JSON.stringify(flags.seed)} is not a non-negative integer (decimal digits, at most 2^53 - 1)`);
-      const jobs = flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : null;
-      if (jobs === null) return fail("invalid_option", `--jobs ${JSON.stringify(flags.jobs)} is not a positive integer`);
+      if (seed === null)
+        return fail(
+          "invalid_option",
+          `--seed ${JSON.stringify(flags.seed)} is not a non-negative integer (decimal digits, at most 2^53 - 1)`,
+        );
+      const jobs =
+        flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : null;
+      if (jobs === null)
+        return fail("invalid_option", `--jobs ${JSON.stringify(flags.jobs)} is not a positive integer`);
       const out = resolve(flags.out);
       // Refused before the sandbox self-test: an existing --out never costs a minute.
-      if (existsSync(out)) return fail("output_exists", `${out} exists; make-taskset writes a new folder and replaces nothing`);
+      if (existsSync(out))
+        return fail("output_exists", `${out} exists; make-taskset writes a new folder and replaces nothing`);
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir());
       if (!env.ok) return fail(env.error, env.message);
       const started = performance.now();
@@ -52,16 +62,24 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
         jobs,
         onProgram: (s, done, total) => {
           if (json) return;
-          const what = s.kind === "mutant" ? `${s.mutant.program} ${s.mutant.operator} line ${s.mutant.line} (${s.mutant.publicCases.failing}/${s.mutant.publicCases.total} public failing)` : `${s.skipped.program} skipped: ${s.skipped.reason}`;
+          const what =
+            s.kind === "mutant"
+              ? `${s.mutant.program} ${s.mutant.operator} line ${s.mutant.line} (${s.mutant.publicCases.failing}/${s.mutant.publicCases.total} public failing)`
+              : `${s.skipped.program} skipped: ${s.skipped.reason}`;
           process.stderr.write(`${done}/${total} ${what}\n`);
         },
       });
       if (!made.ok) return fail(made.error, made.message);
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       if (json) {
-        process.stdout.write(`${JSON.stringify({ ok: true, out: made.value.out, manifestSha256: made.value.manifestSha256, seconds, summary: made.value.summary, skipped: made.value.skipped })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ ok: true, out: made.value.out, manifestSha256: made.value.manifestSha256, seconds, summary: made.value.summary, skipped: made.value.skipped })}\n`,
+        );
       } else {
-        const lines = [`task set (seed ${seed}) written to ${made.value.out} in ${seconds} s; taskset.json sha256 ${made.value.manifestSha256}`, formatTasksetSummary(made.value.summary)];
+        const lines = [
+          `task set (seed ${seed}) written to ${made.value.out} in ${seconds} s; taskset.json sha256 ${made.value.manifestSha256}`,
+          formatTasksetSummary(made.value.summary),
+        ];
         for (const s of made.value.skipped) lines.push(`no mutant: ${s.program}: ${s.reason}`);
         process.stdout.write(`${lines.join("\n")}\n`);
       }

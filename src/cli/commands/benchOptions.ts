@@ -16,7 +16,19 @@ export function fail(setExitCode: SetExitCode, code: string, message: string, js
 }
 
 export function programList(text: string | undefined): string[] | undefined {
-  return text === undefined ? undefined : text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return text === undefined
+    ? undefined
+    : text
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
 }
 
-export interface VerifyFlags { dataset?: string; json?: boolean; jobs?: string; includeSlow?: boolean; testTimeout?: string; programs?: string }
+export interface VerifyFlags {
+  dataset?: string;
+  json?: boolean;
+  jobs?: string;
+  includeSlow?: boolean;
+  testTimeout?: string;
+  programs?: string;
+}

@@ -24,14 +24,20 @@ export interface VerifiedRun {
 }
 
 /** The verdict of each run; the first EVIDENCE INVALID one is refused, naming the run and its first problems. */
-export function verifiedRuns(dirs: readonly string[]): { ok: true; value: VerifiedRun[] } | { ok: false; error: "evidence_invalid" | "invalid_option"; message: string } {
+export function verifiedRuns(
+  dirs: readonly string[],
+): { ok: true; value: VerifiedRun[] } | { ok: false; error: "evidence_invalid" | "invalid_option"; message: string } {
   if (dirs.length === 0) return { ok: false, error: "invalid_option", message: "name at least one run directory" };
   const out: VerifiedRun[] = [];
   for (const dir of dirs) {
     const verdict = deriveBenchVerdict(dir);
     if (verdict.kind === "evidence_invalid" || verdict.manifest === null) {
       const shown = verdict.problems.slice(0, 3).join("; ");
-      return { ok: false, error: "evidence_invalid", message: `${dir}: EVIDENCE INVALID (${verdict.problems.length} problem(s)): ${shown}` };
+      return {
+        ok: false,
+        error: "evidence_invalid",
+        message: `${dir}: EVIDENCE INVALID (${verdict.problems.length} problem(s)): ${shown}`,
+      };
     }
     out.push({ dir, verdict, manifest: verdict.manifest });
   }
@@ -41,10 +47,19 @@ export function verifiedRuns(dirs: readonly string[]): { ok: true; value: Verifi
 /** merge's input from a verified run: the snapshot's records and file bytes, never a second read. */
 export function mergeInputOf(run: VerifiedRun): MergeInput {
   const { snapshot } = run.verdict;
-  return { dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks, file: (rel) => snapshot.traces.get(rel)?.text ?? snapshot.diffs.get(rel) };
+  return {
+    dir: run.dir,
+    manifest: run.manifest,
+    tasks: run.verdict.tasks,
+    file: (rel) => snapshot.traces.get(rel)?.text ?? snapshot.diffs.get(rel),
+  };
 }
 
-interface VerifyRunFlags { dataset?: string; jobs?: string; json?: boolean }
+interface VerifyRunFlags {
+  dataset?: string;
+  jobs?: string;
+  json?: boolean;
+}
 
 function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
@@ -53,28 +68,42 @@ function fail(setExitCode: SetExitCode, code: string, message: string, json: boo
 }
 
 export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode): void {
-  quix.command("verify-run")
-    .description("re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json beside the run")
+  quix
+    .command("verify-run")
+    .description(
+      "re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json beside the run",
+    )
     .argument("<run>", "run directory")
-    .option("--dataset <dir>", "QuixBugs folder (default: as for run); its files must match what the run's traces recorded")
+    .option(
+      "--dataset <dir>",
+      "QuixBugs folder (default: as for run); its files must match what the run's traces recorded",
+    )
     .option("--jobs <n>", "tasks re-graded in parallel (default: core count, at most 8)")
     .option("--json", "print the re-grade as JSON")
     .action(async (run: string, flags: VerifyRunFlags) => {
       const json = flags.json === true;
-      const jobs = flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : undefined;
+      const jobs =
+        flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : undefined;
       if (jobs === undefined) return fail(setExitCode, "invalid_option", "--jobs takes a positive integer", json);
       const dir = resolve(run);
       const gate = verifiedRuns([dir]);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, json);
       const { verdict, manifest } = gate.value[0]!;
-      const testTimeoutMs = typeof manifest.fingerprint.testTimeoutMs === "number" ? manifest.fingerprint.testTimeoutMs : 60_000;
+      const testTimeoutMs =
+        typeof manifest.fingerprint.testTimeoutMs === "number" ? manifest.fingerprint.testTimeoutMs : 60_000;
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: testTimeoutMs });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       // A run on the real QuixBugs is re-graded only against the pinned files (the hash manifest);
       // any data set is also checked per program against the digests the traces recorded.
       if (manifest.environment.datasetSource === `jkoppel/QuixBugs@${QUIXBUGS_COMMIT}`) {
         const pinned = await verifyDirectory(env.value.dataset.root, QUIXBUGS_MANIFEST);
-        if (!pinned.ok) return fail(setExitCode, "dataset_check_failed", `${env.value.dataset.root} is not the pinned QuixBugs: ${pinned.message}`, json);
+        if (!pinned.ok)
+          return fail(
+            setExitCode,
+            "dataset_check_failed",
+            `${env.value.dataset.root} is not the pinned QuixBugs: ${pinned.message}`,
+            json,
+          );
       }
       const { snapshot } = verdict;
       const inputs: RegradeInput[] = verdict.tasks.map((task) => ({
@@ -84,20 +113,43 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       }));
       const tty = process.stderr.isTTY && !json;
       const report = await regradeRun(inputs, {
-        dataset: env.value.dataset, sandbox: env.value.sandbox, jobs, testTimeoutMs, includeSlow: manifest.fingerprint.includeSlow === true,
+        dataset: env.value.dataset,
+        sandbox: env.value.sandbox,
+        jobs,
+        testTimeoutMs,
+        includeSlow: manifest.fingerprint.includeSlow === true,
         onTask: (entry, done, total) => {
           if (tty) process.stderr.write(`\r${done}/${total} ${entry.key.padEnd(30)}`);
-          else if (!json) process.stderr.write(`${done}/${total} ${entry.key} ${entry.identical ? "identical" : "DIFFERS"}\n`);
+          else if (!json)
+            process.stderr.write(`${done}/${total} ${entry.key} ${entry.identical ? "identical" : "DIFFERS"}\n`);
         },
       });
       if (tty) process.stderr.write("\n");
-      const written = writeVerification(dir, snapshot.tasksSha256 ?? "", report, { grader: GRADER_ID, dataset: env.value.dataset.root });
+      const written = writeVerification(dir, snapshot.tasksSha256 ?? "", report, {
+        grader: GRADER_ID,
+        dataset: env.value.dataset.root,
+      });
       const disagreeing = report.entries.filter((entry) => !entry.identical);
       const timing = `${report.seconds.toFixed(1)} s; the run's own grading took ${report.recordedGradingSeconds.toFixed(1)} s of grader time`;
-      if (json) process.stdout.write(JSON.stringify({ ok: disagreeing.length === 0 && written.ok, run: dir, verification: written.ok ? written.value : null, ...report }, null, 2) + "\n");
+      if (json)
+        process.stdout.write(
+          JSON.stringify(
+            {
+              ok: disagreeing.length === 0 && written.ok,
+              run: dir,
+              verification: written.ok ? written.value : null,
+              ...report,
+            },
+            null,
+            2,
+          ) + "\n",
+        );
       else {
         for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
-        if (disagreeing.length === 0) process.stdout.write(`re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\nnext step: ${tcaCommand(["report", dir])}\n` : ""}`);
+        if (disagreeing.length === 0)
+          process.stdout.write(
+            `re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\nnext step: ${tcaCommand(["report", dir])}\n` : ""}`,
+          );
       }
       if (!written.ok && disagreeing.length === 0) {
         if (!json) printCommandError(written.error, written.message);
@@ -107,8 +159,15 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         // A run graded by another version of the grader can disagree because the grader changed
         // (held-out inputs, comparisons): said, never hidden, and still a disagreement.
         const recordedGrader = manifest.environment["grader"];
-        const graderNote = typeof recordedGrader === "string" && recordedGrader !== GRADER_ID ? ` (the run was graded by ${recordedGrader}, this checkout grades with ${GRADER_ID}: a difference may be the grader's change; verify with that version's checkout)` : "";
-        if (!json) printCommandError("evidence_invalid", `${dir}: EVIDENCE INVALID: the re-grade disagrees with ${disagreeing.length} of ${report.entries.length} task record(s): ${disagreeing.map((entry) => entry.key).join(", ")}${graderNote}`);
+        const graderNote =
+          typeof recordedGrader === "string" && recordedGrader !== GRADER_ID
+            ? ` (the run was graded by ${recordedGrader}, this checkout grades with ${GRADER_ID}: a difference may be the grader's change; verify with that version's checkout)`
+            : "";
+        if (!json)
+          printCommandError(
+            "evidence_invalid",
+            `${dir}: EVIDENCE INVALID: the re-grade disagrees with ${disagreeing.length} of ${report.entries.length} task record(s): ${disagreeing.map((entry) => entry.key).join(", ")}${graderNote}`,
+          );
         return setExitCode(1);
       }
       setExitCode(0);

@@ -25,7 +25,9 @@ export function readBoundedFile(path: string): Result<Uint8Array, ExprErrorCode>
 }
 
 function print<T>(result: Result<T, ExprErrorCode>, render: (value: T) => object, setExitCode: SetExitCode): void {
-  const body = result.ok ? { ok: true, ...render(result.value) } : { ok: false, error: result.error, message: result.message };
+  const body = result.ok
+    ? { ok: true, ...render(result.value) }
+    : { ok: false, error: result.error, message: result.message };
   process.stdout.write(JSON.stringify(body) + "\n");
   setExitCode(result.ok ? 0 : 1);
 }
@@ -36,7 +38,7 @@ export function registerExprCommands(program: Command, setExitCode: SetExitCode)
     .command("eval")
     .description("evaluate one expression for clamp or total on one input list; prints one JSON object")
     .option("--function <name>", "clamp or total")
-    .option("--expr <text>", "the return expression, e.g. \"lo if x < lo else x\"")
+    .option("--expr <text>", 'the return expression, e.g. "lo if x < lo else x"')
     .option("--args <list>", "comma-separated integers in parameter order, e.g. -2,0,5")
     .action((options: { function?: string; expr?: string; args?: string }) => {
       print(runEvalRequest(options.function, options.expr, options.args), (value) => ({ value }), setExitCode);

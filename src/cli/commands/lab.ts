@@ -40,7 +40,9 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
     .option("--run <dir>", "a new run directory (absolute or relative; must not exist)")
     .option("--json", "print final.json instead of the summary")
     .action(async (options: { run?: string; json?: boolean }) => {
-      const runDirectory = options.run ? resolve(options.run) : join(mkdtempSync(join(tmpdir(), "tca-baseline-")), "run");
+      const runDirectory = options.run
+        ? resolve(options.run)
+        : join(mkdtempSync(join(tmpdir(), "tca-baseline-")), "run");
       const cancel = new AbortController();
       const onSigint = (): void => cancel.abort();
       process.once("SIGINT", onSigint);
@@ -51,7 +53,13 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
           setExitCode(2);
           return;
         }
-        process.stdout.write(options.json ? `${JSON.stringify(result.value.final, null, 2)}\n` : formatRunSummary(result.value.final, result.value.runDirectory, { nextSteps: baselineNextSteps(result.value.runDirectory) }));
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify(result.value.final, null, 2)}\n`
+            : formatRunSummary(result.value.final, result.value.runDirectory, {
+                nextSteps: baselineNextSteps(result.value.runDirectory),
+              }),
+        );
         // The exit status follows the verdict derived from the audit, never final.json alone.
         setExitCode(deriveRunVerdict(result.value.runDirectory).kind === "verified_success" ? 0 : 1);
       } finally {
@@ -75,7 +83,10 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       try {
         mkdirSync(root, { mode: 0o700 });
       } catch {
-        printCommandError(existsSync(root) ? "output_exists" : "usage_error", `--root ${root} could not be created: it must not exist yet, and its parent must be a folder`);
+        printCommandError(
+          existsSync(root) ? "output_exists" : "usage_error",
+          `--root ${root} could not be created: it must not exist yet, and its parent must be a folder`,
+        );
         setExitCode(2);
         return;
       }
@@ -89,11 +100,20 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       }
       const failed = rows.filter((row) => !row.passed);
       const report = {
-        schema: "tca.checks/1", root, harness_sha256: harnessHashes().aggregate_sha256,
-        total: rows.length, passed: rows.length - failed.length, failed: failed.length, process_watch: watch.report(), checks: rows,
+        schema: "tca.checks/1",
+        root,
+        harness_sha256: harnessHashes().aggregate_sha256,
+        total: rows.length,
+        passed: rows.length - failed.length,
+        failed: failed.length,
+        process_watch: watch.report(),
+        checks: rows,
       };
       writeJsonExclusive(join(root, "checks.json"), report);
-      const started = report.process_watch.processes_started + report.process_watch.threads_started + report.process_watch.native_addons_loaded;
+      const started =
+        report.process_watch.processes_started +
+        report.process_watch.threads_started +
+        report.process_watch.native_addons_loaded;
       // What `tca report` and `tca lab submission` will say: every row re-derived from its run directory.
       const derived = deriveChecksVerdict(root);
       process.stdout.write(
@@ -113,121 +133,176 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .command("model")
     .description("one model trial in a fresh run directory, with the local model as proposal source")
     .requiredOption("--run <dir>", "a new run directory (must not exist; never a copy of a baseline run)")
-    .requiredOption("--model-directory <dir>", "a verified model directory (tca model acquire/verify) or a synthetic checkpoint")
+    .requiredOption(
+      "--model-directory <dir>",
+      "a verified model directory (tca model acquire/verify) or a synthetic checkpoint",
+    )
     .option("--yes", "authorize the run without the interactive confirmation")
     .option("--predictions <file>", "predictions file (default: predictions.json in the model directory)")
     .option("--without-predictions", "run without recorded predictions (recorded as such)")
-    .option("--extension <change>", "a further trial after the first one in the ledger: the declared change (required for every later trial)")
+    .option(
+      "--extension <change>",
+      "a further trial after the first one in the ledger: the declared change (required for every later trial)",
+    )
     .option("--baseline <dir>", "the `tca lab baseline` run that verified this harness (recorded before loading)")
     .option("--checks <dir>", "the `tca lab checks` root that verified this harness (recorded before loading)")
-    .option("--unverified-harness", "run even though the --baseline/--checks evidence does not verify (recorded in the manifest)")
-    .action(async (options: { run: string; modelDirectory: string; yes?: boolean; predictions?: string; withoutPredictions?: boolean; extension?: string; baseline?: string; checks?: string; unverifiedHarness?: boolean }) => {
-      const runDirectory = resolve(options.run);
-      const modelDirectory = resolve(options.modelDirectory);
-      // The most specific cause first: a missing model directory is named before anything about
-      // the predictions that would live beside it.
-      const checkedModel = modelDirectoryArgument(modelDirectory);
-      if (!checkedModel.ok) {
-        printCommandError(checkedModel.error, checkedModel.message);
-        setExitCode(2);
-        return;
-      }
-      // A download that failed or was cut off is the most likely reason a newcomer has no verified
-      // model: name it and the way on, before predictions or the lockfile are asked about.
-      const unfinished = await findUnfinishedDownload(modelDirectory, PINNED_FILES, Date.now(), { hash: false }).catch(() => null);
-      if (unfinished !== null) {
-        printCommandError(
-          "model_directory_rejected",
-          `model_not_verified: --model-directory ${modelDirectory} holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; ` +
-            `continue it with ${tcaCommand(["model", "acquire", "--directory", modelDirectory])}, or without access to the model hub finish the Lab with ` +
-            tcaCommand(["lab", "submission", "--baseline", options.baseline === undefined ? "BASELINE_RUN" : resolve(options.baseline), "--blocked", "REASON"]),
-        );
-        setExitCode(2);
-        return;
-      }
-      if (options.predictions) {
-        const given = inputFile("--predictions", resolve(options.predictions));
-        if (!given.ok) {
-          printCommandError(given.error, given.message);
+    .option(
+      "--unverified-harness",
+      "run even though the --baseline/--checks evidence does not verify (recorded in the manifest)",
+    )
+    .action(
+      async (options: {
+        run: string;
+        modelDirectory: string;
+        yes?: boolean;
+        predictions?: string;
+        withoutPredictions?: boolean;
+        extension?: string;
+        baseline?: string;
+        checks?: string;
+        unverifiedHarness?: boolean;
+      }) => {
+        const runDirectory = resolve(options.run);
+        const modelDirectory = resolve(options.modelDirectory);
+        // The most specific cause first: a missing model directory is named before anything about
+        // the predictions that would live beside it.
+        const checkedModel = modelDirectoryArgument(modelDirectory);
+        if (!checkedModel.ok) {
+          printCommandError(checkedModel.error, checkedModel.message);
           setExitCode(2);
           return;
         }
-      }
-      const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
-      let predictions: Parameters<typeof runModelTrial>[0]["predictions"] = null;
-      if (options.withoutPredictions) predictions = "without_predictions";
-      else {
-        const read = readPredictions(predictionsFile);
-        if (read.ok) predictions = { record: read.value, path: predictionsFile };
-      }
-      let runConsent: "interactive_confirmation" | "yes_flag" | null = options.yes ? "yes_flag" : null;
-      if (runConsent === null && predictions !== null && process.stdin.isTTY) {
-        const prompt = createInterface({ input: process.stdin, output: process.stdout });
-        const what = options.extension ? `one EXTENSION trial (declared change: ${options.extension})` : "one model trial";
-        const answer = await prompt.question(
-          `Run ${what} in the new run directory ${runDirectory}?\n` +
-            "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell.\n" +
-            "Resources (estimates, the same for the trial and every extension): at most 10 minutes (less if the 30-minute window has less left), " +
-            "several GB of memory for the F32 model, CPU only with 2 threads. [y/N] ",
-        );
-        prompt.close();
-        if (/^(y|yes)$/i.test(answer.trim())) runConsent = "interactive_confirmation";
-      }
-      const cancel = new AbortController();
-      // Loading the full-size model takes seconds and each generation tens of them: say so on a terminal.
-      const progress = watchRunProgress(runDirectory);
-      // Ctrl-C is acknowledged at once; the load (worker killed) or generation stops within the
-      // supervisor's 2-second grace, and the run is recorded with stop reason cancelled.
-      const onSigint = (): void => {
-        progress.stop();
-        process.stderr.write(cancellingNotice("lab model", "the model is stopped; the run is kept and recorded as cancelled"));
-        cancel.abort();
-      };
-      process.once("SIGINT", onSigint);
-      try {
-        const trial = await runModelTrial({
-          runDirectory, modelDirectory, runConsent, predictions, cancellation: cancel.signal,
-          extension: options.extension ?? null,
-          baselineDirectory: options.baseline ? resolve(options.baseline) : null,
-          checksDirectory: options.checks ? resolve(options.checks) : null,
-          unverifiedHarness: options.unverifiedHarness === true,
-          // Tokens so far and tok/s on the status line; asked of the worker only when a terminal shows them.
-          ...(progress.active ? { onGenerationProgress: (notice: ProgressNotice) => progress.progress(notice) } : {}),
-        });
-        progress.stop();
-        if (!trial.ok) {
-          // The one refusal whose way on is a command: say it as one that runs from here.
-          const message =
-            trial.error === "predictions_missing" && options.predictions === undefined
-              ? `record your predictions first: ${tcaCommand(["lab", "predict", "--model-directory", modelDirectory])}, or pass --without-predictions`
-              : trial.error === "run_not_authorized" && process.stdin.isTTY !== true
-                ? "not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)"
-                : runErrorMessage(trial.error, trial.message, runDirectory);
-          printCommandError(trial.error, message);
+        // A download that failed or was cut off is the most likely reason a newcomer has no verified
+        // model: name it and the way on, before predictions or the lockfile are asked about.
+        const unfinished = await findUnfinishedDownload(modelDirectory, PINNED_FILES, Date.now(), {
+          hash: false,
+        }).catch(() => null);
+        if (unfinished !== null) {
+          printCommandError(
+            "model_directory_rejected",
+            `model_not_verified: --model-directory ${modelDirectory} holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; ` +
+              `continue it with ${tcaCommand(["model", "acquire", "--directory", modelDirectory])}, or without access to the model hub finish the Lab with ` +
+              tcaCommand([
+                "lab",
+                "submission",
+                "--baseline",
+                options.baseline === undefined ? "BASELINE_RUN" : resolve(options.baseline),
+                "--blocked",
+                "REASON",
+              ]),
+          );
           setExitCode(2);
           return;
         }
-        const ran = trial.value.run;
-        const cancelled = ran.final.stop_reason === "cancelled";
-        process.stdout.write(formatRunSummary(ran.final, ran.runDirectory, cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) }));
-        if (trial.value.run.final.stop_reason === "cancelled") {
-          printCommandError("cancelled", `stopped by Ctrl-C; the run is recorded as cancelled in ${trial.value.run.runDirectory} (a trial needs a new --run)`);
-          setExitCode(CANCELLED_EXIT_CODE);
-          return;
+        if (options.predictions) {
+          const given = inputFile("--predictions", resolve(options.predictions));
+          if (!given.ok) {
+            printCommandError(given.error, given.message);
+            setExitCode(2);
+            return;
+          }
         }
-        setExitCode(trial.value.run.final.stop_reason === "harness_error" || deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid" ? 1 : 0);
-      } finally {
-        progress.stop();
-        process.removeListener("SIGINT", onSigint);
-      }
-    });
+        const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
+        let predictions: Parameters<typeof runModelTrial>[0]["predictions"] = null;
+        if (options.withoutPredictions) predictions = "without_predictions";
+        else {
+          const read = readPredictions(predictionsFile);
+          if (read.ok) predictions = { record: read.value, path: predictionsFile };
+        }
+        let runConsent: "interactive_confirmation" | "yes_flag" | null = options.yes ? "yes_flag" : null;
+        if (runConsent === null && predictions !== null && process.stdin.isTTY) {
+          const prompt = createInterface({ input: process.stdin, output: process.stdout });
+          const what = options.extension
+            ? `one EXTENSION trial (declared change: ${options.extension})`
+            : "one model trial";
+          const answer = await prompt.question(
+            `Run ${what} in the new run directory ${runDirectory}?\n` +
+              "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell.\n" +
+              "Resources (estimates, the same for the trial and every extension): at most 10 minutes (less if the 30-minute window has less left), " +
+              "several GB of memory for the F32 model, CPU only with 2 threads. [y/N] ",
+          );
+          prompt.close();
+          if (/^(y|yes)$/i.test(answer.trim())) runConsent = "interactive_confirmation";
+        }
+        const cancel = new AbortController();
+        // Loading the full-size model takes seconds and each generation tens of them: say so on a terminal.
+        const progress = watchRunProgress(runDirectory);
+        // Ctrl-C is acknowledged at once; the load (worker killed) or generation stops within the
+        // supervisor's 2-second grace, and the run is recorded with stop reason cancelled.
+        const onSigint = (): void => {
+          progress.stop();
+          process.stderr.write(
+            cancellingNotice("lab model", "the model is stopped; the run is kept and recorded as cancelled"),
+          );
+          cancel.abort();
+        };
+        process.once("SIGINT", onSigint);
+        try {
+          const trial = await runModelTrial({
+            runDirectory,
+            modelDirectory,
+            runConsent,
+            predictions,
+            cancellation: cancel.signal,
+            extension: options.extension ?? null,
+            baselineDirectory: options.baseline ? resolve(options.baseline) : null,
+            checksDirectory: options.checks ? resolve(options.checks) : null,
+            unverifiedHarness: options.unverifiedHarness === true,
+            // Tokens so far and tok/s on the status line; asked of the worker only when a terminal shows them.
+            ...(progress.active ? { onGenerationProgress: (notice: ProgressNotice) => progress.progress(notice) } : {}),
+          });
+          progress.stop();
+          if (!trial.ok) {
+            // The one refusal whose way on is a command: say it as one that runs from here.
+            const message =
+              trial.error === "predictions_missing" && options.predictions === undefined
+                ? `record your predictions first: ${tcaCommand(["lab", "predict", "--model-directory", modelDirectory])}, or pass --without-predictions`
+                : trial.error === "run_not_authorized" && process.stdin.isTTY !== true
+                  ? "not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)"
+                  : runErrorMessage(trial.error, trial.message, runDirectory);
+            printCommandError(trial.error, message);
+            setExitCode(2);
+            return;
+          }
+          const ran = trial.value.run;
+          const cancelled = ran.final.stop_reason === "cancelled";
+          process.stdout.write(
+            formatRunSummary(
+              ran.final,
+              ran.runDirectory,
+              cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) },
+            ),
+          );
+          if (trial.value.run.final.stop_reason === "cancelled") {
+            printCommandError(
+              "cancelled",
+              `stopped by Ctrl-C; the run is recorded as cancelled in ${trial.value.run.runDirectory} (a trial needs a new --run)`,
+            );
+            setExitCode(CANCELLED_EXIT_CODE);
+            return;
+          }
+          setExitCode(
+            trial.value.run.final.stop_reason === "harness_error" ||
+              deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid"
+              ? 1
+              : 0,
+          );
+        } finally {
+          progress.stop();
+          process.removeListener("SIGINT", onSigint);
+        }
+      },
+    );
 
   lab
     .command("predict")
     .description("record your answers to the five prediction questions of Part 1, before any trial")
     .option("--model-directory <dir>", "record them beside this model directory's acquisition ledger")
     .option("--predictions <file>", "or record them in this new file")
-    .option("--answers <file>", "a JSON file with five answers (array, or object keyed 1-5) instead of the interactive prompt")
+    .option(
+      "--answers <file>",
+      "a JSON file with five answers (array, or object keyed 1-5) instead of the interactive prompt",
+    )
     .action(async (options: { modelDirectory?: string; predictions?: string; answers?: string }) => {
       const refuse = (code: string, message: string): void => {
         printCommandError(code, message);
@@ -235,7 +310,11 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       };
       let path: string;
       if (options.predictions) {
-        const out = newOutput("--predictions", resolve(options.predictions), "choose a new file with --predictions FILE");
+        const out = newOutput(
+          "--predictions",
+          resolve(options.predictions),
+          "choose a new file with --predictions FILE",
+        );
         if (!out.ok) return refuse(out.error === "output_exists" ? "predictions_exist" : out.error, out.message);
         path = out.value;
       } else if (options.modelDirectory) {
@@ -272,7 +351,10 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
               const next = await lines.next();
               if (next.done === true) {
                 process.stderr.write("\n");
-                printCommandError("input_incomplete", "input ended before all five answers were given; nothing was recorded");
+                printCommandError(
+                  "input_incomplete",
+                  "input ended before all five answers were given; nothing was recorded",
+                );
                 setExitCode(2);
                 return;
               }
@@ -299,48 +381,70 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
     .description("write submission.md from the evidence of a baseline run and a model run")
     .requiredOption("--baseline <dir>", "the `tca lab baseline` run directory")
     .option("--model <dir>", "the `tca lab model` run directory of the trial (omit if the model stage was not run)")
-    .option("--extension <dir>", "a `tca lab model --extension` run (repeat for each; every trial of the ledger must be given)", (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option(
+      "--extension <dir>",
+      "a `tca lab model --extension` run (repeat for each; every trial of the ledger must be given)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option("--blocked <reason>", "say why the model stage could not run")
     .option("--checks <dir>", "the `tca lab checks` root (holds checks.json)")
     .option("--predictions <file>", "predictions file, if not recorded in the model run")
-    .option("--out <file>", "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)")
-    .action((options: { baseline: string; model?: string; extension: string[]; blocked?: string; checks?: string; predictions?: string; out?: string }) => {
-      // Beside the runs, never into the current directory (often the git checkout) unless asked.
-      const pathProblem = submissionPathProblem({
-        baseline: resolve(options.baseline),
-        model: options.model ? resolve(options.model) : null,
-        extensions: options.extension.map((directory) => resolve(directory)),
-        checks: options.checks ? resolve(options.checks) : null,
-        predictions: options.predictions ? resolve(options.predictions) : null,
-      });
-      if (pathProblem !== null) {
-        printCommandError(pathProblem.error, pathProblem.message);
-        setExitCode(2);
-        return;
-      }
-      const checkedOut = newOutput("--out", resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")), "choose another path with --out FILE");
-      if (!checkedOut.ok) {
-        printCommandError(checkedOut.error, checkedOut.message);
-        setExitCode(2);
-        return;
-      }
-      const out = checkedOut.value;
-      const built = buildSubmission({
-        baselineDirectory: resolve(options.baseline),
-        modelDirectory: options.model ? resolve(options.model) : null,
-        checksDirectory: options.checks ? resolve(options.checks) : null,
-        predictionsPath: options.predictions ? resolve(options.predictions) : null,
-        blockedReason: options.blocked ?? null,
-        extensionDirectories: options.extension.map((directory) => resolve(directory)),
-      });
-      if (!built.ok) {
-        printCommandError(built.error, built.message);
-        setExitCode(2);
-        return;
-      }
-      writeFileSync(out, built.value, { flag: "wx", mode: 0o600 });
-      process.stdout.write(`submission written: ${out}\n`);
-    });
+    .option(
+      "--out <file>",
+      "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)",
+    )
+    .action(
+      (options: {
+        baseline: string;
+        model?: string;
+        extension: string[];
+        blocked?: string;
+        checks?: string;
+        predictions?: string;
+        out?: string;
+      }) => {
+        // Beside the runs, never into the current directory (often the git checkout) unless asked.
+        const pathProblem = submissionPathProblem({
+          baseline: resolve(options.baseline),
+          model: options.model ? resolve(options.model) : null,
+          extensions: options.extension.map((directory) => resolve(directory)),
+          checks: options.checks ? resolve(options.checks) : null,
+          predictions: options.predictions ? resolve(options.predictions) : null,
+        });
+        if (pathProblem !== null) {
+          printCommandError(pathProblem.error, pathProblem.message);
+          setExitCode(2);
+          return;
+        }
+        const checkedOut = newOutput(
+          "--out",
+          resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")),
+          "choose another path with --out FILE",
+        );
+        if (!checkedOut.ok) {
+          printCommandError(checkedOut.error, checkedOut.message);
+          setExitCode(2);
+          return;
+        }
+        const out = checkedOut.value;
+        const built = buildSubmission({
+          baselineDirectory: resolve(options.baseline),
+          modelDirectory: options.model ? resolve(options.model) : null,
+          checksDirectory: options.checks ? resolve(options.checks) : null,
+          predictionsPath: options.predictions ? resolve(options.predictions) : null,
+          blockedReason: options.blocked ?? null,
+          extensionDirectories: options.extension.map((directory) => resolve(directory)),
+        });
+        if (!built.ok) {
+          printCommandError(built.error, built.message);
+          setExitCode(2);
+          return;
+        }
+        writeFileSync(out, built.value, { flag: "wx", mode: 0o600 });
+        process.stdout.write(`submission written: ${out}\n`);
+      },
+    );
 }
 
 /**
@@ -352,7 +456,8 @@ export function runErrorMessage(code: string, message: string, runDirectory: str
   if (code === "run_parent_invalid") {
     // mkdir -p cannot help when a file stands in the way: say which one.
     const blocking = fileAbove(dirname(runDirectory));
-    if (blocking !== null) return `the run directory cannot be made under ${blocking}: it is a file, not a folder (choose --run DIR under a folder)`;
+    if (blocking !== null)
+      return `the run directory cannot be made under ${blocking}: it is a file, not a folder (choose --run DIR under a folder)`;
     return `${message}: ${dirname(runDirectory)} (create it first, e.g. mkdir -p -m 700 ${dirname(runDirectory)}; --run makes only the last folder)`;
   }
   if (code === "run_destination_exists") return `${message}: ${runDirectory} (choose a new path with --run DIR)`;
@@ -364,16 +469,29 @@ export function runErrorMessage(code: string, message: string, runDirectory: str
 function baselineNextSteps(runDirectory: string): NextStep[] {
   return [
     { what: "the run as an HTML page", command: tcaCommand(["report", runDirectory]) },
-    { what: "every negative check", command: tcaCommand(["lab", "checks", "--root", join(dirname(runDirectory), "checks")]) },
+    {
+      what: "every negative check",
+      command: tcaCommand(["lab", "checks", "--root", join(dirname(runDirectory), "checks")]),
+    },
   ];
 }
 
 /** A model run's next steps: see the run, then the submission from the evidence given so far. */
 function modelNextSteps(runDirectory: string, baseline: string | undefined, checks: string | undefined): NextStep[] {
-  const submission = ["lab", "submission", "--baseline", baseline === undefined ? "BASELINE_RUN" : resolve(baseline), "--model", runDirectory];
+  const submission = [
+    "lab",
+    "submission",
+    "--baseline",
+    baseline === undefined ? "BASELINE_RUN" : resolve(baseline),
+    "--model",
+    runDirectory,
+  ];
   if (checks !== undefined) submission.push("--checks", resolve(checks));
   return [
     { what: "every proposal and observation as an HTML page", command: tcaCommand(["report", runDirectory]) },
-    { what: `the submission${baseline === undefined ? " (BASELINE_RUN: your tca lab baseline run)" : ""}`, command: tcaCommand(submission) },
+    {
+      what: `the submission${baseline === undefined ? " (BASELINE_RUN: your tca lab baseline run)" : ""}`,
+      command: tcaCommand(submission),
+    },
   ];
 }

@@ -16,7 +16,11 @@ import { printCommandError } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
 import { shellWord, tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
-import { inspectSyntheticCheckpoint, isSyntheticCheckpoint, openCheckpointDirectory } from "../../model/loader/checkpointDirectory.ts";
+import {
+  inspectSyntheticCheckpoint,
+  isSyntheticCheckpoint,
+  openCheckpointDirectory,
+} from "../../model/loader/checkpointDirectory.ts";
 import { REHEARSAL_LABEL } from "../../model/synthetic/syntheticManifest.ts";
 import { formatCount } from "../../core/numberFormat.ts";
 
@@ -60,7 +64,9 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
         directory,
         endpoint: endpoint.value,
         consent: consentDecider(options.yes === true, plan),
-        progress: process.stderr.isTTY ? terminalProgress(process.stderr) : lineProgress((line) => process.stderr.write(`${line}\n`)),
+        progress: process.stderr.isTTY
+          ? terminalProgress(process.stderr)
+          : lineProgress((line) => process.stderr.write(`${line}\n`)),
       });
       if (!result.ok) {
         // The library's message says what is wrong; the person at the terminal also gets which folder.
@@ -69,13 +75,18 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
         return;
       }
       const value = result.value;
-      const kept = value.keptFiles.length === 0 ? "" : `resumed the unfinished download: kept ${value.keptFiles.length} verified file${value.keptFiles.length === 1 ? "" : "s"} (${value.keptFiles.join(", ")}), fetched the rest\n`;
+      const kept =
+        value.keptFiles.length === 0
+          ? ""
+          : `resumed the unfinished download: kept ${value.keptFiles.length} verified file${value.keptFiles.length === 1 ? "" : "s"} (${value.keptFiles.join(", ")}), fetched the rest\n`;
       process.stdout.write(
         value.status === "already_verified"
           ? `already verified; acquisition skipped and a new 30-minute window opened\nmanifest: ${value.manifestPath}\n`
           : `${kept}acquired and verified ${formatCount(value.payloadBytesReceived)} payload bytes\nmanifest: ${value.manifestPath}\n`,
       );
-      process.stdout.write(`next step: ${tcaCommand(["lab", "predict", "--model-directory", directory])}   (your five predictions, before the trial)\n`);
+      process.stdout.write(
+        `next step: ${tcaCommand(["lab", "predict", "--model-directory", directory])}   (your five predictions, before the trial)\n`,
+      );
     });
 
   program
@@ -97,8 +108,13 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
       process.stdout.write(`${formatReport(report).join("\n")}\n`);
       if (!report.ok && directory.ok) {
         // A download that failed or was cut off: the table says what is wrong, this line what to do.
-        const unfinished = await findUnfinishedDownload(directory.value, PINNED_FILES, Date.now(), { hash: false }).catch(() => null);
-        if (unfinished !== null) process.stdout.write(`this folder holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; continue it with ${tcaCommand(["model", "acquire", "--directory", directory.value])}\n`);
+        const unfinished = await findUnfinishedDownload(directory.value, PINNED_FILES, Date.now(), {
+          hash: false,
+        }).catch(() => null);
+        if (unfinished !== null)
+          process.stdout.write(
+            `this folder holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; continue it with ${tcaCommand(["model", "acquire", "--directory", directory.value])}\n`,
+          );
       }
       // Not a folder at all: the table says what is missing, the error line which path.
       if (!directory.ok) printCommandError("model_directory_invalid", directory.message);
@@ -111,12 +127,26 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
  * download can be continued (acquire resumes an unfinished one), an unresumable one started over,
  * and without access to the hub the Lab still has an honest ending (a --blocked submission).
  */
-function acquireFailureHints(result: { error: string; manifestPath?: string; startOver?: true }, directory: string, endpoint: string | undefined): string[] {
-  const again = ["model", "acquire", "--directory", directory, ...(endpoint === undefined ? [] : ["--endpoint", endpoint])];
+function acquireFailureHints(
+  result: { error: string; manifestPath?: string; startOver?: true },
+  directory: string,
+  endpoint: string | undefined,
+): string[] {
+  const again = [
+    "model",
+    "acquire",
+    "--directory",
+    directory,
+    ...(endpoint === undefined ? [] : ["--endpoint", endpoint]),
+  ];
   const blocked = `without access to the model hub, finish the Lab with the baseline: ${tcaCommand(["lab", "submission", "--baseline", "BASELINE_RUN", "--blocked", "REASON"])}`;
   if (result.startOver === true) return [`start over: rm -r ${shellWord(directory)} && ${tcaCommand(again)}`, blocked];
   if (result.manifestPath === undefined) return [];
-  return [`the download manifest records why: ${result.manifestPath}`, `to continue (files already verified are kept): ${tcaCommand(again)}`, blocked];
+  return [
+    `the download manifest records why: ${result.manifestPath}`,
+    `to continue (files already verified are kept): ${tcaCommand(again)}`,
+    blocked,
+  ];
 }
 
 function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
@@ -127,7 +157,11 @@ function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
       return { given: true, form: "flag_yes" };
     }
     if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
-      return { given: false, code: "consent_required", message: "not on a terminal: pass --yes to consent explicitly; nothing was downloaded" };
+      return {
+        given: false,
+        code: "consent_required",
+        message: "not on a terminal: pass --yes to consent explicitly; nothing was downloaded",
+      };
     }
     const reader = createInterface({ input: process.stdin, output: process.stdout });
     try {
@@ -148,7 +182,9 @@ function formatReport(report: DirectoryReport): string[] {
   ]);
   const lines = alignedTable(["file", "expected bytes", "observed bytes", "identity", "status"], rows);
   if (report.ok) {
-    lines.push("verified: every pinned file matches its size and identity, the manifest agrees, nothing unexpected is present");
+    lines.push(
+      "verified: every pinned file matches its size and identity, the manifest agrees, nothing unexpected is present",
+    );
   } else {
     lines.push(`NOT verified (${report.issues.length} problem${report.issues.length === 1 ? "" : "s"}):`);
     for (const issue of report.issues) lines.push(`  ${issue.code}: ${issue.message}`);
@@ -160,8 +196,15 @@ function formatReport(report: DirectoryReport): string[] {
 async function verifyOwnRecord(directory: string): Promise<{ ok: boolean; lines: string[] }> {
   const inspection = await inspectSyntheticCheckpoint(directory);
   const manifest = inspection.manifest;
-  const kind = manifest === null ? "synthetic checkpoint" : manifest.label === REHEARSAL_LABEL ? "rehearsal checkpoint" : `synthetic checkpoint (${manifest.size}, seed ${manifest.seed})`;
-  const lines = [`${kind}, not the pinned model: checked against its own record (synthetic-manifest.json), not the pinned sizes`];
+  const kind =
+    manifest === null
+      ? "synthetic checkpoint"
+      : manifest.label === REHEARSAL_LABEL
+        ? "rehearsal checkpoint"
+        : `synthetic checkpoint (${manifest.size}, seed ${manifest.seed})`;
+  const lines = [
+    `${kind}, not the pinned model: checked against its own record (synthetic-manifest.json), not the pinned sizes`,
+  ];
   const rows = inspection.files.map((file) => [
     file.name,
     file.recordedBytes === null ? "-" : formatCount(file.recordedBytes),
@@ -179,7 +222,9 @@ async function verifyOwnRecord(directory: string): Promise<{ ok: boolean; lines:
   }
   if (issues.length === 0) {
     const use = manifest?.label === REHEARSAL_LABEL ? "a REHEARSAL run" : "a PIPELINE CHECK";
-    lines.push(`verified against its own record: ${kind}, not the pinned model; every file matches synthetic-manifest.json's size and SHA256 and the loader's config and tokenizer checks pass (tca lab model runs it as ${use}, never a model result)`);
+    lines.push(
+      `verified against its own record: ${kind}, not the pinned model; every file matches synthetic-manifest.json's size and SHA256 and the loader's config and tokenizer checks pass (tca lab model runs it as ${use}, never a model result)`,
+    );
     return { ok: true, lines };
   }
   lines.push(`NOT verified against its own record (${issues.length} problem${issues.length === 1 ? "" : "s"}):`);
@@ -188,7 +233,15 @@ async function verifyOwnRecord(directory: string): Promise<{ ok: boolean; lines:
 }
 
 function alignedTable(header: string[], rows: string[][]): string[] {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: string[]): string => cells.map((cell, column) => (column === 1 || column === 2 ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd();
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) =>
+        column === 1 || column === 2 ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0),
+      )
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }

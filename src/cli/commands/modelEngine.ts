@@ -20,7 +20,11 @@ import { inputDirectory, inputFile, newOutput } from "../pathArguments.ts";
 function newCheckpointDirectory(directory: string): { ok: true } | { ok: false; error: string; message: string } {
   const checked = newOutput("--directory", directory, "choose a new --directory");
   if (checked.ok) return { ok: true };
-  return { ok: false, error: checked.error === "output_exists" ? "destination_exists" : checked.error, message: checked.message };
+  return {
+    ok: false,
+    error: checked.error === "output_exists" ? "destination_exists" : checked.error,
+    message: checked.message,
+  };
 }
 
 /** --model-directory must be a folder before anything loads; the code stays the engine's. */
@@ -48,15 +52,24 @@ function progressPrinter(label: string): (done: number, total: number) => void {
 export function registerModelEngineCommands(program: Command, setExitCode: SetExitCode): void {
   program
     .command("make-test-checkpoint")
-    .description("write a random-weight Qwen2 checkpoint in the pinned layout (synthetic: for tests and benchmarks only)")
+    .description(
+      "write a random-weight Qwen2 checkpoint in the pinned layout (synthetic: for tests and benchmarks only)",
+    )
     .requiredOption("--directory <dir>", "a new directory to create")
     .requiredOption("--size <size>", "tiny (a few MB) or full (the exact pinned shapes, ~988 MB)")
     .option("--seed <n>", "random seed (default 0)", "0")
-    .option("--tokenizer <kind>", "synthetic (default: the project's small BPE) or qwen2.5 (the stand-in derived from installed packages)", "synthetic")
+    .option(
+      "--tokenizer <kind>",
+      "synthetic (default: the project's small BPE) or qwen2.5 (the stand-in derived from installed packages)",
+      "synthetic",
+    )
     .action(async (options: { directory: string; size: string; seed: string; tokenizer: string }) => {
-      if (!(SYNTHETIC_SIZES as readonly string[]).includes(options.size)) return fail(setExitCode, "input_invalid", "--size must be tiny or full");
-      if (!/^\d{1,10}$/.test(options.seed)) return fail(setExitCode, "input_invalid", "--seed must be a non-negative integer");
-      if (options.tokenizer !== "synthetic" && options.tokenizer !== "qwen2.5") return fail(setExitCode, "input_invalid", "--tokenizer must be synthetic or qwen2.5");
+      if (!(SYNTHETIC_SIZES as readonly string[]).includes(options.size))
+        return fail(setExitCode, "input_invalid", "--size must be tiny or full");
+      if (!/^\d{1,10}$/.test(options.seed))
+        return fail(setExitCode, "input_invalid", "--seed must be a non-negative integer");
+      if (options.tokenizer !== "synthetic" && options.tokenizer !== "qwen2.5")
+        return fail(setExitCode, "input_invalid", "--tokenizer must be synthetic or qwen2.5");
       const destination = newCheckpointDirectory(path.resolve(options.directory));
       if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
       const result = await makeTestCheckpoint({
@@ -84,15 +97,23 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
       if (!model.ok) return fail(setExitCode, model.error, model.message);
       let input: GenerationInput;
       if (options.inputIds !== undefined) {
-        if (options.system !== undefined || options.user !== undefined) return fail(setExitCode, "input_invalid", "use either --input-ids or --system/--user");
+        if (options.system !== undefined || options.user !== undefined)
+          return fail(setExitCode, "input_invalid", "use either --input-ids or --system/--user");
         const idsFile = inputFile("--input-ids", path.resolve(options.inputIds));
         if (!idsFile.ok) return fail(setExitCode, "input_invalid", idsFile.message);
         const ids = await readInputIdsFile(path.resolve(options.inputIds));
         if (!ids.ok) return fail(setExitCode, ids.error, ids.message);
         input = { kind: "ids", ids: ids.value };
       } else {
-        if (options.system === undefined || options.user === undefined) return fail(setExitCode, "input_invalid", "give --system and --user, or --input-ids");
-        input = { kind: "messages", messages: [{ role: "system", content: options.system }, { role: "user", content: options.user }] };
+        if (options.system === undefined || options.user === undefined)
+          return fail(setExitCode, "input_invalid", "give --system and --user, or --input-ids");
+        input = {
+          kind: "messages",
+          messages: [
+            { role: "system", content: options.system },
+            { role: "user", content: options.user },
+          ],
+        };
       }
       // Loading and one generation can take a minute on the full-size model: say so on a terminal.
       let loaded = false;
@@ -110,8 +131,16 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
     });
 
   const rehearsalCommands: readonly [string, RehearsalSet, string][] = [
-    ["make-rehearsal-checkpoint", "lab", "write the rehearsal model (trained in-project on scripted transcripts; proves the model path, says nothing about any real model)"],
-    ["make-bench-rehearsal-checkpoint", "bench", "write the bench rehearsal model (trained in-project on the mini data set's agent transcripts; proves the benchmark's model path, says nothing about any real model)"],
+    [
+      "make-rehearsal-checkpoint",
+      "lab",
+      "write the rehearsal model (trained in-project on scripted transcripts; proves the model path, says nothing about any real model)",
+    ],
+    [
+      "make-bench-rehearsal-checkpoint",
+      "bench",
+      "write the bench rehearsal model (trained in-project on the mini data set's agent transcripts; proves the benchmark's model path, says nothing about any real model)",
+    ],
   ];
   for (const [name, set, description] of rehearsalCommands) {
     program
@@ -123,9 +152,13 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
         const result = await makeRehearsalCheckpoint({ directory: path.resolve(options.directory), set });
         if (!result.ok) return fail(setExitCode, result.error, result.message);
-        process.stderr.write("REHEARSAL model: trained in-project on scripted transcripts; it proves the model path\n  and says nothing about any real model's ability.\n");
+        process.stderr.write(
+          "REHEARSAL model: trained in-project on scripted transcripts; it proves the model path\n  and says nothing about any real model's ability.\n",
+        );
         const m = result.value;
-        process.stdout.write(`${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`,
+        );
       });
   }
 
@@ -137,33 +170,41 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
     .option("--file <file>", "a UTF-8 file to encode without special tokens")
     .option("--system <text>", "system message (with --user): the rendered chat template is encoded")
     .option("--user <text>", "user message (with --system)")
-    .action(async (options: { modelDirectory: string; text?: string; file?: string; system?: string; user?: string }) => {
-      const given = [options.text !== undefined, options.file !== undefined, options.system !== undefined || options.user !== undefined].filter(Boolean).length;
-      if (given !== 1) return fail(setExitCode, "input_invalid", "give exactly one of --text, --file, or --system with --user");
-      const model = modelDirectoryGiven(path.resolve(options.modelDirectory));
-      if (!model.ok) return fail(setExitCode, model.error, model.message);
-      let input: TokenizeInput;
-      if (options.system !== undefined || options.user !== undefined) {
-        if (options.system === undefined || options.user === undefined) return fail(setExitCode, "input_invalid", "--system and --user go together");
-        input = { kind: "chat", system: options.system, user: options.user };
-      } else if (options.file !== undefined) {
-        const file = inputFile("--file", path.resolve(options.file));
-        if (!file.ok) return fail(setExitCode, "input_invalid", file.message);
-        const bytes = await readFile(file.value).catch(() => null);
-        if (bytes === null) return fail(setExitCode, "input_invalid", `--file ${file.value} could not be read`);
-        const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-        let decoded: string;
-        try {
-          decoded = text.decode(bytes);
-        } catch {
-          return fail(setExitCode, "input_invalid", "--file is not valid UTF-8");
+    .action(
+      async (options: { modelDirectory: string; text?: string; file?: string; system?: string; user?: string }) => {
+        const given = [
+          options.text !== undefined,
+          options.file !== undefined,
+          options.system !== undefined || options.user !== undefined,
+        ].filter(Boolean).length;
+        if (given !== 1)
+          return fail(setExitCode, "input_invalid", "give exactly one of --text, --file, or --system with --user");
+        const model = modelDirectoryGiven(path.resolve(options.modelDirectory));
+        if (!model.ok) return fail(setExitCode, model.error, model.message);
+        let input: TokenizeInput;
+        if (options.system !== undefined || options.user !== undefined) {
+          if (options.system === undefined || options.user === undefined)
+            return fail(setExitCode, "input_invalid", "--system and --user go together");
+          input = { kind: "chat", system: options.system, user: options.user };
+        } else if (options.file !== undefined) {
+          const file = inputFile("--file", path.resolve(options.file));
+          if (!file.ok) return fail(setExitCode, "input_invalid", file.message);
+          const bytes = await readFile(file.value).catch(() => null);
+          if (bytes === null) return fail(setExitCode, "input_invalid", `--file ${file.value} could not be read`);
+          const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+          let decoded: string;
+          try {
+            decoded = text.decode(bytes);
+          } catch {
+            return fail(setExitCode, "input_invalid", "--file is not valid UTF-8");
+          }
+          input = { kind: "text", text: decoded };
+        } else {
+          input = { kind: "text", text: options.text as string };
         }
-        input = { kind: "text", text: decoded };
-      } else {
-        input = { kind: "text", text: options.text as string };
-      }
-      const result = await tokenizeWithCheckpoint(path.resolve(options.modelDirectory), input);
-      if (!result.ok) return fail(setExitCode, result.error, result.message);
-      process.stdout.write(`${JSON.stringify(result.value)}\n`);
-    });
+        const result = await tokenizeWithCheckpoint(path.resolve(options.modelDirectory), input);
+        if (!result.ok) return fail(setExitCode, result.error, result.message);
+        process.stdout.write(`${JSON.stringify(result.value)}\n`);
+      },
+    );
 }

@@ -15,7 +15,9 @@ import { inputFile } from "../pathArguments.ts";
 import type { SetExitCode } from "./index.ts";
 
 /** The printed verdict's shape; `error` is a proposal code or, for a replace, an expression code. */
-export type CheckVerdict = { readonly ok: true; readonly action: unknown } | { readonly ok: false; readonly error: string; readonly message: string };
+export type CheckVerdict =
+  | { readonly ok: true; readonly action: unknown }
+  | { readonly ok: false; readonly error: string; readonly message: string };
 
 /** The controller's verdict on one proposal's bytes, without a run: parse, contract, then the replace's expression. */
 export function checkProposal(bytes: Uint8Array): CheckVerdict {
@@ -39,7 +41,10 @@ export async function readBoundedBytes(input: AsyncIterable<Uint8Array | string>
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of input) {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes =
+      typeof chunk === "string"
+        ? Buffer.from(chunk, "utf8")
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const room = cap + 1 - total;
     chunks.push(bytes.byteLength > room ? bytes.subarray(0, room) : bytes);
     total += Math.min(bytes.byteLength, room);
@@ -58,7 +63,9 @@ export function registerProposalCommands(program: Command, setExitCode: SetExitC
   const proposal = program.command("proposal").description("strict proposal parsing and the closed action contract");
   proposal
     .command("check")
-    .description(`check one proposal (at most ${PROPOSAL_LIMITS.maxBytes} bytes of UTF-8 JSON) from a file or stdin as the controller does, and print its verdict as JSON`)
+    .description(
+      `check one proposal (at most ${PROPOSAL_LIMITS.maxBytes} bytes of UTF-8 JSON) from a file or stdin as the controller does, and print its verdict as JSON`,
+    )
     .argument("[file]", "the proposal file (default: stdin)")
     .action(async (file: string | undefined) => {
       let bytes: Uint8Array;
@@ -69,7 +76,10 @@ export function registerProposalCommands(program: Command, setExitCode: SetExitC
         // Bounded like stdin, and never a blocking open (a FIFO or device is refused at once).
         const read = found.ok ? readRegularFile(found.value, STDIN_BYTE_CAP + 1, { prefixOnly: true }) : found;
         if (!read.ok) {
-          printCommandError(found.ok ? "path_unreadable" : found.error, found.ok ? `${found.value} cannot be read` : found.message);
+          printCommandError(
+            found.ok ? "path_unreadable" : found.error,
+            found.ok ? `${found.value} cannot be read` : found.message,
+          );
           setExitCode(2);
           return;
         }

@@ -36,7 +36,8 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
         let html: string;
         if (flags.out !== undefined) {
           const written = writeReport(runDirectory, { out: flags.out, force: flags.force === true });
-          if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out: flags.out });
+          if (!written.ok)
+            return fail(setExitCode, written.error, written.message, { run: runDirectory, out: flags.out });
           process.stdout.write(`report: ${written.value.path}\n`);
           html = written.value.report.html;
         } else {
@@ -57,21 +58,33 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
       // A bench run's page says whether verify-run re-graded it; the terminal says it too.
-      const regrade = document.kind === "bench" ? document.bench.verdict.details.find((line) => /^(not )?re-graded/.test(line)) : undefined;
-      process.stdout.write(`${document.kind} run: ${verdictOf(document).headline}\n${regrade !== undefined ? `${regrade}\n` : ""}report: ${written.value.path}\n`);
+      const regrade =
+        document.kind === "bench"
+          ? document.bench.verdict.details.find((line) => /^(not )?re-graded/.test(line))
+          : undefined;
+      process.stdout.write(
+        `${document.kind} run: ${verdictOf(document).headline}\n${regrade !== undefined ? `${regrade}\n` : ""}report: ${written.value.path}\n`,
+      );
       failIfInvalid(setExitCode, document);
     });
 }
 
 function verdictOf(document: ReportDocument): Verdict {
-  return document.kind === "lab" ? document.lab.verdict : document.kind === "checks" ? document.checks.verdict : document.bench.verdict;
+  return document.kind === "lab"
+    ? document.lab.verdict
+    : document.kind === "checks"
+      ? document.checks.verdict
+      : document.bench.verdict;
 }
 
 /** EVIDENCE INVALID is never a successful command: the report is written, the exit status says no. */
 function failIfInvalid(setExitCode: SetExitCode, document: ReportDocument): void {
   const verdict = verdictOf(document);
   if (verdict.tone !== "invalid") return;
-  printCommandError("evidence_invalid", verdict.details[1] ?? verdict.details[0] ?? "the evidence disagrees with its audit");
+  printCommandError(
+    "evidence_invalid",
+    verdict.details[1] ?? verdict.details[0] ?? "the evidence disagrees with its audit",
+  );
   setExitCode(1);
 }
 
@@ -80,7 +93,8 @@ const OUTPUT_CODES: readonly string[] = ["output_exists", "output_unwritable", "
 
 /** The refusal, naming the path it is about (the builder's messages do not carry host paths). */
 function fail(setExitCode: SetExitCode, code: string, message: string, paths: { run: string; out?: string }): void {
-  const about = OUTPUT_CODES.includes(code) && paths.out !== undefined ? `--out ${resolve(paths.out)}` : resolve(paths.run);
+  const about =
+    OUTPUT_CODES.includes(code) && paths.out !== undefined ? `--out ${resolve(paths.out)}` : resolve(paths.run);
   printCommandError(code, `${about}: ${message}`);
   setExitCode(2);
 }

@@ -29,7 +29,13 @@ import {
 } from "./manifest.ts";
 import { silentProgress, type AcquisitionProgress } from "./progress.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload, type UnfinishedDownload } from "./unfinishedDownload.ts";
-import { checkResources, DEFAULT_RESOURCE_THRESHOLDS, readMachineResources, type ResourceReader, type ResourceThresholds } from "./resources.ts";
+import {
+  checkResources,
+  DEFAULT_RESOURCE_THRESHOLDS,
+  readMachineResources,
+  type ResourceReader,
+  type ResourceThresholds,
+} from "./resources.ts";
 
 export interface AcquireOptions {
   /** Absolute path of the directory to create. */
@@ -62,7 +68,10 @@ export interface AcquireSuccess {
  * `startOver` marks an unfinished download of ours that cannot be resumed as it is (the CLI
  * then gives the command that removes it and starts again).
  */
-export type AcquireResult = Result<AcquireSuccess, ArtifactErrorCode> & { readonly manifestPath?: string; readonly startOver?: true };
+export type AcquireResult = Result<AcquireSuccess, ArtifactErrorCode> & {
+  readonly manifestPath?: string;
+  readonly startOver?: true;
+};
 
 export async function acquireModel(options: AcquireOptions): Promise<AcquireResult> {
   const pins = options.pins ?? PINNED_FILES;
@@ -73,7 +82,8 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
   if (!isAbsolute(directory)) return err("destination_invalid", "the destination must be an absolute path");
   const parent = dirname(directory);
   try {
-    if (!(await lstat(parent)).isDirectory()) return err("destination_invalid", "the destination's parent is not a directory");
+    if (!(await lstat(parent)).isDirectory())
+      return err("destination_invalid", "the destination's parent is not a directory");
   } catch {
     return err("destination_invalid", "the destination's parent directory does not exist");
   }
@@ -87,7 +97,13 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
         if (report.ok) {
           // Part 1: an already verified local model skips acquisition; a fresh window opens for the trial.
           await appendWindow(directory, pins, newWindow(wallClock(), null, "skipped_already_verified"));
-          return ok({ status: "already_verified", manifestPath: manifestPath(directory), manifest: report.manifest, payloadBytesReceived: 0, keptFiles: [] });
+          return ok({
+            status: "already_verified",
+            manifestPath: manifestPath(directory),
+            manifest: report.manifest,
+            payloadBytesReceived: 0,
+            keptFiles: [],
+          });
         }
         reason = report.issues[0]?.code ?? "it does not verify";
         // An acquisition of these pins that failed or was killed: resume it (issue 28) rather than
@@ -99,15 +115,30 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
       if (resume !== null) {
         const what = describeUnfinishedDownload(resume, pins);
         if (resume.mayStillBeRunning) {
-          const until = new Date(Date.parse(resume.manifest.started_at) + resume.manifest.limits.acquisition_deadline_ms).toISOString();
-          return err("destination_exists", `the destination holds ${what}, started at ${resume.manifest.started_at}; another acquire may still be running there until ${until}: wait for it, or choose a new directory`);
+          const until = new Date(
+            Date.parse(resume.manifest.started_at) + resume.manifest.limits.acquisition_deadline_ms,
+          ).toISOString();
+          return err(
+            "destination_exists",
+            `the destination holds ${what}, started at ${resume.manifest.started_at}; another acquire may still be running there until ${until}: wait for it, or choose a new directory`,
+          );
         }
         if (resume.problems.length > 0) {
-          return { ...err("destination_exists", `the destination holds ${what}, which cannot be resumed: ${resume.problems.join("; ")}`), startOver: true };
+          return {
+            ...err(
+              "destination_exists",
+              `the destination holds ${what}, which cannot be resumed: ${resume.problems.join("; ")}`,
+            ),
+            startOver: true,
+          };
         }
       }
     }
-    if (resume === null) return err("destination_exists", `the destination already exists and is not a verified model directory (${reason}); choose a new directory`);
+    if (resume === null)
+      return err(
+        "destination_exists",
+        `the destination already exists and is not a verified model directory (${reason}); choose a new directory`,
+      );
   }
 
   // Consent first, then the resource readings: both come before any byte is requested, and
@@ -134,15 +165,22 @@ export async function acquireModel(options: AcquireOptions): Promise<AcquireResu
       for (const leftover of resume.leftovers) await rm(join(directory, leftover), { force: true });
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return err("destination_exists", "the destination appeared while asking; choose a new directory");
-    return err("io_error", resume === null ? "the model directory could not be created" : "a leftover temporary file could not be removed");
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      return err("destination_exists", "the destination appeared while asking; choose a new directory");
+    return err(
+      "io_error",
+      resume === null ? "the model directory could not be created" : "a leftover temporary file could not be removed",
+    );
   }
   try {
     return await runAcquisition({ ...options, pins, clock, wallClock }, decision.form, prompt, resume);
   } catch {
     // Only local I/O on the room's own records can throw here (transfers return results);
     // the manifest may be unwritable, so the message says where to look instead.
-    return { ...err("io_error", "a local file operation failed during acquisition; the manifest may be incomplete"), manifestPath: manifestPath(directory) };
+    return {
+      ...err("io_error", "a local file operation failed during acquisition; the manifest may be incomplete"),
+      manifestPath: manifestPath(directory),
+    };
   }
 }
 
@@ -192,23 +230,58 @@ async function runAcquisition(
       const kept = resume?.identities.get(file.name);
       if (kept === undefined) return entry;
       // Verified when it was placed, re-hashed against the pin just now; no byte fetched for it.
-      return { ...entry, status: "verified", observed_bytes: kept.bytes, observed_sha256: kept.sha256, observed_git_blob_sha1: kept.gitBlobSha1 };
+      return {
+        ...entry,
+        status: "verified",
+        observed_bytes: kept.bytes,
+        observed_sha256: kept.sha256,
+        observed_git_blob_sha1: kept.gitBlobSha1,
+      };
     }),
-    totals: { files_expected: 0, files_verified: 0, expected_bytes: 0, observed_bytes: 0, payload_bytes_received: 0, retries: 0 },
+    totals: {
+      files_expected: 0,
+      files_verified: 0,
+      expected_bytes: 0,
+      observed_bytes: 0,
+      payload_bytes_received: 0,
+      retries: 0,
+    },
     ...(resume === null
       ? {}
-      : { resumed_from: { status: resume.status, error: resume.error, started_at: resume.manifest.started_at, kept_files: [...resume.identities.keys()], removed_leftovers: [...resume.leftovers] } }),
+      : {
+          resumed_from: {
+            status: resume.status,
+            error: resume.error,
+            started_at: resume.manifest.started_at,
+            kept_files: [...resume.identities.keys()],
+            removed_leftovers: [...resume.leftovers],
+          },
+        }),
   };
   recomputeTotals(manifest);
   const path = manifestPath(directory);
   await writeJsonAtomic(path, manifest);
-  const ledger = await appendWindow(directory, pins, newWindow(wallClock(), { form: consentForm, prompt }, "in_progress"));
+  const ledger = await appendWindow(
+    directory,
+    pins,
+    newWindow(wallClock(), { form: consentForm, prompt }, "in_progress"),
+  );
 
   const controller = new AbortController();
   const cancelTimer = after(clock, deadlineMs, () => controller.abort());
   const progress = options.progress ?? silentProgress;
-  const run: Run = { options, manifest, ledger, allowance: { limit: pins.aggregateCeilingBytes, used: 0 }, deadline: controller.signal, deadlineAt: startedMs + deadlineMs, progress };
-  const keptBytes = manifest.files.filter((file) => file.status === "verified").reduce((sum, file) => sum + file.expected_bytes, 0);
+  const run: Run = {
+    options,
+    manifest,
+    ledger,
+    allowance: { limit: pins.aggregateCeilingBytes, used: 0 },
+    deadline: controller.signal,
+    deadlineAt: startedMs + deadlineMs,
+    progress,
+  };
+  const keptBytes = manifest.files
+    .filter((file) => file.status === "verified")
+    .reduce((sum, file) => sum + file.expected_bytes, 0);
   progress.start(manifest.totals.expected_bytes - keptBytes);
   let failure: RecordedError | null = null;
   try {
@@ -226,7 +299,12 @@ async function runAcquisition(
       const report = await inspectModelDirectory(directory, pins, { requireManifest: false });
       const issue = report.issues[0];
       if (issue !== undefined) failure = { code: issue.code, message: issue.message, file: issue.file };
-      else if (clock.now() >= run.deadlineAt) failure = { code: "deadline_exceeded", message: "the acquisition deadline passed during the final check", file: null };
+      else if (clock.now() >= run.deadlineAt)
+        failure = {
+          code: "deadline_exceeded",
+          message: "the acquisition deadline passed during the final check",
+          file: null,
+        };
     }
   } finally {
     cancelTimer();
@@ -248,9 +326,18 @@ async function runAcquisition(
     window.acquisition.error = failure;
   });
   if (failure !== null) {
-    return { ...err(failure.code, `${failure.file !== null ? `${failure.file}: ` : ""}${failure.message}`), manifestPath: path };
+    return {
+      ...err(failure.code, `${failure.file !== null ? `${failure.file}: ` : ""}${failure.message}`),
+      manifestPath: path,
+    };
   }
-  return ok({ status: "acquired", manifestPath: path, manifest, payloadBytesReceived: run.allowance.used, keptFiles: [...(resume?.identities.keys() ?? [])] });
+  return ok({
+    status: "acquired",
+    manifestPath: path,
+    manifest,
+    payloadBytesReceived: run.allowance.used,
+    keptFiles: [...(resume?.identities.keys() ?? [])],
+  });
 }
 
 function pendingEntry(endpoint: ResolvedEndpoint, pins: PinSet, file: PinnedFile): ManifestFileEntry {
@@ -287,7 +374,8 @@ async function acquireFile(run: Run, pinned: PinnedFile): Promise<RecordedError 
     return entry.error;
   };
   for (let attempt = 1; ; attempt++) {
-    if (run.deadline.aborted || clock.now() >= run.deadlineAt) return fail("deadline_exceeded", "the acquisition deadline passed");
+    if (run.deadline.aborted || clock.now() >= run.deadlineAt)
+      return fail("deadline_exceeded", "the acquisition deadline passed");
     run.progress.fileStarted(pinned.name, pinned.bytes, attempt);
     const outcome = await transferOnce({
       url: entry.url,
@@ -350,7 +438,8 @@ function identityMismatch(
   sha256: string,
   blob: string | null,
 ): { code: ArtifactErrorCode; message: string } | null {
-  if (bytes !== pinned.bytes) return { code: "size_mismatch", message: `received ${bytes} bytes; the pin says ${pinned.bytes}` };
+  if (bytes !== pinned.bytes)
+    return { code: "size_mismatch", message: `received ${bytes} bytes; the pin says ${pinned.bytes}` };
   if (pinned.gitBlobSha1 !== undefined && blob !== pinned.gitBlobSha1) {
     return { code: "blob_id_mismatch", message: "the received bytes do not match the pinned Git blob id" };
   }

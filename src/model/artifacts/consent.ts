@@ -30,5 +30,9 @@ export function isExplicitYes(answer: string): boolean {
 
 export function decisionFromAnswer(answer: string | null): ConsentDecision {
   if (answer !== null && isExplicitYes(answer)) return { given: true, form: "interactive_prompt" };
-  return { given: false, code: "consent_refused", message: "acquisition needs an explicit yes; nothing was downloaded" };
+  return {
+    given: false,
+    code: "consent_refused",
+    message: "acquisition needs an explicit yes; nothing was downloaded",
+  };
 }

@@ -11,7 +11,14 @@ import type { ArtifactErrorCode } from "./errorCodes.ts";
 import { hashFileOnDisk } from "./fileIdentity.ts";
 import { LEDGER_FILE_NAME } from "./ledger.ts";
 import { PREDICTIONS_FILE_NAME } from "../../recording/predictions.ts";
-import { expectedIdentityOf, MANIFEST_FILE_NAME, manifestMatchesPins, readManifest, type DownloadManifest, type ExpectedIdentity } from "./manifest.ts";
+import {
+  expectedIdentityOf,
+  MANIFEST_FILE_NAME,
+  manifestMatchesPins,
+  readManifest,
+  type DownloadManifest,
+  type ExpectedIdentity,
+} from "./manifest.ts";
 
 export interface DirectoryIssue {
   readonly code: ArtifactErrorCode;
@@ -40,7 +47,8 @@ export interface DirectoryReport {
 }
 
 /** Names that would let a loader run code (pickle, Python, native libraries, scripts). */
-const EXECUTABLE_OR_PICKLE = /\.(bin|pt|pth|pkl|pickle|ckpt|py|pyc|pyo|so|dylib|dll|exe|sh|bat|cmd|ps1|js|mjs|cjs|h5|msgpack|joblib|npy|npz|onnx|gguf|zip|tar|gz)$/i;
+const EXECUTABLE_OR_PICKLE =
+  /\.(bin|pt|pth|pkl|pickle|ckpt|py|pyc|pyo|so|dylib|dll|exe|sh|bat|cmd|ps1|js|mjs|cjs|h5|msgpack|joblib|npy|npz|onnx|gguf|zip|tar|gz)$/i;
 
 export async function inspectModelDirectory(
   directory: string,
@@ -48,11 +56,21 @@ export async function inspectModelDirectory(
   options: { readonly requireManifest: boolean },
 ): Promise<DirectoryReport> {
   const issues: DirectoryIssue[] = [];
-  const emptyReport = (issue: DirectoryIssue): DirectoryReport => ({ ok: false, files: [], issues: [issue], manifest: null, configBytes: null });
+  const emptyReport = (issue: DirectoryIssue): DirectoryReport => ({
+    ok: false,
+    files: [],
+    issues: [issue],
+    manifest: null,
+    configBytes: null,
+  });
   try {
     const stats = await lstat(directory);
     if (!stats.isDirectory()) {
-      return emptyReport({ code: "directory_missing", message: "the model directory is not a directory (symlinks are refused)", file: null });
+      return emptyReport({
+        code: "directory_missing",
+        message: "the model directory is not a directory (symlinks are refused)",
+        file: null,
+      });
     }
   } catch {
     return emptyReport({ code: "directory_missing", message: "the model directory does not exist", file: null });
@@ -70,8 +88,15 @@ export async function inspectModelDirectory(
       const matches = manifestMatchesPins(manifest, pins);
       if (!matches.ok) issues.push({ code: matches.error, message: matches.message, file: MANIFEST_FILE_NAME });
       if (manifest.status !== "verified") {
-        const reason = manifest.error !== null && manifest.error !== undefined ? ` (${manifest.error.code}: ${manifest.error.message})` : "";
-        issues.push({ code: "manifest_not_verified", message: `the manifest records status "${manifest.status}"${reason}`, file: MANIFEST_FILE_NAME });
+        const reason =
+          manifest.error !== null && manifest.error !== undefined
+            ? ` (${manifest.error.code}: ${manifest.error.message})`
+            : "";
+        issues.push({
+          code: "manifest_not_verified",
+          message: `the manifest records status "${manifest.status}"${reason}`,
+          file: MANIFEST_FILE_NAME,
+        });
       }
     }
   }
@@ -97,25 +122,46 @@ export async function inspectModelDirectory(
 
 async function unexpectedEntries(directory: string, pins: PinSet): Promise<DirectoryIssue[]> {
   // predictions.json (tca lab predict) sits beside the ledger: a learner's JSON record, never loaded as model data.
-  const allowed = new Set<string>([...pins.files.map((file) => file.name), MANIFEST_FILE_NAME, LEDGER_FILE_NAME, PREDICTIONS_FILE_NAME]);
+  const allowed = new Set<string>([
+    ...pins.files.map((file) => file.name),
+    MANIFEST_FILE_NAME,
+    LEDGER_FILE_NAME,
+    PREDICTIONS_FILE_NAME,
+  ]);
   const issues: DirectoryIssue[] = [];
   const entries = await readdir(directory, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (allowed.has(entry.name)) continue;
     if (EXECUTABLE_OR_PICKLE.test(entry.name)) {
-      issues.push({ code: "unexpected_executable_file", message: `unexpected executable or pickle file "${entry.name}"`, file: entry.name });
+      issues.push({
+        code: "unexpected_executable_file",
+        message: `unexpected executable or pickle file "${entry.name}"`,
+        file: entry.name,
+      });
     } else {
       const kind = entry.isDirectory() ? "directory" : "file";
-      issues.push({ code: "unexpected_file", message: `unexpected ${kind} "${entry.name}" in the model directory`, file: entry.name });
+      issues.push({
+        code: "unexpected_file",
+        message: `unexpected ${kind} "${entry.name}" in the model directory`,
+        file: entry.name,
+      });
     }
   }
   return issues;
 }
 
-async function checkPinnedFile(directory: string, pinned: PinnedFile, manifest: DownloadManifest | null): Promise<FileCheck> {
+async function checkPinnedFile(
+  directory: string,
+  pinned: PinnedFile,
+  manifest: DownloadManifest | null,
+): Promise<FileCheck> {
   const expectedIdentity = expectedIdentityOf(pinned);
   const base = { name: pinned.name, expectedBytes: pinned.bytes, expectedIdentity };
-  const fail = (code: ArtifactErrorCode, message: string, observed: Partial<Pick<FileCheck, "observedBytes" | "observedSha256" | "observedGitBlobSha1">> = {}): FileCheck => ({
+  const fail = (
+    code: ArtifactErrorCode,
+    message: string,
+    observed: Partial<Pick<FileCheck, "observedBytes" | "observedSha256" | "observedGitBlobSha1">> = {},
+  ): FileCheck => ({
     ...base,
     observedBytes: observed.observedBytes ?? null,
     observedSha256: observed.observedSha256 ?? null,
@@ -133,10 +179,16 @@ async function checkPinnedFile(directory: string, pinned: PinnedFile, manifest: 
     return fail("file_missing", `${pinned.name} is missing`);
   }
   if (size !== pinned.bytes) {
-    return fail("size_mismatch", `${pinned.name} has ${size} bytes; the pin says ${pinned.bytes}`, { observedBytes: size });
+    return fail("size_mismatch", `${pinned.name} has ${size} bytes; the pin says ${pinned.bytes}`, {
+      observedBytes: size,
+    });
   }
   const observed = await hashFileOnDisk(path, pinned.bytes);
-  const seen = { observedBytes: observed.bytes, observedSha256: observed.sha256, observedGitBlobSha1: observed.gitBlobSha1 };
+  const seen = {
+    observedBytes: observed.bytes,
+    observedSha256: observed.sha256,
+    observedGitBlobSha1: observed.gitBlobSha1,
+  };
   if (observed.bytes !== pinned.bytes) {
     return fail("size_mismatch", `${pinned.name} changed size while it was read`, seen);
   }
@@ -149,7 +201,11 @@ async function checkPinnedFile(directory: string, pinned: PinnedFile, manifest: 
   if (manifest !== null) {
     const entry = manifest.files.find((file) => file.name === pinned.name);
     if (entry === undefined || entry.status !== "verified" || entry.observed_sha256 !== observed.sha256) {
-      return fail("manifest_mismatch", `${pinned.name} is not recorded as verified with these bytes in the manifest`, seen);
+      return fail(
+        "manifest_mismatch",
+        `${pinned.name} is not recorded as verified with these bytes in the manifest`,
+        seen,
+      );
     }
   }
   return { ...base, ...seen, ok: true, issue: null };

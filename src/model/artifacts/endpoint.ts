@@ -25,9 +25,14 @@ export function resolveEndpoint(
   flag: string | undefined,
   environment: EndpointEnvironment,
 ): Result<ResolvedEndpoint, ArtifactErrorCode> {
-  const hfEndpoint = environment.HF_ENDPOINT !== undefined && environment.HF_ENDPOINT !== "" ? environment.HF_ENDPOINT : undefined;
+  const hfEndpoint =
+    environment.HF_ENDPOINT !== undefined && environment.HF_ENDPOINT !== "" ? environment.HF_ENDPOINT : undefined;
   const [text, source] =
-    flag !== undefined ? [flag, "flag" as const] : hfEndpoint !== undefined ? [hfEndpoint, "HF_ENDPOINT" as const] : [DEFAULT_HUB_ENDPOINT, "default" as const];
+    flag !== undefined
+      ? [flag, "flag" as const]
+      : hfEndpoint !== undefined
+        ? [hfEndpoint, "HF_ENDPOINT" as const]
+        : [DEFAULT_HUB_ENDPOINT, "default" as const];
   let url: URL;
   try {
     url = new URL(text);

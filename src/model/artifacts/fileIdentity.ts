@@ -45,7 +45,6 @@ export function gitBlobSha1(data: Uint8Array): string {
   return createHash("sha1").update(`blob ${data.length}\0`, "ascii").update(data).digest("hex");
 }
 
-
 /** Re-reads a file from disk (never from a cache of ours) and returns its identities. */
 export async function hashFileOnDisk(path: string, expectedLength: number): Promise<ObservedIdentity> {
   const identity = new StreamingIdentity(expectedLength);

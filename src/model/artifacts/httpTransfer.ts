@@ -67,7 +67,8 @@ export interface TransferOutcome {
   readonly payloadBytes: number;
   readonly redirects: number;
   readonly servedBy: string | null;
-  readonly result: { readonly ok: true; readonly identity: ObservedIdentity } | ({ readonly ok: false } & TransferFailure);
+  readonly result:
+    { readonly ok: true; readonly identity: ObservedIdentity } | ({ readonly ok: false } & TransferFailure);
 }
 
 const REQUEST_HEADERS = {
@@ -86,11 +87,20 @@ class TransferError extends Error {
 }
 
 export async function transferOnce(given: TransferRequest): Promise<TransferOutcome> {
-  const request = { ...given, clock: given.clock ?? systemClock, idleTimeouts: given.idleTimeouts ?? DEFAULT_IDLE_TIMEOUTS };
+  const request = {
+    ...given,
+    clock: given.clock ?? systemClock,
+    idleTimeouts: given.idleTimeouts ?? DEFAULT_IDLE_TIMEOUTS,
+  };
   let payloadBytes = 0;
   let redirects = 0;
   let servedBy: string | null = null;
-  const finish = (result: TransferOutcome["result"]): TransferOutcome => ({ payloadBytes, redirects, servedBy, result });
+  const finish = (result: TransferOutcome["result"]): TransferOutcome => ({
+    payloadBytes,
+    redirects,
+    servedBy,
+    result,
+  });
   const failWith = (failure: TransferFailure): TransferOutcome => finish({ ok: false, ...failure });
 
   if (request.deadline.aborted) return failWith(deadlineFailure());
@@ -102,7 +112,11 @@ export async function transferOnce(given: TransferRequest): Promise<TransferOutc
     } catch (error) {
       if (request.deadline.aborted) return failWith(deadlineFailure());
       if (error instanceof HeaderTimeout) {
-        return failWith({ code: "header_timeout", message: `no response headers from ${url.origin} within ${request.idleTimeouts.headerMs} ms`, retryable: true });
+        return failWith({
+          code: "header_timeout",
+          message: `no response headers from ${url.origin} within ${request.idleTimeouts.headerMs} ms`,
+          retryable: true,
+        });
       }
       return failWith({ code: "transfer_interrupted", message: `connection to ${url.origin} failed`, retryable: true });
     }
@@ -117,7 +131,11 @@ export async function transferOnce(given: TransferRequest): Promise<TransferOutc
     response.destroy();
     redirects += 1;
     if (redirects > request.maxRedirects) {
-      return failWith({ code: "redirect_limit", message: `more than ${request.maxRedirects} redirects`, retryable: false });
+      return failWith({
+        code: "redirect_limit",
+        message: `more than ${request.maxRedirects} redirects`,
+        retryable: false,
+      });
     }
     const next = nextLocation(url, location);
     if (typeof next === "string") return failWith({ code: "redirect_refused", message: next, retryable: false });
@@ -134,10 +152,17 @@ export async function transferOnce(given: TransferRequest): Promise<TransferOutc
   const encoding = response.headers["content-encoding"];
   if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
     response.destroy();
-    return failWith({ code: "metadata_mismatch", message: `the server sent a ${encoding}-encoded body`, retryable: false });
+    return failWith({
+      code: "metadata_mismatch",
+      message: `the server sent a ${encoding}-encoded body`,
+      retryable: false,
+    });
   }
   const lengthHeader = response.headers["content-length"];
-  const lengthRefused = request.sizeIsCeiling === true ? !(Number(lengthHeader) <= request.expectedBytes) : lengthHeader !== String(request.expectedBytes);
+  const lengthRefused =
+    request.sizeIsCeiling === true
+      ? !(Number(lengthHeader) <= request.expectedBytes)
+      : lengthHeader !== String(request.expectedBytes);
   if (lengthHeader !== undefined && lengthRefused) {
     response.destroy();
     return failWith({
@@ -180,17 +205,29 @@ export async function transferOnce(given: TransferRequest): Promise<TransferOutc
         request.allowance.used += chunk.length;
         request.onPayloadBytes(chunk.length);
         if (request.allowance.used > request.allowance.limit) {
-          throw new TransferError({ code: "allowance_exceeded", message: `the aggregate allowance of ${request.allowance.limit} bytes is exhausted`, retryable: false });
+          throw new TransferError({
+            code: "allowance_exceeded",
+            message: `the aggregate allowance of ${request.allowance.limit} bytes is exhausted`,
+            retryable: false,
+          });
         }
         if (payloadBytes > request.expectedBytes) {
-          throw new TransferError({ code: "oversized_transfer", message: `the body exceeds the planned ${request.expectedBytes} bytes`, retryable: false });
+          throw new TransferError({
+            code: "oversized_transfer",
+            message: `the body exceeds the planned ${request.expectedBytes} bytes`,
+            retryable: false,
+          });
         }
         identity.update(chunk);
         try {
           await handle.write(chunk);
         } catch {
           // A local write failure (disk full, permissions) is not a network interruption: no retry.
-          throw new TransferError({ code: "io_error", message: "writing the temporary file failed (is the disk full?)", retryable: false });
+          throw new TransferError({
+            code: "io_error",
+            message: "writing the temporary file failed (is the disk full?)",
+            retryable: false,
+          });
         }
         if (request.deadline.aborted) throw new TransferError(deadlineFailure());
       }
@@ -205,14 +242,26 @@ export async function transferOnce(given: TransferRequest): Promise<TransferOutc
       if (error instanceof TransferError) throw error;
       if (request.deadline.aborted) throw new TransferError(deadlineFailure());
       if (idleFired) {
-        throw new TransferError({ code: "body_idle_timeout", message: `no body bytes for ${request.idleTimeouts.bodyIdleMs} ms after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: true });
+        throw new TransferError({
+          code: "body_idle_timeout",
+          message: `no body bytes for ${request.idleTimeouts.bodyIdleMs} ms after ${payloadBytes} of ${request.expectedBytes} bytes`,
+          retryable: true,
+        });
       }
-      throw new TransferError({ code: "transfer_interrupted", message: `the connection ended after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: true });
+      throw new TransferError({
+        code: "transfer_interrupted",
+        message: `the connection ended after ${payloadBytes} of ${request.expectedBytes} bytes`,
+        retryable: true,
+      });
     }
     if (request.deadline.aborted) throw new TransferError(deadlineFailure());
     if (payloadBytes < request.expectedBytes && request.sizeIsCeiling !== true) {
       // The server ended the body cleanly (an interruption raises an error above): a wrong size, not a retry case.
-      throw new TransferError({ code: "size_mismatch", message: `the body ended cleanly after ${payloadBytes} of ${request.expectedBytes} bytes`, retryable: false });
+      throw new TransferError({
+        code: "size_mismatch",
+        message: `the body ended cleanly after ${payloadBytes} of ${request.expectedBytes} bytes`,
+        retryable: false,
+      });
     }
     await handle.sync();
     await handle.close();
@@ -234,14 +283,23 @@ function deadlineFailure(): TransferFailure {
 
 class HeaderTimeout extends Error {}
 
-function openResponse(url: URL, signal: AbortSignal, clock: MonotonicClock, headerTimeoutMs: number): Promise<IncomingMessage> {
+function openResponse(
+  url: URL,
+  signal: AbortSignal,
+  clock: MonotonicClock,
+  headerTimeoutMs: number,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === "https:" ? https : http;
     // agent:false: one connection per request, nothing pooled between attempts.
-    const request = client.request(url, { method: "GET", headers: REQUEST_HEADERS, agent: false, signal }, (response) => {
-      cancel();
-      resolve(response);
-    });
+    const request = client.request(
+      url,
+      { method: "GET", headers: REQUEST_HEADERS, agent: false, signal },
+      (response) => {
+        cancel();
+        resolve(response);
+      },
+    );
     const cancel = after(clock, headerTimeoutMs, () => {
       request.destroy();
       reject(new HeaderTimeout());
@@ -262,15 +320,32 @@ function checkMetadataHeaders(response: IncomingMessage, request: TransferReques
   };
   const commit = header("x-repo-commit");
   if (commit !== undefined && commit !== request.revision) {
-    return { code: "metadata_mismatch", message: "the server reports a different revision than the pinned one", retryable: false };
+    return {
+      code: "metadata_mismatch",
+      message: "the server reports a different revision than the pinned one",
+      retryable: false,
+    };
   }
   const linkedSize = header("x-linked-size");
   if (linkedSize !== undefined && linkedSize !== String(request.expectedBytes)) {
-    return { code: "metadata_mismatch", message: `the server reports ${linkedSize} bytes; the plan says ${request.expectedBytes}`, retryable: false };
+    return {
+      code: "metadata_mismatch",
+      message: `the server reports ${linkedSize} bytes; the plan says ${request.expectedBytes}`,
+      retryable: false,
+    };
   }
   const linkedEtag = header("x-linked-etag")?.replace(/^W\//, "").replace(/"/g, "");
-  if (linkedEtag !== undefined && request.expectedSha256 !== undefined && /^[0-9a-f]{64}$/.test(linkedEtag) && linkedEtag !== request.expectedSha256) {
-    return { code: "metadata_mismatch", message: "the server reports a different SHA256 than the pinned one", retryable: false };
+  if (
+    linkedEtag !== undefined &&
+    request.expectedSha256 !== undefined &&
+    /^[0-9a-f]{64}$/.test(linkedEtag) &&
+    linkedEtag !== request.expectedSha256
+  ) {
+    return {
+      code: "metadata_mismatch",
+      message: "the server reports a different SHA256 than the pinned one",
+      retryable: false,
+    };
   }
   return null;
 }

@@ -18,5 +18,7 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
 
 /** A plain JSON object (not null, not an array) or undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -51,14 +51,22 @@ export function ledgerPath(directory: string): string {
   return join(directory, LEDGER_FILE_NAME);
 }
 
-export function newWindow(nowEpochMs: number, consent: LedgerWindow["consent"], outcome: AcquisitionOutcome): LedgerWindow {
+export function newWindow(
+  nowEpochMs: number,
+  consent: LedgerWindow["consent"],
+  outcome: AcquisitionOutcome,
+): LedgerWindow {
   const openedAt = new Date(nowEpochMs).toISOString();
   return {
     window_id: randomUUID(),
     opened_at: openedAt,
     opened_at_epoch_ms: nowEpochMs,
     closes_at_epoch_ms: nowEpochMs + TIME_LIMITS.windowMs,
-    limits: { window_ms: TIME_LIMITS.windowMs, acquisition_ms: TIME_LIMITS.acquisitionMs, trial_ms: TIME_LIMITS.trialMs },
+    limits: {
+      window_ms: TIME_LIMITS.windowMs,
+      acquisition_ms: TIME_LIMITS.acquisitionMs,
+      trial_ms: TIME_LIMITS.trialMs,
+    },
     consent,
     acquisition: {
       outcome,
@@ -77,7 +85,8 @@ export async function readLedger(directory: string): Promise<Result<AcquisitionL
   try {
     text = await readFile(ledgerPath(directory), "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return err("ledger_missing", "the directory has no acquisition ledger");
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return err("ledger_missing", "the directory has no acquisition ledger");
     return err("io_error", "the acquisition ledger could not be read");
   }
   let parsed: unknown;
@@ -94,7 +103,9 @@ export async function readLedger(directory: string): Promise<Result<AcquisitionL
     !Array.isArray(record.windows) ||
     !record.windows.every((window) => {
       const entry = asRecord(window);
-      return entry !== undefined && typeof entry.closes_at_epoch_ms === "number" && asRecord(entry.acquisition) !== undefined;
+      return (
+        entry !== undefined && typeof entry.closes_at_epoch_ms === "number" && asRecord(entry.acquisition) !== undefined
+      );
     })
   ) {
     return err("ledger_invalid", "the acquisition ledger has an unknown schema or missing fields");
@@ -111,14 +122,24 @@ export async function appendWindow(
   const existing = await readLedger(directory);
   const ledger: AcquisitionLedger = existing.ok
     ? existing.value
-    : { schema: LEDGER_SCHEMA, schema_version: LEDGER_SCHEMA_VERSION, repository: identity.repository, revision: identity.revision, windows: [] };
+    : {
+        schema: LEDGER_SCHEMA,
+        schema_version: LEDGER_SCHEMA_VERSION,
+        repository: identity.repository,
+        revision: identity.revision,
+        windows: [],
+      };
   ledger.windows.push(window);
   await writeJsonAtomic(ledgerPath(directory), ledger);
   return ledger;
 }
 
 /** Rewrites the latest window (acquisition progress or outcome). */
-export async function updateLatestWindow(directory: string, ledger: AcquisitionLedger, update: (window: LedgerWindow) => void): Promise<void> {
+export async function updateLatestWindow(
+  directory: string,
+  ledger: AcquisitionLedger,
+  update: (window: LedgerWindow) => void,
+): Promise<void> {
   const latest = ledger.windows[ledger.windows.length - 1];
   if (latest === undefined) return;
   update(latest);
@@ -138,25 +159,41 @@ export interface TrialWindow {
  * requireVerifiedModelDirectory and before loading; it records the claim in the ledger.
  * The trial gets min(10 minutes, what is left of the 30-minute window).
  */
-export async function openTrialWindow(directory: string, nowEpochMs: number = Date.now()): Promise<Result<TrialWindow, ArtifactErrorCode>> {
+export async function openTrialWindow(
+  directory: string,
+  nowEpochMs: number = Date.now(),
+): Promise<Result<TrialWindow, ArtifactErrorCode>> {
   const read = await readLedger(directory);
   if (!read.ok) return read;
   const ledger = read.value;
   const latest = ledger.windows[ledger.windows.length - 1];
   if (latest === undefined) return err("ledger_invalid", "the acquisition ledger has no window");
   if (latest.acquisition.outcome !== "verified" && latest.acquisition.outcome !== "skipped_already_verified") {
-    return err("window_expired", "the latest acquisition window did not end with a verified directory; run `tca model acquire` again");
+    return err(
+      "window_expired",
+      "the latest acquisition window did not end with a verified directory; run `tca model acquire` again",
+    );
   }
   if (latest.trial !== null) {
-    return err("window_expired", "the latest window's trial was already started; run `tca model acquire` again to open a new window");
+    return err(
+      "window_expired",
+      "the latest window's trial was already started; run `tca model acquire` again to open a new window",
+    );
   }
   const remainingInWindow = latest.closes_at_epoch_ms - nowEpochMs;
   if (remainingInWindow <= 0) {
-    return err("window_expired", "the 30-minute window has closed; run `tca model acquire` again (a verified directory skips the download)");
+    return err(
+      "window_expired",
+      "the 30-minute window has closed; run `tca model acquire` again (a verified directory skips the download)",
+    );
   }
   const remainingMs = Math.min(TIME_LIMITS.trialMs, remainingInWindow);
   const deadline = nowEpochMs + remainingMs;
-  latest.trial = { started_at: new Date(nowEpochMs).toISOString(), started_at_epoch_ms: nowEpochMs, deadline_epoch_ms: deadline };
+  latest.trial = {
+    started_at: new Date(nowEpochMs).toISOString(),
+    started_at_epoch_ms: nowEpochMs,
+    deadline_epoch_ms: deadline,
+  };
   await writeJsonAtomic(ledgerPath(directory), ledger);
   return ok({ windowId: latest.window_id, trialDeadlineEpochMs: deadline, remainingMs });
 }

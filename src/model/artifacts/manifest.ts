@@ -122,7 +122,8 @@ export async function readManifest(directory: string): Promise<Result<DownloadMa
   try {
     text = await readFile(manifestPath(directory), "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return err("manifest_missing", "the directory has no download manifest");
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return err("manifest_missing", "the directory has no download manifest");
     return err("io_error", "the download manifest could not be read");
   }
   let parsed: unknown;

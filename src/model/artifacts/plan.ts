@@ -61,7 +61,12 @@ export function formatPlan(plan: AcquisitionPlan): string[] {
     // the next line, indented under its file.
     ...plan.files.flatMap((file) => {
       const row = `  ${file.name.padEnd(nameWidth)}  ${formatCount(file.bytes).padStart(byteWidth)}  ${file.identity}`;
-      return row.length <= MAX_COLUMNS ? [row] : [`  ${file.name.padEnd(nameWidth)}  ${formatCount(file.bytes).padStart(byteWidth)}`, `      ${file.identity}`];
+      return row.length <= MAX_COLUMNS
+        ? [row]
+        : [
+            `  ${file.name.padEnd(nameWidth)}  ${formatCount(file.bytes).padStart(byteWidth)}`,
+            `      ${file.identity}`,
+          ];
     }),
     `  ${"total".padEnd(nameWidth)}  ${formatCount(plan.totalBytes).padStart(byteWidth)}`,
     "",

@@ -78,7 +78,12 @@ export function terminalProgress(stream: NodeJS.WriteStream): AcquisitionProgres
     start(totalBytes) {
       overallTotal = totalBytes;
       overallStartedMs = performance.now();
-      overall = multibar.create(totalBytes, 0, { label: "overall".padEnd(24), done: megabytes(0), size: megabytes(totalBytes), rate: "" });
+      overall = multibar.create(totalBytes, 0, {
+        label: "overall".padEnd(24),
+        done: megabytes(0),
+        size: megabytes(totalBytes),
+        rate: "",
+      });
     },
     fileStarted(name, bytes, attempt) {
       if (current !== null) multibar.remove(current);
@@ -91,8 +96,14 @@ export function terminalProgress(stream: NodeJS.WriteStream): AcquisitionProgres
     payloadBytes(count) {
       fileValue += count;
       overallValue += count;
-      current?.update(Math.min(fileValue, fileTotal), { done: megabytes(fileValue), rate: rate(fileValue, fileStartedMs) });
-      overall?.update(Math.min(overallValue, overallTotal), { done: megabytes(overallValue), rate: rate(overallValue, overallStartedMs) });
+      current?.update(Math.min(fileValue, fileTotal), {
+        done: megabytes(fileValue),
+        rate: rate(fileValue, fileStartedMs),
+      });
+      overall?.update(Math.min(overallValue, overallTotal), {
+        done: megabytes(overallValue),
+        rate: rate(overallValue, overallStartedMs),
+      });
     },
     fileFinished(name, outcome, detail) {
       if (current !== null) multibar.remove(current);

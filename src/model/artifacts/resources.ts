@@ -31,7 +31,10 @@ export const DEFAULT_RESOURCE_THRESHOLDS: ResourceThresholds = {
 /** Reads the machine: blocks available to an unprivileged user, and the smaller of free and cgroup-available memory. */
 export const readMachineResources: ResourceReader = async (existingDirectory) => {
   const fsStats = await statfs(existingDirectory);
-  const processWithMemory = process as NodeJS.Process & { availableMemory?: () => number; constrainedMemory?: () => number };
+  const processWithMemory = process as NodeJS.Process & {
+    availableMemory?: () => number;
+    constrainedMemory?: () => number;
+  };
   let available = freemem();
   if (typeof processWithMemory.availableMemory === "function") {
     available = Math.min(available, processWithMemory.availableMemory());

@@ -9,7 +9,13 @@ import type { PinSet } from "../pins.ts";
 import { hashFileOnDisk, type ObservedIdentity } from "./fileIdentity.ts";
 import { LEDGER_FILE_NAME } from "./ledger.ts";
 import { PREDICTIONS_FILE_NAME } from "../../recording/predictions.ts";
-import { MANIFEST_FILE_NAME, manifestMatchesPins, readManifest, type DownloadManifest, type RecordedError } from "./manifest.ts";
+import {
+  MANIFEST_FILE_NAME,
+  manifestMatchesPins,
+  readManifest,
+  type DownloadManifest,
+  type RecordedError,
+} from "./manifest.ts";
 
 export interface UnfinishedDownload {
   readonly manifest: DownloadManifest;
@@ -34,9 +40,15 @@ export interface UnfinishedDownload {
  * and one that does not match its pin is a problem (it was placed only after verification, so
  * other bytes mean someone changed it); without, presence is enough (a description, not a resume).
  */
-export async function findUnfinishedDownload(directory: string, pins: PinSet, nowMs: number, options: { readonly hash: boolean }): Promise<UnfinishedDownload | null> {
+export async function findUnfinishedDownload(
+  directory: string,
+  pins: PinSet,
+  nowMs: number,
+  options: { readonly hash: boolean },
+): Promise<UnfinishedDownload | null> {
   const read = await readManifest(directory).catch(() => null);
-  if (read === null || !read.ok || read.value.status === "verified" || !manifestMatchesPins(read.value, pins).ok) return null;
+  if (read === null || !read.ok || read.value.status === "verified" || !manifestMatchesPins(read.value, pins).ok)
+    return null;
   const manifest = read.value;
   const status = manifest.status === "in_progress" ? "in_progress" : "failed";
   const pinnedNames = new Set(pins.files.map((file) => file.name));
@@ -80,14 +92,29 @@ export async function findUnfinishedDownload(directory: string, pins: PinSet, no
   }
   const missingFiles = pins.files.map((file) => file.name).filter((name) => !presentFiles.includes(name));
   const started = Date.parse(manifest.started_at);
-  const mayStillBeRunning = status === "in_progress" && Number.isFinite(started) && nowMs - started < manifest.limits.acquisition_deadline_ms;
-  return { manifest, status, error: manifest.error, presentFiles, missingFiles, leftovers, problems, mayStillBeRunning, identities };
+  const mayStillBeRunning =
+    status === "in_progress" && Number.isFinite(started) && nowMs - started < manifest.limits.acquisition_deadline_ms;
+  return {
+    manifest,
+    status,
+    error: manifest.error,
+    presentFiles,
+    missingFiles,
+    leftovers,
+    problems,
+    mayStillBeRunning,
+    identities,
+  };
 }
 
 /** One clause that says exactly what is there: the recorded status and error, then the files. */
 export function describeUnfinishedDownload(unfinished: UnfinishedDownload, pins: PinSet): string {
-  const error = unfinished.error === null ? "" : `: ${unfinished.error.code}${unfinished.error.file !== null ? ` (${unfinished.error.file})` : ""}: ${unfinished.error.message}`;
+  const error =
+    unfinished.error === null
+      ? ""
+      : `: ${unfinished.error.code}${unfinished.error.file !== null ? ` (${unfinished.error.file})` : ""}: ${unfinished.error.message}`;
   const missing = unfinished.missingFiles.length === 0 ? "" : `; missing: ${unfinished.missingFiles.join(", ")}`;
-  const leftovers = unfinished.leftovers.length === 0 ? "" : `; interrupted transfers: ${unfinished.leftovers.join(", ")}`;
+  const leftovers =
+    unfinished.leftovers.length === 0 ? "" : `; interrupted transfers: ${unfinished.leftovers.join(", ")}`;
   return `an unfinished download (the manifest records "${unfinished.status}"${error}); ${unfinished.presentFiles.length} of ${pins.files.length} pinned files present${missing}${leftovers}`;
 }

@@ -37,12 +37,24 @@ export async function requireVerifiedModelDirectory(
   }
   const files: Record<string, VerifiedFile> = {};
   for (const check of report.files) {
-    if (check.observedSha256 === null || check.observedBytes === null) return err("io_error", `${check.name} was not hashed`);
+    if (check.observedSha256 === null || check.observedBytes === null)
+      return err("io_error", `${check.name} was not hashed`);
     const entry: VerifiedFile =
       check.observedGitBlobSha1 !== null && check.expectedIdentity.kind === "git_blob_sha1"
-        ? { path: join(directory, check.name), bytes: check.observedBytes, sha256: check.observedSha256, gitBlobSha1: check.observedGitBlobSha1 }
+        ? {
+            path: join(directory, check.name),
+            bytes: check.observedBytes,
+            sha256: check.observedSha256,
+            gitBlobSha1: check.observedGitBlobSha1,
+          }
         : { path: join(directory, check.name), bytes: check.observedBytes, sha256: check.observedSha256 };
     files[check.name] = entry;
   }
-  return ok({ directory, manifestPath: manifestPath(directory), files, configBytes: report.configBytes ?? Buffer.alloc(0), pins });
+  return ok({
+    directory,
+    manifestPath: manifestPath(directory),
+    files,
+    configBytes: report.configBytes ?? Buffer.alloc(0),
+    pins,
+  });
 }

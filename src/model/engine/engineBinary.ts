@@ -54,18 +54,40 @@ export function parseEngineBinaryRequest(value: string | undefined): Result<Engi
 }
 
 /** The decision itself, pure: tests drive it with any status. */
-export function selectEngineBinary(requested: EngineBinaryRequest, native: NativeBuildStatus): Result<EngineBinarySelection, "engine_unavailable"> {
-  if (requested === "prebuilt") return ok({ requested, binary: "prebuilt", reason: "forced by TCA_ENGINE_BINARY=prebuilt", nativeFiles: null });
+export function selectEngineBinary(
+  requested: EngineBinaryRequest,
+  native: NativeBuildStatus,
+): Result<EngineBinarySelection, "engine_unavailable"> {
+  if (requested === "prebuilt")
+    return ok({ requested, binary: "prebuilt", reason: "forced by TCA_ENGINE_BINARY=prebuilt", nativeFiles: null });
   if (native.verified) {
-    return ok({ requested, binary: "native", reason: requested === "native" ? "forced by TCA_ENGINE_BINARY=native" : "a verified native build is present", nativeFiles: native.files });
+    return ok({
+      requested,
+      binary: "native",
+      reason: requested === "native" ? "forced by TCA_ENGINE_BINARY=native" : "a verified native build is present",
+      nativeFiles: native.files,
+    });
   }
-  if (requested === "native") return err("engine_unavailable", `no verified native build (${native.reason ?? "unknown"}); run tca engine build`);
-  return ok({ requested, binary: "prebuilt", reason: `no verified native build (${native.reason ?? "unknown"}); using the prebuilt binary`, nativeFiles: null });
+  if (requested === "native")
+    return err("engine_unavailable", `no verified native build (${native.reason ?? "unknown"}); run tca engine build`);
+  return ok({
+    requested,
+    binary: "prebuilt",
+    reason: `no verified native build (${native.reason ?? "unknown"}); using the prebuilt binary`,
+    nativeFiles: null,
+  });
 }
 
 /** node-llama-cpp's local build folder for a CPU-only build on this platform. */
 export function nativeBuildDirectory(packageRoot: string = PACKAGE_ROOT): string {
-  return join(packageRoot, "node_modules", "node-llama-cpp", "llama", "localBuilds", `${process.platform}-${process.arch}`);
+  return join(
+    packageRoot,
+    "node_modules",
+    "node-llama-cpp",
+    "llama",
+    "localBuilds",
+    `${process.platform}-${process.arch}`,
+  );
 }
 
 export function verifiedRecordPath(packageRoot: string = PACKAGE_ROOT): string {
@@ -101,7 +123,12 @@ function parseVerifiedRecord(text: string): VerifiedNativeRecord | null {
   const files = record["files"];
   if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
   for (const hash of Object.values(files)) if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) return null;
-  if (typeof record["llama_cpp_release"] !== "string" || typeof record["system_info"] !== "string" || typeof record["verified_at"] !== "string") return null;
+  if (
+    typeof record["llama_cpp_release"] !== "string" ||
+    typeof record["system_info"] !== "string" ||
+    typeof record["verified_at"] !== "string"
+  )
+    return null;
   const seconds = record["build_seconds"];
   if (seconds !== null && typeof seconds !== "number") return null;
   return value as VerifiedNativeRecord;
@@ -113,20 +140,26 @@ export function nativeBuildStatus(packageRoot: string = PACKAGE_ROOT): NativeBui
   const present = Object.keys(files).some((name) => name.endsWith(".node"));
   if (!present) return { present: false, verified: false, reason: "no native build", files };
   const recordPath = verifiedRecordPath(packageRoot);
-  if (!existsSync(recordPath)) return { present, verified: false, reason: "the native build was never verified", files };
+  if (!existsSync(recordPath))
+    return { present, verified: false, reason: "the native build was never verified", files };
   const record = parseVerifiedRecord(readFileSync(recordPath, "utf8"));
   if (record === null) return { present, verified: false, reason: "the verification record is malformed", files };
   const same = JSON.stringify(Object.entries(record.files).sort()) === JSON.stringify(Object.entries(files).sort());
-  if (!same) return { present, verified: false, reason: "the native build's files differ from the verified ones", files };
+  if (!same)
+    return { present, verified: false, reason: "the native build's files differ from the verified ones", files };
   return { present, verified: true, reason: null, files };
 }
 
 /** The selection for this process: environment plus the build on disk. */
-export function currentEngineBinarySelection(env: NodeJS.ProcessEnv = process.env, packageRoot: string = PACKAGE_ROOT): Result<EngineBinarySelection, "engine_unavailable" | "input_invalid"> {
+export function currentEngineBinarySelection(
+  env: NodeJS.ProcessEnv = process.env,
+  packageRoot: string = PACKAGE_ROOT,
+): Result<EngineBinarySelection, "engine_unavailable" | "input_invalid"> {
   const requested = parseEngineBinaryRequest(env[ENGINE_BINARY_ENV]);
   if (!requested.ok) return requested;
   // Forcing the prebuilt binary must not even read the build folder.
-  if (requested.value === "prebuilt") return selectEngineBinary("prebuilt", { present: false, verified: false, reason: null, files: {} });
+  if (requested.value === "prebuilt")
+    return selectEngineBinary("prebuilt", { present: false, verified: false, reason: null, files: {} });
   return selectEngineBinary(requested.value, nativeBuildStatus(packageRoot));
 }
 
@@ -138,15 +171,30 @@ export function currentEngineBinarySelection(env: NodeJS.ProcessEnv = process.en
  * binaries are disabled so a missing build fails instead of silently running the prebuilt one.
  * After loading, the caller checks llama.buildType against the expectation.
  */
-export function getLlamaBinaryOptions(binary: EngineBinaryKind): { readonly usePrebuiltBinaries: boolean; readonly cmakeOptions: Record<string, string>; readonly expectedBuildType: "prebuilt" | "localBuild" } {
-  if (binary === "prebuilt") return { usePrebuiltBinaries: true, cmakeOptions: { TCA_ENGINE_BINARY_PREBUILT: "1" }, expectedBuildType: "prebuilt" };
+export function getLlamaBinaryOptions(binary: EngineBinaryKind): {
+  readonly usePrebuiltBinaries: boolean;
+  readonly cmakeOptions: Record<string, string>;
+  readonly expectedBuildType: "prebuilt" | "localBuild";
+} {
+  if (binary === "prebuilt")
+    return {
+      usePrebuiltBinaries: true,
+      cmakeOptions: { TCA_ENGINE_BINARY_PREBUILT: "1" },
+      expectedBuildType: "prebuilt",
+    };
   return { usePrebuiltBinaries: false, cmakeOptions: {}, expectedBuildType: "localBuild" };
 }
 
 /** The prebuilt binary package for this platform, and the folder of its binaries. */
-export function prebuiltBinaryLocation(packageRoot: string = PACKAGE_ROOT): { readonly packageName: string; readonly directory: string } {
+export function prebuiltBinaryLocation(packageRoot: string = PACKAGE_ROOT): {
+  readonly packageName: string;
+  readonly directory: string;
+} {
   const platform = `${process.platform}-${process.arch}`;
-  return { packageName: `@node-llama-cpp/${platform}`, directory: join(packageRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform) };
+  return {
+    packageName: `@node-llama-cpp/${platform}`,
+    directory: join(packageRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform),
+  };
 }
 
 /** SHA256 of each file of the prebuilt binary package for this platform (empty when not installed). */

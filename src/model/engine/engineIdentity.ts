@@ -19,7 +19,10 @@ function packageVersion(name: string): string {
     let dir = path.dirname(require.resolve(name));
     for (let i = 0; i < 6; i++) {
       try {
-        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+          name?: string;
+          version?: string;
+        };
         if (pkg.name === name && typeof pkg.version === "string") return pkg.version;
       } catch {
         // keep walking up

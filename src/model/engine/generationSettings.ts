@@ -33,7 +33,9 @@ export const EFFECTIVE_GENERATION_CONFIG = { ...GENERATION_CONFIG, temperature: 
 /** Remove at most one terminal end token (Part 8 decoding rule). */
 export function idsForDecoding(rawIds: readonly number[]): readonly number[] {
   const last = rawIds[rawIds.length - 1];
-  return last !== undefined && (ENGINE_SETTINGS.stopTokenIds as readonly number[]).includes(last) ? rawIds.slice(0, -1) : rawIds;
+  return last !== undefined && (ENGINE_SETTINGS.stopTokenIds as readonly number[]).includes(last)
+    ? rawIds.slice(0, -1)
+    : rawIds;
 }
 
 /**
@@ -61,8 +63,18 @@ const BENCH_CONTEXT_SIZE = 16_384;
 const BENCH_MAX_NEW_TOKENS = 2_048;
 
 export const GENERATION_PROFILES: Readonly<Record<GenerationProfileName, GenerationProfile>> = {
-  lab: { name: "lab", maxNewTokens: ENGINE_SETTINGS.maxNewTokens, maxInputTokens: ENGINE_SETTINGS.maxInputTokens, contextSize: ENGINE_SETTINGS.contextSize },
-  bench: { name: "bench", maxNewTokens: BENCH_MAX_NEW_TOKENS, maxInputTokens: BENCH_CONTEXT_SIZE - BENCH_MAX_NEW_TOKENS, contextSize: BENCH_CONTEXT_SIZE },
+  lab: {
+    name: "lab",
+    maxNewTokens: ENGINE_SETTINGS.maxNewTokens,
+    maxInputTokens: ENGINE_SETTINGS.maxInputTokens,
+    contextSize: ENGINE_SETTINGS.contextSize,
+  },
+  bench: {
+    name: "bench",
+    maxNewTokens: BENCH_MAX_NEW_TOKENS,
+    maxInputTokens: BENCH_CONTEXT_SIZE - BENCH_MAX_NEW_TOKENS,
+    contextSize: BENCH_CONTEXT_SIZE,
+  },
 };
 
 /** The decoding rule recorded for the bench profile (same rule, larger bound on new tokens). */

@@ -3,12 +3,27 @@
 // context shift. Prefill runs in chunks with abort checks between them; the KV cache keeps
 // the longest common prefix with the previous call; each step's thread count comes from the
 // ThreadGovernor. Nothing here downloads or compiles: the prebuilt binary must load as is.
-import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token, type ControlledEvaluateInputItem } from "node-llama-cpp";
+import {
+  getLlama,
+  LlamaLogLevel,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaModel,
+  type Token,
+  type ControlledEvaluateInputItem,
+} from "node-llama-cpp";
 import { err, ok, type Result } from "../../core/result.ts";
 import { ENGINE_SETTINGS, GENERATION_PROFILES, type GenerationProfile } from "./generationSettings.ts";
 import { hostDescription, libraryVersions } from "./engineIdentity.ts";
 import { currentEngineBinarySelection, getLlamaBinaryOptions, type EngineBinarySelection } from "./engineBinary.ts";
-import { DEFAULT_THREAD_GOVERNOR, ThreadGovernor, type EnginePhase, type ThreadChoiceRecord, type ThreadGovernorOptions } from "./threadGovernor.ts";
+import {
+  DEFAULT_THREAD_GOVERNOR,
+  ThreadGovernor,
+  type EnginePhase,
+  type ThreadChoiceRecord,
+  type ThreadGovernorOptions,
+} from "./threadGovernor.ts";
 
 export type StopCause = "stop_token" | "max_new_tokens";
 
@@ -107,10 +122,19 @@ export class LlamaEngine {
     // Never run another binary than the one selected and recorded.
     if (llama.buildType !== binaryOptions.expectedBuildType) {
       await llama.dispose().catch(() => undefined);
-      return err("engine_unavailable", `node-llama-cpp loaded a ${llama.buildType} binary, not the selected ${selected.value.binary} one`);
+      return err(
+        "engine_unavailable",
+        `node-llama-cpp loaded a ${llama.buildType} binary, not the selected ${selected.value.binary} one`,
+      );
     }
     try {
-      const model = await llama.loadModel({ modelPath: options.ggufPath, gpuLayers: 0, useMmap: true, useMlock: false, defaultContextFlashAttention: false });
+      const model = await llama.loadModel({
+        modelPath: options.ggufPath,
+        gpuLayers: 0,
+        useMmap: true,
+        useMlock: false,
+        defaultContextFlashAttention: false,
+      });
       const context = await model.createContext({
         contextSize: (options.profile ?? GENERATION_PROFILES.lab).contextSize,
         batchSize: Math.max(ENGINE_SETTINGS.prefillChunkTokens, options.prefillChunkTokens ?? 0),
@@ -155,11 +179,27 @@ export class LlamaEngine {
     return {
       engine: "llama.cpp via node-llama-cpp",
       versions: libraryVersions(),
-      binary: { kind: this.binary.binary, requested: this.binary.requested, reason: this.binary.reason, native_files_sha256: this.binary.nativeFiles },
-      llama_cpp_build: { ...this.llama.llamaCppRelease, build_type: this.llama.buildType, gpu: this.llama.gpu, cpu_features: this.llama.systemInfo.trim() },
+      binary: {
+        kind: this.binary.binary,
+        requested: this.binary.requested,
+        reason: this.binary.reason,
+        native_files_sha256: this.binary.nativeFiles,
+      },
+      llama_cpp_build: {
+        ...this.llama.llamaCppRelease,
+        build_type: this.llama.buildType,
+        gpu: this.llama.gpu,
+        cpu_features: this.llama.systemInfo.trim(),
+      },
       host: hostDescription(),
-      precision: { weights: ENGINE_SETTINGS.weights, kv_cache: ENGINE_SETTINGS.kvCacheType, stored: "BF16", override: "float32 at load time (exact widening); config.json untouched" },
-      attention: "llama.cpp CPU attention, flash attention off (the reference is Transformers eager attention; results agree within float32 rounding, not bitwise)",
+      precision: {
+        weights: ENGINE_SETTINGS.weights,
+        kv_cache: ENGINE_SETTINGS.kvCacheType,
+        stored: "BF16",
+        override: "float32 at load time (exact widening); config.json untouched",
+      },
+      attention:
+        "llama.cpp CPU attention, flash attention off (the reference is Transformers eager attention; results agree within float32 rounding, not bitwise)",
       context_size: this.context.contextSize,
       kv_cache_types: { key: this.context.kvCacheKeyType, value: this.context.kvCacheValueType },
       flash_attention: this.context.flashAttention,
@@ -191,15 +231,20 @@ export class LlamaEngine {
     await this.sequence.clearHistory();
   }
 
-  private checkInput(inputIds: readonly number[], maxNewTokens: number): Result<void, "context_limit" | "input_invalid"> {
+  private checkInput(
+    inputIds: readonly number[],
+    maxNewTokens: number,
+  ): Result<void, "context_limit" | "input_invalid"> {
     if (inputIds.length === 0) return err("input_invalid", "empty input");
     const rows = this.options.vocabularySize;
     for (const id of inputIds) {
       if (!Number.isSafeInteger(id) || id < 0 || id >= rows) return err("input_invalid", "token id out of range");
     }
     const budget = this.profile().maxInputTokens;
-    if (inputIds.length > budget) return err("context_limit", `input exceeds the ${budget.toLocaleString("en-US")}-token budget`);
-    if (inputIds.length + maxNewTokens > this.context.contextSize) return err("context_limit", "input plus new tokens exceeds the context");
+    if (inputIds.length > budget)
+      return err("context_limit", `input exceeds the ${budget.toLocaleString("en-US")}-token budget`);
+    if (inputIds.length + maxNewTokens > this.context.contextSize)
+      return err("context_limit", "input plus new tokens exceeds the context");
     return ok(undefined);
   }
 
@@ -218,7 +263,10 @@ export class LlamaEngine {
     return common;
   }
 
-  async generate(inputIds: readonly number[], options: GenerateOptions = {}): Promise<Result<EngineGeneration, EngineErrorCode>> {
+  async generate(
+    inputIds: readonly number[],
+    options: GenerateOptions = {},
+  ): Promise<Result<EngineGeneration, EngineErrorCode>> {
     const maxNewTokens = options.maxNewTokens ?? this.profile().maxNewTokens;
     const checked = this.checkInput(inputIds, maxNewTokens);
     if (!checked.ok) return checked;
@@ -244,7 +292,11 @@ export class LlamaEngine {
       }
       if (aborted()) return err("cancelled", "aborted during prefill");
       const lastChunk = rest.slice(position);
-      const iterator = this.sequence.evaluate(lastChunk, { temperature: 0, seed: ENGINE_SETTINGS.seed, yieldEogToken: true });
+      const iterator = this.sequence.evaluate(lastChunk, {
+        temperature: 0,
+        seed: ENGINE_SETTINGS.seed,
+        yieldEogToken: true,
+      });
       const output: number[] = [];
       let stopCause: StopCause = "max_new_tokens";
       let prefillEnd = started;
@@ -257,7 +309,11 @@ export class LlamaEngine {
           const stepMs = this.now() - t0;
           this.governor.record(phase, threads, phase === "prefill" ? lastChunk.length : 1, stepMs);
           if (phase === "prefill") prefillEnd = this.now();
-          options.onStep?.(phase, phase === "prefill" ? rest.length : output.length + 1, phase === "prefill" ? rest.length : maxNewTokens);
+          options.onStep?.(
+            phase,
+            phase === "prefill" ? rest.length : output.length + 1,
+            phase === "prefill" ? rest.length : maxNewTokens,
+          );
           const token = step.value;
           output.push(token);
           if (stopIds.includes(token)) {

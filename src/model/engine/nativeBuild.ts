@@ -9,7 +9,14 @@ import { createRequire } from "node:module";
 import { delimiter, dirname, join, resolve as resolvePath } from "node:path";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { err, ok, type Result } from "../../core/result.ts";
-import { getLlamaBinaryOptions, hashNativeBuildFiles, nativeBuildDirectory, PACKAGE_ROOT, verifiedRecordPath, type VerifiedNativeRecord } from "./engineBinary.ts";
+import {
+  getLlamaBinaryOptions,
+  hashNativeBuildFiles,
+  nativeBuildDirectory,
+  PACKAGE_ROOT,
+  verifiedRecordPath,
+  type VerifiedNativeRecord,
+} from "./engineBinary.ts";
 
 /** Tools the CPU build needs; any one name of each group is enough. */
 export const BUILD_TOOLS: ReadonlyArray<{ readonly tool: string; readonly names: readonly string[] }> = [
@@ -48,7 +55,9 @@ export interface CompileInvocation {
  * package's `exports` do not export package.json, so it is found by walking up from the
  * package's main entry (which `exports` does allow) to the folder whose package.json names it.
  */
-export function nodeLlamaCppCli(resolveMain: () => string = () => require.resolve("node-llama-cpp")): Result<string, "engine_unavailable"> {
+export function nodeLlamaCppCli(
+  resolveMain: () => string = () => require.resolve("node-llama-cpp"),
+): Result<string, "engine_unavailable"> {
   let main: string;
   try {
     main = resolveMain();
@@ -64,19 +73,27 @@ export function nodeLlamaCppCli(resolveMain: () => string = () => require.resolv
     } catch {
       return err("engine_unavailable", `${manifestPath} is not readable JSON`);
     }
-    if (typeof manifest !== "object" || manifest === null || (manifest as { name?: unknown }).name !== "node-llama-cpp") continue;
+    if (typeof manifest !== "object" || manifest === null || (manifest as { name?: unknown }).name !== "node-llama-cpp")
+      continue;
     const bin = (manifest as { bin?: unknown }).bin;
-    const entry = typeof bin === "object" && bin !== null ? (bin as Record<string, unknown>)["node-llama-cpp"] : undefined;
-    if (typeof entry !== "string") return err("engine_unavailable", `${manifestPath} names no node-llama-cpp command in its "bin"`);
+    const entry =
+      typeof bin === "object" && bin !== null ? (bin as Record<string, unknown>)["node-llama-cpp"] : undefined;
+    if (typeof entry !== "string")
+      return err("engine_unavailable", `${manifestPath} names no node-llama-cpp command in its "bin"`);
     const cli = resolvePath(dir, entry);
-    if (!existsSync(cli)) return err("engine_unavailable", `node-llama-cpp's command ${cli} is missing (reinstall the package)`);
+    if (!existsSync(cli))
+      return err("engine_unavailable", `node-llama-cpp's command ${cli} is missing (reinstall the package)`);
     return ok(cli);
   }
   return err("engine_unavailable", `no node-llama-cpp package.json above ${main}`);
 }
 
 /** The compile: node-llama-cpp's `source download` from its bundled source, CPU only, no example printed. */
-export function nativeCompileInvocation(cli: string, env: NodeJS.ProcessEnv = process.env, packageRoot: string = PACKAGE_ROOT): CompileInvocation {
+export function nativeCompileInvocation(
+  cli: string,
+  env: NodeJS.ProcessEnv = process.env,
+  packageRoot: string = PACKAGE_ROOT,
+): CompileInvocation {
   return {
     file: process.execPath,
     args: [cli, "source", "download", "--gpu", "false", "--noUsageExample"],
@@ -88,7 +105,11 @@ export function nativeCompileInvocation(cli: string, env: NodeJS.ProcessEnv = pr
 /** Runs the compile with progress on our stderr; resolves with the exit status. */
 export function compileNative(invocation: CompileInvocation, onOutput: (chunk: Buffer) => void): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(invocation.file, [...invocation.args], { cwd: invocation.cwd, env: invocation.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(invocation.file, [...invocation.args], {
+      cwd: invocation.cwd,
+      env: invocation.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child.stdout.on("data", onOutput);
     child.stderr.on("data", onOutput);
     child.on("error", () => resolve(127));
@@ -97,12 +118,24 @@ export function compileNative(invocation: CompileInvocation, onOutput: (chunk: B
 }
 
 /** Loads the native build once (it must load as a local build) and writes the verification record. */
-export async function verifyNativeBuild(buildSeconds: number | null, packageRoot: string = PACKAGE_ROOT): Promise<Result<VerifiedNativeRecord, "engine_unavailable">> {
+export async function verifyNativeBuild(
+  buildSeconds: number | null,
+  packageRoot: string = PACKAGE_ROOT,
+): Promise<Result<VerifiedNativeRecord, "engine_unavailable">> {
   const files = hashNativeBuildFiles(nativeBuildDirectory(packageRoot));
-  if (!Object.keys(files).some((name) => name.endsWith(".node"))) return err("engine_unavailable", "no native build to verify");
+  if (!Object.keys(files).some((name) => name.endsWith(".node")))
+    return err("engine_unavailable", "no native build to verify");
   const options = getLlamaBinaryOptions("native");
   try {
-    const llama = await getLlama({ gpu: false, build: "never", skipDownload: true, progressLogs: false, logLevel: LlamaLogLevel.error, usePrebuiltBinaries: options.usePrebuiltBinaries, cmakeOptions: options.cmakeOptions });
+    const llama = await getLlama({
+      gpu: false,
+      build: "never",
+      skipDownload: true,
+      progressLogs: false,
+      logLevel: LlamaLogLevel.error,
+      usePrebuiltBinaries: options.usePrebuiltBinaries,
+      cmakeOptions: options.cmakeOptions,
+    });
     const buildType = llama.buildType;
     const record: VerifiedNativeRecord = {
       schema: "tca.engine-native/1",
@@ -113,7 +146,8 @@ export async function verifyNativeBuild(buildSeconds: number | null, packageRoot
       files,
     };
     await llama.dispose();
-    if (buildType !== options.expectedBuildType) return err("engine_unavailable", "the native build did not load as a local build");
+    if (buildType !== options.expectedBuildType)
+      return err("engine_unavailable", "the native build did not load as a local build");
     const path = verifiedRecordPath(packageRoot);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(`${path}.partial`, JSON.stringify(record, null, 2) + "\n");

@@ -25,9 +25,20 @@ export interface RuntimeLock {
   readonly runtime: Record<string, unknown>;
   readonly lockfile_sha256: string;
   readonly packages: readonly LockedPackage[];
-  readonly native_engine: { readonly package: string; readonly build_metadata: unknown; readonly files: Readonly<Record<string, string>> } | null;
+  readonly native_engine: {
+    readonly package: string;
+    readonly build_metadata: unknown;
+    readonly files: Readonly<Record<string, string>>;
+  } | null;
   /** Which llama.cpp binary the engine loads (TCA_ENGINE_BINARY and the verified native build), or why none. */
-  readonly engine_binary: { readonly binary: string; readonly requested: string; readonly reason: string; readonly native_files: Readonly<Record<string, string>> | null } | { readonly error: string; readonly message: string };
+  readonly engine_binary:
+    | {
+        readonly binary: string;
+        readonly requested: string;
+        readonly reason: string;
+        readonly native_files: Readonly<Record<string, string>> | null;
+      }
+    | { readonly error: string; readonly message: string };
   readonly mismatches: readonly string[];
 }
 
@@ -45,9 +56,11 @@ function readLockPackages(path: string): Record<string, LockfileEntry> {
   return parsed.packages ?? {};
 }
 
-
 /** Compares package-lock.json with node_modules (and npm's record of what it installed). */
-export function buildRuntimeLock(packageRoot: string, options: { readonly includeDev?: boolean; readonly code?: RunningCode } = {}): RuntimeLock {
+export function buildRuntimeLock(
+  packageRoot: string,
+  options: { readonly includeDev?: boolean; readonly code?: RunningCode } = {},
+): RuntimeLock {
   const lockfilePath = join(packageRoot, "package-lock.json");
   const locked = readLockPackages(lockfilePath);
   const hiddenPath = join(packageRoot, "node_modules", ".package-lock.json");
@@ -64,24 +77,42 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
     const optional = entry.optional === true || entry.devOptional === true;
     const manifest = join(packageRoot, path, "package.json");
     let installedVersion: string | null = null;
-    if (existsSync(manifest)) installedVersion = (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version ?? null;
+    if (existsSync(manifest))
+      installedVersion = (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version ?? null;
     let status: LockedPackage["status"];
     if (installedVersion === null) status = optional ? "absent_optional" : "missing";
     else if (installedVersion !== entry.version) status = "version_mismatch";
-    else if (entry.integrity !== undefined && installedRecord[path]?.integrity !== undefined && installedRecord[path]?.integrity !== entry.integrity) status = "integrity_mismatch";
+    else if (
+      entry.integrity !== undefined &&
+      installedRecord[path]?.integrity !== undefined &&
+      installedRecord[path]?.integrity !== entry.integrity
+    )
+      status = "integrity_mismatch";
     else status = "installed";
     if (status !== "installed" && status !== "absent_optional") mismatches.push(`${path}: ${status}`);
-    packages.push({ path, version: entry.version, integrity: entry.integrity ?? null, dev, optional, status, installedVersion });
+    packages.push({
+      path,
+      version: entry.version,
+      integrity: entry.integrity ?? null,
+      dev,
+      optional,
+      status,
+      installedVersion,
+    });
   }
   const nativeEngine = nativeEngineIdentity(packageRoot);
   if (nativeEngine === null && locked["node_modules/node-llama-cpp"] !== undefined) {
-    mismatches.push(`@node-llama-cpp/${process.platform}-${process.arch}: no prebuilt engine binaries for this platform`);
+    mismatches.push(
+      `@node-llama-cpp/${process.platform}-${process.arch}: no prebuilt engine binaries for this platform`,
+    );
   }
   // Compiled code runs only as a build of exactly the sources the harness hashes name (bin/tca.js
   // checks the sources at start-up; this also checks lib/ itself, once per trial).
   const code = options.code ?? runningCode();
-  if (code.mode === "compiled" && !code.sources_match) mismatches.push("lib/: compiled from other sources than src/ (npm run prepare rebuilds it)");
-  if (code.mode === "compiled" && !code.outputs_match) mismatches.push("lib/: differs from what its build wrote (npm run prepare rebuilds it)");
+  if (code.mode === "compiled" && !code.sources_match)
+    mismatches.push("lib/: compiled from other sources than src/ (npm run prepare rebuilds it)");
+  if (code.mode === "compiled" && !code.outputs_match)
+    mismatches.push("lib/: differs from what its build wrote (npm run prepare rebuilds it)");
   return {
     schema: "tca.runtime-lock/1",
     created_at: new Date().toISOString(),
@@ -97,7 +128,12 @@ export function buildRuntimeLock(packageRoot: string, options: { readonly includ
 function engineBinaryRecord(packageRoot: string): RuntimeLock["engine_binary"] {
   const selected = currentEngineBinarySelection(process.env, packageRoot);
   if (!selected.ok) return { error: selected.error, message: selected.message };
-  return { binary: selected.value.binary, requested: selected.value.requested, reason: selected.value.reason, native_files: selected.value.nativeFiles };
+  return {
+    binary: selected.value.binary,
+    requested: selected.value.requested,
+    reason: selected.value.reason,
+    native_files: selected.value.nativeFiles,
+  };
 }
 
 /** Hashes of the prebuilt llama.cpp binaries node-llama-cpp loads on this platform, and their build record. */

@@ -32,7 +32,12 @@ export interface ThreadGovernorOptions {
   readonly degradedFraction: number;
 }
 
-export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = { candidates: [2, 1], exploreEvery: 24, smoothing: 0.5, degradedFraction: 0.7 };
+export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = {
+  candidates: [2, 1],
+  exploreEvery: 24,
+  smoothing: 0.5,
+  degradedFraction: 0.7,
+};
 
 interface PhaseState {
   readonly rate: Map<number, number>;
@@ -66,7 +71,11 @@ export class ThreadGovernor {
     const preferred = this.options.candidates[0] as number;
     const preferredRate = state.rate.get(preferred);
     if (preferredRate === undefined) return preferred;
-    if (this.best(phase) === preferred && preferredRate >= this.options.degradedFraction * (state.peak.get(preferred) ?? preferredRate)) return preferred;
+    if (
+      this.best(phase) === preferred &&
+      preferredRate >= this.options.degradedFraction * (state.peak.get(preferred) ?? preferredRate)
+    )
+      return preferred;
     const unmeasured = this.options.candidates.find((c) => !state.rate.has(c));
     if (unmeasured !== undefined) return unmeasured;
     const best = this.best(phase);
@@ -114,7 +123,9 @@ export class ThreadGovernor {
     return (["prefill", "decode"] as const).map((phase) => ({
       phase,
       threads: this.best(phase),
-      tokensPerSecond: Object.fromEntries([...this.phases[phase].rate].map(([t, r]) => [String(t), Math.round(r * 1000 * 100) / 100])),
+      tokensPerSecond: Object.fromEntries(
+        [...this.phases[phase].rate].map(([t, r]) => [String(t), Math.round(r * 1000 * 100) / 100]),
+      ),
     }));
   }
 

@@ -39,7 +39,12 @@ export interface ConversionOutput {
 
 export type ConversionErrorCode = "conversion_failed" | "checkpoint_invalid" | "tokenizer_invalid";
 
-export function qwen2GgufMetadata(arch: Qwen2Architecture, name: string, vocab: { tokens: string[]; tokenTypes: number[]; merges: string[] }, chatTemplate: string): [string, GgufValue][] {
+export function qwen2GgufMetadata(
+  arch: Qwen2Architecture,
+  name: string,
+  vocab: { tokens: string[]; tokenTypes: number[]; merges: string[] },
+  chatTemplate: string,
+): [string, GgufValue][] {
   return [
     ["general.architecture", { type: "string", value: "qwen2" }],
     ["general.name", { type: "string", value: name }],
@@ -93,7 +98,12 @@ export async function convertToGguf(input: ConversionInput): Promise<Result<Conv
       outHash.update(bytes);
       let done = 0;
       while (done < bytes.length) {
-        const { bytesWritten } = await (target as NonNullable<typeof target>).write(bytes, done, bytes.length - done, position + done);
+        const { bytesWritten } = await (target as NonNullable<typeof target>).write(
+          bytes,
+          done,
+          bytes.length - done,
+          position + done,
+        );
         done += bytesWritten;
       }
       position += bytes.length;

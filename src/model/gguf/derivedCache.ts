@@ -50,7 +50,8 @@ async function reusable(cache: string, expected: Omit<GgufManifest, "output">): 
   } catch {
     return null;
   }
-  if (manifest.converter_version !== expected.converter_version || manifest.output?.file !== GGUF_FILE_NAME) return null;
+  if (manifest.converter_version !== expected.converter_version || manifest.output?.file !== GGUF_FILE_NAME)
+    return null;
   for (const name of SOURCE_FILES) {
     if (manifest.source_sha256?.[name] !== expected.source_sha256[name]) return null;
   }
@@ -65,7 +66,8 @@ async function reusable(cache: string, expected: Omit<GgufManifest, "output">): 
 export function chatTemplateOf(tokenizerConfigJson: Buffer): string | null {
   try {
     const config: unknown = JSON.parse(tokenizerConfigJson.toString("utf8"));
-    const template = typeof config === "object" && config !== null ? (config as Record<string, unknown>).chat_template : undefined;
+    const template =
+      typeof config === "object" && config !== null ? (config as Record<string, unknown>).chat_template : undefined;
     return typeof template === "string" ? template : null;
   } catch {
     return null;
@@ -109,7 +111,10 @@ export async function ensureDerivedGguf(
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   if (!converted.ok) return converted;
-  const manifest: GgufManifest = { ...expected, output: { file: GGUF_FILE_NAME, bytes: converted.value.bytes, sha256: converted.value.sha256 } };
+  const manifest: GgufManifest = {
+    ...expected,
+    output: { file: GGUF_FILE_NAME, bytes: converted.value.bytes, sha256: converted.value.sha256 },
+  };
   const temporary = path.join(cache, `${GGUF_MANIFEST_NAME}.partial`);
   await writeFile(temporary, JSON.stringify(manifest, null, 2) + "\n", { mode: 0o600 });
   await rename(temporary, path.join(cache, GGUF_MANIFEST_NAME));

@@ -101,7 +101,10 @@ export function alignUp(n: number, alignment: number = GGUF_ALIGNMENT): number {
 }
 
 /** Everything before the tensor data, padded to the alignment; tensor data offsets follow tensor order. */
-export function encodeGgufHeader(metadata: ReadonlyArray<readonly [string, GgufValue]>, tensors: readonly GgufTensorInfo[]): Buffer {
+export function encodeGgufHeader(
+  metadata: ReadonlyArray<readonly [string, GgufValue]>,
+  tensors: readonly GgufTensorInfo[],
+): Buffer {
   const out = new ByteBuilder();
   out.push(Buffer.from("GGUF", "ascii"));
   out.u32(3);

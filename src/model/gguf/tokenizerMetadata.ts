@@ -14,7 +14,10 @@ export interface GgufVocabulary {
   readonly definedTokenCount: number;
 }
 
-export function buildGgufVocabulary(tokenizerJson: Buffer, embeddingRows: number): Result<GgufVocabulary, "tokenizer_invalid"> {
+export function buildGgufVocabulary(
+  tokenizerJson: Buffer,
+  embeddingRows: number,
+): Result<GgufVocabulary, "tokenizer_invalid"> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(tokenizerJson.toString("utf8"));

@@ -14,7 +14,12 @@ import { PREDICTIONS_FILE_NAME } from "../../recording/predictions.ts";
 import { PINNED_MODEL } from "../pins.ts";
 import type { Qwen2Architecture } from "../qwen2/architecture.ts";
 import { checkQwen2Config } from "../qwen2/configCheck.ts";
-import { REHEARSAL_LABEL, SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest, type SyntheticManifest } from "../synthetic/syntheticManifest.ts";
+import {
+  REHEARSAL_LABEL,
+  SYNTHETIC_MANIFEST_NAME,
+  parseSyntheticManifest,
+  type SyntheticManifest,
+} from "../synthetic/syntheticManifest.ts";
 import { sha256Hex } from "../../core/digest.ts";
 
 export type CheckpointErrorCode =
@@ -26,7 +31,13 @@ export type CheckpointErrorCode =
   | "tokenizer_invalid";
 
 /** Files a synthetic checkpoint must contain (its manifest lists exactly these). */
-const SYNTHETIC_FILES = ["config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors"] as const;
+const SYNTHETIC_FILES = [
+  "config.json",
+  "generation_config.json",
+  "tokenizer.json",
+  "tokenizer_config.json",
+  "model.safetensors",
+] as const;
 
 export interface CheckpointDirectory {
   readonly directory: string;
@@ -42,7 +53,6 @@ export interface CheckpointDirectory {
   readonly sha256: Readonly<Record<string, string>>;
   readonly safetensorsPath: string;
 }
-
 
 /** The name recorded for a checkpoint: the pinned repository, or a name that says what it is
  *  (a rehearsal or synthetic checkpoint can never be named like the pinned model). */
@@ -86,7 +96,12 @@ export async function inspectSyntheticCheckpoint(directory: string): Promise<Syn
   const issues: { code: CheckpointErrorCode; message: string }[] = [];
   const files: SyntheticFileCheck[] = [];
   const sha256: Record<string, string> = {};
-  const stop = (code: CheckpointErrorCode, message: string): SyntheticInspection => ({ manifest: null, files, issues: [...issues, { code, message }], sha256 });
+  const stop = (code: CheckpointErrorCode, message: string): SyntheticInspection => ({
+    manifest: null,
+    files,
+    issues: [...issues, { code, message }],
+    sha256,
+  });
   let manifestBytes: Buffer;
   try {
     manifestBytes = await readFile(path.join(directory, SYNTHETIC_MANIFEST_NAME));
@@ -102,7 +117,11 @@ export async function inspectSyntheticCheckpoint(directory: string): Promise<Syn
   const entries = await readdir(directory);
   for (const name of entries.sort()) {
     // predictions.json (tca lab predict) may sit beside the checkpoint: a learner's record, never loaded.
-    if (name !== SYNTHETIC_MANIFEST_NAME && name !== PREDICTIONS_FILE_NAME && !(SYNTHETIC_FILES as readonly string[]).includes(name)) {
+    if (
+      name !== SYNTHETIC_MANIFEST_NAME &&
+      name !== PREDICTIONS_FILE_NAME &&
+      !(SYNTHETIC_FILES as readonly string[]).includes(name)
+    ) {
       issues.push({ code: "unexpected_file", message: `unexpected file in model directory: ${name.slice(0, 80)}` });
     }
   }
@@ -135,7 +154,9 @@ export async function inspectSyntheticCheckpoint(directory: string): Promise<Syn
   return { manifest: manifest.value, files, issues, sha256 };
 }
 
-async function verifySynthetic(directory: string): Promise<Result<{ manifest: SyntheticManifest; sha256: Record<string, string> }, CheckpointErrorCode>> {
+async function verifySynthetic(
+  directory: string,
+): Promise<Result<{ manifest: SyntheticManifest; sha256: Record<string, string> }, CheckpointErrorCode>> {
   const inspection = await inspectSyntheticCheckpoint(directory);
   const first = inspection.issues[0];
   if (first !== undefined) return err(first.code, first.message);
@@ -161,14 +182,18 @@ function checkTokenizerConfig(bytes: Buffer): Result<void, "tokenizer_invalid"> 
   if (c.tokenizer_class !== "Qwen2Tokenizer" && c.tokenizer_class !== "Qwen2TokenizerFast") {
     return err("tokenizer_invalid", "tokenizer_class must be a Qwen2 tokenizer");
   }
-  if (typeof c.chat_template !== "string") return err("tokenizer_invalid", "tokenizer_config.json has no chat template");
+  if (typeof c.chat_template !== "string")
+    return err("tokenizer_invalid", "tokenizer_config.json has no chat template");
   return ok(undefined);
 }
 
-export async function openCheckpointDirectory(directoryInput: string): Promise<Result<CheckpointDirectory, CheckpointErrorCode>> {
+export async function openCheckpointDirectory(
+  directoryInput: string,
+): Promise<Result<CheckpointDirectory, CheckpointErrorCode>> {
   const directory = path.resolve(directoryInput);
   const info = await lstat(directory).catch(() => null);
-  if (info === null || !info.isDirectory()) return err("model_directory_invalid", "model directory does not exist or is not a directory");
+  if (info === null || !info.isDirectory())
+    return err("model_directory_invalid", "model directory does not exist or is not a directory");
   const syntheticInfo = await lstat(path.join(directory, SYNTHETIC_MANIFEST_NAME)).catch(() => null);
   let synthetic: SyntheticManifest | null = null;
   let hashes: Record<string, string>;
@@ -180,7 +205,12 @@ export async function openCheckpointDirectory(directoryInput: string): Promise<R
   } else {
     const verified = await requireVerifiedModelDirectory(directory);
     if (!verified.ok) {
-      const code = verified.error === "unexpected_file" || verified.error === "unexpected_executable_file" ? "unexpected_file" : verified.error === "config_rejected" ? "config_rejected" : "model_not_verified";
+      const code =
+        verified.error === "unexpected_file" || verified.error === "unexpected_executable_file"
+          ? "unexpected_file"
+          : verified.error === "config_rejected"
+            ? "config_rejected"
+            : "model_not_verified";
       // The first problem's own words (file names and recorded errors, never a host path), so a
       // failed download is named rather than only "not verified".
       return err(code, `model directory failed verification (${verified.error}: ${verified.message})`);

@@ -73,7 +73,12 @@ export function qwen2TensorSpecs(arch: Qwen2Architecture): TensorSpec[] {
   const kv = arch.numKeyValueHeads * headDim;
   const ff = arch.intermediateSize;
   const specs: TensorSpec[] = [
-    { hfName: "model.embed_tokens.weight", ggufName: "token_embd.weight", shape: [arch.vocabSize, h], kind: "embedding" },
+    {
+      hfName: "model.embed_tokens.weight",
+      ggufName: "token_embd.weight",
+      shape: [arch.vocabSize, h],
+      kind: "embedding",
+    },
   ];
   for (let i = 0; i < arch.numHiddenLayers; i++) {
     const p = `model.layers.${i}.`;

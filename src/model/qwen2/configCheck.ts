@@ -36,7 +36,7 @@ export function checkQwen2Config(bytes: Buffer): Result<Qwen2Architecture, Confi
   }
   const archs = c.architectures;
   if (!Array.isArray(archs) || archs.length !== 1 || archs[0] !== "Qwen2ForCausalLM") {
-    return err("config_rejected", "architectures must be exactly [\"Qwen2ForCausalLM\"]");
+    return err("config_rejected", 'architectures must be exactly ["Qwen2ForCausalLM"]');
   }
   if (c.model_type !== "qwen2") return err("config_rejected", "model_type must be qwen2");
   if (c.hidden_act !== "silu") return err("config_rejected", "hidden_act must be silu");
@@ -53,7 +53,8 @@ export function checkQwen2Config(bytes: Buffer): Result<Qwen2Architecture, Confi
     max_position_embeddings: c.max_position_embeddings,
   };
   for (const [name, value] of Object.entries(fields)) {
-    if (!positiveInteger(value) || value > 1_000_000) return err("config_rejected", `${name} must be a positive integer`);
+    if (!positiveInteger(value) || value > 1_000_000)
+      return err("config_rejected", `${name} must be a positive integer`);
   }
   if (!positiveFinite(c.rms_norm_eps) || !positiveFinite(c.rope_theta)) {
     return err("config_rejected", "rms_norm_eps and rope_theta must be positive numbers");

@@ -25,7 +25,8 @@ import {
 import { STAND_IN_TOKENIZER_NOTE, buildStandInTokenizer } from "../tokenizer/standInTokenizer.ts";
 import { REHEARSAL_SETS, readRehearsalWeights, type RehearsalSet } from "./rehearsalWeights.ts";
 
-export type MakeRehearsalError = "destination_exists" | "model_directory_invalid" | "checkpoint_invalid" | "tokenizer_source_unavailable";
+export type MakeRehearsalError =
+  "destination_exists" | "model_directory_invalid" | "checkpoint_invalid" | "tokenizer_source_unavailable";
 
 export interface MakeRehearsalOptions {
   readonly directory: string;
@@ -35,7 +36,9 @@ export interface MakeRehearsalOptions {
   readonly weightsDirectory?: string;
 }
 
-export async function makeRehearsalCheckpoint(options: MakeRehearsalOptions): Promise<Result<SyntheticManifest, MakeRehearsalError>> {
+export async function makeRehearsalCheckpoint(
+  options: MakeRehearsalOptions,
+): Promise<Result<SyntheticManifest, MakeRehearsalError>> {
   const set = REHEARSAL_SETS[options.set ?? "lab"];
   const weights = await readRehearsalWeights(options.weightsDirectory ?? set.directory);
   if (!weights.ok) return weights;
@@ -53,13 +56,18 @@ export async function makeRehearsalCheckpoint(options: MakeRehearsalOptions): Pr
   };
   const configText = JSON.stringify(config, null, 2) + "\n";
   const checked = checkQwen2Config(Buffer.from(configText));
-  if (!checked.ok) return err("checkpoint_invalid", `the rehearsal configuration is not a plain Qwen2 configuration (${checked.message})`);
+  if (!checked.ok)
+    return err(
+      "checkpoint_invalid",
+      `the rehearsal configuration is not a plain Qwen2 configuration (${checked.message})`,
+    );
 
   const directory = path.resolve(options.directory);
   try {
     await mkdir(directory, { mode: 0o700 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return err("destination_exists", "destination already exists");
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      return err("destination_exists", "destination already exists");
     return err("model_directory_invalid", "cannot create destination directory");
   }
   try {
@@ -122,7 +130,10 @@ export async function makeRehearsalCheckpoint(options: MakeRehearsalOptions): Pr
       },
       files,
     };
-    await writeFile(path.join(directory, SYNTHETIC_MANIFEST_NAME), JSON.stringify(manifest, null, 2) + "\n", { flag: "wx", mode: 0o600 });
+    await writeFile(path.join(directory, SYNTHETIC_MANIFEST_NAME), JSON.stringify(manifest, null, 2) + "\n", {
+      flag: "wx",
+      mode: 0o600,
+    });
     return ok(manifest);
   } catch (error) {
     // A half-written checkpoint has no manifest and would be refused anyway; remove it.

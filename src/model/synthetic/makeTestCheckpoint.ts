@@ -54,7 +54,8 @@ export interface MakeCheckpointOptions {
   readonly onProgress?: (bytesWritten: number, totalBytes: number) => void;
 }
 
-export type MakeCheckpointError = "destination_exists" | "input_invalid" | "model_directory_invalid" | "tokenizer_source_unavailable";
+export type MakeCheckpointError =
+  "destination_exists" | "input_invalid" | "model_directory_invalid" | "tokenizer_source_unavailable";
 
 interface TokenizerChoice {
   readonly tokenizerJson: string;
@@ -63,7 +64,9 @@ interface TokenizerChoice {
   readonly manifestFields: Pick<SyntheticManifest, "tokenizer" | "tokenizer_note" | "tokenizer_provenance">;
 }
 
-async function chooseTokenizer(kind: CheckpointTokenizer): Promise<Result<TokenizerChoice, "tokenizer_source_unavailable">> {
+async function chooseTokenizer(
+  kind: CheckpointTokenizer,
+): Promise<Result<TokenizerChoice, "tokenizer_source_unavailable">> {
   if (kind === "qwen2.5-stand-in") {
     const standIn = await buildStandInTokenizer();
     if (!standIn.ok) return standIn;
@@ -71,7 +74,11 @@ async function chooseTokenizer(kind: CheckpointTokenizer): Promise<Result<Tokeni
       tokenizerJson: standIn.value.tokenizerJson,
       tokenizerConfigJson: standIn.value.tokenizerConfigJson,
       defined: (row) => row < standIn.value.definedTokenCount,
-      manifestFields: { tokenizer: kind, tokenizer_note: STAND_IN_TOKENIZER_NOTE, tokenizer_provenance: standIn.value.provenance },
+      manifestFields: {
+        tokenizer: kind,
+        tokenizer_note: STAND_IN_TOKENIZER_NOTE,
+        tokenizer_provenance: standIn.value.provenance,
+      },
     });
   }
   const synthetic = buildSyntheticTokenizer();
@@ -83,7 +90,9 @@ async function chooseTokenizer(kind: CheckpointTokenizer): Promise<Result<Tokeni
   });
 }
 
-export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promise<Result<SyntheticManifest, MakeCheckpointError>> {
+export async function makeTestCheckpoint(
+  options: MakeCheckpointOptions,
+): Promise<Result<SyntheticManifest, MakeCheckpointError>> {
   if (!Number.isSafeInteger(options.seed) || options.seed < 0 || options.seed > 0xffffffff) {
     return err("input_invalid", "seed must be an integer from 0 to 4294967295");
   }
@@ -130,7 +139,13 @@ export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promis
           offsets.set(index, 0);
         }
         const start = offsets.get(index) as number;
-        fillBf16(streams.get(index) as WeightStream, spec, out, start, spec.kind === "embedding" ? unusedRowScale : undefined);
+        fillBf16(
+          streams.get(index) as WeightStream,
+          spec,
+          out,
+          start,
+          spec.kind === "embedding" ? unusedRowScale : undefined,
+        );
         offsets.set(index, start + out.length);
       },
       options.onProgress,
@@ -151,6 +166,9 @@ export async function makeTestCheckpoint(options: MakeCheckpointOptions): Promis
     ...tokenizer.value.manifestFields,
     files,
   };
-  await writeFile(path.join(directory, SYNTHETIC_MANIFEST_NAME), JSON.stringify(manifest, null, 2) + "\n", { flag: "wx", mode: 0o600 });
+  await writeFile(path.join(directory, SYNTHETIC_MANIFEST_NAME), JSON.stringify(manifest, null, 2) + "\n", {
+    flag: "wx",
+    mode: 0o600,
+  });
   return ok(manifest);
 }

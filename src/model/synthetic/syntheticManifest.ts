@@ -48,13 +48,19 @@ export function parseSyntheticManifest(bytes: Buffer): Result<SyntheticManifest,
   } catch {
     return err("checkpoint_invalid", "synthetic manifest is not JSON");
   }
-  if (typeof value !== "object" || value === null) return err("checkpoint_invalid", "synthetic manifest is not an object");
+  if (typeof value !== "object" || value === null)
+    return err("checkpoint_invalid", "synthetic manifest is not an object");
   const m = value as Record<string, unknown>;
-  if (m.synthetic !== true || !CHECKPOINT_LABELS.includes(m.label as CheckpointLabel) || m.format_version !== SYNTHETIC_FORMAT_VERSION) {
+  if (
+    m.synthetic !== true ||
+    !CHECKPOINT_LABELS.includes(m.label as CheckpointLabel) ||
+    m.format_version !== SYNTHETIC_FORMAT_VERSION
+  ) {
     return err("checkpoint_invalid", "synthetic manifest has the wrong marker or version");
   }
   // A rehearsal label and the rehearsal size go together; a random-weight checkpoint is tiny or full.
-  const sizeFits = m.label === REHEARSAL_LABEL ? m.size === "rehearsal" : SYNTHETIC_SIZES.includes(m.size as SyntheticSize);
+  const sizeFits =
+    m.label === REHEARSAL_LABEL ? m.size === "rehearsal" : SYNTHETIC_SIZES.includes(m.size as SyntheticSize);
   if (!sizeFits || !Number.isSafeInteger(m.seed) || !Number.isSafeInteger(m.parameters)) {
     return err("checkpoint_invalid", "synthetic manifest fields are malformed");
   }
@@ -65,10 +71,17 @@ export function parseSyntheticManifest(bytes: Buffer): Result<SyntheticManifest,
     return err("checkpoint_invalid", "a rehearsal checkpoint must carry the stand-in tokenizer");
   }
   const files = m.files;
-  if (typeof files !== "object" || files === null) return err("checkpoint_invalid", "synthetic manifest lists no files");
+  if (typeof files !== "object" || files === null)
+    return err("checkpoint_invalid", "synthetic manifest lists no files");
   for (const entry of Object.values(files as Record<string, unknown>)) {
     const e = entry as Record<string, unknown> | null;
-    if (e === null || typeof e !== "object" || !Number.isSafeInteger(e.bytes) || typeof e.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(e.sha256)) {
+    if (
+      e === null ||
+      typeof e !== "object" ||
+      !Number.isSafeInteger(e.bytes) ||
+      typeof e.sha256 !== "string" ||
+      !/^[0-9a-f]{64}$/.test(e.sha256)
+    ) {
       return err("checkpoint_invalid", "synthetic manifest file entry is malformed");
     }
   }
@@ -77,7 +90,9 @@ export function parseSyntheticManifest(bytes: Buffer): Result<SyntheticManifest,
 
 /** What a checkpoint's output is, in one line, for every place that prints or records it. */
 export function checkpointOutputNote(label: string): string {
-  return label === REHEARSAL_LABEL ? REHEARSAL_NOTE : "synthetic random-weight checkpoint: a pipeline check, not a model trial";
+  return label === REHEARSAL_LABEL
+    ? REHEARSAL_NOTE
+    : "synthetic random-weight checkpoint: a pipeline check, not a model trial";
 }
 
 /** Labels a run records for a synthetic checkpoint: rehearsal or not, and which tokenizer. */

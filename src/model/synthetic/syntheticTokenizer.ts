@@ -97,7 +97,7 @@ export function buildSyntheticTokenizer(): SyntheticTokenizerFiles {
   let nextId = 256;
   const merges = learnMerges(MERGE_COUNT);
   for (const [a, b] of merges) {
-    if (!((a + b) in vocab)) vocab[a + b] = nextId++;
+    if (!(a + b in vocab)) vocab[a + b] = nextId++;
   }
   const addedTokens = SPECIAL_TOKENS.map((t) => ({
     id: t.id,
@@ -139,9 +139,20 @@ export function buildSyntheticTokenizer(): SyntheticTokenizerFiles {
   };
   const addedDecoder: Record<string, unknown> = {};
   for (const t of addedTokens) {
-    addedDecoder[String(t.id)] = { content: t.content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
+    addedDecoder[String(t.id)] = {
+      content: t.content,
+      lstrip: false,
+      normalized: false,
+      rstrip: false,
+      single_word: false,
+      special: true,
+    };
   }
-  const config = qwen2TokenizerConfig({ addedTokensDecoder: addedDecoder, additionalSpecialTokens: ["<|im_start|>", "<|im_end|>"], chatTemplate: SYNTHETIC_CHAT_TEMPLATE });
+  const config = qwen2TokenizerConfig({
+    addedTokensDecoder: addedDecoder,
+    additionalSpecialTokens: ["<|im_start|>", "<|im_end|>"],
+    chatTemplate: SYNTHETIC_CHAT_TEMPLATE,
+  });
   return {
     tokenizerJson: JSON.stringify(tokenizer, null, 2) + "\n",
     tokenizerConfigJson: JSON.stringify(config, null, 2) + "\n",

@@ -19,7 +19,10 @@ export interface ChatTokenizer {
   decode(ids: readonly number[]): string;
 }
 
-export function createChatTokenizer(tokenizerJson: Buffer, tokenizerConfigJson: Buffer): Result<ChatTokenizer, ChatTokenizerErrorCode> {
+export function createChatTokenizer(
+  tokenizerJson: Buffer,
+  tokenizerConfigJson: Buffer,
+): Result<ChatTokenizer, ChatTokenizerErrorCode> {
   let tokenizerObject: Record<string, unknown>;
   let configObject: Record<string, unknown>;
   try {

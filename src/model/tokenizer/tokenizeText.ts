@@ -7,7 +7,9 @@ import { openCheckpointDirectory, type CheckpointErrorCode } from "../loader/che
 import { checkpointTokenizer } from "../synthetic/syntheticManifest.ts";
 import { createChatTokenizer } from "./chatTokenizer.ts";
 
-export type TokenizeInput = { readonly kind: "text"; readonly text: string } | { readonly kind: "chat"; readonly system: string; readonly user: string };
+export type TokenizeInput =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "chat"; readonly system: string; readonly user: string };
 
 export interface TokenizeReport {
   readonly ids: number[];

@@ -13,14 +13,20 @@ export type GenerateOnceErrorCode = "input_invalid" | "time_limit" | "model_erro
 /** Reads `--input-ids`: a JSON array of non-negative integer token ids (bounded file size). */
 export async function readInputIdsFile(file: string): Promise<Result<number[], "input_invalid">> {
   const info = await stat(file).catch(() => null);
-  if (info === null || !info.isFile() || info.size > 1024 * 1024) return err("input_invalid", "input ids file is missing, not a file, or larger than 1 MiB");
+  if (info === null || !info.isFile() || info.size > 1024 * 1024)
+    return err("input_invalid", "input ids file is missing, not a file, or larger than 1 MiB");
   let value: unknown;
   try {
     value = JSON.parse(await readFile(file, "utf8"));
   } catch {
     return err("input_invalid", "input ids file is not JSON");
   }
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_INPUT_IDS || !value.every((v) => Number.isSafeInteger(v) && (v as number) >= 0)) {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.length > MAX_INPUT_IDS ||
+    !value.every((v) => Number.isSafeInteger(v) && (v as number) >= 0)
+  ) {
     return err("input_invalid", "input ids must be a non-empty JSON array of non-negative integers");
   }
   return ok(value as number[]);
@@ -45,7 +51,10 @@ export async function generateOnce(options: {
     const loaded = await supervisor.load(options.modelDirectory, overallDeadlineMs);
     if (!loaded.ok) return err(loaded.error, loaded.message);
     options.onLoaded?.();
-    const outcome = await supervisor.generate(options.input, { overallDeadlineMs, ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}) });
+    const outcome = await supervisor.generate(options.input, {
+      overallDeadlineMs,
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    });
     const common = {
       label: loaded.value.label,
       synthetic: loaded.value.synthetic,
@@ -72,7 +81,13 @@ export async function generateOnce(options: {
         });
       }
       case "context_limit":
-        return ok({ ...common, outcome: "context_limit", input_tokens: outcome.inputTokens, timings_ms: timing, engine: loaded.value.identity });
+        return ok({
+          ...common,
+          outcome: "context_limit",
+          input_tokens: outcome.inputTokens,
+          timings_ms: timing,
+          engine: loaded.value.identity,
+        });
       case "time_limit":
         return err("time_limit", "generation did not finish before the deadline");
       case "cancelled":

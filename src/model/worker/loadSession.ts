@@ -33,15 +33,40 @@ export async function loadSession(
   const synthetic = c.synthetic !== null;
   const record: Record<string, unknown> = {
     model: synthetic
-      ? { synthetic: true, label: c.synthetic?.label, size: c.synthetic?.size, seed: c.synthetic?.seed, parameters: c.synthetic?.parameters, note: c.synthetic?.note, tokenizer: c.synthetic?.tokenizer ?? "synthetic-bpe", ...(c.synthetic?.tokenizer_note !== undefined ? { tokenizer_note: c.synthetic.tokenizer_note } : {}), ...(c.synthetic?.rehearsal !== undefined ? { rehearsal: c.synthetic.rehearsal } : {}) }
+      ? {
+          synthetic: true,
+          label: c.synthetic?.label,
+          size: c.synthetic?.size,
+          seed: c.synthetic?.seed,
+          parameters: c.synthetic?.parameters,
+          note: c.synthetic?.note,
+          tokenizer: c.synthetic?.tokenizer ?? "synthetic-bpe",
+          ...(c.synthetic?.tokenizer_note !== undefined ? { tokenizer_note: c.synthetic.tokenizer_note } : {}),
+          ...(c.synthetic?.rehearsal !== undefined ? { rehearsal: c.synthetic.rehearsal } : {}),
+        }
       : { synthetic: false, repository: PINNED_MODEL.repository, revision: PINNED_MODEL.revision },
     source_sha256: c.sha256,
     config_bytes_untouched: true,
     load_time_precision_override: "float32 (stored BF16 widened exactly by the project's converter)",
     checkpoint_generation_config_ignored: c.checkpointGenerationConfig,
-    derived_gguf: { converter_version: derived.value.manifest.converter_version, sha256: derived.value.manifest.output.sha256, bytes: derived.value.manifest.output.bytes, rebuilt: derived.value.rebuilt, conversion_ms: derived.value.conversionMs === null ? null : Math.round(derived.value.conversionMs) },
+    derived_gguf: {
+      converter_version: derived.value.manifest.converter_version,
+      sha256: derived.value.manifest.output.sha256,
+      bytes: derived.value.manifest.output.bytes,
+      rebuilt: derived.value.rebuilt,
+      conversion_ms: derived.value.conversionMs === null ? null : Math.round(derived.value.conversionMs),
+    },
     engine_load_ms: Math.round(engine.value.loadMs),
     total_load_ms: Math.round(now() - started),
   };
-  return ok(new ModelSession({ tokenizer: tokenizer.value, engine: engine.value, label: c.synthetic !== null ? c.synthetic.label : MODEL_LABEL, synthetic, record, profile }));
+  return ok(
+    new ModelSession({
+      tokenizer: tokenizer.value,
+      engine: engine.value,
+      label: c.synthetic !== null ? c.synthetic.label : MODEL_LABEL,
+      synthetic,
+      record,
+      profile,
+    }),
+  );
 }

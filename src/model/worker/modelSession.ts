@@ -2,7 +2,14 @@
 // engine: open and verify the checkpoint, derive the GGUF, build tokenizer and template,
 // load the engine, then answer generate requests. Input over 2,048 tokens is answered with
 // context_limit before the engine is called.
-import { BENCH_DECODING_RULE, DECODING_RULE, EFFECTIVE_GENERATION_CONFIG, GENERATION_PROFILES, idsForDecoding, type GenerationProfileName } from "../engine/generationSettings.ts";
+import {
+  BENCH_DECODING_RULE,
+  DECODING_RULE,
+  EFFECTIVE_GENERATION_CONFIG,
+  GENERATION_PROFILES,
+  idsForDecoding,
+  type GenerationProfileName,
+} from "../engine/generationSettings.ts";
 import type { EngineGeneration, GenerateOptions } from "../engine/llamaEngine.ts";
 import type { Result } from "../../core/result.ts";
 import type { ChatTokenizer } from "../tokenizer/chatTokenizer.ts";
@@ -56,7 +63,9 @@ export class ModelSession {
       identity: {
         ...this.parts.record,
         engine: this.parts.engine.identity(),
-        generation_config: lab ? EFFECTIVE_GENERATION_CONFIG : { ...EFFECTIVE_GENERATION_CONFIG, max_new_tokens: profile.maxNewTokens },
+        generation_config: lab
+          ? EFFECTIVE_GENERATION_CONFIG
+          : { ...EFFECTIVE_GENERATION_CONFIG, max_new_tokens: profile.maxNewTokens },
         decoding_rule: lab ? DECODING_RULE : BENCH_DECODING_RULE,
         input_token_budget: profile.maxInputTokens,
         // Recorded only outside the Lab, so the Lab's identity record is unchanged.
@@ -70,11 +79,27 @@ export class ModelSession {
     this.cancelled.add(id);
   }
 
-  async generate(id: number, input: GenerationInput, reusePrefix: boolean, request: SessionRequestOptions = {}): Promise<WorkerResponse> {
+  async generate(
+    id: number,
+    input: GenerationInput,
+    reusePrefix: boolean,
+    request: SessionRequestOptions = {},
+  ): Promise<WorkerResponse> {
     // A request for another profile than the loaded one is refused: the context was sized at load.
-    if ((request.profile ?? "lab") !== this.profile) return { type: "error", id, error: "input_invalid", message: "the request's generation profile differs from the loaded one" };
+    if ((request.profile ?? "lab") !== this.profile)
+      return {
+        type: "error",
+        id,
+        error: "input_invalid",
+        message: "the request's generation profile differs from the loaded one",
+      };
     const profile = GENERATION_PROFILES[this.profile];
-    if (request.maxNewTokens !== undefined && (!Number.isSafeInteger(request.maxNewTokens) || request.maxNewTokens < 1 || request.maxNewTokens > profile.maxNewTokens)) {
+    if (
+      request.maxNewTokens !== undefined &&
+      (!Number.isSafeInteger(request.maxNewTokens) ||
+        request.maxNewTokens < 1 ||
+        request.maxNewTokens > profile.maxNewTokens)
+    ) {
       return { type: "error", id, error: "input_invalid", message: "max new tokens outside the profile's bound" };
     }
     let inputIds: number[];
@@ -90,7 +115,11 @@ export class ModelSession {
     if (inputIds.length === 0) return { type: "error", id, error: "input_invalid", message: "empty input" };
     const throttle =
       request.onProgress !== undefined && request.progressIntervalMs !== undefined
-        ? new ProgressThrottle(request.progressIntervalMs, this.parts.now ?? (() => performance.now()), request.onProgress)
+        ? new ProgressThrottle(
+            request.progressIntervalMs,
+            this.parts.now ?? (() => performance.now()),
+            request.onProgress,
+          )
         : null;
     const result = await this.parts.engine.generate(inputIds, {
       reusePrefix,
@@ -103,7 +132,8 @@ export class ModelSession {
     if (!result.ok) {
       if (result.error === "cancelled") return { type: "cancelled", id };
       if (result.error === "context_limit") return { type: "context_limit", id, inputTokens: inputIds.length };
-      if (result.error === "input_invalid") return { type: "error", id, error: "input_invalid", message: result.message };
+      if (result.error === "input_invalid")
+        return { type: "error", id, error: "input_invalid", message: result.message };
       return { type: "error", id, error: "model_error", message: result.message };
     }
     const g = result.value;

@@ -3,7 +3,13 @@
 // logs, which the supervisor keeps only as bounded diagnostics). One load, then generate
 // and cancel requests; a malformed request is answered with an error and ignored.
 import { createWriteStream } from "node:fs";
-import { LineSplitter, MAX_REQUEST_BYTES, parseWorkerRequest, type GenerationProgress, type WorkerResponse } from "./protocol.ts";
+import {
+  LineSplitter,
+  MAX_REQUEST_BYTES,
+  parseWorkerRequest,
+  type GenerationProgress,
+  type WorkerResponse,
+} from "./protocol.ts";
 import { loadSession } from "./loadSession.ts";
 import type { ModelSession } from "./modelSession.ts";
 
@@ -55,7 +61,10 @@ async function handle(line: string): Promise<void> {
         ...(request.maxNewTokens !== undefined ? { maxNewTokens: request.maxNewTokens } : {}),
         // Progress only when the supervisor asked for it; written on the same channel, so it always precedes the result.
         ...(request.progressIntervalMs !== undefined
-          ? { progressIntervalMs: request.progressIntervalMs, onProgress: (progress: GenerationProgress) => send({ type: "progress", id: request.id, ...progress }) }
+          ? {
+              progressIntervalMs: request.progressIntervalMs,
+              onProgress: (progress: GenerationProgress) => send({ type: "progress", id: request.id, ...progress }),
+            }
           : {}),
       }),
     );

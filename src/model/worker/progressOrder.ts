@@ -25,13 +25,16 @@ export class ProgressOrder {
   /** Null when `progress` may follow what came before at `elapsedMs` into the call; otherwise why not. */
   check(progress: GenerationProgress, elapsedMs: number): string | null {
     this.received += 1;
-    if (this.received > PROGRESS_BURST + Math.floor((2 * Math.max(0, elapsedMs)) / this.intervalMs)) return "progress messages faster than the requested interval";
+    if (this.received > PROGRESS_BURST + Math.floor((2 * Math.max(0, elapsedMs)) / this.intervalMs))
+      return "progress messages faster than the requested interval";
     const last = this.last;
-    if (progress.phase === "decode" && progress.tokens > this.maxNewTokens) return "progress beyond the call's bound on new tokens";
+    if (progress.phase === "decode" && progress.tokens > this.maxNewTokens)
+      return "progress beyond the call's bound on new tokens";
     if (last !== null) {
       if (last.phase === "decode" && progress.phase === "prefill") return "prefill progress after decode progress";
       if (last.phase === progress.phase && progress.tokens <= last.tokens) return "progress count did not increase";
-      if (last.phase === "prefill" && progress.phase === "prefill" && progress.total !== last.total) return "prefill total changed";
+      if (last.phase === "prefill" && progress.phase === "prefill" && progress.total !== last.total)
+        return "prefill total changed";
     }
     this.last = progress;
     return null;

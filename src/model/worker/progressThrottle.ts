@@ -23,7 +23,10 @@ export class ProgressThrottle {
   /** The engine's onStep: the step that completes prefill also sampled the first new token. */
   step(phase: EnginePhase, tokensSoFar: number, phaseTotal: number): void {
     if (this.finished || tokensSoFar < 1) return;
-    this.latest = phase === "prefill" && tokensSoFar < phaseTotal ? { phase: "prefill", tokens: tokensSoFar, total: phaseTotal } : { phase: "decode", tokens: phase === "prefill" ? 1 : tokensSoFar };
+    this.latest =
+      phase === "prefill" && tokensSoFar < phaseTotal
+        ? { phase: "prefill", tokens: tokensSoFar, total: phaseTotal }
+        : { phase: "decode", tokens: phase === "prefill" ? 1 : tokensSoFar };
     this.latestSent = false;
     const t = this.now();
     if (t - this.lastSentAt < this.intervalMs) return;

@@ -5,7 +5,11 @@
 // A generate request that carries progressIntervalMs is answered with throttled progress lines
 // before its final message (display only; docs/local-engine.md, "Progress").
 import type { ChatMessage } from "../../core/chatMessage.ts";
-import { GENERATION_PROFILE_NAMES, GENERATION_PROFILES, type GenerationProfileName } from "../engine/generationSettings.ts";
+import {
+  GENERATION_PROFILE_NAMES,
+  GENERATION_PROFILES,
+  type GenerationProfileName,
+} from "../engine/generationSettings.ts";
 
 export const MAX_REQUEST_BYTES = 256 * 1024;
 export const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -65,7 +69,12 @@ export interface GenerationReport {
 }
 
 export type WorkerResponse =
-  | { readonly type: "loaded"; readonly label: string; readonly synthetic: boolean; readonly identity: Record<string, unknown> }
+  | {
+      readonly type: "loaded";
+      readonly label: string;
+      readonly synthetic: boolean;
+      readonly identity: Record<string, unknown>;
+    }
   | ({ readonly type: "progress"; readonly id: number } & GenerationProgress)
   | { readonly type: "result"; readonly id: number; readonly report: GenerationReport }
   | { readonly type: "context_limit"; readonly id: number; readonly inputTokens: number }
@@ -87,10 +96,14 @@ function parseLine(line: string, maxBytes: number): Record<string, unknown> | nu
   }
 }
 
-const isProfileName = (v: unknown): v is GenerationProfileName => (GENERATION_PROFILE_NAMES as readonly unknown[]).includes(v);
+const isProfileName = (v: unknown): v is GenerationProfileName =>
+  (GENERATION_PROFILE_NAMES as readonly unknown[]).includes(v);
 
 /** The optional profile fields, copied only when present (so Lab requests parse exactly as before). */
-function profileFields(m: Record<string, unknown>, withMaxNewTokens: boolean): { profile?: GenerationProfileName; maxNewTokens?: number } | null {
+function profileFields(
+  m: Record<string, unknown>,
+  withMaxNewTokens: boolean,
+): { profile?: GenerationProfileName; maxNewTokens?: number } | null {
   const out: { profile?: GenerationProfileName; maxNewTokens?: number } = {};
   if (m.profile !== undefined) {
     if (!isProfileName(m.profile)) return null;
@@ -116,18 +129,44 @@ export function parseWorkerRequest(line: string): WorkerRequest | null {
     const input = m.input;
     const profile = profileFields(m, true);
     if (profile === null) return null;
-    if (m.progressIntervalMs !== undefined && !(isId(m.progressIntervalMs) && m.progressIntervalMs >= MIN_PROGRESS_INTERVAL_MS && m.progressIntervalMs <= MAX_PROGRESS_INTERVAL_MS)) return null;
-    const extra = m.progressIntervalMs === undefined ? profile : { ...profile, progressIntervalMs: m.progressIntervalMs };
+    if (
+      m.progressIntervalMs !== undefined &&
+      !(
+        isId(m.progressIntervalMs) &&
+        m.progressIntervalMs >= MIN_PROGRESS_INTERVAL_MS &&
+        m.progressIntervalMs <= MAX_PROGRESS_INTERVAL_MS
+      )
+    )
+      return null;
+    const extra =
+      m.progressIntervalMs === undefined ? profile : { ...profile, progressIntervalMs: m.progressIntervalMs };
     if (input.kind === "ids" && isIdArray(input.ids, MAX_INPUT_IDS)) {
-      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "ids", ids: input.ids }, ...extra };
+      return {
+        type: "generate",
+        id: m.id,
+        reusePrefix: m.reusePrefix,
+        input: { kind: "ids", ids: input.ids },
+        ...extra,
+      };
     }
     if (input.kind === "messages" && Array.isArray(input.messages) && input.messages.length <= 8) {
       const messages: ChatMessage[] = [];
       for (const msg of input.messages) {
-        if (!isRecord(msg) || (msg.role !== "system" && msg.role !== "user") || !isShortString(msg.content, MAX_MESSAGE_TEXT_BYTES)) return null;
+        if (
+          !isRecord(msg) ||
+          (msg.role !== "system" && msg.role !== "user") ||
+          !isShortString(msg.content, MAX_MESSAGE_TEXT_BYTES)
+        )
+          return null;
         messages.push({ role: msg.role, content: msg.content });
       }
-      return { type: "generate", id: m.id, reusePrefix: m.reusePrefix, input: { kind: "messages", messages }, ...extra };
+      return {
+        type: "generate",
+        id: m.id,
+        reusePrefix: m.reusePrefix,
+        input: { kind: "messages", messages },
+        ...extra,
+      };
     }
   }
   return null;
@@ -135,9 +174,17 @@ export function parseWorkerRequest(line: string): WorkerRequest | null {
 
 function parseReport(r: unknown): GenerationReport | null {
   if (!isRecord(r)) return null;
-  if (!isIdArray(r.inputIds, MAX_INPUT_IDS) || !isIdArray(r.rawOutputIds, MAX_OUTPUT_IDS) || !isId(r.inputTokens) || !isId(r.outputTokens)) return null;
-  if (!isShortString(r.text, MAX_RESPONSE_BYTES) || !isShortString(r.stopCause, 64) || !isId(r.prefixTokensReused)) return null;
-  if (!isRecord(r.timingsMs) || !Object.values(r.timingsMs).every((v) => typeof v === "number" && Number.isFinite(v))) return null;
+  if (
+    !isIdArray(r.inputIds, MAX_INPUT_IDS) ||
+    !isIdArray(r.rawOutputIds, MAX_OUTPUT_IDS) ||
+    !isId(r.inputTokens) ||
+    !isId(r.outputTokens)
+  )
+    return null;
+  if (!isShortString(r.text, MAX_RESPONSE_BYTES) || !isShortString(r.stopCause, 64) || !isId(r.prefixTokensReused))
+    return null;
+  if (!isRecord(r.timingsMs) || !Object.values(r.timingsMs).every((v) => typeof v === "number" && Number.isFinite(v)))
+    return null;
   if (!isId(r.peakRssBytes)) return null;
   return {
     inputIds: r.inputIds,
@@ -157,10 +204,17 @@ function parseReport(r: unknown): GenerationReport | null {
 function parseProgress(m: Record<string, unknown>): WorkerResponse | null {
   if (!isId(m.id) || !isId(m.tokens) || m.tokens < 1) return null;
   const keys = Object.keys(m).sort().join(",");
-  if (m.phase === "prefill" && keys === "id,phase,tokens,total,type" && isId(m.total) && m.tokens <= m.total && m.total <= MAX_INPUT_IDS) {
+  if (
+    m.phase === "prefill" &&
+    keys === "id,phase,tokens,total,type" &&
+    isId(m.total) &&
+    m.tokens <= m.total &&
+    m.total <= MAX_INPUT_IDS
+  ) {
     return { type: "progress", id: m.id, phase: "prefill", tokens: m.tokens, total: m.total };
   }
-  if (m.phase === "decode" && keys === "id,phase,tokens,type" && m.tokens <= MAX_OUTPUT_IDS) return { type: "progress", id: m.id, phase: "decode", tokens: m.tokens };
+  if (m.phase === "decode" && keys === "id,phase,tokens,type" && m.tokens <= MAX_OUTPUT_IDS)
+    return { type: "progress", id: m.id, phase: "decode", tokens: m.tokens };
   return null;
 }
 

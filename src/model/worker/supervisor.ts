@@ -208,7 +208,8 @@ export class ModelSupervisor {
 
   private send(request: WorkerRequest): boolean {
     const line = JSON.stringify(request) + "\n";
-    if (Buffer.byteLength(line) > MAX_REQUEST_BYTES || this.child?.stdin === null || this.child?.stdin === undefined) return false;
+    if (Buffer.byteLength(line) > MAX_REQUEST_BYTES || this.child?.stdin === null || this.child?.stdin === undefined)
+      return false;
     this.child.stdin.write(line);
     return true;
   }
@@ -217,7 +218,12 @@ export class ModelSupervisor {
    * Wait for a message accepted by `accept` (which returns a value, or undefined to pass),
    * a worker failure, or `deadlineAt`. Messages not accepted are discarded as late.
    */
-  private waitFor<T>(deadlineAt: number, accept: (m: WorkerResponse) => T | typeof CONSUMED | undefined, onExpiry: () => T, onFailure: (message: string) => T): Promise<T> {
+  private waitFor<T>(
+    deadlineAt: number,
+    accept: (m: WorkerResponse) => T | typeof CONSUMED | undefined,
+    onExpiry: () => T,
+    onFailure: (message: string) => T,
+  ): Promise<T> {
     return new Promise<T>((resolve) => {
       let settled = false;
       const settle = (value: T): void => {
@@ -258,14 +264,23 @@ export class ModelSupervisor {
     const child = this.start();
     if (!child.ok) return child;
     // The profile field is sent only outside the Lab, so Lab messages are unchanged.
-    const request: WorkerRequest = options.profile === undefined || options.profile === "lab" ? { type: "load", modelDirectory } : { type: "load", modelDirectory, profile: options.profile };
+    const request: WorkerRequest =
+      options.profile === undefined || options.profile === "lab"
+        ? { type: "load", modelDirectory }
+        : { type: "load", modelDirectory, profile: options.profile };
     if (this.dead || !this.send(request)) return err("model_error", "the model worker is not running");
     type LoadOutcome = Result<LoadedWorker, SupervisorErrorCode>;
     let cancelled = false;
     const wait = this.waitFor<LoadOutcome>(
       overallDeadlineMs,
       (m) => {
-        if (m.type === "loaded") return ok({ label: m.label, synthetic: m.synthetic, identity: m.identity, loadMs: this.clock.now() - started });
+        if (m.type === "loaded")
+          return ok({
+            label: m.label,
+            synthetic: m.synthetic,
+            identity: m.identity,
+            loadMs: this.clock.now() - started,
+          });
         if (m.type === "error" && m.id === null) {
           this.kill("load_failed");
           return err("model_error", `loading failed (${m.error})`);
@@ -312,14 +327,21 @@ export class ModelSupervisor {
   ): Promise<SupervisedGeneration> {
     const started = this.clock.now();
     const elapsed = (): number => this.clock.now() - started;
-    const deadlineAt = Math.min(started + (this.options.callDeadlineMs ?? CONTROLLER_LIMITS.perCallDeadlineMs), options.overallDeadlineMs);
+    const deadlineAt = Math.min(
+      started + (this.options.callDeadlineMs ?? CONTROLLER_LIMITS.perCallDeadlineMs),
+      options.overallDeadlineMs,
+    );
     if (options.signal?.aborted === true) return { kind: "cancelled", elapsedMs: 0 };
     if (started >= deadlineAt) return { kind: "time_limit", elapsedMs: 0 };
-    if (this.child === null || this.dead) return { kind: "model_error", message: "the model worker is not running", elapsedMs: 0 };
+    if (this.child === null || this.dead)
+      return { kind: "model_error", message: "the model worker is not running", elapsedMs: 0 };
     // One call at a time: the worker holds one KV cache and answers one request.
     if (this.waiter !== null) return { kind: "model_error", message: "a call is already in progress", elapsedMs: 0 };
     const id = this.nextId++;
-    const progressIntervalMs = Math.min(MAX_PROGRESS_INTERVAL_MS, Math.max(MIN_PROGRESS_INTERVAL_MS, Math.round(this.options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS)));
+    const progressIntervalMs = Math.min(
+      MAX_PROGRESS_INTERVAL_MS,
+      Math.max(MIN_PROGRESS_INTERVAL_MS, Math.round(this.options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS)),
+    );
     const request: WorkerRequest = {
       type: "generate",
       id,
@@ -329,7 +351,10 @@ export class ModelSupervisor {
       ...(options.maxNewTokens !== undefined ? { maxNewTokens: options.maxNewTokens } : {}),
       ...(options.onProgress !== undefined ? { progressIntervalMs } : {}),
     };
-    const progressOrder = new ProgressOrder(progressIntervalMs, options.maxNewTokens ?? GENERATION_PROFILES[options.profile ?? "lab"].maxNewTokens);
+    const progressOrder = new ProgressOrder(
+      progressIntervalMs,
+      options.maxNewTokens ?? GENERATION_PROFILES[options.profile ?? "lab"].maxNewTokens,
+    );
     if (!this.send(request)) {
       return { kind: "model_error", message: "request exceeds the size cap", elapsedMs: 0 };
     }
@@ -339,17 +364,23 @@ export class ModelSupervisor {
       deadlineAt,
       (m) => {
         if (!("id" in m) || m.id !== id) {
-          if (m.type === "error" && m.id === null) return { kind: "model_error", message: `worker error (${m.error})`, elapsedMs: elapsed() };
+          if (m.type === "error" && m.id === null)
+            return { kind: "model_error", message: `worker error (${m.error})`, elapsedMs: elapsed() };
           return undefined;
         }
         if (m.type === "progress") {
           // Progress is checked like any message: unasked-for, out of order or too fast kills the worker.
           const { type: _type, id: _id, ...progress } = m;
-          const problem = options.onProgress === undefined ? "progress that was not asked for" : progressOrder.check(progress, elapsed());
+          const problem =
+            options.onProgress === undefined
+              ? "progress that was not asked for"
+              : progressOrder.check(progress, elapsed());
           if (problem !== null) {
             this.emit({ kind: "protocol_violation", detail: problem });
             this.kill("protocol_violation");
-            return cancelling ? { kind: "cancelled", elapsedMs: elapsed() } : { kind: "model_error", message: `worker protocol violation: ${problem}`, elapsedMs: elapsed() };
+            return cancelling
+              ? { kind: "cancelled", elapsedMs: elapsed() }
+              : { kind: "model_error", message: `worker protocol violation: ${problem}`, elapsedMs: elapsed() };
           }
           if (!cancelling) deliverProgress(options.onProgress, { ...progress, callId: id, elapsedMs: elapsed() });
           return CONSUMED;
@@ -376,7 +407,10 @@ export class ModelSupervisor {
         this.kill("call_deadline");
         return { kind: "time_limit", elapsedMs: elapsed() };
       },
-      (message) => (cancelling ? { kind: "cancelled", elapsedMs: elapsed() } : { kind: "model_error", message, elapsedMs: elapsed() }),
+      (message) =>
+        cancelling
+          ? { kind: "cancelled", elapsedMs: elapsed() }
+          : { kind: "model_error", message, elapsedMs: elapsed() },
     );
     const onAbort = (): void => {
       if (cancelling) return;
@@ -418,7 +452,10 @@ export class ModelSupervisor {
 }
 
 /** A display callback that throws must not disturb the call: progress is never part of the run. */
-function deliverProgress(onProgress: ((progress: SupervisedProgress) => void) | undefined, progress: SupervisedProgress): void {
+function deliverProgress(
+  onProgress: ((progress: SupervisedProgress) => void) | undefined,
+  progress: SupervisedProgress,
+): void {
   try {
     onProgress?.(progress);
   } catch {

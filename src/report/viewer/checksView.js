@@ -10,8 +10,19 @@
  */
 function checkRunSummary(check) {
   const proposals = check.run.proposals.length + " proposal" + (check.run.proposals.length === 1 ? "" : "s");
-  if (check.passed) return "its run " + tca.text(check.runDirectoryName) + ": " + proposals + ", refused as this check expects (the run's own verdict: " + check.run.verdict.headline.toLowerCase() + ", by design)";
-  return "its run " + tca.text(check.runDirectoryName) + ": " + proposals + ", " + check.run.verdict.headline.toLowerCase();
+  if (check.passed)
+    return (
+      "its run " +
+      tca.text(check.runDirectoryName) +
+      ": " +
+      proposals +
+      ", refused as this check expects (the run's own verdict: " +
+      check.run.verdict.headline.toLowerCase() +
+      ", by design)"
+    );
+  return (
+    "its run " + tca.text(check.runDirectoryName) + ": " + proposals + ", " + check.run.verdict.headline.toLowerCase()
+  );
 }
 
 tca.checksView = function checksView(checks) {
@@ -27,15 +38,38 @@ tca.checksView = function checksView(checks) {
       tca.el("td", { class: "mono observed" }, check.observed),
       tca.el("td", null, check.unchanged),
       tca.el("td", { class: "mono stop-reason" }, check.stopReason),
-      tca.el("td", null, tca.el("span", { class: "badge " + (check.passed ? "pass" : "fail") }, check.passed ? "pass" : "FAIL")),
-      tca.el("td", null, check.problems.length === 0 ? "" : tca.el("ul", null, check.problems.map((p) => tca.el("li", null, p)))),
+      tca.el(
+        "td",
+        null,
+        tca.el("span", { class: "badge " + (check.passed ? "pass" : "fail") }, check.passed ? "pass" : "FAIL"),
+      ),
+      tca.el(
+        "td",
+        null,
+        check.problems.length === 0
+          ? ""
+          : tca.el(
+              "ul",
+              null,
+              check.problems.map((p) => tca.el("li", null, p)),
+            ),
+      ),
     );
     rows.push(row);
     if (check.run) {
       const detailRow = tca.el(
         "tr",
         { class: "check-run " + (check.passed ? "passed" : "failed") },
-        tca.el("td", { colspan: 8 }, tca.lazyDetails(null, checkRunSummary(check), () => tca.compactLabView(check.run, "check-" + check.id + "-", check.passed), false)),
+        tca.el(
+          "td",
+          { colspan: 8 },
+          tca.lazyDetails(
+            null,
+            checkRunSummary(check),
+            () => tca.compactLabView(check.run, "check-" + check.id + "-", check.passed),
+            false,
+          ),
+        ),
       );
       rows.push(detailRow);
     }
@@ -49,8 +83,19 @@ tca.checksView = function checksView(checks) {
     tca.el("h1", null, "Negative checks"),
     tca.el("p", null, "Folder: ", checks.directoryName),
     tca.problemsBox(checks.problems),
-    tca.el("p", null, String(checks.passed), " passed, ", String(checks.failed), " failed, ", String(checks.total), " in all."),
+    tca.el(
+      "p",
+      null,
+      String(checks.passed),
+      " passed, ",
+      String(checks.failed),
+      " failed, ",
+      String(checks.total),
+      " in all.",
+    ),
     tca.el("div", { class: "controls" }, tca.el("label", null, onlyFailed, " show only failed checks")),
-    tca.table(["check", "description", "expected", "observed", "unchanged", "run's stop", "result", "problems"], rows, { id: "checks-table" }),
+    tca.table(["check", "description", "expected", "observed", "unchanged", "run's stop", "result", "problems"], rows, {
+      id: "checks-table",
+    }),
   ];
 };

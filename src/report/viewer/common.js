@@ -4,7 +4,28 @@
 // that is the escaping rule of the whole viewer. Attributes are limited to a fixed allow-list.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const ALLOWED_ATTRIBUTES = new Set(["class", "id", "open", "colspan", "title", "data-status", "data-outcome", "data-condition", "data-testid", "width", "height", "x", "y", "viewBox", "fill", "text-anchor", "type", "value", "checked", "aria-label"]);
+const ALLOWED_ATTRIBUTES = new Set([
+  "class",
+  "id",
+  "open",
+  "colspan",
+  "title",
+  "data-status",
+  "data-outcome",
+  "data-condition",
+  "data-testid",
+  "width",
+  "height",
+  "x",
+  "y",
+  "viewBox",
+  "fill",
+  "text-anchor",
+  "type",
+  "value",
+  "checked",
+  "aria-label",
+]);
 
 function setAttributes(node, attributes) {
   for (const [name, value] of Object.entries(attributes || {})) {
@@ -23,7 +44,8 @@ function append(node, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(node, child);
-    else if (typeof child === "string" || typeof child === "number" || typeof child === "boolean") node.appendChild(document.createTextNode(String(child)));
+    else if (typeof child === "string" || typeof child === "number" || typeof child === "boolean")
+      node.appendChild(document.createTextNode(String(child)));
     else node.appendChild(child);
   }
 }
@@ -55,7 +77,10 @@ tca.TEXT_LIMIT = 2000;
 tca.boundedText = function boundedText(value, limit) {
   // Objects: one line when short, indented when long.
   const compact = typeof value === "string" ? value : JSON.stringify(value);
-  const full = typeof value === "string" || compact === undefined || compact.length <= 160 ? compact : JSON.stringify(value, null, 2);
+  const full =
+    typeof value === "string" || compact === undefined || compact.length <= 160
+      ? compact
+      : JSON.stringify(value, null, 2);
   const max = limit || tca.TEXT_LIMIT;
   const pre = tca.el("pre", { class: "bounded" });
   if (full === undefined || full.length <= max) {
@@ -111,8 +136,14 @@ tca.paginated = function paginated(items, pageSize, renderItem) {
     previous.disabled = page === 0;
     next.disabled = page >= pages - 1;
   };
-  previous.addEventListener("click", () => { page = Math.max(0, page - 1); show(); });
-  next.addEventListener("click", () => { page = Math.min(pages - 1, page + 1); show(); });
+  previous.addEventListener("click", () => {
+    page = Math.max(0, page - 1);
+    show();
+  });
+  next.addEventListener("click", () => {
+    page = Math.min(pages - 1, page + 1);
+    show();
+  });
   show();
   if (pages > 1) container.appendChild(tca.el("div", { class: "pager" }, previous, status, next));
   container.appendChild(list);
@@ -125,7 +156,11 @@ tca.verdictBox = function verdictBox(verdict, nested) {
     "section",
     { class: "verdict tone-" + verdict.tone, id: nested ? null : "verdict" },
     tca.el("div", { class: "headline", id: nested ? null : "verdict-headline" }, verdict.headline),
-    tca.el("ul", null, verdict.details.map((line) => tca.el("li", null, line))),
+    tca.el(
+      "ul",
+      null,
+      verdict.details.map((line) => tca.el("li", null, line)),
+    ),
   );
 };
 
@@ -142,14 +177,37 @@ tca.kindLabel = function kindLabel(label, nested) {
 
 tca.problemsBox = function problemsBox(problems, nested) {
   if (!problems || problems.length === 0) return null;
-  return tca.el("section", { class: "problems", id: nested ? null : "problems" }, tca.el("strong", null, "Evidence problems"), tca.el("ul", null, problems.map((p) => tca.el("li", null, p))));
+  return tca.el(
+    "section",
+    { class: "problems", id: nested ? null : "problems" },
+    tca.el("strong", null, "Evidence problems"),
+    tca.el(
+      "ul",
+      null,
+      problems.map((p) => tca.el("li", null, p)),
+    ),
+  );
 };
 
 tca.table = function table(headers, rows, attributes) {
   return tca.el(
     "table",
     attributes,
-    tca.el("thead", null, tca.el("tr", null, headers.map((h) => tca.el("th", typeof h === "object" && h !== null ? { class: h.class } : null, typeof h === "object" && h !== null ? h.label : h)))),
+    tca.el(
+      "thead",
+      null,
+      tca.el(
+        "tr",
+        null,
+        headers.map((h) =>
+          tca.el(
+            "th",
+            typeof h === "object" && h !== null ? { class: h.class } : null,
+            typeof h === "object" && h !== null ? h.label : h,
+          ),
+        ),
+      ),
+    ),
     tca.el("tbody", null, rows),
   );
 };
@@ -158,12 +216,31 @@ tca.table = function table(headers, rows, attributes) {
 tca.objectTable = function objectTable(object, attributes) {
   const rows = [];
   const walk = (value, path, depth) => {
-    if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < 6 && Object.keys(value).length > 0) {
+    if (
+      value !== null &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      depth < 6 &&
+      Object.keys(value).length > 0
+    ) {
       for (const [key, inner] of Object.entries(value)) walk(inner, path ? path + "." + key : key, depth + 1);
       return;
     }
     const shown = typeof value === "string" ? value : JSON.stringify(value);
-    rows.push(tca.el("tr", null, tca.el("th", { class: "mono" }, path), tca.el("td", null, shown !== undefined && shown.length > 200 ? tca.boundedText(shown, 200) : tca.el("span", { class: "mono" }, shown === undefined ? "" : shown))));
+    rows.push(
+      tca.el(
+        "tr",
+        null,
+        tca.el("th", { class: "mono" }, path),
+        tca.el(
+          "td",
+          null,
+          shown !== undefined && shown.length > 200
+            ? tca.boundedText(shown, 200)
+            : tca.el("span", { class: "mono" }, shown === undefined ? "" : shown),
+        ),
+      ),
+    );
   };
   walk(object, "", 0);
   return tca.el("table", attributes, tca.el("tbody", null, rows));
@@ -174,7 +251,13 @@ tca.diffView = function diffView(lines) {
   return tca.el(
     "div",
     { class: "diff", "data-testid": "diff" },
-    lines.map((line) => tca.el("div", { class: line.kind === "+" ? "add" : line.kind === "-" ? "del" : "same" }, line.kind + " " + line.text)),
+    lines.map((line) =>
+      tca.el(
+        "div",
+        { class: line.kind === "+" ? "add" : line.kind === "-" ? "del" : "same" },
+        line.kind + " " + line.text,
+      ),
+    ),
   );
 };
 
@@ -185,7 +268,16 @@ tca.unifiedDiffText = function unifiedDiffText(text) {
     "div",
     { class: "diff", "data-testid": "diff" },
     lines.map((line) => {
-      const kind = line.startsWith("+++") || line.startsWith("---") ? "hunk" : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "same";
+      const kind =
+        line.startsWith("+++") || line.startsWith("---")
+          ? "hunk"
+          : line.startsWith("@@")
+            ? "hunk"
+            : line.startsWith("+")
+              ? "add"
+              : line.startsWith("-")
+                ? "del"
+                : "same";
       return tca.el("div", { class: kind }, line);
     }),
   );
@@ -203,8 +295,12 @@ tca.barChart = function barChart(title, items, unit) {
     const y = index * rowHeight + 2;
     const barWidth = Math.max(1, ((width - labelWidth - 110) * item.value) / max);
     svg.appendChild(tca.svg("text", { x: 0, y: y + 12 }, item.label));
-    svg.appendChild(tca.svg("rect", { x: labelWidth, y, width: barWidth, height: rowHeight - 4, fill: item.color || "#0969da" }));
-    svg.appendChild(tca.svg("text", { x: labelWidth + barWidth + 4, y: y + 12 }, formatNumber(item.value) + (unit ? " " + unit : "")));
+    svg.appendChild(
+      tca.svg("rect", { x: labelWidth, y, width: barWidth, height: rowHeight - 4, fill: item.color || "#0969da" }),
+    );
+    svg.appendChild(
+      tca.svg("text", { x: labelWidth + barWidth + 4, y: y + 12 }, formatNumber(item.value) + (unit ? " " + unit : "")),
+    );
   });
   return tca.el("figure", { class: "chart" }, tca.el("figcaption", null, title), svg);
 };

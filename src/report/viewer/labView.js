@@ -28,23 +28,57 @@ function recordData(records, type) {
 function decisionLine(data, okKey, codeKey) {
   if (data === null || data === undefined) return tca.el("span", { class: "muted" }, "not reached");
   if (data[okKey] === true) return tca.el("span", { class: "badge pass" }, "ok");
-  return tca.el("span", null, tca.el("span", { class: "badge fail error-code" }, tca.text(data[codeKey])), " ", tca.text(data.message));
+  return tca.el(
+    "span",
+    null,
+    tca.el("span", { class: "badge fail error-code" }, tca.text(data[codeKey])),
+    " ",
+    tca.text(data.message),
+  );
 }
 
 function editBlock(edit) {
   return tca.el(
     "div",
     { class: "edit", "data-testid": "edit" },
-    tca.el("h3", null, "Edit of ", tca.text(edit.function), ": version ", tca.text(edit.oldVersion), " → ", tca.text(edit.version), " (", edit.how, ")"),
+    tca.el(
+      "h3",
+      null,
+      "Edit of ",
+      tca.text(edit.function),
+      ": version ",
+      tca.text(edit.oldVersion),
+      " → ",
+      tca.text(edit.version),
+      " (",
+      edit.how,
+      ")",
+    ),
     tca.el("div", { class: "mono" }, "sha256 before ", tca.text(edit.beforeSha256)),
     tca.el("div", { class: "mono" }, "sha256 after  ", tca.text(edit.sha256)),
     edit.diff ? tca.diffView(edit.diff) : tca.el("p", { class: "muted" }, tca.text(edit.diffNote)),
-    edit.diff ? tca.el("p", { class: "muted" }, "from ", tca.text(edit.beforeFile), " to ", tca.text(edit.afterFile), " (matched by sha256)") : null,
+    edit.diff
+      ? tca.el(
+          "p",
+          { class: "muted" },
+          "from ",
+          tca.text(edit.beforeFile),
+          " to ",
+          tca.text(edit.afterFile),
+          " (matched by sha256)",
+        )
+      : null,
     edit.expressionsBefore || edit.expressionsAfter
       ? tca.table(
           ["function", "expression before", "expression after"],
           Object.keys(Object.assign({}, edit.expressionsBefore || {}, edit.expressionsAfter || {})).map((name) =>
-            tca.el("tr", null, tca.el("td", { class: "mono" }, name), tca.el("td", { class: "mono" }, tca.text((edit.expressionsBefore || {})[name])), tca.el("td", { class: "mono" }, tca.text((edit.expressionsAfter || {})[name]))),
+            tca.el(
+              "tr",
+              null,
+              tca.el("td", { class: "mono" }, name),
+              tca.el("td", { class: "mono" }, tca.text((edit.expressionsBefore || {})[name])),
+              tca.el("td", { class: "mono" }, tca.text((edit.expressionsAfter || {})[name])),
+            ),
           ),
         )
       : null,
@@ -56,7 +90,9 @@ function whitespaceSummary(text) {
   const names = { "\n": "⏎", "\r": "␍", "\t": "⇥", " ": "␠" };
   const counts = new Map();
   for (const ch of text) counts.set(ch, (counts.get(ch) || 0) + 1);
-  return [...counts.entries()].map(([ch, n]) => (names[ch] || "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")) + " × " + n).join(", ");
+  return [...counts.entries()]
+    .map(([ch, n]) => (names[ch] || "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")) + " × " + n)
+    .join(", ");
 }
 
 /**
@@ -71,11 +107,17 @@ function proposalText(rawText) {
       "div",
       { class: "raw-text whitespace-only", "data-testid": "whitespace-only" },
       tca.el("div", { class: "whitespace-summary mono" }, "only whitespace: ", whitespaceSummary(rawText)),
-      tca.lazyDetails({ class: "exact-text" }, "exact text, escaped (JSON string)", () => tca.boundedText(JSON.stringify(rawText)), false),
+      tca.lazyDetails(
+        { class: "exact-text" },
+        "exact text, escaped (JSON string)",
+        () => tca.boundedText(JSON.stringify(rawText)),
+        false,
+      ),
       length,
     );
   }
-  if (rawText.length === 0) return tca.el("div", { class: "raw-text" }, tca.el("span", { class: "muted" }, "empty text"), length);
+  if (rawText.length === 0)
+    return tca.el("div", { class: "raw-text" }, tca.el("span", { class: "muted" }, "empty text"), length);
   return tca.el("div", { class: "raw-text" }, tca.boundedText(rawText), length);
 }
 
@@ -93,7 +135,9 @@ function isScalar(value) {
 /** A scalar in one line; a long string bounded. */
 function scalarCell(value) {
   const shown = typeof value === "string" ? value : JSON.stringify(value);
-  return shown.length > 200 || shown.includes("\n") ? tca.boundedText(shown, 200) : tca.el("span", { class: "mono" }, shown);
+  return shown.length > 200 || shown.includes("\n")
+    ? tca.boundedText(shown, 200)
+    : tca.el("span", { class: "mono" }, shown);
 }
 
 /**
@@ -105,15 +149,41 @@ function compactValue(value, depth) {
   if (isScalar(value)) return scalarCell(value);
   if (Array.isArray(value)) {
     if (value.every(isScalar)) return tca.el("span", { class: "mono" }, JSON.stringify(value));
-    const flat = value.every((item) => item !== null && typeof item === "object" && !Array.isArray(item) && Object.values(item).every((inner) => isScalar(inner) || (Array.isArray(inner) && inner.every(isScalar))));
+    const flat = value.every(
+      (item) =>
+        item !== null &&
+        typeof item === "object" &&
+        !Array.isArray(item) &&
+        Object.values(item).every((inner) => isScalar(inner) || (Array.isArray(inner) && inner.every(isScalar))),
+    );
     if (flat && depth < 4) {
       const columns = [...new Set(value.flatMap((item) => Object.keys(item)))];
-      return tca.table(columns, value.map((item) => tca.el("tr", null, columns.map((column) => tca.el("td", { class: "mono" }, column in item ? tca.text(item[column]) : "")))), { class: "compact" });
+      return tca.table(
+        columns,
+        value.map((item) =>
+          tca.el(
+            "tr",
+            null,
+            columns.map((column) => tca.el("td", { class: "mono" }, column in item ? tca.text(item[column]) : "")),
+          ),
+        ),
+        { class: "compact" },
+      );
     }
     return tca.boundedText(value);
   }
   if (depth >= 4) return tca.boundedText(value);
-  return tca.el("table", { class: "compact kv" }, tca.el("tbody", null, Object.entries(value).map(([key, inner]) => tca.el("tr", null, tca.el("th", { class: "mono" }, key), tca.el("td", null, compactValue(inner, depth + 1))))));
+  return tca.el(
+    "table",
+    { class: "compact kv" },
+    tca.el(
+      "tbody",
+      null,
+      Object.entries(value).map(([key, inner]) =>
+        tca.el("tr", null, tca.el("th", { class: "mono" }, key), tca.el("td", null, compactValue(inner, depth + 1))),
+      ),
+    ),
+  );
 }
 
 function proposalBody(proposal, edits, includeRecords, textLabel) {
@@ -123,43 +193,123 @@ function proposalBody(proposal, edits, includeRecords, textLabel) {
   const dispatch = recordData(records, "dispatch");
   const observation = recordData(records, "observation");
   const generation = recordData(records, "generation");
-  const discarded = recordsOfType(records, "proposal_discarded").concat(recordsOfType(records, "late_proposal_discarded"));
+  const discarded = recordsOfType(records, "proposal_discarded").concat(
+    recordsOfType(records, "late_proposal_discarded"),
+  );
   const injected = recordsOfType(records, "synthetic_observation_injected");
   const request = recordData(records, "request");
   return [
-    injected.length > 0 ? tca.field("synthetic observation injected before this proposal", injected.map((r) => tca.boundedText(r.data))) : null,
-    request && request.messages ? tca.lazyDetails({ class: "request" }, "model input (" + request.messages.length + " messages" + (request.input_tokens === null || request.input_tokens === undefined ? "" : ", " + request.input_tokens + " tokens") + ")", () => request.messages.map((m) => tca.el("div", null, tca.el("strong", null, tca.text(m.role)), tca.boundedText(m.content)))) : null,
+    injected.length > 0
+      ? tca.field(
+          "synthetic observation injected before this proposal",
+          injected.map((r) => tca.boundedText(r.data)),
+        )
+      : null,
+    request && request.messages
+      ? tca.lazyDetails(
+          { class: "request" },
+          "model input (" +
+            request.messages.length +
+            " messages" +
+            (request.input_tokens === null || request.input_tokens === undefined
+              ? ""
+              : ", " + request.input_tokens + " tokens") +
+            ")",
+          () =>
+            request.messages.map((m) =>
+              tca.el("div", null, tca.el("strong", null, tca.text(m.role)), tca.boundedText(m.content)),
+            ),
+        )
+      : null,
     tca.textField(
       textLabel,
       proposal.rawText === null
-        ? tca.el("span", { class: "muted" }, "no text: ", tca.text(generation ? generation.outcome : "no generation"), generation && generation.message ? " — " + tca.text(generation.message) : "")
+        ? tca.el(
+            "span",
+            { class: "muted" },
+            "no text: ",
+            tca.text(generation ? generation.outcome : "no generation"),
+            generation && generation.message ? " — " + tca.text(generation.message) : "",
+          )
         : proposalText(proposal.rawText),
     ),
-    tca.field("tokens / time", "input ", tca.text(proposal.inputTokens ?? "n/a"), ", output ", tca.text(proposal.outputTokens ?? "n/a"), ", generation ", proposal.generationMs === null ? "n/a" : tca.formatNumber(proposal.generationMs) + " ms"),
-    tca.field("validation", decisionLine(validation, "ok", "error"), validation && validation.ok !== true && validation.attempted_action ? tca.el("span", { class: "muted" }, " (attempted: " + tca.text(validation.attempted_action) + ")") : null),
+    tca.field(
+      "tokens / time",
+      "input ",
+      tca.text(proposal.inputTokens ?? "n/a"),
+      ", output ",
+      tca.text(proposal.outputTokens ?? "n/a"),
+      ", generation ",
+      proposal.generationMs === null ? "n/a" : tca.formatNumber(proposal.generationMs) + " ms",
+    ),
+    tca.field(
+      "validation",
+      decisionLine(validation, "ok", "error"),
+      validation && validation.ok !== true && validation.attempted_action
+        ? tca.el("span", { class: "muted" }, " (attempted: " + tca.text(validation.attempted_action) + ")")
+        : null,
+    ),
     tca.field("authorization", decisionLine(authorization, "allowed", "error")),
-    tca.field("dispatched action", dispatch ? tca.boundedText(dispatch.action) : tca.el("span", { class: "muted" }, "nothing dispatched")),
-    discarded.length > 0 ? tca.field("discarded", discarded.map((r) => tca.boundedText(r.data))) : null,
-    tca.field("observation (what the agent saw)", observation ? observationView(observation.observation) : tca.el("span", { class: "muted" }, "none")),
+    tca.field(
+      "dispatched action",
+      dispatch ? tca.boundedText(dispatch.action) : tca.el("span", { class: "muted" }, "nothing dispatched"),
+    ),
+    discarded.length > 0
+      ? tca.field(
+          "discarded",
+          discarded.map((r) => tca.boundedText(r.data)),
+        )
+      : null,
+    tca.field(
+      "observation (what the agent saw)",
+      observation ? observationView(observation.observation) : tca.el("span", { class: "muted" }, "none"),
+    ),
     edits.map(editBlock),
-    includeRecords ? tca.lazyDetails({ class: "records" }, "all " + records.length + " audit records of this proposal", () => records.map(recordRow)) : null,
+    includeRecords
+      ? tca.lazyDetails({ class: "records" }, "all " + records.length + " audit records of this proposal", () =>
+          records.map(recordRow),
+        )
+      : null,
   ];
 }
 
 /** The observation as recorded; a file's content is shown as text rather than as an escaped JSON string. */
 function observationView(observation) {
-  if (observation === null || typeof observation !== "object" || typeof observation.content !== "string") return compactValue(observation, 0);
+  if (observation === null || typeof observation !== "object" || typeof observation.content !== "string")
+    return compactValue(observation, 0);
   const { content, ...rest } = observation;
-  return tca.el("div", null, compactValue(rest, 0), tca.el("div", { class: "muted" }, "content:"), tca.boundedText(content));
+  return tca.el(
+    "div",
+    null,
+    compactValue(rest, 0),
+    tca.el("div", { class: "muted" }, "content:"),
+    tca.boundedText(content),
+  );
 }
 
 function recordRow(record) {
-  return tca.el("div", { class: "record" }, tca.el("span", { class: "mono" }, "#", tca.text(record.event_id), " ", tca.text(record.type), " t=", tca.text(record.t_ms)), tca.boundedText(record.data, 600));
+  return tca.el(
+    "div",
+    { class: "record" },
+    tca.el(
+      "span",
+      { class: "mono" },
+      "#",
+      tca.text(record.event_id),
+      " ",
+      tca.text(record.type),
+      " t=",
+      tca.text(record.t_ms),
+    ),
+    tca.boundedText(record.data, 600),
+  );
 }
 
 function proposalSummary(proposal) {
   return [
-    "Proposal ", String(proposal.number), " ",
+    "Proposal ",
+    String(proposal.number),
+    " ",
     tca.el("span", { class: "badge " + proposal.status }, STATUS_TEXT[proposal.status] || proposal.status),
     proposal.code ? tca.el("span", { class: "mono error-code" }, " ", proposal.code) : null,
     proposal.action ? tca.el("span", { class: "muted" }, " — ", proposal.action) : null,
@@ -179,9 +329,19 @@ tca.timeline = function timeline(lab, options) {
   const open = options.open ? openProposalNumbers(lab.proposals) : new Set();
   return lab.proposals.map((proposal) =>
     tca.lazyDetails(
-      { class: "proposal status-" + proposal.status, "data-status": proposal.status, id: (options.idPrefix || "") + "proposal-" + proposal.number },
+      {
+        class: "proposal status-" + proposal.status,
+        "data-status": proposal.status,
+        id: (options.idPrefix || "") + "proposal-" + proposal.number,
+      },
       proposalSummary(proposal),
-      () => proposalBody(proposal, lab.edits.filter((edit) => edit.proposal === proposal.number), options.includeRecords, lab.textLabel || "proposal text, exactly as recorded"),
+      () =>
+        proposalBody(
+          proposal,
+          lab.edits.filter((edit) => edit.proposal === proposal.number),
+          options.includeRecords,
+          lab.textLabel || "proposal text, exactly as recorded",
+        ),
       open.has(proposal.number),
     ),
   );
@@ -203,7 +363,13 @@ function outline(lab, allRecords) {
         "li",
         null,
         link("section-proposals", "Proposals (", String(lab.proposals.length), ")"),
-        tca.el("ol", { class: "proposal-links" }, lab.proposals.map((proposal) => tca.el("li", null, link("proposal-" + proposal.number, proposalSummary(proposal))))),
+        tca.el(
+          "ol",
+          { class: "proposal-links" },
+          lab.proposals.map((proposal) =>
+            tca.el("li", null, link("proposal-" + proposal.number, proposalSummary(proposal))),
+          ),
+        ),
       ),
       tca.el("li", null, link("section-edits", "Committed edits (", String(lab.edits.length), ")")),
       tca.el("li", null, link("section-charts", "Tokens and time")),
@@ -238,28 +404,65 @@ function summaryTable(lab) {
     ["invalid proposals", final.invalid_proposals],
     ["proposal source", lab.manifest && lab.manifest.proposal_source ? lab.manifest.proposal_source.label : null],
   ];
-  return tca.el("table", { id: "summary" }, tca.el("tbody", null, rows.map(([name, value]) => tca.el("tr", null, tca.el("th", null, name), tca.el("td", { class: "mono" }, tca.text(value))))));
+  return tca.el(
+    "table",
+    { id: "summary" },
+    tca.el(
+      "tbody",
+      null,
+      rows.map(([name, value]) =>
+        tca.el("tr", null, tca.el("th", null, name), tca.el("td", { class: "mono" }, tca.text(value))),
+      ),
+    ),
+  );
 }
 
 function casesTable(final) {
-  const cases = final && final.final_evaluation && Array.isArray(final.final_evaluation.cases) ? final.final_evaluation.cases : [];
+  const cases =
+    final && final.final_evaluation && Array.isArray(final.final_evaluation.cases) ? final.final_evaluation.cases : [];
   if (cases.length === 0) return tca.el("p", { class: "muted" }, "no final-evaluation cases recorded");
   return tca.table(
     ["set", "function", "inputs", "expected", "actual", "error", "result"],
-    cases.map((c) => tca.el("tr", { class: c.passed ? "" : "failed" }, tca.el("td", null, tca.text(c.set)), tca.el("td", null, tca.text(c.function)), tca.el("td", { class: "mono" }, tca.text(c.inputs)), tca.el("td", { class: "num" }, tca.text(c.expected)), tca.el("td", { class: "num" }, tca.text(c.actual)), tca.el("td", null, tca.text(c.error)), tca.el("td", null, tca.el("span", { class: "badge " + (c.passed ? "pass" : "fail") }, c.passed ? "pass" : "fail")))),
+    cases.map((c) =>
+      tca.el(
+        "tr",
+        { class: c.passed ? "" : "failed" },
+        tca.el("td", null, tca.text(c.set)),
+        tca.el("td", null, tca.text(c.function)),
+        tca.el("td", { class: "mono" }, tca.text(c.inputs)),
+        tca.el("td", { class: "num" }, tca.text(c.expected)),
+        tca.el("td", { class: "num" }, tca.text(c.actual)),
+        tca.el("td", null, tca.text(c.error)),
+        tca.el(
+          "td",
+          null,
+          tca.el("span", { class: "badge " + (c.passed ? "pass" : "fail") }, c.passed ? "pass" : "fail"),
+        ),
+      ),
+    ),
   );
 }
 
 function charts(lab) {
   const tokenItems = [];
   for (const p of lab.proposals) {
-    if (p.inputTokens !== null) tokenItems.push({ label: "proposal " + p.number + " input", value: p.inputTokens, color: "#0969da" });
-    if (p.outputTokens !== null) tokenItems.push({ label: "proposal " + p.number + " output", value: p.outputTokens, color: "#8250df" });
+    if (p.inputTokens !== null)
+      tokenItems.push({ label: "proposal " + p.number + " input", value: p.inputTokens, color: "#0969da" });
+    if (p.outputTokens !== null)
+      tokenItems.push({ label: "proposal " + p.number + " output", value: p.outputTokens, color: "#8250df" });
   }
-  const timeItems = lab.proposals.filter((p) => p.generationMs !== null).map((p) => ({ label: "proposal " + p.number, value: p.generationMs }));
-  const phaseItems = lab.phases.map((phase) => ({ label: phase.name, value: phase.ms, color: phase.name === "total" ? "#57606a" : "#1a7f37" }));
+  const timeItems = lab.proposals
+    .filter((p) => p.generationMs !== null)
+    .map((p) => ({ label: "proposal " + p.number, value: p.generationMs }));
+  const phaseItems = lab.phases.map((phase) => ({
+    label: phase.name,
+    value: phase.ms,
+    color: phase.name === "total" ? "#57606a" : "#1a7f37",
+  }));
   return [
-    tokenItems.length > 0 ? tca.barChart("Token counts per proposal", tokenItems, "tokens") : tca.el("p", { class: "muted" }, "No token counts recorded (scripted proposals have none)."),
+    tokenItems.length > 0
+      ? tca.barChart("Token counts per proposal", tokenItems, "tokens")
+      : tca.el("p", { class: "muted" }, "No token counts recorded (scripted proposals have none)."),
     timeItems.length > 0 ? tca.barChart("Generation time per proposal", timeItems, "ms") : null,
     phaseItems.length > 0 ? tca.barChart("Elapsed time per phase (final.json)", phaseItems, "ms") : null,
   ];
@@ -270,15 +473,32 @@ function manifestSection(manifest) {
   const { harness, prompt, contract, ...rest } = manifest;
   return [
     // Closed: a model run's manifest is some 5,000 px of rows (engine, threads, hashes).
-    tca.lazyDetails({ id: "manifest-details" }, "manifest.json: " + Object.keys(rest).length + " top-level fields (what ran: source, runtime, budgets, hashes)", () => tca.objectTable(rest, { id: "manifest-table" }), false),
-    prompt ? tca.lazyDetails(null, "fixed prompt (system instruction)", () => [tca.boundedText(prompt.system_instruction), tca.el("div", { class: "mono" }, "sha256 ", tca.text(prompt.system_instruction_sha256))]) : null,
-    contract ? tca.lazyDetails(null, "tool contract", () => [tca.boundedText(contract.text), tca.el("div", { class: "mono" }, "sha256 ", tca.text(contract.sha256))]) : null,
+    tca.lazyDetails(
+      { id: "manifest-details" },
+      "manifest.json: " + Object.keys(rest).length + " top-level fields (what ran: source, runtime, budgets, hashes)",
+      () => tca.objectTable(rest, { id: "manifest-table" }),
+      false,
+    ),
+    prompt
+      ? tca.lazyDetails(null, "fixed prompt (system instruction)", () => [
+          tca.boundedText(prompt.system_instruction),
+          tca.el("div", { class: "mono" }, "sha256 ", tca.text(prompt.system_instruction_sha256)),
+        ])
+      : null,
+    contract
+      ? tca.lazyDetails(null, "tool contract", () => [
+          tca.boundedText(contract.text),
+          tca.el("div", { class: "mono" }, "sha256 ", tca.text(contract.sha256)),
+        ])
+      : null,
     harness ? tca.lazyDetails(null, "harness file hashes", () => tca.objectTable(harness)) : null,
   ];
 }
 
 tca.labView = function labView(lab) {
-  const allRecords = lab.runRecords.concat(...lab.proposals.map((p) => p.records)).sort((a, b) => (a.event_id || 0) - (b.event_id || 0));
+  const allRecords = lab.runRecords
+    .concat(...lab.proposals.map((p) => p.records))
+    .sort((a, b) => (a.event_id || 0) - (b.event_id || 0));
   // The verdict comes first, above the title: EVIDENCE INVALID must be the first thing a person sees.
   return [
     tca.verdictBox(lab.verdict),
@@ -290,23 +510,42 @@ tca.labView = function labView(lab) {
     summaryTable(lab),
     tca.lazyDetails({ id: "cases" }, "final-evaluation cases", () => casesTable(lab.final), false),
     tca.el("h2", { id: "section-proposals" }, "Proposals (", String(lab.proposals.length), ")"),
-    tca.el("p", { class: "muted" }, "The first proposal and the first that did not end accepted are open; the outline above opens any other."),
+    tca.el(
+      "p",
+      { class: "muted" },
+      "The first proposal and the first that did not end accepted are open; the outline above opens any other.",
+    ),
     tca.el("div", { id: "timeline" }, tca.timeline(lab, { open: true, includeRecords: true })),
     tca.el("h2", { id: "section-edits" }, "Committed edits (", String(lab.edits.length), ")"),
-    tca.el("div", { id: "edits" }, lab.edits.length > 0 ? lab.edits.map(editBlock) : tca.el("p", { class: "muted" }, "no edit was committed")),
+    tca.el(
+      "div",
+      { id: "edits" },
+      lab.edits.length > 0 ? lab.edits.map(editBlock) : tca.el("p", { class: "muted" }, "no edit was committed"),
+    ),
     tca.el("h2", { id: "section-charts" }, "Tokens and time"),
     tca.el("div", { id: "charts" }, charts(lab)),
     tca.el("h2", { id: "section-manifest" }, "Manifest"),
     tca.el("div", { id: "manifest" }, manifestSection(lab.manifest)),
     tca.el("h2", { id: "section-audit" }, "Audit trail (", String(allRecords.length), " records)"),
-    tca.lazyDetails({ id: "audit" }, "show the audit records, 50 per page", () => tca.paginated(allRecords, 50, recordRow), false),
+    tca.lazyDetails(
+      { id: "audit" },
+      "show the audit records, 50 per page",
+      () => tca.paginated(allRecords, 50, recordRow),
+      false,
+    ),
   ];
 };
 
 tca.compactLabView = function compactLabView(lab, idPrefix, refusalExpected) {
   return [
     tca.kindLabel(lab.label, true),
-    refusalExpected ? tca.el("p", { class: "expected-refusal" }, "This check passed: its run was refused as the check expects, so the run's own verdict below is not a success, by design.") : null,
+    refusalExpected
+      ? tca.el(
+          "p",
+          { class: "expected-refusal" },
+          "This check passed: its run was refused as the check expects, so the run's own verdict below is not a success, by design.",
+        )
+      : null,
     tca.verdictBox(lab.verdict, true),
     tca.problemsBox(lab.problems, true),
     tca.timeline(lab, { open: false, includeRecords: false, idPrefix }),

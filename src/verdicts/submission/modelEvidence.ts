@@ -34,7 +34,8 @@ export interface DiskUse {
   readonly cacheBytes: number | null;
 }
 
-export type TrialListErrorCode = "ledger_unreadable" | "trial_runs_incomplete" | "trial_not_in_ledger" | "wrong_run_kind";
+export type TrialListErrorCode =
+  "ledger_unreadable" | "trial_runs_incomplete" | "trial_not_in_ledger" | "wrong_run_kind";
 
 /** A model directory's manifest and ledger are small; anything larger is not one of ours. */
 const MODEL_RECORD_MAX_BYTES = 4 * 1024 * 1024;
@@ -53,17 +54,27 @@ export function modelDirectoryOf(run: RunEvidence): string | null {
  * by its trial window id. A ledger trial without a supplied run is refused: leaving an
  * unsuccessful trial out because a later one looks better is what Part 10 forbids.
  */
-export function listLedgerTrials(trial: RunEvidence, extensions: readonly RunEvidence[]): Result<TrialEntry[], TrialListErrorCode> {
+export function listLedgerTrials(
+  trial: RunEvidence,
+  extensions: readonly RunEvidence[],
+): Result<TrialEntry[], TrialListErrorCode> {
   const modelDirectory = modelDirectoryOf(trial);
-  const ledger = modelDirectory === null ? null : (readJsonObject(modelDirectory, basename(ledgerPath(modelDirectory))) as AcquisitionLedger | null);
+  const ledger =
+    modelDirectory === null
+      ? null
+      : (readJsonObject(modelDirectory, basename(ledgerPath(modelDirectory))) as AcquisitionLedger | null);
   if (ledger === null || !Array.isArray(ledger.windows)) {
-    return err("ledger_unreadable", "the model run's acquisition ledger cannot be read, so its list of trials cannot be shown");
+    return err(
+      "ledger_unreadable",
+      "the model run's acquisition ledger cannot be read, so its list of trials cannot be shown",
+    );
   }
   const supplied = [trial, ...extensions];
   const windowOf = (run: RunEvidence): string => String(record(run.manifest["model_trial"])["trial_window_id"] ?? "");
   const windows = ledgerTrialWindows(ledger);
   for (const run of supplied) {
-    if (!windows.includes(windowOf(run))) return err("trial_not_in_ledger", `${run.directory} is not a trial recorded in the model directory's ledger`);
+    if (!windows.includes(windowOf(run)))
+      return err("trial_not_in_ledger", `${run.directory} is not a trial recorded in the model directory's ledger`);
     // One window, one trial: a second run claiming the same window (a copy, or the same run
     // given twice) would otherwise be dropped from the list without a word.
     if (supplied.filter((other) => windowOf(other) === windowOf(run)).length > 1) {
@@ -82,14 +93,28 @@ export function listLedgerTrials(trial: RunEvidence, extensions: readonly RunEvi
     const role = index === 0 ? "trial" : "extension";
     const kind = record(run.manifest["labels"])["kind"];
     if ((role === "trial" && kind !== "model_trial") || (role === "extension" && kind !== "extension")) {
-      return err("wrong_run_kind", `${run.directory} is labelled ${String(kind)} but is the ledger's ${role === "trial" ? "first trial" : "extension"}`);
+      return err(
+        "wrong_run_kind",
+        `${run.directory} is labelled ${String(kind)} but is the ledger's ${role === "trial" ? "first trial" : "extension"}`,
+      );
     }
-    if (role === "trial" && run !== trial) return err("wrong_run_kind", "--model must be the ledger's first trial; later trials go in --extension");
+    if (role === "trial" && run !== trial)
+      return err("wrong_run_kind", "--model must be the ledger's first trial; later trials go in --extension");
     const change = record(run.manifest["model_trial"])["declared_change"];
-    entries.push({ ordinal: index + 1, role, windowId, startedAt: window?.trial?.started_at ?? null, run, declaredChange: typeof change === "string" ? change : null });
+    entries.push({
+      ordinal: index + 1,
+      role,
+      windowId,
+      startedAt: window?.trial?.started_at ?? null,
+      run,
+      declaredChange: typeof change === "string" ? change : null,
+    });
   }
   if (missing.length > 0) {
-    return err("trial_runs_incomplete", `the ledger records trials whose runs were not supplied (every trial is reported): ${missing.join(", ")}`);
+    return err(
+      "trial_runs_incomplete",
+      `the ledger records trials whose runs were not supplied (every trial is reported): ${missing.join(", ")}`,
+    );
   }
   return ok(entries);
 }
@@ -99,7 +124,11 @@ export function acquisitionConsent(modelDirectory: string): AcquisitionConsent |
   const manifest = readJsonObject(modelDirectory, MANIFEST_FILE_NAME);
   const consent = record(manifest?.["consent"]);
   if (typeof consent["form"] !== "string" || typeof consent["given_at"] !== "string") return null;
-  return { form: consent["form"], givenAt: consent["given_at"], prompt: typeof consent["prompt"] === "string" ? consent["prompt"] : "" };
+  return {
+    form: consent["form"],
+    givenAt: consent["given_at"],
+    prompt: typeof consent["prompt"] === "string" ? consent["prompt"] : "",
+  };
 }
 
 /**
@@ -109,7 +138,10 @@ export function acquisitionConsent(modelDirectory: string): AcquisitionConsent |
 export const FOLDER_WALK_LIMITS = { entries: 10_000, depth: 4 } as const;
 
 /** Bytes of regular files under a folder (recursively; links are not followed or counted), or null past the walk limits. */
-export function folderBytes(folder: string, limits: { readonly entries: number; readonly depth: number } = FOLDER_WALK_LIMITS): number | null {
+export function folderBytes(
+  folder: string,
+  limits: { readonly entries: number; readonly depth: number } = FOLDER_WALK_LIMITS,
+): number | null {
   let total = 0;
   let entries = 0;
   const pending: [string, number][] = [[folder, 0]];
@@ -135,7 +167,11 @@ export function folderBytes(folder: string, limits: { readonly entries: number; 
 export function measureDiskUse(modelDirectory: string): DiskUse | null {
   // Only a folder that is a model directory of ours (its download manifest or a checkpoint's
   // config.json is a JSON object there) is measured at all.
-  if (readJsonObject(modelDirectory, MANIFEST_FILE_NAME) === null && readJsonObject(modelDirectory, "config.json") === null) return null;
+  if (
+    readJsonObject(modelDirectory, MANIFEST_FILE_NAME) === null &&
+    readJsonObject(modelDirectory, "config.json") === null
+  )
+    return null;
   const modelFolderBytes = folderBytes(modelDirectory);
   if (modelFolderBytes === null) return null;
   const cacheFolder = cacheDirectoryFor(modelDirectory);

@@ -21,7 +21,9 @@ export interface ProposalStory {
 }
 
 export function proposalStories(run: RunEvidence): ProposalStory[] {
-  const numbers = [...new Set(run.audit.map((e) => e.proposal).filter((n): n is number => n !== null))].sort((a, b) => a - b);
+  const numbers = [...new Set(run.audit.map((e) => e.proposal).filter((n): n is number => n !== null))].sort(
+    (a, b) => a - b,
+  );
   return numbers.map((proposal) => storyOf(run, proposal));
 }
 
@@ -71,7 +73,10 @@ function outcomeText(classified: ReturnType<typeof classifyProposal>): string {
 }
 
 /** Consecutive failures with identical text are repetition; a different proposal after a failure is a change. */
-export function recoveryPattern(stories: readonly ProposalStory[]): { readonly repeated: number[]; readonly changedAfterFailure: number[] } {
+export function recoveryPattern(stories: readonly ProposalStory[]): {
+  readonly repeated: number[];
+  readonly changedAfterFailure: number[];
+} {
   const repeated: number[] = [];
   const changedAfterFailure: number[] = [];
   for (let i = 1; i < stories.length; i++) {

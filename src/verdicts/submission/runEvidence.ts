@@ -24,12 +24,18 @@ export type EvidenceErrorCode = "run_evidence_missing" | "run_evidence_invalid";
 export function readRunEvidence(name: string, directory: string): Result<RunEvidence, EvidenceErrorCode> {
   const verdict = deriveRunVerdict(directory);
   if (verdict.kind === "evidence_invalid") {
-    const missing = verdict.problems.find((problem) => /^(audit\.jsonl|manifest\.json|final\.json): (not_found|missing)/.test(problem));
+    const missing = verdict.problems.find((problem) =>
+      /^(audit\.jsonl|manifest\.json|final\.json): (not_found|missing)/.test(problem),
+    );
     if (missing !== undefined) return err("run_evidence_missing", `${name} run: ${missing}`);
-    return err("run_evidence_invalid", `${name} run: ${RUN_VERDICT_HEADLINES.evidence_invalid}: ${verdict.problems.slice(0, 3).join("; ")}`);
+    return err(
+      "run_evidence_invalid",
+      `${name} run: ${RUN_VERDICT_HEADLINES.evidence_invalid}: ${verdict.problems.slice(0, 3).join("; ")}`,
+    );
   }
   if (verdict.manifest === null) return err("run_evidence_missing", `${name} run: manifest.json is missing`);
-  if (verdict.final === null) return err("run_evidence_missing", `${name} run: final.json is missing (${RUN_VERDICT_HEADLINES.incomplete})`);
+  if (verdict.final === null)
+    return err("run_evidence_missing", `${name} run: final.json is missing (${RUN_VERDICT_HEADLINES.incomplete})`);
   return ok({ name, directory, manifest: verdict.manifest, final: verdict.final, audit: verdict.records, verdict });
 }
 

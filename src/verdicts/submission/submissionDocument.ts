@@ -14,7 +14,12 @@ import { harnessVerificationCell, labelled, manifestKindCell, pipelineLabel, tri
 
 export interface ChecksEvidence {
   readonly directory: string;
-  readonly report: { readonly total: number; readonly passed: number; readonly failed: number; readonly checks: readonly Readonly<Record<string, unknown>>[] };
+  readonly report: {
+    readonly total: number;
+    readonly passed: number;
+    readonly failed: number;
+    readonly checks: readonly Readonly<Record<string, unknown>>[];
+  };
   /** Processes, threads and native addons the checks run recorded as started (recorded, not re-derived); null: none recorded. */
   readonly processesStarted: number | null;
 }
@@ -43,12 +48,20 @@ export function renderSubmission(input: SubmissionInput): string {
   const realModel = modelKind === "model_trial";
   const modelLabels = model ? record(model.manifest["labels"]) : {};
   const rehearsal = modelLabels["rehearsal"] === true;
-  const standIn = modelLabels["stand_in_tokenizer"] === true ? " (stand-in tokenizer: Qwen2.5's behaviour, not the pinned files)" : "";
+  const standIn =
+    modelLabels["stand_in_tokenizer"] === true
+      ? " (stand-in tokenizer: Qwen2.5's behaviour, not the pinned files)"
+      : "";
   const stage =
-    model === null ? (input.blockedReason ? `blocked: ${input.blockedReason}` : "model stage not run")
-    : realModel ? "run (a real model was called)"
-    : rehearsal ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
-    : `model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run${standIn}; its output is not a model result`;
+    model === null
+      ? input.blockedReason
+        ? `blocked: ${input.blockedReason}`
+        : "model stage not run"
+      : realModel
+        ? "run (a real model was called)"
+        : rehearsal
+          ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
+          : `model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run${standIn}; its output is not a model result`;
   const stories = model ? proposalStories(model) : [];
   const parts: string[] = [
     "# Lab 16 submission: Build a Tiny Coding Agent",
@@ -69,7 +82,14 @@ export function renderSubmission(input: SubmissionInput): string {
   return `${parts.join("\n")}\n`;
 }
 
-function finalOf(run: RunEvidence): { stop: string; verified: boolean; status: string; pub: string; held: string; invalid: string } {
+function finalOf(run: RunEvidence): {
+  stop: string;
+  verified: boolean;
+  status: string;
+  pub: string;
+  held: string;
+  invalid: string;
+} {
   const evaluation = record(run.final["final_evaluation"]);
   return {
     stop: String(run.final["stop_reason"]),
@@ -83,15 +103,23 @@ function finalOf(run: RunEvidence): { stop: string; verified: boolean; status: s
 
 function verdictSentence(run: RunEvidence): string {
   const f = finalOf(run);
-  const claim = f.verified ? "verified_success is true" : "verified_success is false: this run is not a verified success";
+  const claim = f.verified
+    ? "verified_success is true"
+    : "verified_success is false: this run is not a verified success";
   return `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`;
 }
 
 function artifactsSection(input: SubmissionInput): string[] {
   const rows: string[][] = [
-    ["implementation", `tiny-coding-agent ${input.implementationVersion}, harness sha256 ${String(record(input.baseline.manifest["harness"])["aggregate_sha256"])}`],
+    [
+      "implementation",
+      `tiny-coding-agent ${input.implementationVersion}, harness sha256 ${String(record(input.baseline.manifest["harness"])["aggregate_sha256"])}`,
+    ],
     ["runtime lock", input.model ? `${input.model.directory}/runtime-lock.json` : "not written (no model trial)"],
-    ["verified model manifest", input.model ? manifestKindCell(input.model) : "none (no verified model directory was used)"],
+    [
+      "verified model manifest",
+      input.model ? manifestKindCell(input.model) : "none (no verified model directory was used)",
+    ],
     ["acquisition consent", consentCell(input)],
     ["harness verified before loading", input.model ? harnessVerificationCell(input.model) : "no model was loaded"],
     ["scripted baseline run", input.baseline.directory],
@@ -104,13 +132,20 @@ function artifactsSection(input: SubmissionInput): string[] {
 function predictionsSection(input: SubmissionInput, stories: readonly ProposalStory[]): string[] {
   const out = ["## Predictions and outcomes", ""];
   if (input.predictions === null) {
-    out.push(`No predictions were recorded before the trial${input.model ? ` [${input.model.name} manifest.json]` : ""}. The comparison below lists outcomes only.`, "");
+    out.push(
+      `No predictions were recorded before the trial${input.model ? ` [${input.model.name} manifest.json]` : ""}. The comparison below lists outcomes only.`,
+      "",
+    );
   }
   const first = stories[0];
   const model = input.model;
   const outcomes: string[] = [
-    first && model ? `First proposal ${first.failure?.origin === "schema" ? "was not valid" : "passed JSON and contract validation"} (${first.outcome}) ${cite(model.name, [first.outcomeEvent])}.` : "No model proposal exists.",
-    model ? `${finalOf(model).verified ? "Both functions were repaired and verified" : "The functions were not verifiably repaired"} ${cite(model.name, [])}.` : "No model run.",
+    first && model
+      ? `First proposal ${first.failure?.origin === "schema" ? "was not valid" : "passed JSON and contract validation"} (${first.outcome}) ${cite(model.name, [first.outcomeEvent])}.`
+      : "No model proposal exists.",
+    model
+      ? `${finalOf(model).verified ? "Both functions were repaired and verified" : "The functions were not verifiably repaired"} ${cite(model.name, [])}.`
+      : "No model run.",
     model ? firstFailureSentence(model, stories) : "No model run.",
     baselineDespiteModelSentence(input.baseline, model, stories),
     input.checks ? importPathSentence(input.checks) : "The harness checks were not supplied.",
@@ -119,17 +154,29 @@ function predictionsSection(input: SubmissionInput, stories: readonly ProposalSt
   const label = model ? pipelineLabel(model) : null;
   const rows = PREDICTION_QUESTIONS.map((question, i) => {
     const prediction = input.predictions?.predictions[i];
-    return [String(i + 1), question, prediction ? `${prediction.answer} (recorded ${prediction.answered_at})` : "(none recorded)", labelled(label, outcomes[i] ?? "")];
+    return [
+      String(i + 1),
+      question,
+      prediction ? `${prediction.answer} (recorded ${prediction.answered_at})` : "(none recorded)",
+      labelled(label, outcomes[i] ?? ""),
+    ];
   });
   out.push(table(["#", "question", "prediction", "observed outcome"], rows), "", LEARNER, "");
   return out;
 }
 
 /** Prediction 4 from the evidence: did the model fail every proposal, and did the baseline pass anyway? */
-function baselineDespiteModelSentence(baseline: RunEvidence, model: RunEvidence | null, stories: readonly ProposalStory[]): string {
+function baselineDespiteModelSentence(
+  baseline: RunEvidence,
+  model: RunEvidence | null,
+  stories: readonly ProposalStory[],
+): string {
   const passed = finalOf(baseline).verified;
-  const baselineClause = passed ? "the scripted baseline passed with verified_success true" : "the scripted baseline did NOT pass";
-  if (model === null || stories.length === 0) return `Not observed: no model proposal exists; ${baselineClause} ${cite(baseline.name, [])}.`;
+  const baselineClause = passed
+    ? "the scripted baseline passed with verified_success true"
+    : "the scripted baseline did NOT pass";
+  if (model === null || stories.length === 0)
+    return `Not observed: no model proposal exists; ${baselineClause} ${cite(baseline.name, [])}.`;
   const failed = stories.filter((s) => s.failure !== null);
   const events = stories.map((s) => s.outcomeEvent ?? s.generationEvent);
   if (failed.length === stories.length) {
@@ -140,7 +187,8 @@ function baselineDespiteModelSentence(baseline: RunEvidence, model: RunEvidence 
 
 function consentCell(input: SubmissionInput): string {
   if (input.model === null) return "none (no model stage)";
-  if (runKind(input.model) === "synthetic_pipeline_check") return "none: a synthetic checkpoint is generated locally, never acquired";
+  if (runKind(input.model) === "synthetic_pipeline_check")
+    return "none: a synthetic checkpoint is generated locally, never acquired";
   if (input.consent === null) return "not recorded in the download manifest";
   return `${input.consent.form} at ${input.consent.givenAt} [download-manifest.json]`;
 }
@@ -148,7 +196,14 @@ function consentCell(input: SubmissionInput): string {
 function firstFailureSentence(model: RunEvidence, stories: readonly ProposalStory[]): string {
   const first = stories.find((s) => s.failure !== null);
   if (!first || !first.failure) return `No proposal failed ${cite(model.name, [])}.`;
-  const kind = first.failure.origin === "schema" ? "format following" : first.failure.code === "stale_version" ? "version tracking" : first.failure.origin === "testing" ? "arithmetic (failing public cases)" : first.failure.origin;
+  const kind =
+    first.failure.origin === "schema"
+      ? "format following"
+      : first.failure.code === "stale_version"
+        ? "version tracking"
+        : first.failure.origin === "testing"
+          ? "arithmetic (failing public cases)"
+          : first.failure.origin;
   return `The first failure was ${kind}: proposal ${first.proposal}, \`${first.failure.code}\` ${cite(model.name, [first.outcomeEvent])}.`;
 }
 
@@ -156,7 +211,9 @@ function importPathSentence(checks: ChecksEvidence): string {
   const byId = new Map(checks.report.checks.map((c) => [String(c["id"]), c]));
   const parts = ["import", "forbidden_filename"].map((id) => {
     const row = byId.get(id);
-    return row ? `${id}: \`${String(row["observed"])}\`, source/version unchanged: ${String(row["unchanged"])} [checks.json: ${id}]` : `${id}: not run`;
+    return row
+      ? `${id}: \`${String(row["observed"])}\`, source/version unchanged: ${String(row["unchanged"])} [checks.json: ${id}]`
+      : `${id}: not run`;
   });
   return `Denied without any change: ${parts.join("; ")}.`;
 }
@@ -185,7 +242,14 @@ function harnessSection(input: SubmissionInput): string[] {
         : `- The harness checks did NOT pass: the checks run records ${String(input.checks.processesStarted ?? "no count of")} processes, threads or native addons started; ${r.passed} of ${r.total} checks observed their expected code [checks.json].`,
       "",
     );
-    const rows = r.checks.map((c) => [String(c["id"]), String(c["expected"]), String(c["observed"]), String(c["unchanged"]), String(c["stopReason"] ?? "(no run)"), c["passed"] === true ? "ok" : "FAIL"]);
+    const rows = r.checks.map((c) => [
+      String(c["id"]),
+      String(c["expected"]),
+      String(c["observed"]),
+      String(c["unchanged"]),
+      String(c["stopReason"] ?? "(no run)"),
+      c["passed"] === true ? "ok" : "FAIL",
+    ]);
     out.push(table(["check", "expected", "observed", "source/version unchanged", "run stop reason", "result"], rows));
   } else {
     out.push("- Harness checks: not supplied (run `tca lab checks`).");
@@ -201,11 +265,13 @@ function harnessSection(input: SubmissionInput): string[] {
  */
 function noModelSentence(b: RunEvidence): string {
   const watch = eventsOf(b, "process_watch")[0];
-  if (watch === undefined) return `The baseline's audit has no process watch, so it does not show that no process or model was started [${b.name} audit.jsonl].`;
+  if (watch === undefined)
+    return `The baseline's audit has no process watch, so it does not show that no process or model was started [${b.name} audit.jsonl].`;
   const processes = Number(watch.data["processes_started"]);
   const threads = Number(watch.data["threads_started"]);
   // Older watches did not count addons: a missing count is not a zero.
-  const addons = watch.data["native_addons_loaded"] === undefined ? Number.NaN : Number(watch.data["native_addons_loaded"]);
+  const addons =
+    watch.data["native_addons_loaded"] === undefined ? Number.NaN : Number(watch.data["native_addons_loaded"]);
   if (processes === 0 && threads === 0 && addons === 0) {
     return `While the baseline ran, 0 processes, 0 threads and 0 native addons were started or loaded, so no model worker (the only place a model is loaded) existed and no model was invoked ${cite(b.name, [watch.event_id])}.`;
   }
@@ -215,15 +281,33 @@ function noModelSentence(b: RunEvidence): string {
 function generatedSection(model: RunEvidence | null, stories: readonly ProposalStory[], realModel: boolean): string[] {
   const out = ["## 2. What the model actually generated", ""];
   if (model === null) return [...out, "Nothing: the model stage was not run.", ""];
-  if (!realModel && record(model?.manifest["labels"])["rehearsal"] === true) out.push("These texts come from a REHEARSAL model trained in-project on scripted transcripts (stand-in tokenizer). They say nothing about any real model's ability.", "");
-  else if (!realModel) out.push("These texts come from a synthetic random-weight checkpoint (pipeline check). They say nothing about the pinned model's ability.", "");
+  if (!realModel && record(model?.manifest["labels"])["rehearsal"] === true)
+    out.push(
+      "These texts come from a REHEARSAL model trained in-project on scripted transcripts (stand-in tokenizer). They say nothing about any real model's ability.",
+      "",
+    );
+  else if (!realModel)
+    out.push(
+      "These texts come from a synthetic random-weight checkpoint (pipeline check). They say nothing about the pinned model's ability.",
+      "",
+    );
   const first = stories.find((s) => s.failure !== null);
   if (first) {
-    out.push(`The first failure is proposal ${first.proposal} (\`${first.failure?.code ?? ""}\`) ${cite(model.name, [first.generationEvent, first.outcomeEvent])}:`, "", fenced(first.rawText ?? "(no text was generated)"), "");
+    out.push(
+      `The first failure is proposal ${first.proposal} (\`${first.failure?.code ?? ""}\`) ${cite(model.name, [first.generationEvent, first.outcomeEvent])}:`,
+      "",
+      fenced(first.rawText ?? "(no text was generated)"),
+      "",
+    );
   }
   for (const story of stories) {
     const tokens = story.outputTokens === null ? "" : `, ${story.outputTokens} output tokens`;
-    out.push(`### Proposal ${story.proposal}: ${story.outcome}${tokens} ${cite(model.name, [story.generationEvent, story.outcomeEvent])}`, "", fenced(story.rawText ?? "(no text was generated)"), "");
+    out.push(
+      `### Proposal ${story.proposal}: ${story.outcome}${tokens} ${cite(model.name, [story.generationEvent, story.outcomeEvent])}`,
+      "",
+      fenced(story.rawText ?? "(no text was generated)"),
+      "",
+    );
   }
   return out;
 }
@@ -233,8 +317,28 @@ function originsSection(model: RunEvidence | null, stories: readonly ProposalSto
   if (model === null) return [...out, "No model run.", ""];
   const failures = stories.filter((s) => s.failure !== null);
   if (failures.length === 0) out.push(`No proposal failed ${cite(model.name, [])}.`);
-  else out.push(table(["proposal", "origin", "code", "evidence"], failures.map((s) => [String(s.proposal), s.failure?.origin ?? "", s.failure?.code ?? "", cite(model.name, [s.outcomeEvent])])));
-  out.push("", `Run-level stop: \`${finalOf(model).stop}\` ${cite(model.name, eventsOf(model, "stop").map((e) => e.event_id))}.`, "", LEARNER, "");
+  else
+    out.push(
+      table(
+        ["proposal", "origin", "code", "evidence"],
+        failures.map((s) => [
+          String(s.proposal),
+          s.failure?.origin ?? "",
+          s.failure?.code ?? "",
+          cite(model.name, [s.outcomeEvent]),
+        ]),
+      ),
+    );
+  out.push(
+    "",
+    `Run-level stop: \`${finalOf(model).stop}\` ${cite(
+      model.name,
+      eventsOf(model, "stop").map((e) => e.event_id),
+    )}.`,
+    "",
+    LEARNER,
+    "",
+  );
   return out;
 }
 
@@ -246,11 +350,24 @@ function evaluationSection(baseline: RunEvidence, model: RunEvidence | null): st
     if (Array.isArray(cases) && cases.length > 0) {
       const rows = cases.map((c) => {
         const r = record(c);
-        return [String(r["set"]), String(r["function"]), JSON.stringify(r["inputs"]), String(r["expected"]), r["actual"] === null ? `error ${String(r["error"])}` : String(r["actual"]), r["passed"] === true ? "pass" : "fail"];
+        return [
+          String(r["set"]),
+          String(r["function"]),
+          JSON.stringify(r["inputs"]),
+          String(r["expected"]),
+          r["actual"] === null ? `error ${String(r["error"])}` : String(r["actual"]),
+          r["passed"] === true ? "pass" : "fail",
+        ];
       });
-      out.push(`Final-evaluation cases of the model run [${model.name} final.json]:`, "", table(["set", "function", "inputs", "expected", "actual", "result"], rows));
+      out.push(
+        `Final-evaluation cases of the model run [${model.name} final.json]:`,
+        "",
+        table(["set", "function", "inputs", "expected", "actual", "result"], rows),
+      );
     } else {
-      out.push(`The model run's final evaluation evaluated no cases (status \`${finalOf(model).status}\`) [${model.name} final.json].`);
+      out.push(
+        `The model run's final evaluation evaluated no cases (status \`${finalOf(model).status}\`) [${model.name} final.json].`,
+      );
     }
   }
   out.push("", LEARNER, "");
@@ -263,8 +380,15 @@ function recoverySection(model: RunEvidence | null, stories: readonly ProposalSt
   const pattern = recoveryPattern(stories);
   const at = (n: number): number | null => stories.find((s) => s.proposal === n)?.generationEvent ?? null;
   out.push(
-    pattern.repeated.length > 0 ? `- Repeated the previous failed proposal verbatim at proposal(s) ${pattern.repeated.join(", ")} ${cite(model.name, pattern.repeated.map(at))}.` : `- No failed proposal was repeated verbatim ${cite(model.name, stories.map((s) => s.generationEvent))}.`,
-    pattern.changedAfterFailure.length > 0 ? `- Proposed something different after a failure at proposal(s) ${pattern.changedAfterFailure.join(", ")} ${cite(model.name, pattern.changedAfterFailure.map(at))}.` : "- There was no proposal after a failure to compare.",
+    pattern.repeated.length > 0
+      ? `- Repeated the previous failed proposal verbatim at proposal(s) ${pattern.repeated.join(", ")} ${cite(model.name, pattern.repeated.map(at))}.`
+      : `- No failed proposal was repeated verbatim ${cite(
+          model.name,
+          stories.map((s) => s.generationEvent),
+        )}.`,
+    pattern.changedAfterFailure.length > 0
+      ? `- Proposed something different after a failure at proposal(s) ${pattern.changedAfterFailure.join(", ")} ${cite(model.name, pattern.changedAfterFailure.map(at))}.`
+      : "- There was no proposal after a failure to compare.",
     "",
     LEARNER,
     "",
@@ -285,17 +409,43 @@ function resourcesSection(model: RunEvidence | null, diskUse: DiskUse | null): s
   // size, estimates included, so a plan and its measurement read in the same unit.
   const ms = (value: unknown): string => (typeof value === "number" ? formatMilliseconds(value) : "not recorded");
   const rows = [
-    ["float32 parameter storage", `≈${formatBytes(RESOURCE_ESTIMATES.float32ParameterBytes)} (estimate)`, typeof gguf === "number" ? `F32 GGUF ${formatBytes(gguf)} [${model.name} manifest.json]` : "not recorded"],
-    ["working memory", "several GiB (estimate)", peaks.length > 0 ? `worker peak RSS ${formatBytes(Math.max(...peaks))} ${cite(model.name, peakEvents)}` : "not measured in this run"],
+    [
+      "float32 parameter storage",
+      `≈${formatBytes(RESOURCE_ESTIMATES.float32ParameterBytes)} (estimate)`,
+      typeof gguf === "number" ? `F32 GGUF ${formatBytes(gguf)} [${model.name} manifest.json]` : "not recorded",
+    ],
+    [
+      "working memory",
+      "several GiB (estimate)",
+      peaks.length > 0
+        ? `worker peak RSS ${formatBytes(Math.max(...peaks))} ${cite(model.name, peakEvents)}`
+        : "not measured in this run",
+    ],
     ["acquisition", "≤ 20 minutes", `${ms(elapsed["acquisition"])} [${model.name} final.json]`],
     ["model load", "within the 10-minute trial budget", `${ms(elapsed["load"])} [${model.name} final.json]`],
     ["generation", "—", `${ms(elapsed["generation"])} over the run [${model.name} final.json]`],
     ["total trial", "≤ 10 minutes", `${ms(elapsed["total"])} [${model.name} final.json]`],
-    ["disk", `≥ ${formatBytes(RESOURCE_ESTIMATES.minimumFreeDiskBytes)} free beyond the Python environment (estimate)`, diskCell(diskUse)],
+    [
+      "disk",
+      `≥ ${formatBytes(RESOURCE_ESTIMATES.minimumFreeDiskBytes)} free beyond the Python environment (estimate)`,
+      diskCell(diskUse),
+    ],
   ];
   const label = pipelineLabel(model);
-  const labelledRows = rows.map(([resource, plan, measured]) => [resource ?? "", plan ?? "", labelled(label, measured ?? "")]);
-  out.push(table(["resource", "plan", "measured"], labelledRows), "", LEARNER.replace("write your own interpretation here.", "which estimate was most inaccurate on your machine, and why?"), "");
+  const labelledRows = rows.map(([resource, plan, measured]) => [
+    resource ?? "",
+    plan ?? "",
+    labelled(label, measured ?? ""),
+  ]);
+  out.push(
+    table(["resource", "plan", "measured"], labelledRows),
+    "",
+    LEARNER.replace(
+      "write your own interpretation here.",
+      "which estimate was most inaccurate on your machine, and why?",
+    ),
+    "",
+  );
   return out;
 }
 

@@ -12,7 +12,8 @@ import { record, runKind, type RunEvidence } from "./runEvidence.ts";
 export function pipelineLabel(run: RunEvidence): string | null {
   const labels = record(run.manifest["labels"]);
   if (runKind(run).includes("rehearsal") || labels["rehearsal"] === true) return "REHEARSAL";
-  if (runKind(run) === "synthetic_pipeline_check" || labels["synthetic_pipeline_check"] === true) return "PIPELINE CHECK";
+  if (runKind(run) === "synthetic_pipeline_check" || labels["synthetic_pipeline_check"] === true)
+    return "PIPELINE CHECK";
   return null;
 }
 
@@ -26,8 +27,10 @@ export function manifestKindCell(run: RunEvidence): string {
   const path = typeof trial["model_manifest"] === "string" ? trial["model_manifest"] : null;
   if (path === null) return "none (no verified model directory was used)";
   const label = pipelineLabel(run);
-  if (label === "PIPELINE CHECK") return `synthetic checkpoint manifest (a random-weight checkpoint generated here, NOT a verified download of the pinned model): ${path}`;
-  if (label !== null) return `${label.toLowerCase()} checkpoint manifest (a checkpoint made in this project, NOT a verified download of the pinned model): ${path}`;
+  if (label === "PIPELINE CHECK")
+    return `synthetic checkpoint manifest (a random-weight checkpoint generated here, NOT a verified download of the pinned model): ${path}`;
+  if (label !== null)
+    return `${label.toLowerCase()} checkpoint manifest (a checkpoint made in this project, NOT a verified download of the pinned model): ${path}`;
   return `verified download manifest of the pinned model files: ${path}`;
 }
 

@@ -7,7 +7,14 @@ import { readPredictions, type PredictionsRecord } from "../../recording/predict
 import { PACKAGE_ROOT } from "../../recording/runtimeIdentity.ts";
 import { renderSubmission, type ChecksEvidence } from "./submissionDocument.ts";
 import { readRunEvidence, record, runKind, type RunEvidence } from "./runEvidence.ts";
-import { acquisitionConsent, listLedgerTrials, measureDiskUse, modelDirectoryOf, type TrialEntry, type TrialListErrorCode } from "./modelEvidence.ts";
+import {
+  acquisitionConsent,
+  listLedgerTrials,
+  measureDiskUse,
+  modelDirectoryOf,
+  type TrialEntry,
+  type TrialListErrorCode,
+} from "./modelEvidence.ts";
 
 export interface SubmissionRequest {
   readonly baselineDirectory: string;
@@ -19,26 +26,31 @@ export interface SubmissionRequest {
   readonly extensionDirectories?: readonly string[];
 }
 
-export type SubmissionErrorCode = "run_evidence_missing" | "run_evidence_invalid" | "checks_invalid" | "predictions_invalid" | TrialListErrorCode;
+export type SubmissionErrorCode =
+  "run_evidence_missing" | "run_evidence_invalid" | "checks_invalid" | "predictions_invalid" | TrialListErrorCode;
 
 export function buildSubmission(request: SubmissionRequest): Result<string, SubmissionErrorCode> {
   const baseline = readRunEvidence("baseline", request.baselineDirectory);
   if (!baseline.ok) return baseline;
-  if (record(baseline.value.manifest["labels"])["kind"] !== "scripted_baseline") return err("wrong_run_kind", "--baseline must be a `tca lab baseline` run");
+  if (record(baseline.value.manifest["labels"])["kind"] !== "scripted_baseline")
+    return err("wrong_run_kind", "--baseline must be a `tca lab baseline` run");
   let model = null;
   if (request.modelDirectory !== null) {
     const read = readRunEvidence("model", request.modelDirectory);
     if (!read.ok) return read;
     const kind = record(read.value.manifest["labels"])["kind"];
-    if (kind === "extension") return err("wrong_run_kind", "--model must be the ledger's first trial; an extension goes in --extension");
-    if (kind !== "model_trial" && kind !== "synthetic_pipeline_check") return err("wrong_run_kind", "--model must be a `tca lab model` run");
+    if (kind === "extension")
+      return err("wrong_run_kind", "--model must be the ledger's first trial; an extension goes in --extension");
+    if (kind !== "model_trial" && kind !== "synthetic_pipeline_check")
+      return err("wrong_run_kind", "--model must be a `tca lab model` run");
     model = read.value;
   }
   const extensions: RunEvidence[] = [];
   for (const [i, directory] of (request.extensionDirectories ?? []).entries()) {
     const read = readRunEvidence(`extension${i + 1}`, directory);
     if (!read.ok) return read;
-    if (record(read.value.manifest["labels"])["kind"] !== "extension") return err("wrong_run_kind", "--extension must be a `tca lab model --extension` run");
+    if (record(read.value.manifest["labels"])["kind"] !== "extension")
+      return err("wrong_run_kind", "--extension must be a `tca lab model --extension` run");
     extensions.push(read.value);
   }
   // A real trial is reported with every other trial of its ledger, in order (Part 10).
@@ -51,7 +63,10 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     return err("wrong_run_kind", "extensions belong to a real model trial given with --model");
   }
   const modelDirectory = model ? modelDirectoryOf(model) : null;
-  const consent = model && runKind(model) !== "synthetic_pipeline_check" && modelDirectory ? acquisitionConsent(modelDirectory) : null;
+  const consent =
+    model && runKind(model) !== "synthetic_pipeline_check" && modelDirectory
+      ? acquisitionConsent(modelDirectory)
+      : null;
   const diskUse = modelDirectory ? measureDiskUse(modelDirectory) : null;
   let checks: ChecksEvidence | null = null;
   if (request.checksDirectory !== null) {
@@ -59,9 +74,21 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     // checks.json is only compared, never believed.
     const verdict = deriveChecksVerdict(request.checksDirectory);
     if (verdict.kind === "incomplete") return err("checks_invalid", "checks.json is missing in --checks");
-    if (verdict.kind === "evidence_invalid") return err("checks_invalid", `${verdict.headline}: ${verdict.problems.slice(0, 3).join("; ")}`);
-    const rows = verdict.rows.map((row) => ({ id: row.id, expected: row.expected, observed: row.observed, unchanged: row.unchanged, stopReason: row.stopReason, passed: row.passed }));
-    checks = { directory: request.checksDirectory, report: { total: verdict.total, passed: verdict.passed, failed: verdict.failed, checks: rows }, processesStarted: verdict.processesStarted };
+    if (verdict.kind === "evidence_invalid")
+      return err("checks_invalid", `${verdict.headline}: ${verdict.problems.slice(0, 3).join("; ")}`);
+    const rows = verdict.rows.map((row) => ({
+      id: row.id,
+      expected: row.expected,
+      observed: row.observed,
+      unchanged: row.unchanged,
+      stopReason: row.stopReason,
+      passed: row.passed,
+    }));
+    checks = {
+      directory: request.checksDirectory,
+      report: { total: verdict.total, passed: verdict.passed, failed: verdict.failed, checks: rows },
+      processesStarted: verdict.processesStarted,
+    };
   }
   let predictions: PredictionsRecord | null = null;
   const embedded = model ? record(model.manifest["model_trial"])["predictions"] : undefined;
@@ -73,5 +100,17 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     predictions = embedded as PredictionsRecord;
   }
   const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
-  return ok(renderSubmission({ baseline: baseline.value, model, checks, predictions, blockedReason: request.blockedReason, implementationVersion: version, trials, consent, diskUse }));
+  return ok(
+    renderSubmission({
+      baseline: baseline.value,
+      model,
+      checks,
+      predictions,
+      blockedReason: request.blockedReason,
+      implementationVersion: version,
+      trials,
+      consent,
+      diskUse,
+    }),
+  );
 }
