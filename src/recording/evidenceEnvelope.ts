@@ -1,0 +1,185 @@
+// The one envelope of every evidence record, Lab audit and bench trace alike (docs/evidence-format.md):
+//
+//   { "format": "tca.audit", "v": 2, "run_id": "…", "seq": 1, "t_ms": 0, "type": "run_started", "data": { … } }
+//
+// Nothing of an event's payload is spread over the envelope: a payload key can never shadow an
+// envelope field, and a reader knows every key of the envelope without knowing the event.
+//
+// Each room declares its events once, as an event catalog: event type → TypeBox schema of its data.
+// TypeBox (chosen over zod and io-ts) builds plain JSON Schema objects whose static types TypeScript
+// infers, so one definition gives the writer's type (`append<K>(type: K, data: DataOf<C, K>)`: a writer
+// that drifts from the reader fails tsc), the reader's validation (ajv, which the project already uses)
+// and the committed schemas/ files (generated from it, compared by a test).
+import Type, { type Static, type TObject, type TSchema } from "typebox";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { isRecord } from "../core/isRecord.ts";
+import type { EvidenceProblem } from "./evidenceProblem.ts";
+
+/** The format version every new evidence record carries. */
+export const EVIDENCE_FORMAT_VERSION = 2;
+
+/** A room's events: each event type and the schema of its data object. */
+export type EventCatalog = Readonly<Record<string, TObject>>;
+
+/** The data of one event type of a catalog. */
+export type DataOf<C extends EventCatalog, K extends keyof C> = Static<C[K]>;
+
+/** One record of a catalog's log, for one event type. */
+export interface EvidenceRecord<C extends EventCatalog, K extends keyof C & string> {
+  readonly format: string;
+  readonly v: typeof EVIDENCE_FORMAT_VERSION;
+  readonly run_id: string;
+  /** 1, 2, 3, … in append order. */
+  readonly seq: number;
+  /** Monotonic milliseconds from the writer's injected clock; never decreases within a file. */
+  readonly t_ms: number;
+  readonly type: K;
+  readonly data: DataOf<C, K>;
+}
+
+/** Any record of a catalog's log: a discriminated union on `type`, narrowing `data`. */
+export type EventOf<C extends EventCatalog> = { [K in keyof C & string]: EvidenceRecord<C, K> }[keyof C & string];
+
+/** The keys of the envelope, in the order a writer writes them. */
+export const ENVELOPE_KEYS = ["format", "v", "run_id", "seq", "t_ms", "type", "data"] as const;
+
+/** The one writer's interface: typed by the catalog, so the payload of each type is checked by tsc. */
+export interface EvidenceLog<C extends EventCatalog> {
+  /** Appends one record; returns its sequence number. */
+  append<K extends keyof C & string>(type: K, data: DataOf<C, K>): number;
+}
+
+/** The line a writer appends for one record (JSON.stringify: untrusted text is escaped, never concatenated). */
+export function encodeRecord<C extends EventCatalog, K extends keyof C & string>(record: EvidenceRecord<C, K>): string {
+  const ordered = {
+    format: record.format,
+    v: record.v,
+    run_id: record.run_id,
+    seq: record.seq,
+    t_ms: record.t_ms,
+    type: record.type,
+    data: record.data,
+  };
+  return `${JSON.stringify(ordered)}\n`;
+}
+
+/**
+ * The JSON Schema of one record of a catalog's log: the envelope with `type` fixed to each event, one
+ * branch per event. schemas/*.schema.json are generated from this (never kept by hand).
+ */
+export function recordSchema(format: string, catalog: EventCatalog, title: string): TSchema {
+  const branches = Object.entries(catalog).map(([type, data]) =>
+    Type.Object(
+      {
+        format: Type.Literal(format),
+        v: Type.Literal(EVIDENCE_FORMAT_VERSION),
+        run_id: Type.String(),
+        seq: Type.Integer({ minimum: 1 }),
+        t_ms: Type.Number({ minimum: 0 }),
+        type: Type.Literal(type),
+        data,
+      },
+      { additionalProperties: false },
+    ),
+  );
+  return Type.Union(branches, { title });
+}
+
+/** What a strict reader says of a line that is not a record of its catalog. */
+export type RecordProblemCode =
+  | "not_json_object"
+  | "wrong_format"
+  | "old_format_version"
+  | "unknown_format_version"
+  | "bad_envelope"
+  | "unknown_event"
+  | "unknown_field"
+  | "missing_field"
+  | "wrong_type";
+
+/** A strict reader of one catalog's records: every field known, every type right, or a coded problem. */
+export interface EventReader<C extends EventCatalog> {
+  readonly format: string;
+  /** `value` is one parsed line; `file` and `line` only name where it came from in a problem. */
+  read(
+    value: unknown,
+    file: string,
+    line: number,
+  ): { ok: true; record: EventOf<C> } | { ok: false; problem: EvidenceProblem<RecordProblemCode> };
+}
+
+// One Ajv for every catalog: schemas compiled here are this repository's own definitions, never model
+// or program output, so the validation code Ajv generates is derived only from trusted text.
+const ajv = new Ajv({ allErrors: false, strict: true, validateFormats: false });
+
+function problemOf(errors: readonly ErrorObject[] | null | undefined): { code: RecordProblemCode; detail: string } {
+  const first = errors?.[0];
+  if (first === undefined) return { code: "wrong_type", detail: "data does not match its schema" };
+  const where = `data${first.instancePath.replaceAll("/", ".")}`;
+  // Keys and keywords only: no value from the file is echoed.
+  if (first.keyword === "additionalProperties")
+    return {
+      code: "unknown_field",
+      detail: `${where} has an unknown field "${String(first.params.additionalProperty).slice(0, 60)}"`,
+    };
+  if (first.keyword === "required")
+    return { code: "missing_field", detail: `${where} lacks "${String(first.params.missingProperty).slice(0, 60)}"` };
+  return { code: "wrong_type", detail: `${where} ${first.message ?? "is invalid"}`.slice(0, 200) };
+}
+
+/**
+ * The strict reader of a catalog. `olderVersions` are the versions this format had before 2: a record of
+ * one is refused with `old_format_version` (docs/evidence-format.md says what to do), never half-read.
+ */
+export function eventReader<C extends EventCatalog>(
+  format: string,
+  catalog: C,
+  olderVersions: readonly number[],
+): EventReader<C> {
+  const validators = new Map<string, ValidateFunction>();
+  const validatorOf = (type: string): ValidateFunction | undefined => {
+    if (!Object.hasOwn(catalog, type)) return undefined;
+    let validate = validators.get(type);
+    if (validate === undefined) {
+      validate = ajv.compile(catalog[type] as TObject);
+      validators.set(type, validate);
+    }
+    return validate;
+  };
+  return {
+    format,
+    read(value, file, line) {
+      const fail = (code: RecordProblemCode, detail: string, event?: string) =>
+        ({ ok: false, problem: { code, file, line, ...(event === undefined ? {} : { event }), detail } }) as const;
+      if (!isRecord(value)) return fail("not_json_object", "the line is not a JSON object");
+      if (value.format !== format) {
+        const older = typeof value.v === "number" && olderVersions.includes(value.v);
+        return older
+          ? fail("old_format_version", `a record of ${format} version ${String(value.v)}`)
+          : fail("wrong_format", `the record is not of ${format}`);
+      }
+      if (value.v !== EVIDENCE_FORMAT_VERSION) {
+        const older = typeof value.v === "number" && olderVersions.includes(value.v);
+        return older
+          ? fail("old_format_version", `a record of ${format} version ${String(value.v)}`)
+          : fail("unknown_format_version", `a record of ${format} of an unknown version`);
+      }
+      for (const key of Object.keys(value))
+        if (!(ENVELOPE_KEYS as readonly string[]).includes(key))
+          return fail("bad_envelope", `unknown envelope field "${key.slice(0, 60)}"`);
+      if (typeof value.run_id !== "string") return fail("bad_envelope", "run_id is not a string");
+      if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 1)
+        return fail("bad_envelope", "seq is not a positive integer");
+      if (typeof value.t_ms !== "number" || !Number.isFinite(value.t_ms) || value.t_ms < 0)
+        return fail("bad_envelope", "t_ms is not a non-negative number");
+      if (typeof value.type !== "string") return fail("bad_envelope", "type is not a string");
+      const validate = validatorOf(value.type);
+      if (validate === undefined) return fail("unknown_event", `unknown event type "${value.type.slice(0, 60)}"`);
+      if (!validate(value.data)) {
+        const { code, detail } = problemOf(validate.errors);
+        return fail(code, detail, value.type);
+      }
+      return { ok: true, record: value as unknown as EventOf<C> };
+    },
+  };
+}
