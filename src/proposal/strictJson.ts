@@ -93,7 +93,8 @@ class StrictJsonParser {
   }
 
   private startsComment(): boolean {
-    return this.peek() === 0x2f /* / */ && (this.peek(1) === 0x2f || this.peek(1) === 0x2a) /* * */;
+    // "/" then "/" or "*"
+    return this.peek() === 0x2f && (this.peek(1) === 0x2f || this.peek(1) === 0x2a);
   }
 
   /** The error for an unexpected character (or the end) where `expected` was required. */
