@@ -28,6 +28,7 @@ import type {
 } from "./openaiCompatibleChat.ts";
 import { parseToolCallText, type ParsedAssistantText } from "./textToolCalls.ts";
 import { sha256Hex } from "../core/digest.ts";
+import { isRecord } from "../core/isRecord.ts";
 
 /** Why the backend could not be created (the checkpoint gate's codes, then the worker's). */
 export const LOCAL_BACKEND_ERROR_CODES = [
@@ -59,8 +60,6 @@ export interface LocalEngineChatOptions {
   /** Live token counts of each running call, for a terminal's progress bar only (never recorded). */
   readonly onGenerationProgress?: (progress: SupervisedProgress) => void;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function checkpointName(c: CheckpointDirectory): string {
   const weights = (c.sha256["model.safetensors"] ?? "").slice(0, 12);

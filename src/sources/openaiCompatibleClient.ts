@@ -12,6 +12,7 @@ import type {
 } from "./openaiCompatibleChat.ts";
 import { DEFAULT_RETRY, RETRYABLE_STATUS, retryAfterMs, sleepUnlessAborted, type RetryPolicy } from "./httpRetry.ts";
 import { isOutputParseFailure, serverMessage } from "./serverErrorMessage.ts";
+import { isRecord } from "../core/isRecord.ts";
 
 export interface OpenAiCompatibleOptions {
   /** Base URL including the API prefix, e.g. http://127.0.0.1:8080/v1 */
@@ -29,10 +30,6 @@ export interface OpenAiCompatibleOptions {
 }
 
 const DEFAULT_RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function wireMessage(m: ChatTurnMessage): Record<string, unknown> {
   switch (m.role) {

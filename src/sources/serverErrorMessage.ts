@@ -1,9 +1,6 @@
 // What an OpenAI-compatible server said when it refused a request: its message, bounded and
 // safe to print, and whether it is llama-server's chat-parser failure (a model error class).
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isRecord } from "../core/isRecord.ts";
 
 /** The server's own error text (OpenAI `error.message`, llama-server, vLLM `message`), bounded. */
 export function serverMessage(body: unknown): string {

@@ -7,6 +7,7 @@
 // outside them is content, and a malformed block stays in the content, verbatim, and is
 // reported — never repaired.
 import type { ChatTurnMessage, ProposedToolCall, ToolFunctionSchema } from "./openaiCompatibleChat.ts";
+import { isRecord } from "../core/isRecord.ts";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
 export const TOOL_CALL_CLOSE = "</tool_call>";
@@ -33,8 +34,6 @@ export interface ParsedAssistantText {
   readonly toolCalls: readonly ProposedToolCall[];
   readonly malformed: readonly MalformedToolCall[];
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * JSON as Python's json.dumps writes it (", " and ": " separators, non-ASCII kept), which is

@@ -8,6 +8,7 @@ import { FUNCTION_NAMES, FUNCTIONS } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { Expressions } from "./observation.ts";
 import { INITIAL_SOURCE_SHA256, INITIAL_TASK_SHA256 } from "./runDirectory.ts";
+import { isRecord } from "../core/isRecord.ts";
 
 export const EDIT_JOURNAL_EVENTS = [
   "edit_intent",
@@ -79,10 +80,6 @@ export interface ReplayedJournal {
   readonly refused: readonly EditIntent[];
   /** A reconcile recorded unexpected bytes. */
   readonly conflicted: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isSha(value: unknown): value is string {

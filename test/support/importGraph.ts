@@ -1,6 +1,6 @@
 // The project's own import graph, read from the source text: every relative module each file of
 // src/ imports (static `from "…"`, side-effect imports and `export … from`). The house tests
-// (test/lab/houseStructure.test.ts, test/bench/benchHouse.test.ts) check their floors on it.
+// (test/house/houseLayers.test.ts, test/bench/benchHouse.test.ts) check their floors on it.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -17,6 +17,7 @@ import { parameterCount, type Qwen2Architecture } from "../../model/qwen2/archit
 import { readRehearsalWeights, REHEARSAL_SETS, type RehearsalSet } from "../../model/rehearsal/rehearsalWeights.ts";
 import { syntheticConfigJson } from "../../model/synthetic/makeTestCheckpoint.ts";
 import { REHEARSAL_LABEL, REHEARSAL_NOTE, SYNTHETIC_LABEL } from "../../model/synthetic/syntheticManifest.ts";
+import { isRecord } from "../../core/isRecord.ts";
 
 export interface InProjectShape {
   /** "rehearsal" (trained in-project) or "synthetic" (random weights). */
@@ -48,10 +49,6 @@ export async function inProjectShapes(): Promise<InProjectShape[]> {
   const tiny = checkQwen2Config(Buffer.from(syntheticConfigJson("tiny")));
   if (tiny.ok) shapes.push(shapeOf("synthetic", "synthetic-tiny", tiny.value));
   return shapes;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -10,6 +10,7 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
+import { isRecord } from "../../core/isRecord.ts";
 
 /** The operator classes (SWE-smith's AST modifiers, one line each). */
 export const MUTATION_OPERATORS = [
@@ -38,10 +39,6 @@ export interface MutationCandidate {
 const SCRIPT = "mutation_operators.py";
 const CANDIDATES_MAX_BYTES = 8 * 1024 * 1024;
 let script: Buffer | undefined;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function parseCandidate(v: unknown): MutationCandidate | null {
   if (!isRecord(v)) return null;

@@ -10,6 +10,7 @@ import {
   GENERATION_PROFILES,
   type GenerationProfileName,
 } from "../engine/generationSettings.ts";
+import { isRecord } from "../../core/isRecord.ts";
 
 export const MAX_REQUEST_BYTES = 256 * 1024;
 export const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -81,7 +82,6 @@ export type WorkerResponse =
   | { readonly type: "cancelled"; readonly id: number }
   | { readonly type: "error"; readonly id: number | null; readonly error: string; readonly message: string };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 const isIdArray = (v: unknown, max: number): v is number[] => Array.isArray(v) && v.length <= max && v.every(isId);
 const isShortString = (v: unknown, max: number): v is string => typeof v === "string" && Buffer.byteLength(v) <= max;
