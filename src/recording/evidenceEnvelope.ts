@@ -1,9 +1,13 @@
 // The one envelope of every evidence record, Lab audit and bench trace alike (docs/evidence-format.md):
 //
-//   { "format": "tca.audit", "v": 2, "run_id": "…", "seq": 1, "t_ms": 0, "type": "run_started", "data": { … } }
+//   { "format": "tca.audit", "v": 2, "run_id": "…", "event_id": 1, "t_ms": 0, "type": "run_started",
+//     "source": "scripted", "proposal": null, "data": { … } }
 //
 // Nothing of an event's payload is spread over the envelope: a payload key can never shadow an
-// envelope field, and a reader knows every key of the envelope without knowing the event.
+// envelope field, and a reader knows every key of the envelope without knowing the event. The Lab spec
+// (Part 10: "Give each record a run ID, event ID, proposal number when applicable, monotonic timestamp,
+// and proposal-source label") fixes which fields every record carries; the bench trace carries the same
+// ones, so one reader and one document serve both rooms. `event_id` is the sequence number: 1, 2, 3, …
 //
 // Each room declares its events once, as an event catalog: event type → TypeBox schema of its data.
 // TypeBox (chosen over zod and io-ts) builds plain JSON Schema objects whose static types TypeScript
@@ -29,11 +33,15 @@ export interface EvidenceRecord<C extends EventCatalog, K extends keyof C & stri
   readonly format: string;
   readonly v: typeof EVIDENCE_FORMAT_VERSION;
   readonly run_id: string;
-  /** 1, 2, 3, … in append order. */
-  readonly seq: number;
+  /** The sequence number: 1, 2, 3, … in append order, no gap. */
+  readonly event_id: number;
   /** Monotonic milliseconds from the writer's injected clock; never decreases within a file. */
   readonly t_ms: number;
   readonly type: K;
+  /** Who proposed what this record is about: the proposal-source label, the same on every record of a run. */
+  readonly source: string;
+  /** The proposal (Lab) or model turn (bench) the record belongs to, 1-based; null for run-level records. */
+  readonly proposal: number | null;
   readonly data: DataOf<C, K>;
 }
 
@@ -41,12 +49,22 @@ export interface EvidenceRecord<C extends EventCatalog, K extends keyof C & stri
 export type EventOf<C extends EventCatalog> = { [K in keyof C & string]: EvidenceRecord<C, K> }[keyof C & string];
 
 /** The keys of the envelope, in the order a writer writes them. */
-export const ENVELOPE_KEYS = ["format", "v", "run_id", "seq", "t_ms", "type", "data"] as const;
+export const ENVELOPE_KEYS = [
+  "format",
+  "v",
+  "run_id",
+  "event_id",
+  "t_ms",
+  "type",
+  "source",
+  "proposal",
+  "data",
+] as const;
 
 /** The one writer's interface: typed by the catalog, so the payload of each type is checked by tsc. */
 export interface EvidenceLog<C extends EventCatalog> {
-  /** Appends one record; returns its sequence number. */
-  append<K extends keyof C & string>(type: K, data: DataOf<C, K>): number;
+  /** Appends one record; returns its event id. `proposal` is null (or omitted) for a run-level record. */
+  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal?: number | null): number;
 }
 
 /** The line a writer appends for one record (JSON.stringify: untrusted text is escaped, never concatenated). */
@@ -55,9 +73,11 @@ export function encodeRecord<C extends EventCatalog, K extends keyof C & string>
     format: record.format,
     v: record.v,
     run_id: record.run_id,
-    seq: record.seq,
+    event_id: record.event_id,
     t_ms: record.t_ms,
     type: record.type,
+    source: record.source,
+    proposal: record.proposal,
     data: record.data,
   };
   return `${JSON.stringify(ordered)}\n`;
@@ -74,9 +94,11 @@ export function recordSchema(format: string, catalog: EventCatalog, title: strin
         format: Type.Literal(format),
         v: Type.Literal(EVIDENCE_FORMAT_VERSION),
         run_id: Type.String(),
-        seq: Type.Integer({ minimum: 1 }),
+        event_id: Type.Integer({ minimum: 1 }),
         t_ms: Type.Number({ minimum: 0 }),
         type: Type.Literal(type),
+        source: Type.String({ minLength: 1 }),
+        proposal: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
         data,
       },
       { additionalProperties: false },
@@ -167,12 +189,18 @@ export function eventReader<C extends EventCatalog>(
       for (const key of Object.keys(value))
         if (!(ENVELOPE_KEYS as readonly string[]).includes(key))
           return fail("bad_envelope", `unknown envelope field "${key.slice(0, 60)}"`);
+      for (const key of ENVELOPE_KEYS)
+        if (!Object.hasOwn(value, key)) return fail("bad_envelope", `the envelope lacks "${key}"`);
       if (typeof value.run_id !== "string") return fail("bad_envelope", "run_id is not a string");
-      if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 1)
-        return fail("bad_envelope", "seq is not a positive integer");
+      if (!Number.isSafeInteger(value.event_id) || (value.event_id as number) < 1)
+        return fail("bad_envelope", "event_id is not a positive integer");
       if (typeof value.t_ms !== "number" || !Number.isFinite(value.t_ms) || value.t_ms < 0)
         return fail("bad_envelope", "t_ms is not a non-negative number");
       if (typeof value.type !== "string") return fail("bad_envelope", "type is not a string");
+      if (typeof value.source !== "string" || value.source === "")
+        return fail("bad_envelope", "source is not a non-empty string");
+      if (value.proposal !== null && (!Number.isSafeInteger(value.proposal) || (value.proposal as number) < 1))
+        return fail("bad_envelope", "proposal is neither null nor a positive integer");
       const validate = validatorOf(value.type);
       if (validate === undefined) return fail("unknown_event", `unknown event type "${value.type.slice(0, 60)}"`);
       if (!validate(value.data)) {

@@ -13,7 +13,7 @@ const catalog = {
   ),
 };
 const reader = eventReader("tca.test-log", catalog, [1]);
-const base = { format: "tca.test-log", v: 2, run_id: "r", seq: 1, t_ms: 0 };
+const base = { format: "tca.test-log", v: 2, run_id: "r", event_id: 1, t_ms: 0, source: "scripted", proposal: null };
 const code = (value: unknown): string => {
   const read = reader.read(value, "log.ndjson", 3);
   return read.ok ? "ok" : read.problem.code;
@@ -21,7 +21,10 @@ const code = (value: unknown): string => {
 
 test("a record of the catalog reads back as the typed union, narrowed by its type", () => {
   const line = encodeRecord<typeof catalog, "counted">({ ...base, v: 2, type: "counted", data: { n: 4 } });
-  assert.equal(line, '{"format":"tca.test-log","v":2,"run_id":"r","seq":1,"t_ms":0,"type":"counted","data":{"n":4}}\n');
+  assert.equal(
+    line,
+    '{"format":"tca.test-log","v":2,"run_id":"r","event_id":1,"t_ms":0,"type":"counted","source":"scripted","proposal":null,"data":{"n":4}}\n',
+  );
   const read = reader.read(JSON.parse(line), "log.ndjson", 1);
   assert.ok(read.ok);
   const record: EventOf<typeof catalog> = read.record;
@@ -35,8 +38,13 @@ test("every way a line can be wrong has its own code, and nothing from the file 
   assert.equal(code({ ...base, v: 1, type: "started", data: { label: "x" } }), "old_format_version");
   assert.equal(code({ ...base, v: 3, type: "started", data: { label: "x" } }), "unknown_format_version");
   assert.equal(code({ ...base, type: "started", data: { label: "x" }, extra: 1 }), "bad_envelope");
-  assert.equal(code({ ...base, seq: 0, type: "started", data: { label: "x" } }), "bad_envelope");
+  assert.equal(code({ ...base, event_id: 0, type: "started", data: { label: "x" } }), "bad_envelope");
   assert.equal(code({ ...base, t_ms: -1, type: "started", data: { label: "x" } }), "bad_envelope");
+  assert.equal(code({ ...base, source: "", type: "started", data: { label: "x" } }), "bad_envelope");
+  assert.equal(code({ ...base, proposal: 0, type: "started", data: { label: "x" } }), "bad_envelope");
+  assert.equal(code({ ...base, proposal: 2, type: "started", data: { label: "x" } }), "ok");
+  const { proposal: _dropped, ...withoutProposal } = base;
+  assert.equal(code({ ...withoutProposal, type: "started", data: { label: "x" } }), "bad_envelope");
   assert.equal(code({ ...base, type: "stopped", data: {} }), "unknown_event");
   assert.equal(code({ ...base, type: "toString", data: {} }), "unknown_event");
   assert.equal(code({ ...base, type: "started", data: { label: "x", secret: "SECRET-TEXT" } }), "unknown_field");
