@@ -14,6 +14,8 @@ export interface CaseResult {
   readonly value?: string;
   /** Exception type name (status error). */
   readonly error?: string;
+  /** Which budget a timeout hit (set by the grader from outside the sandbox; absent when the runner's supervisor wrote it). */
+  readonly limit?: "case_cpu" | "run_cpu" | "idle";
 }
 
 export interface RunnerOutput {

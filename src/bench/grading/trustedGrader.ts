@@ -10,17 +10,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
-import { runInSandbox, type SandboxConfig, type SandboxRunResult } from "../sandbox/sandbox.ts";
+import { cpuAccounting, runInSandbox, type SandboxConfig, type SandboxRunResult } from "../sandbox/sandbox.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import type { GradeCounts, GradeOutcome, GradeRecord } from "./gradeRecord.ts";
 import { parseRunnerOutput, shortValue, valueMatches, type RunnerOutput } from "./caseResults.ts";
 import { publicCases, type CaseInput, type GradingCase } from "./publicCases.ts";
 import { RESULT_CHANNEL_MAX_BYTES, TRUSTED_RUNNER_ARGV, trustedRunnerFiles } from "./runnerFiles.ts";
+import { BudgetWatch, budgetText, type BudgetStop, type GradingBudget } from "./runBudget.ts";
 
 // v2 (issue #24): held-out expected values confirmed by an independent implementation, validity
 // checks for answers that are not unique, whole-domain generators, Python's == across the numeric
 // tower, pytest's imports and recursion headroom, the CPU limit held by a supervisor process.
-export const GRADER_ID = "trusted-runner-v2";
+// v3 (issue #34): every limit on the run's cgroup CPU time (per case, per run) or idle time, held
+// from outside the sandbox; public and held-out cases in separate runs with their own budgets.
+export const GRADER_ID = "trusted-runner-v3";
 
 export interface CaseSetGrade {
   readonly total: number;
@@ -80,31 +83,77 @@ export interface TrustedGrade {
   readonly exitCode: number | null;
   /** The run's stderr tail, Python prefix replaced (trace only). */
   readonly output: string;
+  /** Budgets and CPU/idle use of the public and the held-out run (not recorded in the grade record). */
+  readonly usage: { readonly public: RunUsage | null; readonly heldOut: RunUsage | null };
 }
 
 export interface GradeOptions {
   readonly includeSlow?: boolean;
+  /** The test timeout (--test-timeout): the run's CPU and idle budgets, in CPU-s and s. */
   readonly timeoutMs?: number;
+  /**
+   * A per-case CPU budget below the configured one: only where the question is "does this
+   * program fail" (the data set check), never for grading a candidate.
+   */
+  readonly caseCpuSeconds?: number;
   readonly signal?: AbortSignal;
   readonly heldOut?: HeldOutCases | null;
 }
 
+/** How a run is bounded, and what it used (CPU and idle seconds are null without a cgroup CPU count). */
+export interface RunUsage {
+  readonly budget: GradingBudget;
+  readonly cpuSeconds: number | null;
+  readonly idleSeconds: number | null;
+  /** CPU-seconds of each case whose result arrived (empty without a cgroup CPU count). */
+  readonly caseCpuSeconds: readonly number[];
+  readonly stop: BudgetStop | null;
+}
+
 const FAILURES_KEPT = 5;
 
-/** Runs `source` as python_programs/<p>.py on the inputs, in a fresh read-only sandbox. */
+/** The budgets of a run from the sandbox's limits and a grade's options. */
+export function gradingBudget(
+  config: SandboxConfig,
+  options: { timeoutMs?: number; caseCpuSeconds?: number } = {},
+): GradingBudget {
+  const testSeconds = (options.timeoutMs ?? config.limits.timeoutMs) / 1000;
+  return {
+    caseCpuSeconds: Math.min(config.limits.caseCpuSeconds, options.caseCpuSeconds ?? Infinity),
+    runCpuSeconds: testSeconds,
+    idleSeconds: testSeconds,
+  };
+}
+
+/**
+ * Runs `source` as python_programs/<p>.py on the inputs, in a fresh read-only sandbox. Where the
+ * sandbox keeps the run's CPU time (its cgroup), the budgets are held from here, on that count
+ * (runBudget.ts), and the wall clock is only the stuck-grader guard; the supervisor inside then
+ * only forwards results. Without it (rlimit-only), the supervisor holds the per-case CPU limit
+ * from /proc and the run has the test timeout on the wall clock, as before issue #34.
+ */
 export async function runOnInputs(
   config: SandboxConfig,
   dataset: QuixDataset,
   program: QuixProgram,
   source: Buffer | string,
   inputs: readonly CaseInput[],
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<{ run: SandboxRunResult; output: RunnerOutput }> {
+  options: { timeoutMs?: number; caseCpuSeconds?: number; signal?: AbortSignal } = {},
+): Promise<{ run: SandboxRunResult; output: RunnerOutput; usage: RunUsage }> {
   const outer = mkdtempSync(join(tmpdir(), `tca-grade-${program.name}-`));
+  const budget = gradingBudget(config, options);
+  const metered = cpuAccounting(config);
+  const watch = metered ? new BudgetWatch(budget) : undefined;
   try {
     const dir = join(outer, "task");
     const helpers = supportFiles(dataset, program).filter((f) => f.path.endsWith("/node.py"));
-    const job = { mode: "run", program: program.name, cases: inputs, caseCpuSeconds: config.limits.caseCpuSeconds };
+    // caseCpuSeconds 0: the supervisor does not poll /proc (the budgets are held from outside).
+    const job = {
+      mode: "run",
+      program: program.name,
+      cases: inputs,
+      caseCpuSeconds: metered ? 0 : budget.caseCpuSeconds,
+    };
     writeTaskFiles(dir, [
       ...trustedRunnerFiles(false),
       ...helpers,
@@ -115,10 +164,30 @@ export async function runOnInputs(
       taskDir: dir,
       argv: TRUSTED_RUNNER_ARGV,
       stdoutHeadBytes: RESULT_CHANNEL_MAX_BYTES,
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      timeoutMs: metered ? config.limits.gradingWallGuardMs : budget.runCpuSeconds * 1000,
+      ...(watch ? { watch } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { run, output: parseRunnerOutput(run.stdoutTruncated ? "" : run.stdout, inputs.length) };
+    const parsed = parseRunnerOutput(run.stdoutTruncated ? "" : run.stdout, inputs.length);
+    const stop = run.stoppedBy !== null ? (watch?.stop ?? null) : null;
+    // A run stopped by a budget: the case it was on is a timeout, and the run counts as ended
+    // (what the supervisor wrote itself at its own limit before; it still does without a cgroup).
+    const output =
+      stop && stop.caseIndex < inputs.length && !parsed.results.has(stop.caseIndex) && !parsed.malformed
+        ? {
+            ...parsed,
+            results: new Map([...parsed.results, [stop.caseIndex, { status: "timeout" as const, limit: stop.limit }]]),
+            finished: true,
+          }
+        : parsed;
+    const usage: RunUsage = {
+      budget,
+      cpuSeconds: run.cpuSeconds,
+      idleSeconds: watch ? watch.idleSeconds : null,
+      caseCpuSeconds: watch ? watch.caseCpuSeconds : [],
+      stop,
+    };
+    return { run, output, usage };
   } finally {
     rmSync(outer, { recursive: true, force: true });
   }
@@ -129,6 +198,7 @@ function gradeCaseSet(
   offset: number,
   output: RunnerOutput,
   prefix: string,
+  budget: GradingBudget,
 ): CaseSetGrade {
   let passed = 0;
   let failed = 0;
@@ -152,7 +222,7 @@ function gradeCaseSet(
     } else {
       errors++;
       note(
-        `${name}: ${r.status === "too_large" ? "the returned value is too large to compare" : r.status === "timeout" ? "exceeded the per-case CPU time limit" : `raised ${r.error ?? "an exception"}`}`,
+        `${name}: ${r.status === "too_large" ? "the returned value is too large to compare" : r.status === "timeout" ? budgetText(r.limit ?? "case_cpu", budget) : `raised ${r.error ?? "an exception"}`}`,
       );
     }
   });
@@ -167,21 +237,18 @@ function gradeCaseSet(
   };
 }
 
-function whyNot(
-  run: SandboxRunResult,
-  output: RunnerOutput,
-  pub: CaseSetGrade,
-  held: CaseSetGrade | null,
-): string | null {
+/** What keeps a run's results from being read as they stand (null: read its cases). */
+function runProblem(config: SandboxConfig, run: SandboxRunResult, output: RunnerOutput): string | null {
   if (run.aborted) return "the grading run was cancelled";
   if (run.stdoutTruncated) return "the result channel exceeded its size limit";
   if (output.importError) return `the file under test could not be imported (${output.importError})`;
   if (output.malformed) return `the result channel held ${output.malformed}`;
-  if (run.timedOut) return "the run did not finish within the time limit";
+  if (run.timedOut)
+    return cpuAccounting(config)
+      ? `the grading run passed the ${String(config.limits.gradingWallGuardMs / 1000)} s wall-clock guard before any CPU or idle budget (a stuck grader or a machine too loaded to grade)`
+      : "the run did not finish within the time limit";
   if (!output.finished)
     return `the run ended without completing (exit ${String(run.exitCode)}${run.signal ? `, ${run.signal}` : ""}${run.limitsHit.length ? `, ${run.limitsHit.join("+")} limit reached` : ""})`;
-  if (!pub.fixed) return `public cases: ${pub.failures.join("; ")}`;
-  if (held && !held.fixed) return `held-out cases: ${held.failures.join("; ")}`;
   return null;
 }
 
@@ -221,44 +288,67 @@ export async function gradeProgram(
       limitsHit: [],
       exitCode: null,
       output: "",
+      usage: { public: null, heldOut: null },
     };
   }
   const pub = prepared.value.cases;
   const held = options.heldOut ?? null;
-  const all = [...pub, ...(held?.cases ?? [])];
-  const { run, output } = await runOnInputs(
+  const runOptions = {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.caseCpuSeconds !== undefined ? { caseCpuSeconds: options.caseCpuSeconds } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const budget = gradingBudget(config, runOptions);
+  // The headline first, from the public cases alone, in a run and budget of their own; the
+  // held-out cases afterwards in another: a hang, crash or exit there is a held-out result
+  // beside the headline, never a change of it (issue #34).
+  const p = await runOnInputs(
     config,
     dataset,
     program,
     source,
-    all.map((c) => c.input),
-    {
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
+    pub.map((c) => c.input),
+    runOptions,
   );
-  const publicGrade = gradeCaseSet(pub, 0, output, "");
-  const heldGrade = held
-    ? { ...gradeCaseSet(held.cases, pub.length, output, "held-out "), seed: held.seed, dropped: held.dropped }
-    : null;
-  const reason = whyNot(run, output, publicGrade, heldGrade);
-  const outcome = outcomeOf(run, output, reason);
-  // The runner writes a result for every case it was given before its completion marker, so a
-  // run that "finished" with held-out results missing did not run them: results written for the
-  // public cases and a marker, then an exit (a forged channel), are never "every public case passes".
-  const ranEveryCase = heldGrade === null || heldGrade.missing === 0;
-  const fixedPublic =
-    reason === null ||
-    (publicGrade.fixed &&
-      ranEveryCase &&
-      output.finished &&
-      !output.malformed &&
-      !output.importError &&
-      !run.timedOut &&
-      !run.aborted);
+  const publicGrade = gradeCaseSet(pub, 0, p.output, "", budget);
+  const publicProblem = runProblem(config, p.run, p.output);
+  const publicReason = publicProblem ?? (publicGrade.fixed ? null : `public cases: ${publicGrade.failures.join("; ")}`);
+  const h =
+    held && held.cases.length > 0 && !p.run.aborted
+      ? await runOnInputs(
+          config,
+          dataset,
+          program,
+          source,
+          held.cases.map((c) => c.input),
+          runOptions,
+        )
+      : null;
+  let heldGrade: HeldOutGrade | null = null;
+  let heldReason: string | null = null;
+  let heldOutcome: GradeOutcome = "passed";
+  if (held) {
+    const output = h?.output ?? { results: new Map(), importError: undefined, finished: false, malformed: undefined };
+    heldGrade = { ...gradeCaseSet(held.cases, 0, output, "held-out ", budget), seed: held.seed, dropped: held.dropped };
+    const problem = h
+      ? runProblem(config, h.run, h.output)
+      : held.cases.length > 0
+        ? "the grading run was cancelled"
+        : null;
+    heldReason = problem ?? (heldGrade.fixed || held.cases.length === 0 ? null : heldGrade.failures.join("; "));
+    if (heldReason !== null) {
+      heldReason = `held-out cases: ${heldReason}`;
+      // A held-out run is never a broken file (the public run imported it): at worst a failure.
+      const o = h ? outcomeOf(h.run, h.output, heldReason) : "timeout";
+      heldOutcome = o === "error" ? "failed" : o;
+    }
+  }
+  const reason = publicReason ?? heldReason;
+  const outcome = publicReason !== null ? outcomeOf(p.run, p.output, publicReason) : heldOutcome;
   const heldText = heldGrade
     ? `; held-out ${heldGrade.passed}/${heldGrade.total} passed (seed ${heldGrade.seed})`
     : "; no held-out cases for this program";
+  const stderr = h ? `${p.run.stderr}${h.run.stderr ? `\n[held-out run]\n${h.run.stderr}` : ""}` : p.run.stderr;
   return {
     grader: GRADER_ID,
     outcome,
@@ -273,12 +363,13 @@ export async function gradeProgram(
     reason,
     public: publicGrade,
     heldOut: heldGrade,
-    fixedPublic,
+    fixedPublic: publicReason === null,
     fixedWithHeldOut: heldGrade ? reason === null : null,
     excluded: prepared.value.excluded,
-    limitsHit: run.limitsHit,
-    exitCode: run.exitCode,
-    output: run.stderr.split(config.python.prefix).join("<python>"),
+    limitsHit: [...new Set([...p.run.limitsHit, ...(h?.run.limitsHit ?? [])])],
+    exitCode: p.run.exitCode,
+    output: stderr.split(config.python.prefix).join("<python>"),
+    usage: { public: p.usage, heldOut: h?.usage ?? null },
   };
 }
 

@@ -543,7 +543,10 @@ def supervise(job, channel, out_line):
     # CPU is read at most once per POLL_SECONDS (a /proc walk per result would cost more than
     # the cases); a case's clock starts at the first reading after its predecessor's result,
     # so each case is charged from at most one poll interval after it began.
-    case_start = tree_cpu_ticks(me)
+    # Where the sandbox keeps the run's CPU time in a cgroup, the Node side holds every budget
+    # from outside (caseCpuSeconds 0 here): this process only forwards, and stopping it
+    # (SIGSTOP) holds back results but no budget. Without one, it polls /proc as below.
+    case_start = tree_cpu_ticks(me) if limit_ticks > 0 else 0
     seen = 0
     last_poll = time.monotonic()
     over = 0  # consecutive readings over the limit: a process reaped between two reads is

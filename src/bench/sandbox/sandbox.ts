@@ -23,6 +23,7 @@ import {
   createRunCgroups,
   detectCgroupSupport,
   drainAndRemoveCgroups,
+  readCgroupCpuMicros,
   readCgroupReport,
   type CgroupSupport,
   type RunCgroups,
@@ -58,6 +59,31 @@ export interface SandboxRunRequest {
   /** Overrides limits.timeoutMs (tests inject short timeouts; the agent's remaining time may be shorter). */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Budgets measured on the run's CPU time from its cgroup (see RunWatch); used only where the
+   * sandbox keeps that count (cpuAccounting(config)), otherwise ignored.
+   */
+  readonly watch?: RunWatch;
+}
+
+/**
+ * Watches a run from outside it, on the run's CPU time as the kernel counts it for the run's
+ * cgroup (every process, exited ones included). Nothing inside the sandbox can stop or slow
+ * this (it runs in this Node process); a stop it asks for SIGKILLs the run's process group.
+ */
+export interface RunWatch {
+  /** Each stdout chunk, with the run's CPU time (microseconds) read when it arrived. */
+  onStdout(chunk: Buffer, cpuMicros: number): void;
+  /** Every WATCH_INTERVAL_MS: a reason string stops the run (recorded as stoppedBy). */
+  tick(cpuMicros: number, wallMs: number): string | undefined;
+}
+
+/** How often a RunWatch is asked (wall clock; what it decides on is CPU time). */
+export const WATCH_INTERVAL_MS = 25;
+
+/** Whether runs in this sandbox keep a CPU-time count from their cgroup (cpu.stat / cpuacct.usage). */
+export function cpuAccounting(config: SandboxConfig): boolean {
+  return config.cgroups.mechanism !== "none" && config.cgroups.cpuParent !== undefined;
 }
 
 export interface SandboxRunResult {
@@ -77,6 +103,10 @@ export interface SandboxRunResult {
   /** Whole-run caps that were reached (from the run's cgroups), and the run's memory peak. */
   readonly limitsHit: readonly ("memory" | "pids")[];
   readonly peakMemoryBytes: number | null;
+  /** CPU time of the whole run in seconds, from its cgroup (null where none is kept). */
+  readonly cpuSeconds: number | null;
+  /** What the request's RunWatch stopped the run for (null when it did not). */
+  readonly stoppedBy: string | null;
 }
 
 function findOnPath(name: string): string | undefined {
@@ -311,7 +341,13 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
         ? new HeadBuffer(request.stdoutHeadBytes)
         : new TailBuffer(config.limits.outputMaxBytes);
     const stderr = new TailBuffer(config.limits.outputMaxBytes);
-    child.stdout?.on("data", (c: Buffer) => stdout.push(c));
+    const watch = request.watch && cgroups?.cpuFile ? request.watch : undefined;
+    const cpuNow = (): number => readCgroupCpuMicros(cgroups) ?? 0;
+    let stoppedBy: string | null = null;
+    child.stdout?.on("data", (c: Buffer) => {
+      stdout.push(c);
+      watch?.onStdout(c, cpuNow());
+    });
     child.stderr?.on("data", (c: Buffer) => stderr.push(c));
     let timedOut = false;
     let aborted = false;
@@ -326,6 +362,16 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
       timedOut = true;
       killGroup();
     }, timeoutMs);
+    const watcher = watch
+      ? setInterval(() => {
+          if (stoppedBy !== null || timedOut || aborted) return;
+          const why = watch.tick(cpuNow(), performance.now() - started);
+          if (why !== undefined) {
+            stoppedBy = why;
+            killGroup();
+          }
+        }, WATCH_INTERVAL_MS)
+      : undefined;
     const onAbort = (): void => {
       aborted = true;
       killGroup();
@@ -338,10 +384,12 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      if (watcher) clearInterval(watcher);
       request.signal?.removeEventListener("abort", onAbort);
       // Whatever is left of the group (nothing, normally: the pid namespace dies with bwrap).
       killGroup();
       const report = cgroups ? readCgroupReport(cgroups) : { limitsHit: [], peakMemoryBytes: null };
+      const cpuMicros = readCgroupCpuMicros(cgroups);
       void drainAndRemoveCgroups(cgroups).then(() =>
         resolvePromise({
           exitCode: code,
@@ -356,6 +404,8 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
           stdoutTruncated: stdout.truncated,
           limitsHit: report.limitsHit,
           peakMemoryBytes: report.peakMemoryBytes,
+          cpuSeconds: cpuMicros === undefined ? null : cpuMicros / 1e6,
+          stoppedBy,
         }),
       );
     });

@@ -16,6 +16,12 @@ export interface CgroupSupport {
   /** Parent folders in which run groups are made (one per v1 controller; one for v2). */
   readonly memoryParent: string | undefined;
   readonly pidsParent: string | undefined;
+  /**
+   * Where the run's CPU time is read: v2, the run's own group (cpu.stat's usage_usec, present
+   * in every v2 group); v1, a cpuacct hierarchy in which run groups are made (cpuacct.usage).
+   * Undefined where neither is writable: the supervisor's /proc reading is then the meter.
+   */
+  readonly cpuParent?: string | undefined;
   /** Why no cgroup could be used, when mechanism is "none". */
   readonly reason?: string;
 }
@@ -25,6 +31,8 @@ export interface RunCgroups {
   readonly dirs: readonly string[];
   readonly memoryDir: string;
   readonly pidsDir: string;
+  /** The file holding the run's CPU time (cpu.stat or cpuacct.usage), when one is kept. */
+  readonly cpuFile: string | undefined;
   readonly mechanism: Exclude<CgroupMechanism, "none">;
 }
 
@@ -96,7 +104,8 @@ export function detectCgroupSupport(): CgroupSupport {
       enabled.includes("pids") &&
       probe(parent, { "memory.max": String(64 << 20), "pids.max": "8" })
     ) {
-      return { mechanism: "cgroup-v2", memoryParent: parent, pidsParent: parent };
+      const cpu = existsSync(join(parent, "cpu.stat")) ? parent : undefined;
+      return { mechanism: "cgroup-v2", memoryParent: parent, pidsParent: parent, cpuParent: cpu };
     }
   }
   const mem = ownGroup("memory");
@@ -105,7 +114,9 @@ export function detectCgroupSupport(): CgroupSupport {
     const memoryParent = join(ROOT, "memory", mem);
     const pidsParent = join(ROOT, "pids", pids);
     if (probe(memoryParent, { "memory.limit_in_bytes": String(64 << 20) }) && probe(pidsParent, { "pids.max": "8" })) {
-      return { mechanism: "cgroup-v1", memoryParent, pidsParent };
+      const acct = ownGroup("cpuacct");
+      const cpuParent = acct === undefined ? undefined : v1CpuacctParent(acct);
+      return { mechanism: "cgroup-v1", memoryParent, pidsParent, cpuParent };
     }
   }
   return {
@@ -114,6 +125,16 @@ export function detectCgroupSupport(): CgroupSupport {
     pidsParent: undefined,
     reason: "no writable memory and pids cgroup (v1 or v2) for this process",
   };
+}
+
+/** The v1 cpuacct folder (its own hierarchy, or shared with cpu as "cpu,cpuacct") where run groups can be made. */
+function v1CpuacctParent(group: string): string | undefined {
+  for (const mount of ["cpuacct", "cpu,cpuacct", "cpuacct,cpu"]) {
+    const parent = join(ROOT, mount, group);
+    if (!existsSync(join(parent, "cpuacct.usage"))) continue;
+    if (probe(parent, {})) return parent;
+  }
+  return undefined;
 }
 
 function readText(path: string): string {
@@ -130,9 +151,10 @@ export function createRunCgroups(support: CgroupSupport, runId: string, caps: Cg
   const name = `tca-${OWNER}-${runId}`;
   const memoryDir = join(support.memoryParent, name);
   const pidsDir = join(support.pidsParent, name);
+  const cpuDir = support.cpuParent === undefined ? undefined : join(support.cpuParent, name);
   const made: string[] = [];
   try {
-    for (const dir of new Set([memoryDir, pidsDir])) {
+    for (const dir of new Set([memoryDir, pidsDir, ...(cpuDir ? [cpuDir] : [])])) {
       mkdirSync(dir);
       made.push(dir);
     }
@@ -146,7 +168,9 @@ export function createRunCgroups(support: CgroupSupport, runId: string, caps: Cg
         writeFileSync(join(memoryDir, "memory.memsw.limit_in_bytes"), String(caps.memoryBytes));
       writeFileSync(join(pidsDir, "pids.max"), String(caps.maxProcesses));
     }
-    return { dirs: made, memoryDir, pidsDir, mechanism: support.mechanism };
+    const cpuFile =
+      cpuDir === undefined ? undefined : join(cpuDir, support.mechanism === "cgroup-v2" ? "cpu.stat" : "cpuacct.usage");
+    return { dirs: made, memoryDir, pidsDir, cpuFile, mechanism: support.mechanism };
   } catch {
     for (const dir of made) removeGroupNow(dir);
     return undefined;
@@ -188,6 +212,28 @@ function removeGroupPatiently(dir: string): boolean {
     Atomics.wait(pause, 0, 0, 10);
   }
   return false;
+}
+
+/**
+ * CPU time, in microseconds, that every process of the run has used so far: the kernel's own
+ * count for the group, so it includes exited processes, reaped or auto-reaped (SIGCHLD
+ * ignored), threads and orphans alike, and cannot be stopped or fooled from inside. Undefined
+ * when the run keeps no CPU file or it cannot be read.
+ */
+export function readCgroupCpuMicros(groups: RunCgroups | undefined): number | undefined {
+  if (!groups?.cpuFile) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(groups.cpuFile, "utf8");
+  } catch {
+    return undefined;
+  }
+  if (groups.mechanism === "cgroup-v2") {
+    const m = /^usage_usec (\d+)$/m.exec(text);
+    return m ? Number(m[1]) : undefined;
+  }
+  const ns = Number(text.trim());
+  return Number.isFinite(ns) && text.trim() !== "" ? Math.floor(ns / 1000) : undefined;
 }
 
 /** What the run's caps recorded: which limits were reached, and the memory peak. */
@@ -254,7 +300,9 @@ function olderThan(dir: string, ms: number): boolean {
 export function cleanupStaleCgroups(support: CgroupSupport): string[] {
   const removed: string[] = [];
   const parents = new Set(
-    [support.memoryParent, support.pidsParent, join(ROOT, "pids")].filter((p): p is string => p !== undefined),
+    [support.memoryParent, support.pidsParent, support.cpuParent, join(ROOT, "pids")].filter(
+      (p): p is string => p !== undefined,
+    ),
   );
   for (const parent of parents) {
     let entries: string[];
