@@ -151,7 +151,7 @@ for (const [name, source] of Object.entries(ATTACKS).filter(
     const grade = trace.records.find((r) => r.event === "grade");
     assert.equal(typeof grade?.reason, "string");
     assert.ok(String(grade?.reason).length > 0);
-    assert.equal(grade?.grader, "trusted-runner-v2");
+    assert.equal(grade?.grader, "trusted-runner-v3");
   });
 }
 

@@ -390,3 +390,25 @@ export function gradeRecordOf(g: TrustedGrade): GradeRecord {
     excluded: g.excluded,
   };
 }
+
+/** The failure check's per-case budget: this multiple of the reference fix's slowest case... */
+export const FAILURE_CHECK_CPU_MULTIPLE = 10;
+/** ...and never under this many CPU-seconds (a Python case's own noise is milliseconds). */
+export const FAILURE_CHECK_CPU_FLOOR_S = 1;
+
+/**
+ * Where the only question is "does this program fail" (the data set check's buggy side,
+ * make-taskset's mutants), a case may stop long before the grading budget: at
+ * FAILURE_CHECK_CPU_MULTIPLE times the CPU time of the reference fix's slowest case (public or
+ * held-out, from its own passing grade), at least FAILURE_CHECK_CPU_FLOOR_S, at most the grading
+ * budget. A stop there is a failure either way (a loop, or a program ten times slower than the
+ * reference on a case of the tests). Undefined, so the full budget, where the reference did not
+ * pass or no CPU count was kept: never for grading a candidate.
+ */
+export function failureCheckCaseCpuSeconds(reference: TrustedGrade): number | undefined {
+  if (reference.outcome !== "passed" || !reference.usage.public) return undefined;
+  const cases = [...reference.usage.public.caseCpuSeconds, ...(reference.usage.heldOut?.caseCpuSeconds ?? [])];
+  if (cases.length === 0 || reference.usage.public.cpuSeconds === null) return undefined;
+  const budget = Math.max(FAILURE_CHECK_CPU_FLOOR_S, FAILURE_CHECK_CPU_MULTIPLE * Math.max(...cases));
+  return Math.min(budget, reference.usage.public.budget.caseCpuSeconds);
+}

@@ -16,9 +16,9 @@ import type { GradeCounts, GradeOutcome } from "./gradeRecord.ts";
 import { shortValue } from "./caseResults.ts";
 import { heldOutCases, processHeldOutSeed } from "./heldOutCases.ts";
 import {
+  failureCheckCaseCpuSeconds,
   GRADER_ID,
   gradeProgram,
-  type HeldOutCases,
   type HeldOutDisagreement,
   type TrustedGrade,
 } from "./trustedGrader.ts";
@@ -50,6 +50,11 @@ export interface VerifyRecord {
   readonly heldOutDisagreeing: readonly HeldOutDisagreement[];
   readonly buggy: VerifySide;
   readonly fixed: VerifySide;
+  /**
+   * CPU-seconds per case the buggy program was given (failureCheckCaseCpuSeconds: a multiple of
+   * the reference fix's slowest case, with a floor; the grading budget where none was derived).
+   */
+  readonly buggyCaseCpuSeconds: number;
   /** buggy not passed (failed, timed out or broken), and the fix passed. */
   readonly ok: boolean;
 }
@@ -106,45 +111,39 @@ export async function verifyDataset(
   // The run's own seed by default, so a benchmark's data set check and its grades ask the same
   // held-out cases (computed once).
   const seed = options.heldOutSeed ?? processHeldOutSeed();
-  // Buggy and fixed runs are separate jobs so that the non-terminating buggy programs overlap
-  // with everything else instead of serializing behind their timeouts.
-  const jobs = programs.flatMap((p) => [
-    { program: p, which: "buggy" as const },
-    { program: p, which: "fixed" as const },
-  ]);
-  const bySide = new Map<string, TrustedGrade>();
-  const heldOutBy = new Map<string, HeldOutCases | null>();
+  // Per program, the reference fix first: its measured CPU time bounds the buggy program's cases
+  // (failureCheckCaseCpuSeconds), so a buggy program that never terminates fails in about a
+  // CPU-second instead of the grading budget's 15. Programs run --jobs at a time.
   let done = 0;
   const records: VerifyRecord[] = [];
-  await mapWithConcurrency(jobs, options.jobs, async (job) => {
-    const heldOut = await heldOutCases(config, dataset, job.program, seed);
-    heldOutBy.set(job.program.name, heldOut);
-    const source =
-      job.which === "buggy" ? buggySource(dataset, job.program.name) : referenceFixSource(dataset, job.program.name);
-    const grade = await gradeProgram(config, dataset, job.program, source, {
+  await mapWithConcurrency(programs, options.jobs, async (program) => {
+    const heldOut = await heldOutCases(config, dataset, program, seed);
+    const base = {
       includeSlow,
       heldOut,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    };
+    const fixed = await gradeProgram(config, dataset, program, referenceFixSource(dataset, program.name), base);
+    const budget = failureCheckCaseCpuSeconds(fixed);
+    const buggy = await gradeProgram(config, dataset, program, buggySource(dataset, program.name), {
+      ...base,
+      ...(budget !== undefined ? { caseCpuSeconds: budget } : {}),
     });
-    bySide.set(`${job.program.name}/${job.which}`, grade);
-    const buggy = bySide.get(`${job.program.name}/buggy`);
-    const fixed = bySide.get(`${job.program.name}/fixed`);
-    if (buggy && fixed) {
-      const record: VerifyRecord = {
-        program: job.program.name,
-        publicCases: fixed.public.total,
-        excluded: fixed.excluded,
-        heldOutCases: fixed.heldOut?.total ?? 0,
-        heldOutDisagreements: heldOutBy.get(job.program.name)?.disagreements ?? 0,
-        heldOutDisagreeing: heldOutBy.get(job.program.name)?.disagreeing ?? [],
-        buggy: side(buggy),
-        fixed: side(fixed),
-        ok: buggy.outcome !== "passed" && fixed.outcome === "passed",
-      };
-      records.push(record);
-      done += 1;
-      options.onRecord?.(record, done, programs.length);
-    }
+    const record: VerifyRecord = {
+      program: program.name,
+      publicCases: fixed.public.total,
+      excluded: fixed.excluded,
+      heldOutCases: fixed.heldOut?.total ?? 0,
+      heldOutDisagreements: heldOut?.disagreements ?? 0,
+      heldOutDisagreeing: heldOut?.disagreeing ?? [],
+      buggy: side(buggy),
+      fixed: side(fixed),
+      buggyCaseCpuSeconds: Math.round((budget ?? config.limits.caseCpuSeconds) * 1000) / 1000,
+      ok: buggy.outcome !== "passed" && fixed.outcome === "passed",
+    };
+    records.push(record);
+    done += 1;
+    options.onRecord?.(record, done, programs.length);
   });
   records.sort((a, b) => a.program.localeCompare(b.program));
   const buggyFailing = records.filter((r) => r.buggy.outcome !== "passed").length;
