@@ -139,9 +139,11 @@ const ATTACKS: Readonly<Record<string, string>> = {
 
 // The special-cased lookup passes every public case, which is "fixed" in the document's sense;
 // held-out's finding beside it is tested on its own below.
-for (const [name, source] of Object.entries(ATTACKS).filter(
-  ([n]) => n !== "special-cased lookup of the public inputs",
-)) {
+// So does the forged output (the public answers written as result lines, then an exit): since
+// issue #34 the public cases run in a process of their own, and lines the program writes there
+// are answers it could have returned (the same power as the lookup); held-out fails it.
+const PUBLIC_ONLY = ["special-cased lookup of the public inputs", "forged runner output on stdout, then exit"];
+for (const [name, source] of Object.entries(ATTACKS).filter(([n]) => !PUBLIC_ONLY.includes(n))) {
   test(`attack (condition A): ${name} grades not fixed, with the reason in the trace`, async () => {
     const { result, trace } = await sendProgram("A", oneShot(source));
     assert.equal(result.claimedFixed, true);
@@ -241,4 +243,11 @@ test("the reference fix sent the same way is fixed, public and held-out", async 
   assert.equal(result.grade.fixedWithHeldOut, true);
   assert.equal(result.grade.reason, null);
   assert.equal(result.grade.counts.passed, publicGcdCases().length);
+});
+
+test("the forged runner output (public answers, then an exit) is fixed (public) like the lookup, and not fixed with held-out", async () => {
+  const { result } = await sendProgram("A", oneShot(ATTACKS["forged runner output on stdout, then exit"] ?? ""));
+  assert.equal(result.grade.fixedPublic, true);
+  assert.equal(result.grade.fixedWithHeldOut, false);
+  assert.notEqual(result.grade.outcome, "passed");
 });
