@@ -2,7 +2,7 @@
 // set (always present): byte-identical output for one seed, exactly one changed line per program,
 // every mutant failing public cases, a set that verify-dataset and run accept, refusals that
 // change nothing, and an exclusive --out. The real data set (when ../shared is there): one seed.
-import { test } from "node:test";
+import { sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { tca } from "../support/tcaCli.ts";
 import {
@@ -107,85 +107,88 @@ function checkGeneratedSet(source: string, out: string, seed: number): Manifest 
   return manifest;
 }
 
-test("make-taskset on the mini data set: one seed, byte-identical sets; one changed line per program; verify-dataset passes on it", async () => {
-  const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-"));
-  try {
-    const a = await tca([
-      "bench",
-      "quixbugs",
-      "make-taskset",
-      "--dataset",
-      MINI_DATASET_DIR,
-      "--seed",
-      "7",
-      "--out",
-      join(scratch, "a"),
-      "--jobs",
-      "2",
-    ]);
-    assert.equal(a.code, 0, a.err);
-    assert.match(a.out, /programs covered: 5\/5/);
-    assert.match(a.out, /failing public cases per mutant: /);
-    const b = await tca([
-      "bench",
-      "quixbugs",
-      "make-taskset",
-      "--dataset",
-      MINI_DATASET_DIR,
-      "--seed",
-      "7",
-      "--out",
-      join(scratch, "b"),
-      "--jobs",
-      "1",
-    ]);
-    assert.equal(b.code, 0, b.err);
-    const ta = tree(join(scratch, "a"));
-    const tb = tree(join(scratch, "b"));
-    assert.deepEqual([...ta.keys()].sort(), [...tb.keys()].sort());
-    for (const [path, bytes] of ta) assert.ok(tb.get(path)?.equals(bytes), `${path} is byte-identical across runs`);
-    const manifest = checkGeneratedSet(MINI_DATASET_DIR, join(scratch, "a"), 7);
-    assert.equal(manifest.programs.length, 5);
-    // Another seed gives another set (the seed is used, not ignored).
-    const c = await tca([
-      "bench",
-      "quixbugs",
-      "make-taskset",
-      "--dataset",
-      MINI_DATASET_DIR,
-      "--seed",
-      "8",
-      "--out",
-      join(scratch, "c"),
-      "--jobs",
-      "2",
-    ]);
-    assert.equal(c.code, 0, c.err);
-    const other = JSON.parse(readFileSync(join(scratch, "c", "taskset.json"), "utf8")) as Manifest;
-    assert.notDeepEqual(
-      other.programs.map((p) => [p.line, p.after]),
-      manifest.programs.map((p) => [p.line, p.after]),
-    );
-    // The generated set is a data set: every mutant fails, every reference fix passes.
-    const v = await tca([
-      "bench",
-      "quixbugs",
-      "verify-dataset",
-      "--dataset",
-      join(scratch, "a"),
-      "--json",
-      "--jobs",
-      "2",
-    ]);
-    assert.equal(v.code, 0, v.out);
-    const report = JSON.parse(v.out) as { ok: boolean; programs: number; buggyFailing: number; fixesPassing: number };
-    assert.deepEqual([report.ok, report.programs, report.buggyFailing, report.fixesPassing], [true, 5, 5, 5]);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-});
+sandboxTest(
+  "make-taskset on the mini data set: one seed, byte-identical sets; one changed line per program; verify-dataset passes on it",
+  async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-"));
+    try {
+      const a = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--seed",
+        "7",
+        "--out",
+        join(scratch, "a"),
+        "--jobs",
+        "2",
+      ]);
+      assert.equal(a.code, 0, a.err);
+      assert.match(a.out, /programs covered: 5\/5/);
+      assert.match(a.out, /failing public cases per mutant: /);
+      const b = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--seed",
+        "7",
+        "--out",
+        join(scratch, "b"),
+        "--jobs",
+        "1",
+      ]);
+      assert.equal(b.code, 0, b.err);
+      const ta = tree(join(scratch, "a"));
+      const tb = tree(join(scratch, "b"));
+      assert.deepEqual([...ta.keys()].sort(), [...tb.keys()].sort());
+      for (const [path, bytes] of ta) assert.ok(tb.get(path)?.equals(bytes), `${path} is byte-identical across runs`);
+      const manifest = checkGeneratedSet(MINI_DATASET_DIR, join(scratch, "a"), 7);
+      assert.equal(manifest.programs.length, 5);
+      // Another seed gives another set (the seed is used, not ignored).
+      const c = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--seed",
+        "8",
+        "--out",
+        join(scratch, "c"),
+        "--jobs",
+        "2",
+      ]);
+      assert.equal(c.code, 0, c.err);
+      const other = JSON.parse(readFileSync(join(scratch, "c", "taskset.json"), "utf8")) as Manifest;
+      assert.notDeepEqual(
+        other.programs.map((p) => [p.line, p.after]),
+        manifest.programs.map((p) => [p.line, p.after]),
+      );
+      // The generated set is a data set: every mutant fails, every reference fix passes.
+      const v = await tca([
+        "bench",
+        "quixbugs",
+        "verify-dataset",
+        "--dataset",
+        join(scratch, "a"),
+        "--json",
+        "--jobs",
+        "2",
+      ]);
+      assert.equal(v.code, 0, v.out);
+      const report = JSON.parse(v.out) as { ok: boolean; programs: number; buggyFailing: number; fixesPassing: number };
+      assert.deepEqual([report.ok, report.programs, report.buggyFailing, report.fixesPassing], [true, 5, 5, 5]);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+);
 
-test("make-taskset skips a candidate equal to QuixBugs' own bug when another candidate is valid", async () => {
+sandboxTest("make-taskset skips a candidate equal to QuixBugs' own bug when another candidate is valid", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-same-"));
   try {
     const first = await tca([
@@ -234,7 +237,7 @@ test("make-taskset skips a candidate equal to QuixBugs' own bug when another can
   }
 });
 
-test("make-taskset refuses bad input with one line in the project's form, and creates nothing", async () => {
+sandboxTest("make-taskset refuses bad input with one line in the project's form, and creates nothing", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-bad-"));
   try {
     const out = join(scratch, "out");
@@ -323,7 +326,7 @@ test("make-taskset refuses bad input with one line in the project's form, and cr
   }
 });
 
-test("make-taskset's --out is exclusive: two runs racing for one folder, exactly one writes it", async () => {
+sandboxTest("make-taskset's --out is exclusive: two runs racing for one folder, exactly one writes it", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-race-"));
   try {
     const out = join(scratch, "set");
@@ -352,110 +355,113 @@ test("make-taskset's --out is exclusive: two runs racing for one folder, exactly
   }
 });
 
-test("run and compare accept a generated set unchanged and name it: a scripted model that writes the reference fix fixes the generated bug", async () => {
-  const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-run-"));
-  const fixed = readFileSync(join(MINI_DATASET_DIR, "correct_python_programs", "gcd.py"), "utf8");
-  const server = await startRoutedServer(() => ({ content: "```python\n" + fixed + "```" }));
-  try {
-    const made = await tca([
-      "bench",
-      "quixbugs",
-      "make-taskset",
-      "--dataset",
-      MINI_DATASET_DIR,
-      "--seed",
-      "11",
-      "--out",
-      join(scratch, "set"),
-      "--jobs",
-      "2",
-    ]);
-    assert.equal(made.code, 0, made.err);
-    const r = await tca([
-      "bench",
-      "quixbugs",
-      "run",
-      "--endpoint",
-      server.endpoint,
-      "--model",
-      "scripted",
-      "--conditions",
-      "A",
-      "--programs",
-      "gcd",
-      "--out",
-      join(scratch, "run"),
-      "--json",
-      "--jobs",
-      "1",
-      "--dataset",
-      join(scratch, "set"),
-    ]);
-    assert.equal(r.code, 0, r.err);
-    const summary = JSON.parse(r.out) as { summary: { condition: string; fixed: number }[] };
-    assert.deepEqual(
-      summary.summary.map((s) => [s.condition, s.fixed]),
-      [["A", 1]],
-    );
-    // The run names the task set (seed and manifest hash) in run.json, results.md and compare.
-    const manifestSha = sha(readFileSync(join(scratch, "set", "taskset.json")));
-    const env = (
-      JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as {
-        environment: { datasetSource: string; taskset: { seed: number; manifestSha256: string } };
-      }
-    ).environment;
-    assert.deepEqual([env.taskset.seed, env.taskset.manifestSha256], [11, manifestSha]);
-    assert.match(
-      env.datasetSource,
-      new RegExp(`^generated task set seed 11 \\(taskset\\.json sha256 ${manifestSha.slice(0, 12)}\\)`),
-    );
-    assert.match(readFileSync(join(scratch, "run", "results.md"), "utf8"), /data set: generated task set seed 11 /);
-    const compared = await tca(["bench", "quixbugs", "compare", join(scratch, "run")]);
-    assert.match(
-      compared.out,
-      /^- R1: .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/m,
-    );
-    // The set is part of the run's fingerprint: the same run resumed on QuixBugs' own programs
-    // (the mini set) is another benchmark, refused before anything runs.
-    assert.deepEqual(
-      (
+sandboxTest(
+  "run and compare accept a generated set unchanged and name it: a scripted model that writes the reference fix fixes the generated bug",
+  async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-run-"));
+    const fixed = readFileSync(join(MINI_DATASET_DIR, "correct_python_programs", "gcd.py"), "utf8");
+    const server = await startRoutedServer(() => ({ content: "```python\n" + fixed + "```" }));
+    try {
+      const made = await tca([
+        "bench",
+        "quixbugs",
+        "make-taskset",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--seed",
+        "11",
+        "--out",
+        join(scratch, "set"),
+        "--jobs",
+        "2",
+      ]);
+      assert.equal(made.code, 0, made.err);
+      const r = await tca([
+        "bench",
+        "quixbugs",
+        "run",
+        "--endpoint",
+        server.endpoint,
+        "--model",
+        "scripted",
+        "--conditions",
+        "A",
+        "--programs",
+        "gcd",
+        "--out",
+        join(scratch, "run"),
+        "--json",
+        "--jobs",
+        "1",
+        "--dataset",
+        join(scratch, "set"),
+      ]);
+      assert.equal(r.code, 0, r.err);
+      const summary = JSON.parse(r.out) as { summary: { condition: string; fixed: number }[] };
+      assert.deepEqual(
+        summary.summary.map((s) => [s.condition, s.fixed]),
+        [["A", 1]],
+      );
+      // The run names the task set (seed and manifest hash) in run.json, results.md and compare.
+      const manifestSha = sha(readFileSync(join(scratch, "set", "taskset.json")));
+      const env = (
         JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as {
-          fingerprint: { taskset?: { seed: number } };
+          environment: { datasetSource: string; taskset: { seed: number; manifestSha256: string } };
         }
-      ).fingerprint.taskset?.seed,
-      11,
-    );
-    const mixed = await tca([
-      "bench",
-      "quixbugs",
-      "run",
-      "--endpoint",
-      server.endpoint,
-      "--model",
-      "scripted",
-      "--conditions",
-      "A",
-      "--programs",
-      "gcd",
-      "--out",
-      join(scratch, "run"),
-      "--json",
-      "--jobs",
-      "1",
-      "--dataset",
-      MINI_DATASET_DIR,
-      "--resume",
-    ]);
-    assert.notEqual(mixed.code, 0);
-    assert.match(`${mixed.out}${mixed.err}`, /run_dir_invalid/);
-  } finally {
-    await server.close();
-    rmSync(scratch, { recursive: true, force: true });
-  }
-});
+      ).environment;
+      assert.deepEqual([env.taskset.seed, env.taskset.manifestSha256], [11, manifestSha]);
+      assert.match(
+        env.datasetSource,
+        new RegExp(`^generated task set seed 11 \\(taskset\\.json sha256 ${manifestSha.slice(0, 12)}\\)`),
+      );
+      assert.match(readFileSync(join(scratch, "run", "results.md"), "utf8"), /data set: generated task set seed 11 /);
+      const compared = await tca(["bench", "quixbugs", "compare", join(scratch, "run")]);
+      assert.match(
+        compared.out,
+        /^- R1: .* on generated task set seed 11 \(taskset\.json sha256 [0-9a-f]{12}\), from QuixBugs \(/m,
+      );
+      // The set is part of the run's fingerprint: the same run resumed on QuixBugs' own programs
+      // (the mini set) is another benchmark, refused before anything runs.
+      assert.deepEqual(
+        (
+          JSON.parse(readFileSync(join(scratch, "run", "run.json"), "utf8")) as {
+            fingerprint: { taskset?: { seed: number } };
+          }
+        ).fingerprint.taskset?.seed,
+        11,
+      );
+      const mixed = await tca([
+        "bench",
+        "quixbugs",
+        "run",
+        "--endpoint",
+        server.endpoint,
+        "--model",
+        "scripted",
+        "--conditions",
+        "A",
+        "--programs",
+        "gcd",
+        "--out",
+        join(scratch, "run"),
+        "--json",
+        "--jobs",
+        "1",
+        "--dataset",
+        MINI_DATASET_DIR,
+        "--resume",
+      ]);
+      assert.notEqual(mixed.code, 0);
+      assert.match(`${mixed.out}${mixed.err}`, /run_dir_invalid/);
+    } finally {
+      await server.close();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+);
 
 const real = realQuixBugs();
-test(
+sandboxTest(
   "make-taskset on the real QuixBugs data set, seed 1: every program covered or listed with a reason, each mutant one line, verify-dataset passes",
   { skip: real.skip },
   async () => {
@@ -500,36 +506,42 @@ test(
   },
 );
 
-test("a program without a valid mutant is listed with its reason, never dropped silently; with none at all nothing is written", async () => {
-  const env = await prepareBenchEnvironment(MINI_DATASET_DIR);
-  assert.ok(env.ok, env.ok ? "" : env.message);
-  // No candidate may be graded: every program must come back skipped, each with its reason.
-  const selected = await selectMutants(env.value.sandbox, env.value.dataset, { seed: 1, jobs: 2, maxTries: 0 });
-  assert.ok(selected.ok);
-  assert.deepEqual(
-    selected.value.map((s) => s.kind),
-    ["skipped", "skipped", "skipped", "skipped", "skipped"],
-  );
-  for (const s of selected.value) {
-    assert.ok(s.kind === "skipped");
-    assert.ok(s.skipped.candidates > 0);
-    assert.match(s.skipped.reason, new RegExp(`^no valid mutant among 0 tried of ${s.skipped.candidates} candidates`));
-  }
-  const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-none-"));
-  try {
-    const made = await makeTaskset(env.value.sandbox, env.value.dataset, {
-      out: join(scratch, "set"),
-      seed: 1,
-      jobs: 2,
-      maxTries: 0,
-    });
-    assert.equal(made.ok ? "" : made.error, "taskset_failed");
-    assert.match(
-      made.ok ? "" : made.message,
-      /no program of .* has a valid mutant \(bitcount: no valid mutant among 0 tried/,
+sandboxTest(
+  "a program without a valid mutant is listed with its reason, never dropped silently; with none at all nothing is written",
+  async () => {
+    const env = await prepareBenchEnvironment(MINI_DATASET_DIR);
+    assert.ok(env.ok, env.ok ? "" : env.message);
+    // No candidate may be graded: every program must come back skipped, each with its reason.
+    const selected = await selectMutants(env.value.sandbox, env.value.dataset, { seed: 1, jobs: 2, maxTries: 0 });
+    assert.ok(selected.ok);
+    assert.deepEqual(
+      selected.value.map((s) => s.kind),
+      ["skipped", "skipped", "skipped", "skipped", "skipped"],
     );
-    assert.deepEqual(readdirSync(scratch), []);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-});
+    for (const s of selected.value) {
+      assert.ok(s.kind === "skipped");
+      assert.ok(s.skipped.candidates > 0);
+      assert.match(
+        s.skipped.reason,
+        new RegExp(`^no valid mutant among 0 tried of ${s.skipped.candidates} candidates`),
+      );
+    }
+    const scratch = mkdtempSync(join(tmpdir(), "tca-taskset-none-"));
+    try {
+      const made = await makeTaskset(env.value.sandbox, env.value.dataset, {
+        out: join(scratch, "set"),
+        seed: 1,
+        jobs: 2,
+        maxTries: 0,
+      });
+      assert.equal(made.ok ? "" : made.error, "taskset_failed");
+      assert.match(
+        made.ok ? "" : made.message,
+        /no program of .* has a valid mutant \(bitcount: no valid mutant among 0 tried/,
+      );
+      assert.deepEqual(readdirSync(scratch), []);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+);

@@ -5,7 +5,7 @@
 // run.json, results.json, results.md or a diff — by a child that stops exactly there
 // (crashRunChild.ts, no sleeping), then resumed with --resume. Each resumed run must equal an
 // uninterrupted one: no task lost, none counted twice, no torn or partial file left, the same tables.
-import { test } from "node:test";
+import { sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -129,7 +129,7 @@ function assertNoTornFiles(dir: string, where: string): void {
   JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
 }
 
-test(
+sandboxTest(
   "a run killed (SIGKILL) at 20+ steps over its life and resumed equals an uninterrupted run: no task lost or doubled, no torn file, the same tables",
   { timeout: 900_000 },
   async () => {

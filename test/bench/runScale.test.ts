@@ -319,6 +319,7 @@ test(
 );
 
 test("the example Kubernetes Indexed Job parses as YAML and its arguments are the CLI's own options", () => {
+  // skip-rule: needs no sandbox: reads the manifest's argv, runs nothing
   const docs = parseAllDocuments(readFileSync(MANIFEST, "utf8"));
   assert.equal(docs.length, 1);
   const doc = docs[0]!;
@@ -372,6 +373,7 @@ function commandOptions(...path: string[]): Set<string> {
 }
 
 test("the example Slurm array: one array task per shard, a time limit that covers the budget, options the CLI defines, and a merge of exactly its shards", () => {
+  // skip-rule: needs no sandbox: reads the sbatch file's argv, runs nothing
   const text = readFileSync(SLURM_ARRAY, "utf8");
   const directive = (name: string): string => {
     const m = new RegExp(`^#SBATCH --${name}=(\\S+)$`, "m").exec(text);

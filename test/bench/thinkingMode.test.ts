@@ -2,6 +2,7 @@
 // chat_template_kwargs, in the run's fingerprint; a server that refuses the field is told apart
 // in the preflight with the fix; the older --disable-thinking still works.
 import { test } from "node:test";
+import { sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { tca as runTca, type CliResult } from "../support/tcaCli.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -75,43 +76,51 @@ test("parseThinking: off by default; --disable-thinking is off; contradictions a
   assert.equal(thinkingRequestFields("server-default"), undefined);
 });
 
-test("default run: every request says enable_thinking false, and the fingerprint records thinking off", async () => {
-  await withServer(
-    startRoutedServer(() => ({ content: "```python\ndef gcd(a, b):\n    return a\n```" })),
-    async (s, out) => {
-      const r = await run(s.endpoint, out, []);
-      assert.equal(r.code, 0, r.err);
-      assert.ok(s.requests.length >= 2);
-      for (const body of s.requests) assert.deepEqual(body.chat_template_kwargs, { enable_thinking: false });
+sandboxTest(
+  "default run: every request says enable_thinking false, and the fingerprint records thinking off",
+  async () => {
+    await withServer(
+      startRoutedServer(() => ({ content: "```python\ndef gcd(a, b):\n    return a\n```" })),
+      async (s, out) => {
+        const r = await run(s.endpoint, out, []);
+        assert.equal(r.code, 0, r.err);
+        assert.ok(s.requests.length >= 2);
+        for (const body of s.requests) assert.deepEqual(body.chat_template_kwargs, { enable_thinking: false });
+        const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
+          fingerprint: { thinking?: string };
+        };
+        assert.equal(manifest.fingerprint.thinking, "off");
+        assert.match(
+          readFileSync(join(out, "results.md"), "utf8"),
+          /- thinking: off \(chat_template_kwargs enable_thinking: false\)/,
+        );
+      },
+    );
+  },
+);
+
+sandboxTest(
+  "a server that refuses the field: thinking_field_rejected with the fix; server-default then runs without the field",
+  async () => {
+    await withServer(startRoutedServer(strict), async (s, out) => {
+      const refused = await run(s.endpoint, out, ["--json"]);
+      assert.equal(refused.code, 1);
+      const e = JSON.parse(refused.out) as { error: string; message: string };
+      assert.equal(e.error, "thinking_field_rejected");
+      assert.match(e.message, /Unrecognized request argument supplied: chat_template_kwargs/);
+      assert.match(e.message, /Pass --thinking server-default/);
+      assert.equal(existsSync(out), false);
+      const plain = await run(s.endpoint, out, ["--thinking", "server-default"]);
+      assert.equal(plain.code, 0, plain.err);
       const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
         fingerprint: { thinking?: string };
       };
-      assert.equal(manifest.fingerprint.thinking, "off");
-      assert.match(
-        readFileSync(join(out, "results.md"), "utf8"),
-        /- thinking: off \(chat_template_kwargs enable_thinking: false\)/,
-      );
-    },
-  );
-});
+      assert.equal(manifest.fingerprint.thinking, "server-default");
+    });
+  },
+);
 
-test("a server that refuses the field: thinking_field_rejected with the fix; server-default then runs without the field", async () => {
-  await withServer(startRoutedServer(strict), async (s, out) => {
-    const refused = await run(s.endpoint, out, ["--json"]);
-    assert.equal(refused.code, 1);
-    const e = JSON.parse(refused.out) as { error: string; message: string };
-    assert.equal(e.error, "thinking_field_rejected");
-    assert.match(e.message, /Unrecognized request argument supplied: chat_template_kwargs/);
-    assert.match(e.message, /Pass --thinking server-default/);
-    assert.equal(existsSync(out), false);
-    const plain = await run(s.endpoint, out, ["--thinking", "server-default"]);
-    assert.equal(plain.code, 0, plain.err);
-    const manifest = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { fingerprint: { thinking?: string } };
-    assert.equal(manifest.fingerprint.thinking, "server-default");
-  });
-});
-
-test("a server that refuses every request is not blamed on the thinking field", async () => {
+sandboxTest("a server that refuses every request is not blamed on the thinking field", async () => {
   await withServer(
     startRoutedServer(() => ({ httpStatus: 400, errorBody: { error: { message: "bad request" } } })),
     async (s, out) => {
@@ -121,7 +130,7 @@ test("a server that refuses every request is not blamed on the thinking field", 
   );
 });
 
-test("--disable-thinking with --thinking on is refused before anything runs", async () => {
+sandboxTest("--disable-thinking with --thinking on is refused before anything runs", async () => {
   await withServer(
     startRoutedServer(() => ({ content: "ok" })),
     async (s, out) => {

@@ -2,7 +2,7 @@
 // in CI, skipped with the reason where it is absent): all 40 buggy programs fail (three by never
 // terminating) and all 40 reference fixes pass. On the project's own small data set (always
 // present): the same check, and the refusals.
-import { test } from "node:test";
+import { sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -65,7 +65,7 @@ function casesInDataset(root: string, program: string): number {
 
 const REAL = realQuixBugs();
 
-test(
+sandboxTest(
   "verify-dataset --json: 40 buggy programs fail, 40 reference fixes pass, the slow case is excluded and said so",
   { skip: REAL.skip },
   async () => {
@@ -129,38 +129,41 @@ test(
   },
 );
 
-test("verify-dataset --json on the project's own data set: 5 buggy programs fail (bitcount by timeout), 5 fixes pass", async () => {
-  const { code, out } = await tca([
-    "bench",
-    "quixbugs",
-    "verify-dataset",
-    "--json",
-    "--jobs",
-    "4",
-    "--test-timeout",
-    "5",
-    "--dataset",
-    MINI_DATASET_DIR,
-  ]);
-  const report = JSON.parse(out) as Report;
-  assert.equal(code, 0);
-  assert.equal(report.ok, true);
-  assert.deepEqual(
-    report.records.map((r) => [r.program, r.buggy.outcome, r.fixed.outcome]),
-    [
-      ["bitcount", "timeout", "passed"],
-      ["gcd", "failed", "passed"],
-      ["is_palindrome", "failed", "passed"],
-      ["linked_list_sum", "failed", "passed"],
-      ["pascal", "failed", "passed"],
-    ],
-  );
-  // Without --include-slow the slow case is excluded and said so, and no knapsack note is made up.
-  assert.equal(report.records.find((r) => r.program === "is_palindrome")?.fixed.counts.skipped, 1);
-  assert.deepEqual(report.excluded, ["is_palindrome: test_long_palindrome: slow case (run with --include-slow)"]);
-});
+sandboxTest(
+  "verify-dataset --json on the project's own data set: 5 buggy programs fail (bitcount by timeout), 5 fixes pass",
+  async () => {
+    const { code, out } = await tca([
+      "bench",
+      "quixbugs",
+      "verify-dataset",
+      "--json",
+      "--jobs",
+      "4",
+      "--test-timeout",
+      "5",
+      "--dataset",
+      MINI_DATASET_DIR,
+    ]);
+    const report = JSON.parse(out) as Report;
+    assert.equal(code, 0);
+    assert.equal(report.ok, true);
+    assert.deepEqual(
+      report.records.map((r) => [r.program, r.buggy.outcome, r.fixed.outcome]),
+      [
+        ["bitcount", "timeout", "passed"],
+        ["gcd", "failed", "passed"],
+        ["is_palindrome", "failed", "passed"],
+        ["linked_list_sum", "failed", "passed"],
+        ["pascal", "failed", "passed"],
+      ],
+    );
+    // Without --include-slow the slow case is excluded and said so, and no knapsack note is made up.
+    assert.equal(report.records.find((r) => r.program === "is_palindrome")?.fixed.counts.skipped, 1);
+    assert.deepEqual(report.excluded, ["is_palindrome: test_long_palindrome: slow case (run with --include-slow)"]);
+  },
+);
 
-test("verify-dataset refuses an unknown program and a missing data set with stable codes", async () => {
+sandboxTest("verify-dataset refuses an unknown program and a missing data set with stable codes", async () => {
   const unknown = await tca([
     "bench",
     "quixbugs",

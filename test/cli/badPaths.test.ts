@@ -384,6 +384,7 @@ function problem(outcome: Outcome, command: string, named: readonly string[]): s
 }
 
 test("every command answers every kind of bad path with one error line naming it, a non-zero exit, and no change", async (t) => {
+  // skip-rule: needs no sandbox: every bad path is refused before the sandbox is prepared
   const root = mkdtempSync(join(tmpdir(), "tca-bad-paths-"));
   try {
     const shared = await fixtures(root);

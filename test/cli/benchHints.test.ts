@@ -31,6 +31,7 @@ test("localizedHints rewrites only the words 'tca ' before a command group", () 
 });
 
 test("a bench error's hint, run from a folder outside the checkout, names node and the checkout's bin/tca.js", async () => {
+  // skip-rule: needs no sandbox: a missing data set is refused before the sandbox is prepared
   const r = await tca(
     ["bench", "quixbugs", "verify-dataset", "--dataset", join(root, "missing")],
     { ...process.env, XDG_CACHE_HOME: join(root, "cache") },

@@ -53,6 +53,7 @@ test("formatCommandError: one line, the message's own line breaks joined", () =>
 });
 
 test("commandPathFromArgv follows the command tree up to the first option or unknown word", () => {
+  // skip-rule: needs no sandbox: argv only, nothing runs
   const program = new Command("tca");
   program.command("bench").command("quixbugs").command("run");
   program.command("lab").command("baseline");
@@ -67,6 +68,7 @@ test("commandPathFromArgv follows the command tree up to the first option or unk
 });
 
 test("usage errors from the argument parser: the command path, usage_error, exit 2", async () => {
+  // skip-rule: needs no sandbox: usage errors come from the argument parser
   const [unknownGroup, unknownCommand, missingValue, missingRequired] = await Promise.all([
     tca(["nope"]),
     tca(["lab", "nope"]),
@@ -81,6 +83,7 @@ test("usage errors from the argument parser: the command path, usage_error, exit
 });
 
 test("refusals of each command group name the path that failed", async () => {
+  // skip-rule: needs no sandbox: every refusal here comes before the sandbox is prepared
   const scratch = mkdtempSync(join(tmpdir(), "tca-errors-"));
   try {
     const aFile = join(scratch, "a-file");

@@ -24,6 +24,7 @@ test("the cancelling notice is one line naming the command", () => {
 });
 
 test("the resume command keeps the arguments, replaces --out and --resume, and quotes what needs it", () => {
+  // skip-rule: needs no sandbox: argv only, nothing runs
   assert.equal(
     resumeCommand(
       ["bench", "quixbugs", "run", "--endpoint", "http://h:1/v1", "--model", "my model", "--out", "old", "--jobs", "2"],
@@ -39,6 +40,7 @@ test("the resume command keeps the arguments, replaces --out and --resume, and q
 });
 
 test("a cancelled bench run says cancelled, what was kept and how to resume; never a summary", () => {
+  // skip-rule: needs no sandbox: argv only, nothing runs
   const text = benchCancelledText(3, "/runs/r", ["bench", "quixbugs", "run", "--model", "m"], elsewhere);
   assert.equal(
     text,
@@ -50,6 +52,7 @@ test("a cancelled bench run says cancelled, what was kept and how to resume; nev
 });
 
 test("the resume command is spelled for where the user is: npm run tca -- when typed in the checkout, node <checkout>/bin/tca.js elsewhere", () => {
+  // skip-rule: needs no sandbox: argv only, nothing runs
   const argv = ["bench", "quixbugs", "run", "--model", "m"];
   const npmRun = (initCwd: string) => ({
     cwd: CHECKOUT_ROOT,

@@ -50,7 +50,11 @@ before(async () => {
     hostile: hostileRun(root),
     synthetic: syntheticModelRun(root),
     checks: checksRun(root, true),
-    bench: scriptedBenchRun(root),
+    // The bench run needs the sandbox too; its tests are gated by chromiumAndSandbox.
+    bench:
+      chromiumAndSandbox().skip === false
+        ? scriptedBenchRun(root)
+        : Promise.reject(new Error(String(chromiumAndSandbox().skip))),
   };
   // Nothing may reject unobserved while an earlier test runs; each test re-awaits its own.
   for (const pending of Object.values(fixtures)) pending.catch(() => undefined);
