@@ -14,7 +14,7 @@
 // infers, so one definition gives the writer's type (`append<K>(type: K, data: DataOf<C, K>)`: a writer
 // that drifts from the reader fails tsc), the reader's validation (ajv, which the project already uses)
 // and the committed schemas/ files (generated from it, compared by a test).
-import Type, { type Static, type TObject, type TSchema } from "typebox";
+import Type, { type Static, type TObject, type TSchema, type TUnion } from "typebox";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { isRecord } from "../core/isRecord.ts";
 import type { EvidenceProblem } from "./evidenceProblem.ts";
@@ -22,8 +22,11 @@ import type { EvidenceProblem } from "./evidenceProblem.ts";
 /** The format version every new evidence record carries. */
 export const EVIDENCE_FORMAT_VERSION = 2;
 
-/** A room's events: each event type and the schema of its data object. */
-export type EventCatalog = Readonly<Record<string, TObject>>;
+/**
+ * A room's events: each event type and the schema of its data object (an object, or a union of
+ * objects where an event has exclusive shapes, e.g. a validation that passed or failed).
+ */
+export type EventCatalog = Readonly<Record<string, TObject | TUnion<TObject[]>>>;
 
 /** The data of one event type of a catalog. */
 export type DataOf<C extends EventCatalog, K extends keyof C> = Static<C[K]>;
@@ -135,7 +138,10 @@ export interface EventReader<C extends EventCatalog> {
 const ajv = new Ajv({ allErrors: false, strict: true, validateFormats: false });
 
 function problemOf(errors: readonly ErrorObject[] | null | undefined): { code: RecordProblemCode; detail: string } {
-  const first = errors?.[0];
+  // In a union (anyOf), the branches whose tag did not match say only "must be equal to constant":
+  // the error of the branch that did match says what is wrong.
+  const telling = errors?.filter((error) => error.keyword !== "anyOf" && error.keyword !== "const") ?? [];
+  const first = telling[0] ?? errors?.[0];
   if (first === undefined) return { code: "wrong_type", detail: "data does not match its schema" };
   const where = `data${first.instancePath.replaceAll("/", ".")}`;
   // Keys and keywords only: no value from the file is echoed.
@@ -163,7 +169,7 @@ export function eventReader<C extends EventCatalog>(
     if (!Object.hasOwn(catalog, type)) return undefined;
     let validate = validators.get(type);
     if (validate === undefined) {
-      validate = ajv.compile(catalog[type] as TObject);
+      validate = ajv.compile(catalog[type] as TSchema);
       validators.set(type, validate);
     }
     return validate;
