@@ -12,7 +12,8 @@ import { canonicalJson } from "../core/canonicalJson.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
-import { buggySource, supportFiles, type QuixDataset } from "./dataset/dataset.ts";
+import { buggySource, referenceFixSource, supportFiles, type QuixDataset } from "./dataset/dataset.ts";
+import { measureFixSize } from "./results/fixSize.ts";
 import { programDigest } from "./dataset/programDigest.ts";
 import { heldOutCases } from "./grading/heldOutCases.ts";
 import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
@@ -144,6 +145,16 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
     task.specialCasing,
     outcome === "fixed" && changed ? checkSpecialCasing(original, final, testTexts) : null,
   );
+  // The fix's size, from the pristine program, the recorded diff and the reference fix (older records: none).
+  if (task.fixSize !== undefined)
+    compare(
+      differences,
+      "fixSize",
+      task.fixSize,
+      changed
+        ? measureFixSize(original, final, referenceFixSource(options.dataset, program.name).toString("utf8"))
+        : null,
+    );
   return done();
 }
 

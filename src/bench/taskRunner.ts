@@ -7,11 +7,13 @@ import { sha256Hex } from "../core/digest.ts";
 import type { StepHook } from "../core/stepHook.ts";
 import { runAgentLoop, type AgentTaskContext } from "./agent/agentLoop.ts";
 import { TeeTrace } from "./agent/taskTrace.ts";
-import { supportFiles, targetPath } from "./dataset/dataset.ts";
+import { referenceFixSource, supportFiles, targetPath } from "./dataset/dataset.ts";
 import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
 import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
 import { checkSpecialCasing } from "./results/specialCasing.ts";
 import { analyzeClaim, ClaimRecorder } from "./results/claimAnalysis.ts";
+import { statementsOf } from "./results/claimStatements.ts";
+import { measureFixSize } from "./results/fixSize.ts";
 import { classifyTask, FIXED_MEANS, type TaskResult } from "./results/taskOutcome.ts";
 import { sameModuloTrailingWhitespace, unifiedDiff } from "./results/unifiedDiff.ts";
 
@@ -93,6 +95,11 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
     fixedMeans: FIXED_MEANS,
     falseFixedHeldOut,
     claim: analyzeClaim(claimEvents.events),
+    statements: statementsOf(claimEvents.events),
+    // Measured in the harness after grading; the reference fix never enters the sandbox.
+    fixSize: changed
+      ? measureFixSize(original, final, referenceFixSource(ctx.dataset, program.name).toString("utf8"))
+      : null,
     turns: agent.turns,
     promptTokens: agent.promptTokens,
     completionTokens: agent.completionTokens,

@@ -35,6 +35,7 @@ import { planTasks } from "../bench/runs/taskPlan.ts";
 import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
 import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts";
 import { guardrailsFromTrace } from "../bench/agent/guardrailCounts.ts";
+import { statementProblem } from "./benchStatementCheck.ts";
 import { isObject, readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
@@ -153,6 +154,8 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
     canonicalJson(analyzeClaim(records as readonly ClaimEvent[])) !== canonicalJson(task.claim)
   )
     problems.push(`${task.tracePath}: the claim recomputed from its events differs from the record of ${key}`);
+  const statements = statementProblem(task, task.tracePath, key, records as readonly ClaimEvent[]);
+  if (statements !== null) problems.push(statements);
   const diffs = records.filter((record) => record.event === "diff");
   if (diffs.length !== (task.changed ? 1 : 0))
     problems.push(

@@ -254,7 +254,15 @@ test("parseTaskResult: older records without the new fields stay readable; malfo
 test("compare: the false-fixed split and the claim kinds per run and condition", () => {
   const findings = Object.fromEntries(conditionFindings(results).map((f) => [f.condition, f]));
   const table = renderComparison([
-    { dir: "runs/x", label: "scripted", dataset: "QuixBugs", tasks: results.length, byCondition: {}, findings },
+    {
+      dir: "runs/x",
+      label: "scripted",
+      dataset: "QuixBugs",
+      tasks: results.length,
+      byCondition: {},
+      findings,
+      alongTheWay: {},
+    },
   ]);
   // Long-form rows keyed R1 (the legend names the run), within 100 columns; the legend under the
   // table spells out (a), (b), (c).

@@ -70,7 +70,8 @@ export class ClaimRecorder implements TraceSink {
   readonly events: ClaimEvent[] = [];
   write(event: TraceEvent, _t: number, fields: Readonly<Record<string, unknown>>): void {
     if (!READ.has(event)) return;
-    const { originalSha256, tool, sha256, targetSha256, outcome, content, accepted } = fields;
-    this.events.push({ event, originalSha256, tool, sha256, targetSha256, outcome, content, accepted });
+    const { originalSha256, tool, sha256, targetSha256, outcome, content, accepted, codeBlock } = fields;
+    // codeBlock: a one-shot answer's stop carries the file (claimStatements.ts reads it).
+    this.events.push({ event, originalSha256, tool, sha256, targetSha256, outcome, content, accepted, codeBlock });
   }
 }

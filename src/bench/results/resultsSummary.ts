@@ -6,6 +6,7 @@ import { renderRepeatsSection } from "./repeatStatistics.ts";
 import { median, wilsonInterval } from "./summaryStatistics.ts";
 import { renderHeldOutSection } from "./heldOutSummary.ts";
 import { conditionFindings, renderClaimSection } from "./claimFindings.ts";
+import { renderAlongTheWaySection } from "./alongTheWay.ts";
 import { renderPairedSection } from "./pairedStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
 import { fixedWithGuardrailHits, outcomeWithFlags } from "./guardrailFlags.ts";
@@ -209,7 +210,8 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
   out.push(...renderRepeatsSection(results));
   out.push(...renderHeldOutSection(results));
   out.push("", `False "fixed" (claimed, tests fail) in all: ${s.reduce((a, c) => a + c.falseFixed, 0)}.`);
-  out.push(...renderClaimSection(results), "");
+  out.push(...renderClaimSection(results));
+  out.push(...renderAlongTheWaySection(results), "");
   out.push("## Guardrails", "");
   out.push(
     "| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |",

@@ -6,6 +6,8 @@ import type { ConditionId } from "../agent/conditions.ts";
 import type { GradeOutcome, GradeRecord } from "../grading/gradeRecord.ts";
 import type { ClaimRecord } from "./claimAnalysis.ts";
 import type { SpecialCasingReport } from "./specialCasing.ts";
+import type { StatementRecord } from "./claimStatements.ts";
+import type { FixSize } from "./fixSize.ts";
 
 export const OUTCOME_CLASSES = [
   "fixed",
@@ -40,6 +42,10 @@ export interface TaskResult {
   readonly falseFixedHeldOut?: boolean;
   /** How the agent's "done" stood against its own test runs, from its trace (null: no claim). */
   readonly claim?: ClaimRecord | null;
+  /** The document's "along the way" statements, from the trace (claimStatements.ts; absent in older records). */
+  readonly statements?: StatementRecord;
+  /** The change's size against the buggy line (fixSize.ts); null when the file is unchanged; absent in older records. */
+  readonly fixSize?: FixSize | null;
   readonly turns: number;
   readonly promptTokens: number;
   readonly completionTokens: number;

@@ -9,6 +9,8 @@ import { pct, runKindTitle, summarize, type ConditionSummary } from "../results/
 import { PUBLISHED, publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
 import { readManifest, readTaskResults, type RunManifest } from "./runDirectory.ts";
 import type { TaskResult } from "../results/taskOutcome.ts";
+import { alongTheWay, type ConditionAlongTheWay } from "../results/alongTheWay.ts";
+import { modelConditionTable, renderModelConditionTable, type ModelTable } from "./modelConditionTable.ts";
 
 export type Reference = (typeof REFERENCES)[number];
 
@@ -30,6 +32,13 @@ export interface ComparedRun {
   readonly byCondition: Partial<Record<ConditionId, ConditionSummary>>;
   /** The held-out findings and the claim breakdown per condition (claimFindings.ts). */
   readonly findings: Partial<Record<ConditionId, ConditionFindings>>;
+  /** The document's "along the way" statements and the fixed tasks' fix sizes per condition (alongTheWay.ts). */
+  readonly alongTheWay: Partial<Record<ConditionId, ConditionAlongTheWay>>;
+}
+
+/** compare --json: the runs, and the document's model × condition table of them. */
+export function comparisonJson(runs: readonly ComparedRun[]): { runs: readonly ComparedRun[]; table: ModelTable } {
+  return { runs, table: modelConditionTable(runs) };
 }
 
 /** Reads each run itself; the CLI compares the bench verdict's verified snapshots instead (compareRuns). */
@@ -68,7 +77,9 @@ export function compareRuns(
     const dataset = datasetOf(manifest);
     const findings: Partial<Record<ConditionId, ConditionFindings>> = {};
     for (const f of conditionFindings(tasks)) findings[f.condition] = f;
-    return { dir, label, dataset, tasks: tasks.length, byCondition, findings };
+    const along: Partial<Record<ConditionId, ConditionAlongTheWay>> = {};
+    for (const a of alongTheWay(tasks)) along[a.condition] = a;
+    return { dir, label, dataset, tasks: tasks.length, byCondition, findings, alongTheWay: along };
   });
 }
 
@@ -138,6 +149,9 @@ export function renderComparison(
     if (runs.length === 0) lines.push("Rows:", "");
     published.forEach((p) => lines.push(`- ${p.key}: ${p.model}: ${PUBLISHED.label}`));
   }
+  // The document's own table first (its four headings, one row per run's model), then the long form.
+  if (runs.length > 0)
+    lines.push("", "Fixed rate by model and condition:", "", ...renderModelConditionTable(modelConditionTable(runs)));
   lines.push("", '| Run | Cond | Fixed | 95% CI | n | Model errors | False "fixed" |', "|---|---|---|---|---|---|---|");
   runs.forEach((r, i) => {
     for (const c of conds) {
@@ -152,7 +166,7 @@ export function renderComparison(
   });
   for (const p of published) lines.push(...p.rows);
   lines.push("", 'n: graded tasks (model errors are outside the rate). False "fixed": claimed, and the tests fail.');
-  if (runs.length > 0) lines.push("", ...renderClaimComparison(runs));
+  if (runs.length > 0) lines.push("", ...renderClaimComparison(runs), "", ...renderAlongTheWayComparison(runs));
   if (reference === "published") lines.push("", ...renderPublished());
   return lines.join("\n") + "\n";
 }
@@ -176,6 +190,30 @@ function renderClaimComparison(runs: readonly ComparedRun[]): string[] {
     "",
     "Claims without a passing run: (a) the final change was not re-run, (b) stopped after a failing",
     "run, (c) never ran the tests. Pass, held-out fail: claimed, tests pass, a held-out case fails.",
+  );
+  return lines;
+}
+
+/** Per run and condition: the statements the document counts along the way, and the fixed tasks' fix sizes. */
+function renderAlongTheWayComparison(runs: readonly ComparedRun[]): string[] {
+  const lines = [
+    "| Run | Cond | Already correct | Tests at fault | Fix not made | Buggy line | Beyond | Rewrite |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  runs.forEach((r, i) => {
+    for (const c of CONDITION_IDS) {
+      const a = r.alongTheWay[c];
+      if (a)
+        lines.push(
+          `| ${runKey(i)} | ${c} | ${a.statements.counts.original_correct} | ${a.statements.counts.tests_at_fault} | ${a.statements.counts.fix_announced_not_made} | ${a.fixSizes.kinds.buggy_line} | ${a.fixSizes.kinds.beyond_buggy_line} | ${a.fixSizes.kinds.rewrite} |`,
+        );
+    }
+  });
+  lines.push(
+    "",
+    ...wrapLine(
+      'Statements (tasks, each counted once): the original code "was already correct", the tests at fault, a fix announced and never made. Fix size of the fixed tasks: the buggy line only, beyond it, or a rewrite of the function.',
+    ),
   );
   return lines;
 }

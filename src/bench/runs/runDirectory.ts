@@ -34,7 +34,9 @@ import {
 } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
 import { hardwareLine } from "./hostHardware.ts";
+import { budgetInWords, runDateLine, secondsInWords } from "./runHeaderLines.ts";
 import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
+import { isFixSize, isStatementRecord } from "../results/recordChecks.ts";
 import { conditionFindings } from "../results/claimFindings.ts";
 import { conditionPairs } from "../results/pairedStatistics.ts";
 import { FIXED_MEANS, OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";
@@ -97,6 +99,8 @@ export function parseTaskResult(v: unknown): TaskResult | undefined {
     (!isRecord(v.claim) || !CLAIM_KINDS.includes(v.claim.kind as never) || typeof v.claim.finalWords !== "string")
   )
     return undefined;
+  if (v.statements !== undefined && !isStatementRecord(v.statements)) return undefined;
+  if (v.fixSize !== undefined && v.fixSize !== null && !isFixSize(v.fixSize)) return undefined;
   if (v.repeat !== undefined && (typeof v.repeat !== "number" || !Number.isInteger(v.repeat) || v.repeat < 1))
     return undefined;
   return v as unknown as TaskResult;
@@ -419,8 +423,10 @@ export function writeResults(
   const lines = [
     ...(kind === "REHEARSAL" ? [REHEARSAL_LINE] : kind === "PIPELINE CHECK" ? [PIPELINE_CHECK_LINE] : []),
     `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
+    runDateLine(manifest),
+    hardwareLine(env.hardwareLabel, env.clientHardware) ?? "hardware: not recorded (name it with --hardware)",
     `tasks: ${results.length} of ${expectedTasks}${results.length < expectedTasks ? " (incomplete run)" : ""}; conditions ${manifest.conditions.join(", ")}`,
-    `budget: ${JSON.stringify(manifest.fingerprint.budget)}; test timeout ${String(manifest.fingerprint.testTimeoutMs)} ms`,
+    `budget: ${budgetInWords(manifest.fingerprint.budget)}; test timeout ${secondsInWords(manifest.fingerprint.testTimeoutMs)}`,
     `prompts: ${String(manifest.fingerprint.promptSetVersion)} (hashes in run.json)`,
     ...(typeof manifest.fingerprint.thinking === "string"
       ? [
@@ -429,7 +435,6 @@ export function writeResults(
       : []),
     `data set: ${String(env.datasetSource ?? "QuixBugs")}; ${String(env.slowCases ?? "")}`,
     `sandbox: bubblewrap, ${String(env.processLimit ?? "")}; python ${String(env.pythonVersion ?? "")}, pytest ${String(env.pytestVersion ?? "")}`,
-    ...[hardwareLine(env.hardwareLabel, env.clientHardware)].filter((l): l is string => l !== null),
     ...(Object.keys(props).length > 0 ? [`server /props: ${serverPropsSummary(props)} (all of it in run.json)`] : []),
     ...(manifest.shard ? [`shard: ${manifest.shard.index}/${manifest.shard.count}`] : []),
     ...((manifest.repeats ?? 1) > 1

@@ -12,6 +12,7 @@ import { tcaCommand } from "../invocation.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import {
+  comparisonJson,
   compareRuns,
   parseReference,
   renderComparison,
@@ -113,7 +114,10 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const compared = compareRuns(scoped.runs);
       // The warning goes to stderr too, so --json (whose shape stays) and a piped table both carry it.
       if (scoped.warning !== null) process.stderr.write(`warning: ${scoped.warning}\n`);
-      const json = reference.value === "published" ? { runs: compared, published: PUBLISHED } : compared;
+      const json =
+        reference.value === "published"
+          ? { ...comparisonJson(compared), published: PUBLISHED }
+          : comparisonJson(compared);
       process.stdout.write(
         flags.json ? JSON.stringify(json, null, 2) + "\n" : renderComparison(compared, reference.value, scoped.warning),
       );
