@@ -48,6 +48,29 @@ export function printCommandError(code: string, message: string, stream: NodeJS.
   stream.write(formatCommandError(activeCommand, code, message));
 }
 
+export interface RefusalOptions {
+  /** --json: the refusal as {"ok":false,"error","message"} on stdout, for a script, instead of the line. */
+  readonly json?: boolean;
+  /** Where the line goes (default stderr); a test's stream. */
+  readonly stream?: NodeJS.WritableStream;
+}
+
+/**
+ * The one refusal of every command: the error line (printCommandError) and the exit status, in
+ * one call that an action returns: `return refuse(code, message)`. `exitCode` is the command
+ * group's status for a refused invocation (the Lab's 2, the benchmark's and the model's 1).
+ */
+export function refusal(
+  setExitCode: (code: number) => void,
+  exitCode: number,
+): (code: string, message: string, options?: RefusalOptions) => void {
+  return (code, message, options = {}) => {
+    if (options.json === true) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
+    else printCommandError(code, message, options.stream);
+    setExitCode(exitCode);
+  };
+}
+
 /** The command path of a commander command without the program name: "bench quixbugs run". */
 export function commandPath(command: Command): string {
   const names: string[] = [];

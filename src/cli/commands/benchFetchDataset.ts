@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { fetchedDatasetDir } from "../../bench/dataset/dataset.ts";
 import { FETCH_LIMITS, fetchDataset, QUIXBUGS_MANIFEST } from "../../bench/dataset/datasetFetch.ts";
 import { isExplicitYes } from "../../model/artifacts/consent.ts";
-import { printCommandError } from "../commandError.ts";
+import { refusal } from "../commandError.ts";
 import { tcaCommand } from "../invocation.ts";
 import { outputFolder } from "../pathArguments.ts";
 import { megabytes, statusLine } from "../progress.ts";
@@ -45,28 +45,23 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
     .option("--archive-url <url>", "a mirror of the archive (default: GitHub's archive of the pinned commit)")
     .option("--json", "print one JSON document")
     .action(async (flags: FetchFlags) => {
+      const refuse = refusal(setExitCode, 1);
       const json = flags.json === true;
       const directory = resolve(flags.directory ?? fetchedDatasetDir());
       const usable = outputFolder("--directory", directory);
       if (!usable.ok) {
         if (json)
           process.stdout.write(`${JSON.stringify({ ok: false, error: usable.error, message: usable.message })}\n`);
-        printCommandError(usable.error, usable.message);
-        setExitCode(1);
-        return;
+        return refuse(usable.error, usable.message);
       }
       const url = flags.archiveUrl ?? QUIXBUGS_MANIFEST.archiveUrl;
       const question = `Download ${QUIXBUGS_MANIFEST.repository} at ${QUIXBUGS_MANIFEST.commit.slice(0, 12)} (${QUIXBUGS_MANIFEST.license} licence, at most ${megabytes(FETCH_LIMITS.archiveMaxBytes)}) from ${new URL(url).origin} into ${directory}?`;
       if (flags.yes !== true) {
         if (!process.stdin.isTTY || json) {
-          printCommandError("consent_required", `${question} Nothing was downloaded; pass --yes to agree`);
-          setExitCode(1);
-          return;
+          return refuse("consent_required", `${question} Nothing was downloaded; pass --yes to agree`);
         }
         if (!(await askYes(question))) {
-          printCommandError("consent_refused", "only an explicit yes counts; nothing was downloaded");
-          setExitCode(1);
-          return;
+          return refuse("consent_refused", "only an explicit yes counts; nothing was downloaded");
         }
       }
       const status = statusLine({ json });
@@ -83,9 +78,7 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
       if (!result.ok) {
         if (json)
           process.stdout.write(`${JSON.stringify({ ok: false, error: result.error, message: result.message })}\n`);
-        printCommandError(result.error, result.message);
-        setExitCode(1);
-        return;
+        return refuse(result.error, result.message);
       }
       if (json) process.stdout.write(`${JSON.stringify({ ok: true, ...result.value })}\n`);
       else if (result.value.status === "already_present")

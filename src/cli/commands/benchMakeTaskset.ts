@@ -10,7 +10,7 @@ import { makeTaskset } from "../../bench/tasksets/makeTaskset.ts";
 import { parseSeed } from "../../bench/tasksets/seededOrder.ts";
 import { formatTasksetSummary } from "../../bench/tasksets/tasksetSummary.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
-import { printCommandError } from "../commandError.ts";
+import { refusal } from "../commandError.ts";
 import type { SetExitCode } from "./index.ts";
 
 interface MakeTasksetFlags {
@@ -34,10 +34,11 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
     .option("--json", "print one JSON document")
     .action(async (flags: MakeTasksetFlags) => {
       const json = flags.json === true;
+      const refuse = refusal(setExitCode, 1);
       const fail = (code: string, message: string): void => {
-        if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: code, message })}\n`);
-        printCommandError(code, message);
-        setExitCode(1);
+        // With --json the document on stdout, and the line on stderr as well.
+        if (json) refuse(code, message, { json });
+        refuse(code, message);
       };
       const seed = parseSeed(flags.seed);
       if (seed === null)

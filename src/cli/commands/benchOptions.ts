@@ -1,27 +1,14 @@
 // The bench commands' shared option parsing and error printing (bench.ts, benchRun.ts).
-import { printCommandError } from "../commandError.ts";
+import { refusal } from "../commandError.ts";
 import { localizedHints } from "../invocation.ts";
 import type { SetExitCode } from "./index.ts";
 
-export function positiveInt(text: string | undefined, fallback: number): number | undefined {
-  if (text === undefined) return fallback;
-  return /^[1-9]\d{0,5}$/.test(text) ? Number(text) : undefined;
-}
+// One parser for every bench command (src/bench/benchRunSetup.ts, where the run's options are checked).
+export { positiveInt, programList } from "../../bench/benchRunSetup.ts";
 
+/** A bench command's refusal (exit 1); a hint naming another tca command is spelled to work from the user's folder (invocation.ts). */
 export function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
-  if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  // A hint naming another tca command is spelled to work from the user's folder (invocation.ts).
-  else printCommandError(code, localizedHints(message));
-  setExitCode(1);
-}
-
-export function programList(text: string | undefined): string[] | undefined {
-  return text === undefined
-    ? undefined
-    : text
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s !== "");
+  refusal(setExitCode, 1)(code, json ? message : localizedHints(message), { json });
 }
 
 export interface VerifyFlags {

@@ -7,241 +7,69 @@ import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { inputDirectory, outputFolder } from "../pathArguments.ts";
 import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
-import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benchEnvironment.ts";
+import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
+import { DATASET_CHECK_CACHE_FOLDER } from "../../bench/grading/datasetCheckCache.ts";
 import {
-  datasetCheckKey,
-  lookupDatasetCheck,
-  storeDatasetCheck,
-  DATASET_CHECK_CACHE_FOLDER,
-  type DatasetCheckSelection,
-} from "../../bench/grading/datasetCheckCache.ts";
+  checkDatasetCached,
+  checkRunOptions,
+  datasetCheckLine,
+  DEFAULT_PREFLIGHT_TIMEOUT_S,
+  openBackend,
+  runLabel,
+  runOutputFolder,
+  unknownPrograms,
+  type BenchRunFlags,
+  type DatasetCheckEvent,
+} from "../../bench/benchRunSetup.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import { tcaCommand } from "../invocation.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { fixedWithGuardrailHits } from "../../bench/results/guardrailFlags.ts";
-import { resolveShard } from "../../bench/runs/taskPlan.ts";
-import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "../../bench/agent/endpointPreflight.ts";
-import {
-  inProjectShapes,
-  recognizeServedCheckpoint,
-  servedCheckpointLabels,
-} from "../../bench/agent/servedCheckpoint.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
-import { AGENT_BUDGET, parseConditionList, type ConditionId } from "../../bench/agent/conditions.ts";
+import { AGENT_BUDGET } from "../../bench/agent/conditions.ts";
 import { defaultDatasetDir, projectCacheDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
-import {
-  endpointWarnings,
-  isPipelineCheck,
-  isRehearsal,
-  pct,
-  PIPELINE_CHECK_LINE,
-  REHEARSAL_LINE,
-  summarize,
-} from "../../bench/results/resultsSummary.ts";
+import { endpointWarnings, pct, summarize } from "../../bench/results/resultsSummary.ts";
 import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
-import { parseThinking, thinkingRequestFields, type ThinkingMode } from "../../bench/agent/thinkingMode.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
-import { formatVerifyTable, verifyDataset, type VerifyReport } from "../../bench/grading/verifyDataset.ts";
-import type { ChatBackend } from "../../sources/openaiCompatibleChat.ts";
-import { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
-import { LocalEngineChat } from "../../sources/localEngineChat.ts";
+import { formatVerifyTable } from "../../bench/grading/verifyDataset.ts";
 import type { SupervisedProgress } from "../../model/worker/supervisor.ts";
 import { describeLiveCounts, foldProgress, type LiveGeneration } from "../liveGeneration.ts";
-import { fail, positiveInt, programList, type VerifyFlags } from "./benchOptions.ts";
+import { fail } from "./benchOptions.ts";
 
 const DATASET_CHECK_FILE = "dataset-check.json";
 
-interface RunFlags extends VerifyFlags {
-  backend: string;
-  endpoint?: string;
-  model?: string;
-  modelDirectory?: string;
-  conditions: string;
-  out?: string;
-  resume?: boolean;
-  shard?: string;
-  apiKeyEnv?: string;
-  disableThinking?: boolean;
+interface RunFlags extends BenchRunFlags {
+  dataset?: string;
   recheckDataset?: boolean;
-  thinking?: string;
-  hardware?: string;
-  label?: string;
-  shardCount?: string;
-  shardFrom?: string;
-  repeats?: string;
-  temperature?: string;
-  pipelineCheck?: boolean;
+  json?: boolean;
 }
 
-interface OpenedBackend {
-  readonly backend: ChatBackend;
-  readonly description: Readonly<Record<string, unknown>>;
-  /** In the run's fingerprint: what --resume and merge compare. */
-  readonly modelName: string;
-  /** --thinking, for an OpenAI-compatible endpoint (in the fingerprint); undefined for the local engine. */
-  readonly thinking?: ThinkingMode;
-}
-
-/** Creates the chosen backend and records its identity; errors as (code, message). */
-async function openBackend(
-  flags: RunFlags,
-  conditions: readonly ConditionId[],
-  temperature: number,
-  onGenerationProgress?: (progress: SupervisedProgress) => void,
-): Promise<{ ok: true; value: OpenedBackend } | { ok: false; error: string; message: string }> {
-  if (flags.backend === "local") {
-    if (flags.modelDirectory === undefined)
-      return { ok: false, error: "invalid_option", message: "--backend local needs --model-directory DIR" };
-    if (
-      flags.endpoint !== undefined ||
-      flags.model !== undefined ||
-      flags.apiKeyEnv !== undefined ||
-      flags.disableThinking ||
-      flags.thinking !== undefined ||
-      flags.pipelineCheck
-    ) {
-      return {
-        ok: false,
-        error: "invalid_option",
-        message:
-          "--endpoint, --model, --api-key-env, --thinking, --disable-thinking and --pipeline-check belong to --backend openai",
-      };
-    }
-    const local = await LocalEngineChat.create({
-      modelDirectory: flags.modelDirectory,
-      ...(onGenerationProgress !== undefined ? { onGenerationProgress } : {}),
-    });
-    if (!local.ok) return local;
-    const identity = await local.value.describe(AbortSignal.timeout(30_000));
-    return {
-      ok: true,
-      value: {
-        backend: local.value,
-        description: { ...identity, label: flags.label ?? local.value.modelName },
-        modelName: local.value.modelName,
-      },
-    };
-  }
-  if (flags.backend !== "openai")
-    return { ok: false, error: "invalid_option", message: "--backend takes openai or local" };
-  if (flags.endpoint === undefined || flags.model === undefined)
-    return { ok: false, error: "invalid_option", message: "--backend openai needs --endpoint URL and --model NAME" };
-  if (flags.modelDirectory !== undefined)
-    return { ok: false, error: "invalid_option", message: "--model-directory belongs to --backend local" };
-  let apiKey: string | undefined;
-  if (flags.apiKeyEnv !== undefined) {
-    apiKey = process.env[flags.apiKeyEnv];
-    if (!apiKey)
-      return { ok: false, error: "invalid_option", message: `environment variable ${flags.apiKeyEnv} is empty` };
-  } else {
-    // The OpenAI clients' convention; like --api-key-env, the key is sent and never recorded.
-    apiKey = process.env.OPENAI_API_KEY || undefined;
-  }
-  const thinking = parseThinking(flags.thinking, flags.disableThinking === true);
-  if (!thinking.ok) return thinking;
-  const thinkingFields = thinkingRequestFields(thinking.value);
-  const clientOptions = { endpoint: flags.endpoint, model: flags.model, temperature, ...(apiKey ? { apiKey } : {}) };
-  const client = new OpenAiCompatibleClient({
-    ...clientOptions,
-    ...(thinkingFields ? { extraBody: thinkingFields } : {}),
-  });
-  // Before the data set check and before any task: a wrong model name, a missing /v1 or key,
-  // a server without tool calling, or one that refuses the thinking field stops here with the
-  // server's message and the likely fix.
-  const preflight = await preflightEndpoint(client, {
-    endpoint: flags.endpoint,
-    model: flags.model,
-    needsTools: conditions.some((c) => c !== "A"),
-    apiKeySent: apiKey !== undefined,
-    ...(thinkingFields
-      ? { thinking: { mode: thinking.value, withoutField: new OpenAiCompatibleClient(clientOptions) } }
-      : {}),
-  });
-  if (!preflight.ok) return preflight;
-  for (const w of preflight.value.warnings) process.stderr.write(`warning: ${w}\n`);
-  const identity = await client.describe(AbortSignal.timeout(30_000));
-  for (const w of capabilityWarnings(
-    identity.serverProps,
-    conditions.some((c) => c !== "A"),
-  ))
-    process.stderr.write(`warning: ${w}\n`);
-  const report: PreflightReport = preflight.value;
-  // --pipeline-check: the served model is a random-weight checkpoint (npm run test:llama-server);
-  // the run is labeled a pipeline check everywhere, as with --backend local on a synthetic one.
-  // Without it, a server that reports the shape of one of this project's own checkpoints (the
-  // rehearsal models, the tiny test one) gets the same labels as that checkpoint through
-  // --backend local: a rehearsal served by llama-server is a REHEARSAL run, not a model result.
-  const recognized = recognizeServedCheckpoint(identity.serverModels, flags.model, await inProjectShapes());
-  if (recognized !== null)
-    process.stderr.write(
-      `note: the endpoint serves this project's ${recognized.name} checkpoint (recognized by its shape at /v1/models); the run is labelled ${recognized.kind === "rehearsal" ? "REHEARSAL" : "PIPELINE CHECK"}, not a model result\n`,
-    );
-  const labels = {
-    ...(flags.pipelineCheck ? { synthetic: true } : {}),
-    ...(recognized !== null ? servedCheckpointLabels(recognized) : {}),
-  };
-  return {
-    ok: true,
-    value: {
-      backend: client,
-      description: { ...identity, preflight: report, label: flags.label ?? flags.model, ...labels },
-      modelName: flags.model,
-      thinking: thinking.value,
-    },
-  };
-}
-
-/**
- * The data set check before a run, from the cache when a pass for this exact data set and sandbox
- * is there (src/bench/grading/datasetCheckCache.ts), else run with progress on stderr and cached
- * when it passes. `note` is what run.json's datasetCheck adds ("", or when the cached pass was made).
- */
-async function checkDatasetCached(
-  env: BenchEnvironment,
-  selection: DatasetCheckSelection,
-  jobs: number,
-  recheck: boolean,
-  json: boolean,
-): Promise<{ report: VerifyReport; note: string }> {
-  const cacheDir = join(projectCacheDir(), DATASET_CHECK_CACHE_FOLDER);
-  const key = datasetCheckKey(env.sandbox, env.dataset, selection);
-  if (!recheck) {
-    const cached = lookupDatasetCheck(cacheDir, key, env.dataset.root);
-    if (cached.hit) {
-      if (!json)
-        process.stderr.write(
-          `data set check: passed at ${cached.value.checkedAt} for this exact data set and sandbox (cached in ${cached.value.file}); not run again (--recheck-dataset runs it)\n`,
-        );
-      return { report: cached.value.report, note: ` (cached pass of ${cached.value.checkedAt})` };
-    }
-    if (!json && !cached.reason.startsWith("no cached check"))
-      process.stderr.write(`data set check: cache ${cached.reason}\n`);
-  }
-  const total = selection.programs?.length ?? env.dataset.programs.length;
+/** The data set check's lines on stderr: one redrawn line on a terminal, a line per tenth in a log. */
+function datasetCheckPrinter(json: boolean): (event: DatasetCheckEvent) => void {
   const started = Date.now();
   const tty = process.stderr.isTTY === true && !json;
-  if (!json)
-    process.stderr.write(
-      `checking the data set in the sandbox: ${total} programs, buggy ones must fail and reference fixes pass (about 1 s per program per core)…\n`,
-    );
-  const report = await verifyDataset(env.sandbox, env.dataset, {
-    jobs,
-    includeSlow: selection.includeSlow,
-    ...(selection.programs ? { programs: selection.programs } : {}),
-    onRecord: (record, done, all) => {
-      if (json) return;
+  return (event) => {
+    if (json) return;
+    if (event.kind === "cached")
+      process.stderr.write(
+        `data set check: passed at ${event.cached.checkedAt} for this exact data set and sandbox (cached in ${event.cached.file}); not run again (--recheck-dataset runs it)\n`,
+      );
+    else if (event.kind === "cache_unusable") process.stderr.write(`data set check: cache ${event.reason}\n`);
+    else if (event.kind === "started")
+      process.stderr.write(
+        `checking the data set in the sandbox: ${event.programs} programs, buggy ones must fail and reference fixes pass (about 1 s per program per core)…\n`,
+      );
+    else {
+      const { record, done, all } = event;
       const line = `data set check: ${done}/${all} programs (${formatDuration((Date.now() - started) / 1000)}), last ${record.program}: ${record.ok ? "ok" : "FAILED"}`;
-      // A terminal gets one line redrawn; a log gets a line per tenth of the programs and every failure.
       if (tty)
         process.stderr.write(`\r${line.slice(0, MAX_COLUMNS - 1).padEnd(MAX_COLUMNS - 1)}${done === all ? "\n" : ""}`);
       else if (!record.ok || done === all || done % Math.max(1, Math.ceil(all / 10)) === 0)
         process.stderr.write(line + "\n");
-    },
-  });
-  if (report.ok) storeDatasetCheck(cacheDir, key, report);
-  return { report, note: "" };
+    }
+  };
 }
 
 /** Registers `run` on the quixbugs command. */
@@ -310,6 +138,10 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       "--recheck-dataset",
       "run the data set check even when a pass for this exact data set and sandbox is cached",
     )
+    .option(
+      "--preflight-timeout <seconds>",
+      `openai: how long the endpoint check before the run waits for the server to answer (default ${DEFAULT_PREFLIGHT_TIMEOUT_S})`,
+    )
     .option("--json", "print the summary as JSON; plain progress lines")
     .hook("preAction", (command) => {
       // Which options are required depends on --backend: missing ones are usage errors (exit 2),
@@ -323,28 +155,12 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
     })
     .action(async (flags: RunFlags) => {
       const json = flags.json === true;
-      const conditions = parseConditionList(flags.conditions);
-      const jobs = positiveInt(flags.jobs, flags.backend === "local" ? 1 : defaultJobs());
-      const timeout = positiveInt(flags.testTimeout, 60);
-      const shardChoice = resolveShard(flags, process.env);
-      const repeats = positiveInt(flags.repeats, 1);
-      const temperature =
-        flags.temperature === undefined ? 0 : /^\d+(\.\d+)?$/.test(flags.temperature) ? Number(flags.temperature) : NaN;
-      if (!conditions) return fail(setExitCode, "invalid_option", "--conditions takes a list of A, B, C, D", json);
-      if (jobs === undefined || timeout === undefined)
-        return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
-      if (!shardChoice.ok) return fail(setExitCode, shardChoice.error, shardChoice.message, json);
-      const shard = shardChoice.value;
-      if (repeats === undefined || repeats > 100)
-        return fail(setExitCode, "invalid_option", "--repeats takes an integer 1..100", json);
-      if (!(temperature >= 0 && temperature <= 2))
-        return fail(setExitCode, "invalid_option", "--temperature takes a number 0..2", json);
-      // One line in results.md: no control characters, a label's length.
-      if (
-        flags.hardware !== undefined &&
-        (flags.hardware.trim() === "" || flags.hardware.length > 200 || /\p{Cc}/u.test(flags.hardware))
-      )
-        return fail(setExitCode, "invalid_option", "--hardware takes one line of text (1-200 characters)", json);
+      const checked = checkRunOptions(flags, process.env, defaultJobs());
+      if (!checked.ok) return fail(setExitCode, checked.error, checked.message, json);
+      const settings = checked.value;
+      const { conditions, jobs, shard, repeats, temperature } = settings;
+      const programs = settings.programs;
+      const timeout = settings.testTimeoutMs / 1000;
       // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
       if (flags.out !== undefined) {
         const out =
@@ -359,22 +175,10 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       }
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
-      const programs = programList(flags.programs);
-      const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
+      const unknown = unknownPrograms(programs, env.value.dataset);
       if (unknown.length > 0)
         return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
-      const nameForDir = flags.backend === "local" ? "local" : (flags.model ?? "model");
-      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const baseOut = resolve(
-        flags.out ??
-          join(
-            "bench-runs",
-            `quixbugs-${nameForDir.replace(/[^A-Za-z0-9._-]+/g, "_")}-${flags.shardCount !== undefined ? "indexed" : stamp}`,
-          ),
-      );
-      // Every pod of an Indexed Job (every task of a Slurm array) gets the same arguments: each writes its own shard folder.
-      const outDir =
-        flags.shardCount !== undefined && shard ? join(baseOut, `shard-${shard.index}-of-${shard.count}`) : baseOut;
+      const { outDir } = runOutputFolder(flags, shard, new Date());
       if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
         return fail(
           setExitCode,
@@ -391,7 +195,10 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
         live = foldProgress(live, p);
         bar?.generation(describeLiveCounts(live));
       };
-      const opened = await openBackend(flags, conditions, temperature, showsBar ? onGenerationProgress : undefined);
+      const opened = await openBackend(flags, settings, {
+        notify: (line) => process.stderr.write(`${line}\n`),
+        ...(showsBar ? { onGenerationProgress } : {}),
+      });
       if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
       const { backend, description, modelName, thinking } = opened.value;
       try {
@@ -399,15 +206,17 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
         // The run folder's own dataset-check.json is never believed on --resume (it would pass a
         // data set changed in place): only the keyed cache may skip the check (datasetCheckCache.ts).
         const checkPath = join(outDir, DATASET_CHECK_FILE);
-        const checked = await checkDatasetCached(
+        const checkedSet = await checkDatasetCached(
           env.value,
           { ...(programs ? { programs } : {}), includeSlow: flags.includeSlow === true, timeoutMs: timeout * 1000 },
-          jobs,
-          flags.recheckDataset === true,
-          json,
+          {
+            jobs,
+            recheck: flags.recheckDataset === true,
+            cacheDir: join(projectCacheDir(), DATASET_CHECK_CACHE_FOLDER),
+            onEvent: datasetCheckPrinter(json),
+          },
         );
-        const check = checked.report;
-        const checkNote = checked.note;
+        const check = checkedSet.report;
         if (!check.ok) {
           process.stderr.write(formatVerifyTable(check) + "\n");
           return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
@@ -444,8 +253,8 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
           environment: {
             ...env.value.facts,
             clientHardware: describeHostHardware(),
-            ...(flags.hardware !== undefined ? { hardwareLabel: flags.hardware } : {}),
-            datasetCheck: `${check.buggyFailing}/${check.programs} buggy fail, ${check.fixesPassing}/${check.programs} fixes pass${checkNote}`,
+            ...(settings.hardware !== undefined ? { hardwareLabel: settings.hardware } : {}),
+            datasetCheck: datasetCheckLine(check, checkedSet.note),
             slowCases: check.excluded.join("; ") || "none excluded",
           },
           progress,
@@ -473,14 +282,15 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
           return setExitCode(CANCELLED_EXIT_CODE);
         }
         const summary = summarize(result.value.results);
+        const label = runLabel(description);
         if (json) {
           process.stdout.write(
             JSON.stringify(
               {
                 ok: true,
                 outDir,
-                pipelineCheck: isPipelineCheck(description),
-                ...(isRehearsal(description) ? { rehearsal: true } : {}),
+                pipelineCheck: label.kind !== "model_result",
+                ...(label.kind === "rehearsal" ? { rehearsal: true } : {}),
                 summary,
               },
               null,
@@ -489,10 +299,7 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
           );
         } else {
           // The terminal summary carries the same label as results.md and the report.
-          if (isPipelineCheck(description))
-            process.stdout.write(
-              `${wrapLine(isRehearsal(description) ? REHEARSAL_LINE : PIPELINE_CHECK_LINE, MAX_COLUMNS, "  ").join("\n")}\n`,
-            );
+          if (label.line !== null) process.stdout.write(`${wrapLine(label.line, MAX_COLUMNS, "  ").join("\n")}\n`);
           for (const s of summary) {
             process.stdout.write(
               `${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`,

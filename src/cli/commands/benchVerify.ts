@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
-import { localizedHints, tcaCommand } from "../invocation.ts";
+import { tcaCommand } from "../invocation.ts";
+import { fail } from "./benchOptions.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
 import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetFetch.ts";
@@ -59,12 +60,6 @@ interface VerifyRunFlags {
   dataset?: string;
   jobs?: string;
   json?: boolean;
-}
-
-function fail(setExitCode: SetExitCode, code: string, message: string, json: boolean): void {
-  if (json) process.stdout.write(JSON.stringify({ ok: false, error: code, message }) + "\n");
-  else printCommandError(code, localizedHints(message));
-  setExitCode(1);
 }
 
 export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode): void {

@@ -6,7 +6,7 @@
 // reads options and prints.
 import type { Command } from "commander";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
-import { printCommandError } from "../commandError.ts";
+import { refusal } from "../commandError.ts";
 import {
   ENGINE_BINARY_ENV,
   getLlamaBinaryOptions,
@@ -74,9 +74,7 @@ async function info(setExitCode: SetExitCode, json: boolean): Promise<void> {
   const requested = parseEngineBinaryRequest(process.env[ENGINE_BINARY_ENV]);
   const selection = requested.ok ? selectEngineBinary(requested.value, native) : requested;
   if (!selection.ok) {
-    printCommandError(selection.error, selection.message);
-    setExitCode(1);
-    return;
+    return refusal(setExitCode, 1)(selection.error, selection.message);
   }
   const options = getLlamaBinaryOptions(selection.value.binary);
   let loaded: Record<string, unknown>;
@@ -98,9 +96,10 @@ async function info(setExitCode: SetExitCode, json: boolean): Promise<void> {
     await llama.dispose();
     if (loaded["build_type"] !== options.expectedBuildType) throw new Error("wrong binary");
   } catch {
-    printCommandError("engine_unavailable", `the ${selection.value.binary} llama.cpp binary could not be loaded`);
-    setExitCode(1);
-    return;
+    return refusal(setExitCode, 1)(
+      "engine_unavailable",
+      `the ${selection.value.binary} llama.cpp binary could not be loaded`,
+    );
   }
   const body = {
     binary: selection.value.binary,
@@ -144,10 +143,8 @@ export async function runEngineBuild(
   setExitCode: SetExitCode,
   deps: EngineBuildDeps = defaultBuildDeps(),
 ): Promise<void> {
-  const fail = (code: string, message: string): void => {
-    printCommandError(code, message, deps.stderr);
-    setExitCode(1);
-  };
+  const refuse = refusal(setExitCode, 1);
+  const fail = (code: string, message: string): void => refuse(code, message, { stream: deps.stderr });
   const missing = missingBuildTools(deps.pathVariable);
   if (missing.length > 0)
     return fail(

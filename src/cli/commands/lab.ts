@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
-import { printCommandError } from "../commandError.ts";
+import { printCommandError, refusal } from "../commandError.ts";
 import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
 import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
 import { CANCELLED_EXIT_CODE, cancellingNotice } from "../interruption.ts";
@@ -30,7 +30,11 @@ import { tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 
+/** The Lab's exit status for a refused invocation (nothing was run). */
+const LAB_REFUSED = 2;
+
 export function registerLabCommands(program: Command, setExitCode: SetExitCode): void {
+  const refuse = refusal(setExitCode, LAB_REFUSED);
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
   registerLabTrialCommands(lab, setExitCode);
 
@@ -49,9 +53,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       try {
         const result = await runScriptedBaseline(runDirectory, cancel.signal);
         if (!result.ok) {
-          printCommandError(result.error, runErrorMessage(result.error, result.message, runDirectory));
-          setExitCode(2);
-          return;
+          return refuse(result.error, runErrorMessage(result.error, result.message, runDirectory));
         }
         process.stdout.write(
           options.json
@@ -76,19 +78,15 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       const root = options.root ? resolve(options.root) : join(mkdtempSync(join(tmpdir(), "tca-checks-")), "checks");
       const checkedRoot = newOutput("--root", root, "choose a new path with --root DIR");
       if (!checkedRoot.ok) {
-        printCommandError(checkedRoot.error, checkedRoot.message);
-        setExitCode(2);
-        return;
+        return refuse(checkedRoot.error, checkedRoot.message);
       }
       try {
         mkdirSync(root, { mode: 0o700 });
       } catch {
-        printCommandError(
+        return refuse(
           existsSync(root) ? "output_exists" : "usage_error",
           `--root ${root} could not be created: it must not exist yet, and its parent must be a folder`,
         );
-        setExitCode(2);
-        return;
       }
       // No check may start a process (no model is ever invoked by a check); the count is recorded.
       const watch = watchProcesses();
@@ -129,6 +127,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
 }
 
 export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode): void {
+  const refuse = refusal(setExitCode, LAB_REFUSED);
   lab
     .command("model")
     .description("one model trial in a fresh run directory, with the local model as proposal source")
@@ -168,9 +167,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         // the predictions that would live beside it.
         const checkedModel = modelDirectoryArgument(modelDirectory);
         if (!checkedModel.ok) {
-          printCommandError(checkedModel.error, checkedModel.message);
-          setExitCode(2);
-          return;
+          return refuse(checkedModel.error, checkedModel.message);
         }
         // A download that failed or was cut off is the most likely reason a newcomer has no verified
         // model: name it and the way on, before predictions or the lockfile are asked about.
@@ -178,7 +175,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           hash: false,
         }).catch(() => null);
         if (unfinished !== null) {
-          printCommandError(
+          return refuse(
             "model_directory_rejected",
             `model_not_verified: --model-directory ${modelDirectory} holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; ` +
               `continue it with ${tcaCommand(["model", "acquire", "--directory", modelDirectory])}, or without access to the model hub finish the Lab with ` +
@@ -191,15 +188,11 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
                 "REASON",
               ]),
           );
-          setExitCode(2);
-          return;
         }
         if (options.predictions) {
           const given = inputFile("--predictions", resolve(options.predictions));
           if (!given.ok) {
-            printCommandError(given.error, given.message);
-            setExitCode(2);
-            return;
+            return refuse(given.error, given.message);
           }
         }
         const predictionsFile = options.predictions ? resolve(options.predictions) : predictionsPath(modelDirectory);
@@ -260,9 +253,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
                 : trial.error === "run_not_authorized" && process.stdin.isTTY !== true
                   ? "not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)"
                   : runErrorMessage(trial.error, trial.message, runDirectory);
-            printCommandError(trial.error, message);
-            setExitCode(2);
-            return;
+            return refuse(trial.error, message);
           }
           const ran = trial.value.run;
           const cancelled = ran.final.stop_reason === "cancelled";
@@ -304,10 +295,6 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       "a JSON file with five answers (array, or object keyed 1-5) instead of the interactive prompt",
     )
     .action(async (options: { modelDirectory?: string; predictions?: string; answers?: string }) => {
-      const refuse = (code: string, message: string): void => {
-        printCommandError(code, message);
-        setExitCode(2);
-      };
       let path: string;
       if (options.predictions) {
         const out = newOutput(
@@ -331,9 +318,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       if (answersFile !== null) {
         const parsed = parseAnswers(readFileSync(answersFile.value, "utf8"));
         if (!parsed.ok) {
-          printCommandError(parsed.error, `${answersFile.value}: ${parsed.message}`);
-          setExitCode(2);
-          return;
+          return refuse(parsed.error, `${answersFile.value}: ${parsed.message}`);
         }
         const now = new Date();
         answers = parsed.value.map((answer) => ({ answer, answeredAt: now }));
@@ -351,12 +336,10 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
               const next = await lines.next();
               if (next.done === true) {
                 process.stderr.write("\n");
-                printCommandError(
+                return refuse(
                   "input_incomplete",
                   "input ended before all five answers were given; nothing was recorded",
                 );
-                setExitCode(2);
-                return;
               }
               answer = String(next.value);
             }
@@ -369,9 +352,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       }
       const recorded = recordPredictions(path, answers, form);
       if (!recorded.ok) {
-        printCommandError(recorded.error, `${path}: ${recorded.message}`);
-        setExitCode(2);
-        return;
+        return refuse(recorded.error, `${path}: ${recorded.message}`);
       }
       process.stdout.write(`predictions recorded: ${path} (${recorded.value.recorded_at})\n`);
     });

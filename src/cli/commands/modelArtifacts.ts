@@ -12,7 +12,7 @@ import { buildPlan, formatPlan } from "../../model/artifacts/plan.ts";
 import { lineProgress, terminalProgress } from "../../model/artifacts/progress.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
-import { printCommandError } from "../commandError.ts";
+import { printCommandError, refusal } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
 import { shellWord, tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
@@ -29,8 +29,7 @@ function endpointFromEnvironment(flag: string | undefined): ReturnType<typeof re
 }
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {
-  printCommandError(code, message);
-  setExitCode(1);
+  refusal(setExitCode, 1)(code, message);
 }
 
 export function registerModelArtifactCommands(program: Command, setExitCode: SetExitCode): void {

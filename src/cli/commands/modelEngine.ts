@@ -13,7 +13,7 @@ import { describeGenerateProgress, describeGeneratedCall, watchElapsed } from ".
 import type { ProgressNotice } from "../liveGeneration.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
-import { printCommandError } from "../commandError.ts";
+import { refusal } from "../commandError.ts";
 import { inputDirectory, inputFile, newOutput } from "../pathArguments.ts";
 
 /** A new checkpoint folder: nothing there yet (destination_exists) and its parent a folder. */
@@ -34,8 +34,7 @@ function modelDirectoryGiven(directory: string): { ok: true } | { ok: false; err
 }
 
 function fail(setExitCode: SetExitCode, code: string, message: string): void {
-  printCommandError(code, message);
-  setExitCode(1);
+  refusal(setExitCode, 1)(code, message);
 }
 
 function progressPrinter(label: string): (done: number, total: number) => void {

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
-import { printCommandError } from "../commandError.ts";
+import { printCommandError, refusal } from "../commandError.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
 import { serveReport } from "../../report/reportServer.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
@@ -95,6 +95,5 @@ const OUTPUT_CODES: readonly string[] = ["output_exists", "output_unwritable", "
 function fail(setExitCode: SetExitCode, code: string, message: string, paths: { run: string; out?: string }): void {
   const about =
     OUTPUT_CODES.includes(code) && paths.out !== undefined ? `--out ${resolve(paths.out)}` : resolve(paths.run);
-  printCommandError(code, `${about}: ${message}`);
-  setExitCode(2);
+  refusal(setExitCode, 2)(code, `${about}: ${message}`);
 }
