@@ -36,7 +36,7 @@ import { summarizeRepeats } from "../results/repeatStatistics.ts";
 import { hardwareLine } from "./hostHardware.ts";
 import { budgetInWords, runDateLine, secondsInWords } from "./runHeaderLines.ts";
 import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
-import { isFixSize, isStatementRecord } from "../results/recordChecks.ts";
+import { isFixSize, isStatementRecord } from "./taskRecordFieldChecks.ts";
 import { conditionFindings } from "../results/claimFindings.ts";
 import { conditionPairs } from "../results/pairedStatistics.ts";
 import { FIXED_MEANS, OUTCOME_CLASSES, type TaskResult } from "../results/taskOutcome.ts";

@@ -1,8 +1,8 @@
-// The shape checks of a task record's statements and fix size (claimStatements.ts, fixSize.ts),
+// The shape checks of a task record's statements and fix size (../results/claimStatements.ts, fixSize.ts),
 // for parseTaskResult: a record whose fields are present but malformed is not a task result.
 import { isRecord } from "../../core/isRecord.ts";
-import { STATEMENT_KINDS, type StatementRecord } from "./claimStatements.ts";
-import { FIX_SIZE_KINDS, type FixSize } from "./fixSize.ts";
+import { STATEMENT_KINDS, type StatementRecord } from "../results/claimStatements.ts";
+import { FIX_SIZE_KINDS, type FixSize } from "../results/fixSize.ts";
 
 export function isStatementRecord(v: unknown): v is StatementRecord {
   return (
