@@ -3,6 +3,7 @@
 // memory, and everything they show is derived from this snapshot, never from a second read
 // (a results.json swapped during `tca report` cannot change the headline). Read problems are
 // collected here; a file that cannot be read is a problem, never silently skipped.
+import { isRecord } from "../core/isRecord.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, readFileUnder, readTextUnder } from "../core/safeRead.ts";
@@ -43,10 +44,6 @@ export interface BenchSnapshot {
   readonly filesRead: number;
 }
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function readJson(runDirectory: string, name: string, problems: string[], required: boolean): Json | null {
   const text = readTextUnder(runDirectory, name, BENCH_READ_LIMITS.json);
   if (!text.ok) {
@@ -55,7 +52,7 @@ function readJson(runDirectory: string, name: string, problems: string[], requir
   }
   const parsed = parseBoundedJson(text.value, name);
   if (!parsed.ok) problems.push(`${name}: ${parsed.error}: ${parsed.message}`);
-  else if (!isObject(parsed.value)) problems.push(`${name}: not a JSON object`);
+  else if (!isRecord(parsed.value)) problems.push(`${name}: not a JSON object`);
   else return parsed.value;
   return null;
 }
@@ -123,7 +120,7 @@ function readTrace(
           ? `${path}: ${parsed.error}: ${parsed.message}`
           : `${path}: line ${index + 1} is not JSON`,
       );
-    else if (!isObject(parsed.value)) problems.push(`${path}: line ${index + 1} is not a trace event`);
+    else if (!isRecord(parsed.value)) problems.push(`${path}: line ${index + 1} is not a trace event`);
     else records.push(parsed.value);
   }
   return { text: text.value, records };
@@ -141,7 +138,7 @@ export function readBenchSnapshot(runDirectory: string, problems: string[]): Ben
   let filesRead = 2 + (results === null ? 0 : 1) + (verification === null ? 0 : 1);
   // The files the log names, then any other that results.json names (the report shows them, and
   // the verdict lists the disagreement); each is read once.
-  const named = [...log.tasks, ...(Array.isArray(results?.tasks) ? results.tasks.filter(isObject) : [])];
+  const named = [...log.tasks, ...(Array.isArray(results?.tasks) ? results.tasks.filter(isRecord) : [])];
   for (const task of named) {
     if (typeof task.tracePath === "string" && !traces.has(task.tracePath) && !readErrors.has(task.tracePath)) {
       const trace = readTrace(runDirectory, task.tracePath, problems, readErrors);

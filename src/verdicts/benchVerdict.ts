@@ -21,6 +21,7 @@
 //   verification   when present and of this tasks.ndjson: every task re-graded identical
 // What is not re-derived here: the grade itself (verify-run re-grades in a sandbox and writes
 // verification.json; the report shows whether it did).
+import { isRecord } from "../core/isRecord.ts";
 import type { ConditionId } from "../bench/agent/conditions.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { summarize } from "../bench/results/resultsSummary.ts";
@@ -36,7 +37,7 @@ import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
 import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts";
 import { guardrailsFromTrace } from "../bench/agent/guardrailCounts.ts";
 import { statementProblem } from "./benchStatementCheck.ts";
-import { isObject, readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
+import { readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
 
@@ -75,8 +76,8 @@ function asManifest(value: Json | null, problems: string[]): RunManifest | null 
   if (
     value.kind !== "quixbugs-run" ||
     value.schema !== RUN_SCHEMA_VERSION ||
-    !isObject(value.fingerprint) ||
-    !isObject(value.model) ||
+    !isRecord(value.fingerprint) ||
+    !isRecord(value.model) ||
     !lists
   ) {
     problems.push(`${RUN_FILES.manifest}: not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
@@ -197,8 +198,8 @@ function checkResults(
     );
   if (expected !== null && results.complete !== tasks.length >= expected)
     problems.push(`${name}: complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`);
-  const manifestFingerprint = isObject(manifest) ? manifest.fingerprint : undefined;
-  const resultsFingerprint = isObject(results.manifest) ? results.manifest.fingerprint : undefined;
+  const manifestFingerprint = isRecord(manifest) ? manifest.fingerprint : undefined;
+  const resultsFingerprint = isRecord(results.manifest) ? results.manifest.fingerprint : undefined;
   if (manifest !== null && canonicalJson(manifestFingerprint) !== canonicalJson(resultsFingerprint))
     problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
 }
@@ -212,7 +213,7 @@ function regradeOf(snapshot: BenchSnapshot, tasks: readonly TaskResult[], proble
     return { state: "absent" };
   }
   if (record.tasksSha256 !== snapshot.tasksSha256) return { state: "stale" };
-  const entries = record.tasks.filter(isObject);
+  const entries = record.tasks.filter(isRecord);
   const disagreeing = entries.filter((entry) => entry.identical !== true).map((entry) => String(entry.key));
   const keys = new Set(entries.map((entry) => String(entry.key)));
   const unverified = tasks.map(resultKey).filter((key) => !keys.has(key));

@@ -8,6 +8,7 @@
 // Recorded, not re-derived: each check's description, the runner's extra assertions (a recorded
 // problem only ever fails a row) and the process watch of the checks run (a non-zero count only
 // ever fails the verdict).
+import { isRecord } from "../core/isRecord.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { join } from "node:path";
 import { decodeUtf8Strict, kindUnder, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
@@ -56,10 +57,6 @@ export interface ChecksVerdict {
   readonly processesStarted: number | null;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function readChecksFile(root: string): {
   readonly report: Json | null;
   readonly problem: string | null;
@@ -86,13 +83,13 @@ function readChecksFile(root: string): {
       missing: false,
     };
   const value = parsed.value;
-  if (!isObject(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks))
+  if (!isRecord(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks))
     return { report: null, problem: `${CHECKS_FILE}: not a tca.checks/1 report`, missing: false };
   return { report: value, problem: null, missing: false };
 }
 
 function observation(record: AuditRecord): Json | null {
-  return isObject(record.data.observation) ? record.data.observation : null;
+  return isRecord(record.data.observation) ? record.data.observation : null;
 }
 
 function committedAtOrAfter(records: readonly AuditRecord[], proposal: number): boolean {
@@ -243,7 +240,7 @@ function compareRecorded(row: DerivedCheckRow, recorded: Json | undefined, probl
 
 function processCount(report: Json | null): number | null {
   const watch = report?.process_watch;
-  if (!isObject(watch)) return null;
+  if (!isRecord(watch)) return null;
   const counts = ["processes_started", "threads_started", "native_addons_loaded"].map((key) => watch[key]);
   return counts.every((count): count is number => Number.isSafeInteger(count) && (count as number) >= 0)
     ? counts.reduce((sum, count) => sum + count, 0)
@@ -256,7 +253,7 @@ export function deriveChecksVerdict(root: string): ChecksVerdict {
   const problems: string[] = file.problem === null ? [] : [file.problem];
   const recordedRows = new Map<string, Json>();
   for (const item of Array.isArray(file.report?.checks) ? file.report.checks : []) {
-    if (isObject(item) && typeof item.id === "string") recordedRows.set(item.id, item);
+    if (isRecord(item) && typeof item.id === "string") recordedRows.set(item.id, item);
   }
   const rows: DerivedCheckRow[] = [];
   for (const check of CHECK_TABLE) {

@@ -14,6 +14,8 @@
 //   accepted finish                             == only after a passing test on the same version and digest
 // and over the whole audit: proposal numbers consecutive, proposals_used / invalid_proposals
 // counted from the records, the stop after the last proposal's records.
+import { isRecord } from "../core/isRecord.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { evaluateFixtures, parseToyMathSource, renderToyMathSource } from "../expr/index.ts";
 import { parseProposal, type Action } from "../proposal/index.ts";
@@ -49,17 +51,6 @@ const UNCOUNTED_STOPS = new Set(["workspace_conflict", "observation_limit", "can
  * proposal's number (labRun.ts). None of them changes a replayed decision.
  */
 const AFTER_STOP_ALLOWED = new Set(["late_proposal_discarded", "source_close_failed", "harness_error"]);
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Key-order-independent JSON text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
-  );
-}
 
 /** The public-test cases as the dispatcher words them (dispatch.ts), recomputed. */
 export function publicTestOf(
@@ -320,7 +311,7 @@ function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext,
 
 function onObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
   const o = record.data.observation;
-  if (!isObject(o)) return r.at(record, "an observation without its body");
+  if (!isRecord(o)) return r.at(record, "an observation without its body");
   if (o.ok === true) return onOkObservation(r, record, ctx, o);
   if (ctx.committed && o.error !== "edit_interrupted") r.at(record, "a refusal recorded for an edit that committed");
   if (o.error !== "edit_interrupted") ctx.failed = true;
@@ -390,7 +381,7 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
 export function replayDecisionChain(records: readonly AuditRecord[], report: Report): Replay {
   const r = new Replayer(report);
   const started = records.find((record) => record.type === "run_started");
-  const initial = isObject(started?.data.initial_state) ? started.data.initial_state : null;
+  const initial = isRecord(started?.data.initial_state) ? started.data.initial_state : null;
   if (
     initial !== null &&
     (initial.version !== 0 || initial.sourceSha256 !== r.sha || initial.taskSha256 !== sha256Hex(TASK_TXT))

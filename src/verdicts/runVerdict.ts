@@ -20,6 +20,7 @@
 // harness did with it), what an integrity check found on disk at the time (only that nothing is
 // authorized after a failed one) and the final evaluation's status.
 // A run with no final.json and no run_finished record is INCOMPLETE (a crash), not invalid.
+import { isRecord } from "../core/isRecord.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
@@ -28,7 +29,8 @@ import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "../recording
 import { schemaProblem, type EvidenceSchemaName } from "../recording/evidenceSchemas.ts";
 import { checkManifestAgainstSpec } from "./labManifestCheck.ts";
 import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
-import { canonicalJson, replayDecisionChain, type Replay } from "./labReplay.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
+import { replayDecisionChain, type Replay } from "./labReplay.ts";
 
 export const LAB_EVIDENCE_FILES = {
   audit: "audit.jsonl",
@@ -103,17 +105,13 @@ export interface RunVerdict {
   readonly final: Json | null;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function field(object: Json | null | undefined, key: string): Json | null {
   const value = object?.[key];
-  return isObject(value) ? value : null;
+  return isRecord(value) ? value : null;
 }
 
 function snapshotOf(value: unknown): Snapshot | null {
-  if (!isObject(value) || !Number.isSafeInteger(value.version) || typeof value.sha256 !== "string") return null;
+  if (!isRecord(value) || !Number.isSafeInteger(value.version) || typeof value.sha256 !== "string") return null;
   return { version: value.version as number, sha256: value.sha256 };
 }
 
@@ -160,7 +158,7 @@ function readJsonEvidence(
     return null;
   }
   const value = parsed.value;
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     problems.add(`${name}: not a JSON object`);
     return null;
   }

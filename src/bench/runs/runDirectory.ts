@@ -1,6 +1,7 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
+import { isRecord } from "../../core/isRecord.ts";
 import {
   closeSync,
   constants,
@@ -77,10 +78,6 @@ export const RUN_FILES = {
   /** verify-run's re-grade record (runRegrade.ts), tied to the tasks.ndjson it re-graded. */
   verification: "verification.json",
 } as const;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Checks the fields the tables use; anything else in a record is kept as written. */
 export function parseTaskResult(v: unknown): TaskResult | undefined {
