@@ -61,6 +61,18 @@ export const ActionSchema = Type.Union([
 
 const ReconcileOutcome = oneOf(["committed", "not_committed", "conflict", "none_pending"] as const);
 
+/** A committed (or unchanged) replace: its observation, and the edit journal's commit record, which adds the intent. */
+const REPLACE_OBSERVATION_FIELDS = {
+  ok: Type.Literal(true),
+  action: Type.Literal("replace"),
+  status: oneOf(["edit_committed", "no_change"] as const),
+  function: FunctionNameSchema,
+  old_version: Version,
+  version: Version,
+  sha256: Sha256,
+  expressions: Expressions,
+};
+
 /** Every observation the controller records and shows the agent (src/workspace/observation.ts and the controller's own). */
 export const ObservationSchema = Type.Union([
   Type.Object(
@@ -75,19 +87,7 @@ export const ObservationSchema = Type.Union([
     },
     closed,
   ),
-  Type.Object(
-    {
-      ok: Type.Literal(true),
-      action: Type.Literal("replace"),
-      status: oneOf(["edit_committed", "no_change"] as const),
-      function: FunctionNameSchema,
-      old_version: Version,
-      version: Version,
-      sha256: Sha256,
-      expressions: Expressions,
-    },
-    closed,
-  ),
+  Type.Object(REPLACE_OBSERVATION_FIELDS, closed),
   Type.Object(
     {
       ok: Type.Literal(true),
@@ -323,20 +323,7 @@ export const LAB_AUDIT_EVENTS = {
 
   // ---- the workspace's edit journal (src/workspace/editJournal.ts, through auditEditJournal)
   edit_intent: Type.Object(EditIntentFields, closed),
-  edit_committed: Type.Object(
-    {
-      intent_id: Type.String(),
-      ok: Type.Literal(true),
-      action: Type.Literal("replace"),
-      status: oneOf(["edit_committed", "no_change"] as const),
-      function: FunctionNameSchema,
-      old_version: Version,
-      version: Version,
-      sha256: Sha256,
-      expressions: Expressions,
-    },
-    closed,
-  ),
+  edit_committed: Type.Object({ intent_id: Type.String(), ...REPLACE_OBSERVATION_FIELDS }, closed),
   edit_aborted: Type.Object({ intent_id: Type.String(), reason: Type.String(), version: Version }, closed),
   edit_reconciled: Type.Union([
     Type.Object({ intent_id: Type.String(), outcome: Type.Literal("conflict"), version: Version }, closed),
