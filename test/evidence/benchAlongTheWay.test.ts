@@ -9,16 +9,14 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
-import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
-import { benchSetup, MINI_DATASET_DIR, referenceFix } from "../bench/benchFixtures.ts";
-import { startRoutedServer } from "../bench/scriptedChatServer.ts";
+import { MINI_DATASET_DIR, referenceFix } from "../bench/benchFixtures.ts";
 import { sandboxPackages } from "../support/systemPackages.ts";
 import { tca } from "../support/tcaCli.ts";
 import { assertVerdictInvalid, copyRun } from "./benchEvidenceAttack.ts";
+import { realBenchRun } from "./regradeRunFixture.ts";
 
 const skip = sandboxPackages().skip;
 const root = mkdtempSync(join(tmpdir(), "tca-along-"));
@@ -27,46 +25,22 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 before(async () => {
   if (skip !== false) return;
-  const { sandbox, dataset } = benchSetup();
-  const fixedGcd = referenceFix(dataset, "gcd");
-  // pascal: the reference fix and a second, needless edit elsewhere in the function.
-  const pascal = referenceFix(dataset, "pascal").replace("rows = [[1]]", "rows = [[1]]  # start");
-  assert.notEqual(pascal, referenceFix(dataset, "pascal"), "fixture: pascal's first row line");
-  const server = await startRoutedServer((body) => {
-    const text = (body.messages as { content: string | null }[]).map((m) => m.content ?? "").join("\n");
-    if (text.includes("python_programs/gcd.py"))
-      return { content: "The original code was already correct. Was already correct!\n```python\n" + fixedGcd + "```" };
-    if (text.includes("python_programs/pascal.py")) return { content: "```python\n" + pascal + "```" };
-    return { content: "I think the tests themselves are wrong. I will fix them later." };
+  honest = await realBenchRun(root, "honest", {
+    answers: (dataset) => {
+      // pascal: the reference fix and a second, needless edit elsewhere in the function.
+      const pascal = referenceFix(dataset, "pascal").replace("rows = [[1]]", "rows = [[1]]  # start");
+      assert.notEqual(pascal, referenceFix(dataset, "pascal"), "fixture: pascal's first row line");
+      const fixedGcd = referenceFix(dataset, "gcd");
+      return {
+        byProgram: {
+          gcd: "The original code was already correct. Was already correct!\n```python\n" + fixedGcd + "```",
+          pascal: "```python\n" + pascal + "```",
+        },
+        otherwise: "I think the tests themselves are wrong. I will fix them later.",
+      };
+    },
+    environment: { note: "along-the-way test: scripted server, no model", hardwareLabel: "test box" },
   });
-  try {
-    const backend = new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted" });
-    const modelDescription = {
-      ...(await backend.describe(AbortSignal.timeout(5000))),
-      label: "scripted",
-      synthetic: true,
-    };
-    const outDir = join(root, "honest");
-    const result = await runBenchmark({
-      dataset,
-      sandbox,
-      backend,
-      modelDescription,
-      modelName: "scripted",
-      conditions: ["A"],
-      programs: ["gcd", "is_palindrome", "pascal"],
-      outDir,
-      jobs: 2,
-      resume: false,
-      testTimeoutMs: 60_000,
-      includeSlow: false,
-      environment: { note: "along-the-way test: scripted server, no model", hardwareLabel: "test box" },
-    });
-    assert.ok(result.ok, result.ok ? "" : result.message);
-    honest = outDir;
-  } finally {
-    await server.close();
-  }
 });
 
 /** A copy of the honest run with one task's record replaced in tasks.ndjson, its task_end and results.json. */

@@ -19,6 +19,25 @@ export interface RegradeRunOptions {
   readonly conditions?: readonly ConditionId[];
   readonly dataset?: QuixDataset;
   readonly jobs?: number;
+  /** What the scripted server answers: per program (the task's prompt names its file), and for any other. */
+  readonly answers?: (dataset: QuixDataset) => {
+    readonly byProgram: Readonly<Record<string, string>>;
+    readonly otherwise: string;
+  };
+  /** The run's recorded environment (default: a note saying it is this fixture). */
+  readonly environment?: Readonly<Record<string, unknown>>;
+}
+
+/** gcd the reference fix, pascal an edit that fixes nothing, anything else no code. */
+function defaultAnswers(dataset: QuixDataset): { byProgram: Record<string, string>; otherwise: string } {
+  const wrongPascal = `${buggy(dataset, "pascal")}\n# an edit that fixes nothing\n`;
+  return {
+    byProgram: {
+      gcd: "```python\n" + referenceFix(dataset, "gcd") + "```",
+      pascal: "```python\n" + wrongPascal + "```",
+    },
+    otherwise: "I cannot fix this.",
+  };
 }
 
 /** Runs the programs into `root/<name>`; returns the run directory. */
@@ -27,13 +46,12 @@ export async function realBenchRun(root: string, name = "run", options: RegradeR
   const setup = benchSetup();
   const sandbox = setup.sandbox;
   const dataset = options.dataset ?? setup.dataset;
-  const fixedGcd = referenceFix(dataset, "gcd");
-  const wrongPascal = `${buggy(dataset, "pascal")}\n# an edit that fixes nothing\n`;
+  const answers = (options.answers ?? defaultAnswers)(dataset);
   const server = await startRoutedServer((body) => {
     const text = (body.messages as { content: string | null }[]).map((m) => m.content ?? "").join("\n");
-    if (text.includes("python_programs/gcd.py")) return { content: "```python\n" + fixedGcd + "```" };
-    if (text.includes("python_programs/pascal.py")) return { content: "```python\n" + wrongPascal + "```" };
-    return { content: "I cannot fix this." };
+    for (const [program, content] of Object.entries(answers.byProgram))
+      if (text.includes(`python_programs/${program}.py`)) return { content };
+    return { content: answers.otherwise };
   });
   try {
     const backend = new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted" });
@@ -55,7 +73,7 @@ export async function realBenchRun(root: string, name = "run", options: RegradeR
       resume: false,
       testTimeoutMs: 60_000,
       includeSlow: false,
-      environment: { note: "verify-run test: scripted server, no model" },
+      environment: options.environment ?? { note: "verify-run test: scripted server, no model" },
     });
     if (!result.ok) throw new Error(`regrade fixture failed: ${result.error}: ${result.message}`);
     return outDir;
