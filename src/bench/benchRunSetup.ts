@@ -353,7 +353,7 @@ export async function checkDatasetCached(
       tell({ kind: "cached", cached: cached.value });
       return { report: cached.value.report, note: ` (cached pass of ${cached.value.checkedAt})` };
     }
-    if (!cached.reason.startsWith("no cached check")) tell({ kind: "cache_unusable", reason: cached.reason });
+    if (cached.code === "cache_unusable") tell({ kind: "cache_unusable", reason: cached.reason });
   }
   tell({ kind: "started", programs: selection.programs?.length ?? env.dataset.programs.length });
   const report = await verifyDataset(env.sandbox, env.dataset, {

@@ -6,6 +6,7 @@ import { after, before } from "node:test";
 // Every test here reads the honest run that the hook makes in the sandbox.
 import { sandboxPackages, sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
+import { formatProblem } from "../../src/recording/evidenceProblem.ts";
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,19 +56,17 @@ function headline(dir: string): { headline: string; details: readonly string[] }
   return built.value.bench.verdict;
 }
 
-function rewriteTrace(
-  dir: string,
-  task: TaskResult,
-  edit: (event: Record<string, unknown>) => Record<string, unknown>,
-): void {
+/** A trace line as the attacker edits it: the v2 envelope, its data an open object. */
+type TraceLine = { readonly type: string; readonly data: Readonly<Record<string, unknown>> } & Readonly<
+  Record<string, unknown>
+>;
+
+function rewriteTrace(dir: string, task: TaskResult, edit: (event: TraceLine) => TraceLine): void {
   const path = join(dir, task.tracePath!);
   const lines = readFileSync(path, "utf8")
     .split("\n")
     .filter((line) => line !== "");
-  writeFileSync(
-    path,
-    lines.map((line) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>))).join("\n") + "\n",
-  );
+  writeFileSync(path, lines.map((line) => JSON.stringify(edit(JSON.parse(line) as TraceLine))).join("\n") + "\n");
 }
 
 /** The forgery of issue 23: a wrong fix turned into "fixed" in tasks.ndjson, its trace and results.json, consistently. */
@@ -104,10 +103,10 @@ function forgeFixed(dir: string, taskId: string): void {
     tasks.value.map((task) => JSON.stringify(task.taskId === taskId ? forged : task) + "\n").join(""),
   );
   rewriteTrace(dir, victim, (event) =>
-    event.event === "grade"
-      ? { v: 1, event: "grade", t: event.t, ...grade, output: event.output }
-      : event.event === "task_end"
-        ? { ...event, result: forgedInTrace }
+    event.type === "grade"
+      ? { ...event, data: { ...grade, output: event.data.output } }
+      : event.type === "task_end"
+        ? { ...event, data: { ...event.data, result: forgedInTrace } }
         : event,
   );
   const all = tasks.value.map((task) => (task.taskId === taskId ? forged : task));
@@ -144,8 +143,10 @@ test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks 
   const verdict = deriveBenchVerdict(dir);
   assert.equal(verdict.kind, "evidence_invalid");
   assert.ok(
-    verdict.problems.some((problem) =>
-      /verification\.json: the re-grade disagrees with the record of A-pascal/.test(problem),
+    verdict.problems.some(
+      (problem) =>
+        problem.code === "regrade_disagrees" &&
+        /verification\.json: the re-grade disagrees with the record of A-pascal/.test(formatProblem(problem)),
     ),
   );
   assert.equal(headline(dir).headline, "EVIDENCE INVALID");
@@ -164,10 +165,10 @@ test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt f
   const gcdDiff = readFileSync(join(dir, gcd.diffPath!), "utf8");
   writeFileSync(join(dir, pascal.diffPath!), gcdDiff);
   rewriteTrace(dir, pascal, (event) =>
-    event.event === "diff"
-      ? { ...event, diff: gcdDiff }
-      : event.event === "task_end"
-        ? { ...event, diff: gcdDiff }
+    event.type === "diff"
+      ? { ...event, data: { diff: gcdDiff } }
+      : event.type === "task_end"
+        ? { ...event, data: { ...event.data, diff: gcdDiff } }
         : event,
   );
   assert.equal(deriveBenchVerdict(dir).kind, "complete");
