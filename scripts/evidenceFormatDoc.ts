@@ -18,6 +18,12 @@ import {
 } from "../src/recording/labAuditEvents.ts";
 import { LabFinalSchema, LabManifestSchema } from "../src/recording/labRunFiles.ts";
 import {
+  ResultsJsonSchema,
+  RunJsonSchema,
+  TaskRecordSchema,
+  VerificationJsonSchema,
+} from "../src/bench/runs/runFileSchemas.ts";
+import {
   LAB_ACTION_DESCRIPTION,
   LAB_AUDIT_DESCRIPTIONS,
   LAB_OBSERVATION_DESCRIPTION,
@@ -83,6 +89,21 @@ export const DOCUMENTED_FILES: readonly DocumentedFile[] = [
     schema: LabFinalSchema,
     descriptions: {},
   },
+  ...(
+    [
+      ["run.json", "bench-run", RunJsonSchema],
+      ["one record of tasks.ndjson", "bench-task-record", TaskRecordSchema],
+      ["results.json", "bench-results", ResultsJsonSchema],
+      ["verification.json", "bench-verification", VerificationJsonSchema],
+    ] as const
+  ).map(([name, schemaName, schema]) => ({
+    name,
+    room: "bench" as const,
+    definedIn: "src/bench/runs/runFileSchemas.ts",
+    schemaFile: `schemas/${schemaName}.schema.json`,
+    schema,
+    descriptions: {},
+  })),
 ];
 
 type EnvelopeKey = (typeof ENVELOPE_KEYS)[number];
@@ -177,7 +198,7 @@ function filesSection(files: readonly DocumentedFile[]): string {
   return files
     .map(
       (file) =>
-        `### ${file.name} (${file.room})\n\nDeclared in \`${file.definedIn}\`; schema \`${file.schemaFile}\`.\n\n` +
+        `#### ${file.name} (${file.room})\n\nDeclared in \`${file.definedIn}\`; schema \`${file.schemaFile}\`.\n\n` +
         shapesTable(file.schema, { named: [], descriptions: file.descriptions }),
     )
     .join("\n");
