@@ -29,6 +29,14 @@ import {
   LAB_OBSERVATION_DESCRIPTION,
   type EventDescription,
 } from "./evidenceFormat/labAuditDescriptions.ts";
+import {
+  BENCH_RESULTS_FIELDS,
+  BENCH_RUN_FIELDS,
+  BENCH_TASK_FIELDS,
+  BENCH_VERIFICATION_FIELDS,
+  LAB_FINAL_FIELDS,
+  LAB_MANIFEST_FIELDS,
+} from "./evidenceFormat/runFileDescriptions.ts";
 import { fieldPaths, shapesTable, typeText, type NamedType, type TableContext } from "./evidenceFormat/schemaTables.ts";
 
 /** One room's event log, as the doc lists it. */
@@ -79,7 +87,7 @@ export const DOCUMENTED_FILES: readonly DocumentedFile[] = [
     definedIn: "src/recording/labRunFiles.ts",
     schemaFile: "schemas/manifest.schema.json",
     schema: LabManifestSchema,
-    descriptions: {},
+    descriptions: LAB_MANIFEST_FIELDS,
   },
   {
     name: "final.json",
@@ -87,22 +95,22 @@ export const DOCUMENTED_FILES: readonly DocumentedFile[] = [
     definedIn: "src/recording/labRunFiles.ts",
     schemaFile: "schemas/final.schema.json",
     schema: LabFinalSchema,
-    descriptions: {},
+    descriptions: LAB_FINAL_FIELDS,
   },
   ...(
     [
-      ["run.json", "bench-run", RunJsonSchema],
-      ["one record of tasks.ndjson", "bench-task-record", TaskRecordSchema],
-      ["results.json", "bench-results", ResultsJsonSchema],
-      ["verification.json", "bench-verification", VerificationJsonSchema],
+      ["run.json", "bench-run", RunJsonSchema, BENCH_RUN_FIELDS],
+      ["one record of tasks.ndjson", "bench-task-record", TaskRecordSchema, BENCH_TASK_FIELDS],
+      ["results.json", "bench-results", ResultsJsonSchema, BENCH_RESULTS_FIELDS],
+      ["verification.json", "bench-verification", VerificationJsonSchema, BENCH_VERIFICATION_FIELDS],
     ] as const
-  ).map(([name, schemaName, schema]) => ({
+  ).map(([name, schemaName, schema, descriptions]) => ({
     name,
     room: "bench" as const,
     definedIn: "src/bench/runs/runFileSchemas.ts",
     schemaFile: `schemas/${schemaName}.schema.json`,
     schema,
-    descriptions: {},
+    descriptions,
   })),
 ];
 
@@ -215,6 +223,16 @@ export function generatedSections(
     events: eventsSection(catalogs),
     "run-files": filesSection(files),
   };
+}
+
+/** Field paths named in a file's descriptions that its definition no longer has (a stale description). */
+export function staleFileDescriptions(files: readonly DocumentedFile[] = DOCUMENTED_FILES): string[] {
+  return files.flatMap((file) => {
+    const paths = new Set(fieldPaths(file.schema, { named: [], descriptions: {} }));
+    return Object.keys(file.descriptions)
+      .filter((path) => !paths.has(path))
+      .map((path) => `${file.name}: ${path}`);
+  });
 }
 
 /** Field paths named in a catalog's descriptions that its events no longer have (a stale description). */

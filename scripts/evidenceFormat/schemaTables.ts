@@ -114,6 +114,14 @@ interface Row {
   readonly description: string;
 }
 
+/** The object of an `object | null` field (its fields get rows of their own), else null. */
+function nullableObject(field: Schema): Schema | null {
+  if (!Array.isArray(field.anyOf) || field.anyOf.length !== 2) return null;
+  const branches = field.anyOf.map(asSchema);
+  const object = branches.find((b) => b.type === "object" && isRecord(b.properties));
+  return object !== undefined && branches.some((b) => b.type === "null") ? object : null;
+}
+
 function rows(schema: Schema, prefix: string, context: TableContext): Row[] {
   const required = Array.isArray(schema.required) ? schema.required : [];
   const out: Row[] = [];
@@ -121,8 +129,12 @@ function rows(schema: Schema, prefix: string, context: TableContext): Row[] {
     const field = asSchema(value);
     const path = `${prefix}${key}`;
     const description = typeof field.description === "string" ? field.description : (context.descriptions[path] ?? "");
-    out.push({ path, type: typeText(field, context), required: required.includes(key), description });
+    const orNull = namedOf(field, context) === undefined ? nullableObject(field) : null;
+    const type =
+      orNull === null ? typeText(field, context) : `${typeText({ ...orNull, anyOf: undefined }, context)} | null`;
+    out.push({ path, type, required: required.includes(key), description });
     if (namedOf(field, context) !== undefined) continue;
+    if (orNull !== null) out.push(...rows(orNull, `${path}.`, context));
     if (field.type === "object" && isRecord(field.properties)) out.push(...rows(field, `${path}.`, context));
     const items = asSchema(field.items);
     if (field.type === "array" && items.type === "object" && isRecord(items.properties))

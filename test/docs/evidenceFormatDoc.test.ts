@@ -9,9 +9,11 @@ import { readFileSync } from "node:fs";
 import Type from "typebox";
 import {
   DOCUMENTED_CATALOGS,
+  DOCUMENTED_FILES,
   EVIDENCE_FORMAT_DOC,
   generatedSections,
   staleDescriptions,
+  staleFileDescriptions,
   withGeneratedSections,
   type DocumentedCatalog,
 } from "../../scripts/evidenceFormatDoc.ts";
@@ -36,8 +38,9 @@ test("every event of every catalog, and every envelope field, has its own entry 
   assert.ok(Object.keys(lab.catalog).length >= 20);
 });
 
-test("no description names a field or event the catalog no longer has", () => {
+test("no description names a field or event the catalog (or a file's definition) no longer has", () => {
   assert.deepEqual(staleDescriptions(), []);
+  assert.deepEqual(staleFileDescriptions(), []);
 });
 
 const withCatalog = (catalog: DocumentedCatalog["catalog"]): string =>
@@ -72,6 +75,13 @@ test("planted: a description of a field that is not there, or of an event that i
     },
   };
   assert.deepEqual(staleDescriptions([planted]), ["stop.stopped_by", "vanished_event (no such event)"]);
+});
+
+test("planted: a file's description of a field its definition does not have is stale", () => {
+  const [manifest] = DOCUMENTED_FILES;
+  assert.ok(manifest !== undefined);
+  const planted = { ...manifest, descriptions: { ...manifest.descriptions, "budgets.max_turns": "planted" } };
+  assert.deepEqual(staleFileDescriptions([planted]), ["manifest.json: budgets.max_turns"]);
 });
 
 test("a doc without a section's markers is refused, not written half", () => {
