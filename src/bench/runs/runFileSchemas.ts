@@ -17,6 +17,7 @@ import { CLAIM_KINDS } from "../results/claimAnalysis.ts";
 import { STATEMENT_KINDS } from "../results/claimStatements.ts";
 import { FIX_SIZE_KINDS } from "../results/fixSize.ts";
 import { FIXED_MEANS, OUTCOME_CLASSES } from "../results/taskOutcome.ts";
+import { RUN_SCHEMA_VERSION } from "./runDirectory.ts";
 
 const closed = { additionalProperties: false } as const;
 const open = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
@@ -28,13 +29,10 @@ const Count = Type.Integer({ minimum: 0 });
 const Seconds = Type.Number({ minimum: 0 });
 const Timestamp = Type.String({ format: "date-time" });
 
-/** The run.json `schema` every writer writes today. */
-export const RUN_JSON_SCHEMA_VERSION = 1;
-
 /** run.json: the run's manifest, rewritten when --resume continues the run (runDirectory.ts writeManifest). */
 export const RunJsonSchema = Type.Object(
   {
-    schema: Type.Literal(RUN_JSON_SCHEMA_VERSION),
+    schema: Type.Literal(RUN_SCHEMA_VERSION),
     kind: Type.Literal("quixbugs-run"),
     createdAt: Type.String({ format: "date-time", description: "when the run first started (kept by --resume)" }),
     fingerprint: open(
@@ -173,7 +171,7 @@ export type TaskRecord = Static<typeof TaskRecordSchema>;
 /** results.json: rewritten after every task (runDirectory.ts writeResults). */
 export const ResultsJsonSchema = Type.Object(
   {
-    schema: Type.Literal(RUN_JSON_SCHEMA_VERSION),
+    schema: Type.Literal(RUN_SCHEMA_VERSION),
     manifest: RunJsonSchema,
     complete: Type.Boolean({ description: "every planned task has a record" }),
     tasksDone: Count,
