@@ -162,7 +162,7 @@ export function renderComparison(
       lines.push(`- ${runKey(i)}: ${r.label} on ${r.dataset} (${r.dir}), ${r.tasks} tasks`);
       // verify-run's record, under its run and labelled as one: compare re-grades nothing.
       if (r.recordedVerification !== undefined)
-        lines.push(...wrapLine(`  ${r.recordedVerification}`, MAX_COLUMNS, "  "));
+        lines.push(...wrapLine(r.recordedVerification, MAX_COLUMNS - 2).map((line) => `  ${line}`));
     });
   }
   const published = reference === "published" ? publishedComparisonRows(conds) : [];

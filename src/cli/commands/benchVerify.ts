@@ -1,6 +1,7 @@
 // tca bench quixbugs verify-run RUN, and the gate compare and merge pass every run through: the
 // bench verdict (src/verdicts/benchVerdict.ts) over one read of the run, then, for verify-run, a
-// re-grade of every task (src/bench/runRegrade.ts). Argument parsing and printing only.
+// re-grade of every task (src/bench/runRegrade.ts) against the run's own data set (the one
+// run.json records, src/bench/dataset/datasetIdentity.ts). Argument parsing and printing only.
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
@@ -146,6 +147,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
             {
               ok: disagreeing.length === 0 && written.ok,
               run: dir,
+              dataset: { root: env.value.dataset.root, choice: chosen.value.choice },
               verification: written.ok ? written.value : null,
               ...report,
             },
