@@ -58,6 +58,19 @@ export const RunJsonSchema = Type.Object(
     environment: open("data set, Python and pytest, sandbox limits, hardware, data set check"),
     mergedFrom: Type.Optional(Type.Array(Type.String(), { description: "the runs a merge was made from" })),
     resumedAt: Type.Optional(Type.Array(Timestamp, { description: "each time --resume continued this run" })),
+    dataset: Type.Optional(
+      Type.Object(
+        {
+          root: Type.String({ description: "the data set folder the run read (absolute)" }),
+          relativeToRun: Type.String({ description: "the same folder, relative to the run folder" }),
+          sha256: Type.String({ pattern: "^[0-9a-f]{64}$", description: "sha256 of the canonical JSON of programs" }),
+          programs: Type.Record(Type.String(), Sha256, {
+            description: "every program of the data set and its digest (programDigest)",
+          }),
+        },
+        { ...closed, description: "the data set's identity (absent in runs made before it was recorded)" },
+      ),
+    ),
   },
   closed,
 );
@@ -200,6 +213,10 @@ export const VerificationJsonSchema = Type.Object(
     tasksSha256: Type.String({ description: "sha256 of the tasks.ndjson re-graded (empty when it could not be read)" }),
     grader: Type.String({ description: "the grader's id" }),
     dataset: Type.String({ description: "the data set folder re-graded with" }),
+    datasetSha256: Sha256,
+    datasetChoice: Type.Enum(["recorded", "given, same as recorded", "given, none recorded"] as const, {
+      description: "how the data set was chosen: the run's recorded one, or --dataset (checked against it)",
+    }),
     identical: Count,
     total: Count,
     seconds: Seconds,
