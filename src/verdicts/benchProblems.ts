@@ -51,9 +51,9 @@ export const BENCH_PROBLEM_CODES = [
   "results_summary_mismatch",
   "results_count_mismatch",
   "results_fingerprint_mismatch",
-  // verification.json (regradeOf)
-  "not_verification_record",
-  "regrade_disagrees",
+  // run.json's data set identity against the traces (benchDatasetCheck.ts)
+  "dataset_identity_invalid", // run.json's dataset is malformed, or has no digest for a program it lists
+  "dataset_digest_mismatch", // a task_start's programSha256 is not the digest run.json's dataset records
   // More problems than the verdict lists
   "problems_omitted",
 ] as const satisfies readonly (string | TraceProblemCode)[];

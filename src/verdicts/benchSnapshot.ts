@@ -11,6 +11,7 @@ import { parseTaskResult, resultKey, RUN_FILES } from "../bench/runs/runDirector
 import type { TaskResult } from "../bench/results/taskOutcome.ts";
 import { parseBenchTrace, type BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import { benchProblem, type BenchProblem } from "./benchProblems.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 
 export type Json = Readonly<Record<string, unknown>>;
 
@@ -35,6 +36,8 @@ export interface BenchSnapshot {
   readonly manifest: Json | null;
   readonly results: Json | null;
   readonly verification: Json | null;
+  /** Why verification.json, present, was not read: never a problem of the run (recordedVerification.ts). */
+  readonly verificationReadError: string | null;
   /** sha256 of tasks.ndjson's bytes as read (verify-run records it; the report compares). */
   readonly tasksSha256: string | null;
   /** Latest record per task key, sorted by key. */
@@ -136,7 +139,9 @@ export function readBenchSnapshot(runDirectory: string, problems: BenchProblem[]
   const manifest = readJson(runDirectory, RUN_FILES.manifest, problems, true);
   const log = readTaskLog(runDirectory, problems);
   const results = readJson(runDirectory, RUN_FILES.resultsJson, problems, false);
-  const verification = readJson(runDirectory, VERIFICATION_FILE, problems, false);
+  // verify-run's record is shown as a record and decides nothing: a bad one is not the run's problem.
+  const verificationProblems: BenchProblem[] = [];
+  const verification = readJson(runDirectory, VERIFICATION_FILE, verificationProblems, false);
   const traces = new Map<string, TraceEvidence>();
   const diffs = new Map<string, string>();
   const readErrors = new Map<string, string>();
@@ -164,6 +169,7 @@ export function readBenchSnapshot(runDirectory: string, problems: BenchProblem[]
     manifest,
     results,
     verification,
+    verificationReadError: verificationProblems[0] === undefined ? null : formatProblem(verificationProblems[0]),
     tasksSha256: log.sha256,
     tasks: log.tasks,
     traces,
