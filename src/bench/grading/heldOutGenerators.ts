@@ -218,7 +218,7 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
   sqrt: (r) => {
     const epsilon = [0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6][int(r, 0, 5)] ?? 0.01;
     const x = r() < 0.25 ? Number((1 + r()).toPrecision(6)) : r() < 0.2 ? int(r, 1, 100) : logFloat(r, 1, 1e6);
-    return { args: [f(x), f(epsilon)], compare: { kind: "approx_abs", tolerance: epsilon } };
+    return { args: [f(x), f(epsilon)], adapter: "approx_number", compare: { kind: "approx_abs", tolerance: epsilon } };
   },
   // Any ints a and b (b below a included), k >= 1.
   subsequences: (r) => {
