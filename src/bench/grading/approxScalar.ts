@@ -102,7 +102,7 @@ export function parseTypedNumber(text: string): TypedNumber | undefined {
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 const pow10 = (k: number): bigint => 10n ** BigInt(k);
 
-/** The exact value of a finite double. */
+/** The exact value of a finite double, in lowest terms. */
 export function rationalOfDouble(x: number): Rational {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, x);
@@ -112,8 +112,15 @@ export function rationalOfDouble(x: number): Rational {
   const fraction = bits & ((1n << 52n) - 1n);
   const mantissa = biased === 0 ? fraction : fraction | (1n << 52n);
   const exponent = (biased === 0 ? 1 : biased) - 1075;
-  const num = negative ? -mantissa : mantissa;
-  return exponent >= 0 ? { num: num << BigInt(exponent), den: 1n } : { num, den: 1n << BigInt(-exponent) };
+  if (exponent >= 0) return { num: (negative ? -mantissa : mantissa) << BigInt(exponent), den: 1n };
+  // Lowest terms: the denominator is a power of two, so only twos cancel.
+  let m = mantissa;
+  let e = -exponent;
+  while (e > 0 && m > 0n && (m & 1n) === 0n) {
+    m >>= 1n;
+    e--;
+  }
+  return { num: negative ? -m : m, den: 1n << BigInt(e) };
 }
 
 /** a <= b for exact rationals (den > 0). */
