@@ -7,6 +7,9 @@
 import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { runProgramTests } from "../../src/bench/agent/testRunner.ts";
 import { loadDataset, type QuixDataset } from "../../src/bench/dataset/dataset.ts";
 import { heldOutCases } from "../../src/bench/grading/heldOutCases.ts";
@@ -110,7 +113,7 @@ test(
 // ---- exact comparison ----
 
 test(
-  "sqrt returning Decimal(x).sqrt() + Decimal(epsilon) + Decimal('1e-25'): pytest fails 7/7 (float - Decimal raises; 2 - it is past 0.2), so does the grade (was 7/7)",
+  "sqrt returning Decimal(x).sqrt() + Decimal(epsilon) + Decimal('1e-25'): pytest fails 7/7 (float - Decimal raises; 2 - it is past 0.2), so does the grade (was 6 of 7 cases)",
   { skip: real.skip },
   async () => {
     const attack = lines(
@@ -224,69 +227,22 @@ async function withHeldOut(name: string, source: string): Promise<TrustedGrade> 
   return gradeProgram(sandbox, ds, p, source, { heldOut: held });
 }
 
-const NARROW: [string, string, string][] = [
-  [
-    "bitcount",
-    "counting only the low 50 bits",
-    lines("def bitcount(n):", "    return bin(n & (2 ** 50 - 1)).count('1')"),
-  ],
-  [
-    "sieve",
-    "from a fixed table of the primes up to 401",
-    lines(
-      "TABLE = [n for n in range(2, 402) if all(n % d for d in range(2, n))]",
-      "def sieve(max):",
-      "    return [p for p in TABLE if p <= max]",
-    ),
-  ],
-  [
-    "mergesort",
-    "dropping the last element above length 25",
-    lines("def mergesort(arr):", "    out = sorted(arr)", "    return out[:-1] if len(arr) > 25 else out"),
-  ],
-  [
-    "gcd",
-    "through math.fmod (exact only below 2**53)",
-    lines("import math", "def gcd(a, b):", "    while b:", "        a, b = b, int(math.fmod(a, b))", "    return a"),
-  ],
-  [
-    "get_factors",
-    "dividing in floats",
-    lines(
-      "def get_factors(n):",
-      "    out, d = [], 2",
-      "    while n > 1:",
-      "        if n % d == 0:",
-      "            out.append(d)",
-      "            n = int(n / d)",
-      "        else:",
-      "            d += 1",
-      "    return out",
-    ),
-  ],
-  [
-    "pascal",
-    "through float factorials",
-    lines(
-      "import math",
-      "def pascal(n):",
-      "    return [[int(math.factorial(r) / (math.factorial(c) * math.factorial(r - c))) for c in range(r + 1)] for r in range(n)]",
-    ),
-  ],
-  [
-    "to_base",
-    "through a float division",
-    lines(
-      "import string",
-      "def to_base(num, b):",
-      "    out, alphabet = '', string.digits + string.ascii_uppercase",
-      "    while num > 0:",
-      "        out = alphabet[num % b] + out",
-      "        num = int(num / b)",
-      "    return out",
-    ),
-  ],
-];
+/** The kept mutants (test/fixtures/kept-mutants/<program>__<how>.py; bench:mutation runs them too). */
+const KEPT = fileURLToPath(new URL("../fixtures/kept-mutants/", import.meta.url));
+const NARROW: [string, string, string][] = readdirSync(KEPT)
+  .filter((f) => f.endsWith(".py"))
+  .sort()
+  .map((f) => {
+    const [name = "", how = ""] = f.replace(/\.py$/, "").split("__");
+    return [name, how.replace(/_/g, " "), readFileSync(join(KEPT, f), "utf8")];
+  });
+
+test("the kept mutants: the four of issue #34 and three more", () => {
+  assert.deepEqual(
+    NARROW.map(([name]) => name),
+    ["bitcount", "gcd", "get_factors", "mergesort", "pascal", "sieve", "to_base"],
+  );
+});
 
 for (const [name, how, source] of NARROW) {
   test(

@@ -18,9 +18,11 @@
 # alone holds the result channel to Node, measures from outside the CPU time of every process
 # the worker started (it is their subreaper) and SIGKILLs them when one case takes more than its
 # CPU limit (a limit that a handler inside the candidate's process could catch would not be one).
-# Canonical values use exact type checks against the built-in and standard-library classes and
-# read them through those classes' own methods, never calling code a candidate defined: an object
-# with a forged __eq__ is reported as "other", never as a passing value.
+# Canonical values use type checks against the built-in and standard-library classes and read
+# them through those classes' own methods, never calling code a candidate defined: a value of a
+# class with its own __eq__ (or __hash__) is reported as "other", never as a passing value
+# (builtin_base). sqrt's values are written with their class for pytest.approx's arithmetic
+# (typed_number). Python starts with -S (runnerFiles.ts): only the standard library imports.
 import collections
 import decimal
 import fractions
