@@ -155,7 +155,7 @@ for (const [name, source] of Object.entries(ATTACKS).filter(([n]) => !PUBLIC_ONL
     const grade = trace.records.find((r) => r.type === "grade")?.data as DataOf<BenchTraceCatalog, "grade"> | undefined;
     assert.equal(typeof grade?.reason, "string");
     assert.ok(String(grade?.reason).length > 0);
-    assert.equal(grade?.grader, "trusted-runner-v3");
+    assert.equal(grade?.grader, "trusted-runner-v4");
   });
 }
 
