@@ -27,6 +27,7 @@ import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
 import { readPredictions } from "../../recording/predictions.ts";
 import { tcaCommand } from "../invocation.ts";
+import { blockedSubmissionCommand, continueAcquireCommand } from "../downloadHints.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 
@@ -178,15 +179,13 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           return refuse(
             "model_directory_rejected",
             `model_not_verified: --model-directory ${modelDirectory} holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; ` +
-              `continue it with ${tcaCommand(["model", "acquire", "--directory", modelDirectory])}, or without access to the model hub finish the Lab with ` +
-              tcaCommand([
-                "lab",
-                "submission",
-                "--baseline",
-                options.baseline === undefined ? "BASELINE_RUN" : resolve(options.baseline),
-                "--blocked",
-                "REASON",
-              ]),
+              `continue it with ${continueAcquireCommand(modelDirectory)}, or without access to the model hub finish the Lab with ` +
+              blockedSubmissionCommand({
+                baseline: options.baseline === undefined ? undefined : resolve(options.baseline),
+                checks: options.checks === undefined ? undefined : resolve(options.checks),
+                modelDirectory,
+                predictions: options.predictions === undefined ? undefined : resolve(options.predictions),
+              }),
           );
         }
         if (options.predictions) {

@@ -1,6 +1,7 @@
 // tca model plan | acquire | verify (issue 5). Thin layer: parses options, reads only the
 // HF_ENDPOINT and CI variables, asks the consent question on a terminal, prints. All rules
 // live in src/model/artifacts/. The CLI always uses the real pins.
+import { blockedSubmissionCommand, consentNeedsFlag, continueAcquireCommand } from "../downloadHints.ts";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
@@ -131,19 +132,13 @@ function acquireFailureHints(
   directory: string,
   endpoint: string | undefined,
 ): string[] {
-  const again = [
-    "model",
-    "acquire",
-    "--directory",
-    directory,
-    ...(endpoint === undefined ? [] : ["--endpoint", endpoint]),
-  ];
-  const blocked = `without access to the model hub, finish the Lab with the baseline: ${tcaCommand(["lab", "submission", "--baseline", "BASELINE_RUN", "--blocked", "REASON"])}`;
-  if (result.startOver === true) return [`start over: rm -r ${shellWord(directory)} && ${tcaCommand(again)}`, blocked];
+  const again = continueAcquireCommand(directory, endpoint);
+  const blocked = `without access to the model hub, finish the Lab with the baseline: ${blockedSubmissionCommand({ modelDirectory: directory })}`;
+  if (result.startOver === true) return [`start over: rm -r ${shellWord(directory)} && ${again}`, blocked];
   if (result.manifestPath === undefined) return [];
   return [
     `the download manifest records why: ${result.manifestPath}`,
-    `to continue (files already verified are kept): ${tcaCommand(again)}`,
+    `to continue (files already verified are kept): ${again}`,
     blocked,
   ];
 }
@@ -155,7 +150,7 @@ function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
       process.stdout.write(`${prompt}\nconsent given by --yes\n`);
       return { given: true, form: "flag_yes" };
     }
-    if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+    if (consentNeedsFlag()) {
       return {
         given: false,
         code: "consent_required",
