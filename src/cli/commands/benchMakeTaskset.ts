@@ -11,6 +11,9 @@ import { formatTasksetSummary } from "../../bench/tasksets/tasksetSummary.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { refusal } from "../commandError.ts";
 import { newOutput } from "../pathArguments.ts";
+import { exitOnInterrupt } from "../interruption.ts";
+import { tcaCommand } from "../invocation.ts";
+import { rmdirSync, rmSync } from "node:fs";
 import type { SetExitCode } from "./index.ts";
 
 interface MakeTasksetFlags {
@@ -62,10 +65,23 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir());
       if (!env.ok) return fail(env.error, env.message);
       const started = performance.now();
+      // Ctrl-C: the claimed --out and the staging folder go, so a rerun is not refused output_exists.
+      let staging: string | null = null;
+      const uninstall = exitOnInterrupt({
+        command: "bench quixbugs make-taskset",
+        partial: () => out,
+        removePartial: () => {
+          if (staging !== null) rmSync(staging, { recursive: true, force: true });
+          // Only the empty claim (rmdir refuses a folder with files): a set already renamed into place stays.
+          rmdirSync(out);
+        },
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       const made = await makeTaskset(env.value.sandbox, env.value.dataset, {
         out,
         seed,
         jobs,
+        onStaging: (path) => (staging = path),
         onProgram: (s, done, total) => {
           if (json) return;
           const what =
@@ -75,6 +91,7 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
           process.stderr.write(`${done}/${total} ${what}\n`);
         },
       });
+      uninstall();
       if (!made.ok) return fail(made.error, made.message);
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       if (json) {

@@ -7,7 +7,7 @@ import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
 import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
 import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
-import { CANCELLED_EXIT_CODE, cancellingNotice } from "../interruption.ts";
+import { CANCELLED_EXIT_CODE, cancellingNotice, exitOnInterrupt } from "../interruption.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
@@ -89,6 +89,13 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
           `--root ${root} could not be created: it must not exist yet, and its parent must be a folder`,
         );
       }
+      // Ctrl-C: the partial root goes (a root without checks.json would block a rerun and read as
+      // unknown_run_kind), and the line says how to run them again.
+      const uninstall = exitOnInterrupt({
+        command: "lab checks",
+        partial: () => root,
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       // No check may start a process (no model is ever invoked by a check); the count is recorded.
       const watch = watchProcesses();
       let rows: CheckRow[];
@@ -96,6 +103,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
         rows = await runAllChecks(root);
       } finally {
         watch.stop();
+        uninstall();
       }
       const failed = rows.filter((row) => !row.passed);
       const report = {
