@@ -121,7 +121,7 @@ function missingParent(label: string, path: string, parent: string): Result<neve
 }
 
 /**
- * A folder the command creates or reuses. The one output rule (docs/quixbugs-benchmark.md,
+ * A folder the command creates or reuses. The one output rule (README.md,
  * "Output folders"): a path the user names is created, never its parents; a missing parent is
  * refused with the mkdir that makes it. A file or a dangling symlink at the path, or a file
  * standing where a parent folder would be, is refused before any work. `makeParents` is only
@@ -144,6 +144,23 @@ export function outputFolder(
   if (parentFound.kind === "error") return unusable(`${label} ${path}: its parent`, parent, parentFound);
   if (parentFound.kind !== "stats" && options.makeParents !== true) return missingParent(label, path, parent);
   return ok(path);
+}
+
+/**
+ * The one output rule's parent check alone, for commands whose own room checks the rest (a model
+ * directory, a report file): the parent must be a folder; a missing one is refused with its mkdir.
+ */
+export function existingParent(label: string, path: string): Result<string, PathErrorCode> {
+  const parent = dirname(path);
+  const found = probe(parent);
+  if (found.kind === "stats")
+    return found.stats.isDirectory()
+      ? ok(path)
+      : err("path_wrong_kind", `${label} ${path}: its parent ${parent} is a file, not a folder`);
+  if (found.kind === "error") return unusable(`${label} ${path}: its parent`, parent, found);
+  const blocking = fileAbove(parent);
+  if (blocking !== null) return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder`);
+  return missingParent(label, path, parent);
 }
 
 /** The first refusal among several checked paths, or null when all are usable. */

@@ -404,7 +404,11 @@ test("every command answers every kind of bad path with one error line naming it
         planned.push({
           command: argument.command,
           kind: bad.kind,
-          named: [bad.path, bad.alsoNamed],
+          // A missing parent must come with the mkdir that makes it (the one output rule), not only its name.
+          named:
+            bad.kind === "missing parent"
+              ? [`mkdir -p ${bad.alsoNamed}`, `mkdir -p -m 700 ${bad.alsoNamed}`]
+              : [bad.path, bad.alsoNamed],
           scratch,
           argv: argument.argv(bad.path, { ...shared, scratch }),
         });

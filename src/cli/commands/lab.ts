@@ -178,6 +178,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (!checkedModel.ok) {
           return refuse(checkedModel.error, checkedModel.message);
         }
+        // The one output rule, as lab baseline says it: --run makes one folder, never its parents.
+        if (!existsSync(dirname(runDirectory)))
+          return refuse(
+            "run_directory_rejected",
+            runErrorMessage("run_parent_invalid", "the parent of the run directory does not exist", runDirectory),
+          );
         // A download that failed or was cut off is the most likely reason a newcomer has no verified
         // model: name it and the way on, before predictions or the lockfile are asked about.
         const unfinished = await findUnfinishedDownload(modelDirectory, PINNED_FILES, Date.now(), {

@@ -14,7 +14,7 @@ import { lineProgress, terminalProgress } from "../../model/artifacts/progress.t
 import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
-import { inputDirectory } from "../pathArguments.ts";
+import { existingParent, inputDirectory } from "../pathArguments.ts";
 import { shellWord, tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import {
@@ -57,6 +57,9 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
       const endpoint = endpointFromEnvironment(options.endpoint);
       if (!endpoint.ok) return fail(setExitCode, endpoint.error, endpoint.message);
       const directory = resolve(options.directory);
+      // The one output rule: the folder is made, never its parents (a missing one gets its mkdir).
+      const parent = existingParent("--directory", directory);
+      if (!parent.ok) return fail(setExitCode, "destination_invalid", parent.message);
       // The plan is shown only when consent is asked, i.e. after the destination was accepted:
       // a refusal is one line, not thirty lines of plan followed by an error.
       const plan = `${formatPlan(buildPlan(PINNED_FILES, endpoint.value, directory)).join("\n")}\n\n`;
