@@ -398,6 +398,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         predictions?: string;
         out?: string;
       }) => {
+        // --blocked says no trial could run: a trial given beside it would be dropped or contradicted.
+        if (options.blocked !== undefined && (options.model !== undefined || options.extension.length > 0))
+          return refuse(
+            "usage_error",
+            `--blocked says the model stage could not run, but ${options.model !== undefined ? `--model ${resolve(options.model)}` : "--extension"} gives a trial: give --model (and --extension) for a trial that ran, or --blocked REASON alone`,
+          );
         // Beside the runs, never into the current directory (often the git checkout) unless asked.
         const pathProblem = submissionPathProblem({
           baseline: resolve(options.baseline),
@@ -406,21 +412,13 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           checks: options.checks ? resolve(options.checks) : null,
           predictions: options.predictions ? resolve(options.predictions) : null,
         });
-        if (pathProblem !== null) {
-          printCommandError(pathProblem.error, pathProblem.message);
-          setExitCode(2);
-          return;
-        }
+        if (pathProblem !== null) return refuse(pathProblem.error, pathProblem.message);
         const checkedOut = newOutput(
           "--out",
           resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")),
           "choose another path with --out FILE",
         );
-        if (!checkedOut.ok) {
-          printCommandError(checkedOut.error, checkedOut.message);
-          setExitCode(2);
-          return;
-        }
+        if (!checkedOut.ok) return refuse(checkedOut.error, checkedOut.message);
         const out = checkedOut.value;
         const built = buildSubmission({
           baselineDirectory: resolve(options.baseline),
@@ -430,11 +428,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           blockedReason: options.blocked ?? null,
           extensionDirectories: options.extension.map((directory) => resolve(directory)),
         });
-        if (!built.ok) {
-          printCommandError(built.error, built.message);
-          setExitCode(2);
-          return;
-        }
+        if (!built.ok) return refuse(built.error, built.message);
         writeFileSync(out, built.value, { flag: "wx", mode: 0o600 });
         process.stdout.write(`submission written: ${out}\n`);
       },
