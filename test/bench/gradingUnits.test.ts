@@ -13,7 +13,7 @@ import { loadDataset } from "../../src/bench/dataset/dataset.ts";
 import { heldOutRows, renderHeldOutSection } from "../../src/bench/results/heldOutSummary.ts";
 import { renderResultsMarkdown } from "../../src/bench/results/resultsSummary.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
-import { parseRunnerOutput, valueMatches } from "../../src/bench/grading/caseResults.ts";
+import { parseRunnerOutput, uncomparedClass, valueMatches } from "../../src/bench/grading/caseResults.ts";
 import {
   generateHeldOutInputs,
   HELD_OUT_GENERATORS,
@@ -77,6 +77,20 @@ test("comparison: exact canonical text, or pytest.approx replayed on the typed n
   // The old canonical forms are no typed numbers: never a pass.
   assert.equal(valueMatches('["f","1.414"]', '["float","1.414"]', tol), false);
   assert.equal(valueMatches("not json", '["float","1.414"]', tol), false);
+});
+
+test("a refused class is named wherever it sits in the value (list, tuple, set item, dict key or value), and nowhere else", () => {
+  const other = '["other","No"]';
+  assert.equal(uncomparedClass(other), "No");
+  assert.equal(uncomparedClass(`["l",[["n","1"],["t",[${other}]]]]`), "No");
+  assert.equal(uncomparedClass(JSON.stringify(["set", ['["n","1"]', other]])), "No");
+  assert.equal(uncomparedClass(JSON.stringify(["d", [[other, ["n", "1"]]]])), "No");
+  assert.equal(uncomparedClass(JSON.stringify(["d", [['["s","k"]', JSON.parse(other)]]])), "No");
+  // A string that looks like a refused value is a string.
+  assert.equal(uncomparedClass(JSON.stringify(["s", other])), undefined);
+  assert.equal(uncomparedClass(JSON.stringify(["l", [["s", other]]])), undefined);
+  assert.equal(uncomparedClass('["n","1"]'), undefined);
+  assert.equal(uncomparedClass("not json"), undefined);
 });
 
 test("test-data reader: an untranscribed test file, no cases, no marker and a malformed case are refused", () => {

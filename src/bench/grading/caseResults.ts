@@ -197,14 +197,23 @@ export function valueMatches(actual: string, expected: string, compare: CaseComp
  * subclass of a built-in class, a class the program defined, a deque...), first found; else undefined.
  */
 export function uncomparedClass(text: string): string | undefined {
+  // Walks the canonical form by its tags (trusted_runner.canon): list and tuple items, set items
+  // and dict keys (each a canonical text of its own), dict values.
   const walk = (v: unknown, depth: number): string | undefined => {
     if (!Array.isArray(v) || depth > 64) return undefined;
-    if (v[0] === "other" && typeof v[1] === "string") return v[1];
-    for (const item of v) {
+    const [tag, body] = v as unknown[];
+    if (tag === "other") return typeof body === "string" ? body : undefined;
+    if (!Array.isArray(body)) return undefined;
+    for (const item of body as unknown[]) {
       const found =
-        typeof item === "string" && item.startsWith("[")
-          ? walk(parseCanonical(item), depth + 1)
-          : walk(item, depth + 1);
+        tag === "l" || tag === "t"
+          ? walk(item, depth + 1)
+          : tag === "set" && typeof item === "string"
+            ? walk(parseCanonical(item), depth + 1)
+            : tag === "d" && Array.isArray(item)
+              ? (walk(typeof item[0] === "string" ? parseCanonical(item[0]) : undefined, depth + 1) ??
+                walk(item[1], depth + 1))
+              : undefined;
       if (found !== undefined) return found;
     }
     return undefined;
