@@ -11,4 +11,5 @@ export declare function hashSourceTree(root: string): Record<string, string>;
 export declare function sameDigests(recorded: unknown, current: Readonly<Record<string, string>>): boolean;
 export declare function compiledBuildStatus(
   root: string,
+  hash?: (root: string, directory: string) => Readonly<Record<string, string>>,
 ): { readonly fresh: true } | { readonly fresh: false; readonly reason: string };

@@ -57,9 +57,10 @@ export function sameDigests(recorded, current) {
 
 /**
  * { fresh: true } when root/lib holds exactly what the compile wrote from exactly the current
- * root/src with the current compile script; otherwise { fresh: false, reason }.
+ * root/src with the current compile script; otherwise { fresh: false, reason }. `hash` hashes a
+ * tree: bin/tca.js passes treeHashOnce.js's memo so the run's evidence reuses these digests.
  */
-export function compiledBuildStatus(root) {
+export function compiledBuildStatus(root, hash = hashTree) {
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(join(root, COMPILED_DIRECTORY, STAMP_NAME), "utf8"));
@@ -85,7 +86,7 @@ export function compiledBuildStatus(root) {
     return { fresh: false, reason: `${COMPILE_SCRIPT} changed since the build` };
   let sources;
   try {
-    sources = hashSourceTree(root);
+    sources = hash(root, "src");
   } catch {
     return { fresh: false, reason: "src/ could not be read" };
   }
@@ -94,7 +95,7 @@ export function compiledBuildStatus(root) {
   // code the stamp vouches for.
   let outputs;
   try {
-    outputs = hashTree(root, COMPILED_DIRECTORY);
+    outputs = { ...hash(root, COMPILED_DIRECTORY) };
   } catch {
     return { fresh: false, reason: `${COMPILED_DIRECTORY}/ could not be read` };
   }
