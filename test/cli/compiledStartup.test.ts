@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { listFiles, STAMP_NAME } from "../../bin/compiledBuild.js";
+import { installedPackageJson, listFiles, sha256Hex, STAMP_NAME } from "../../bin/compiledBuild.js";
 import { makeTinyCheckpoint } from "../engine/tinyCheckpoint.ts";
 import {
   BIN_ALONE_TRACE,
@@ -81,6 +81,61 @@ test("the compiled tree mirrors src/: a .js for every .ts, every other file copi
     readFileSync(join(root, "lib/cli/main.js"), "utf8"),
     /from "\.\.\/\.\.\/package\.json" with \{ type: "json" \}/,
   );
+});
+
+test("typebox is bundled into lib/_bundled/typebox.js: lib/ imports it there, it exports what the package does, the stamp names the package", async () => {
+  const stampPath = join(root, "lib", STAMP_NAME);
+  const stampBytes = readFileSync(stampPath);
+  const stamp = JSON.parse(stampBytes.toString("utf8")) as {
+    bundled?: Record<string, { package_json_sha256?: string }>;
+  };
+  const installed = installedPackageJson(root, "typebox");
+  assert.ok(installed !== null);
+  assert.equal(stamp.bundled?.["typebox"]?.package_json_sha256, sha256Hex(installed));
+  for (const path of listFiles(root, "lib")) {
+    if (!path.endsWith(".js") || path.startsWith("lib/_bundled/")) continue;
+    assert.doesNotMatch(readFileSync(join(root, path), "utf8"), /from\s*"typebox"/, path);
+  }
+  assert.match(
+    readFileSync(join(root, "lib/recording/labAuditEvents.js"), "utf8"),
+    /from "\.\.\/_bundled\/typebox\.js"/,
+  );
+  assert.match(
+    readFileSync(join(root, "lib/bench/runs/runFileSchemas.js"), "utf8"),
+    /from "\.\.\/\.\.\/_bundled\/typebox\.js"/,
+  );
+  // The bundle and the package side by side: the same export names and the same schemas built.
+  writeFileSync(
+    join(root, "probe-bundle.mjs"),
+    `import * as bundled from "./lib/_bundled/typebox.js";
+import * as original from "typebox";
+const build = (T) => JSON.stringify(T.Object({ a: T.Union([T.String({ pattern: "^x" }), T.Null()]), b: T.Array(T.Integer({ minimum: 1 })) }, { additionalProperties: false }));
+process.stdout.write(JSON.stringify({ bundled: Object.keys(bundled).sort(), original: Object.keys(original).sort(), same: build(bundled.default) === build(original.default), schema: build(bundled.default) }));
+`,
+  );
+  const probe = await runNode(root, ["probe-bundle.mjs"]);
+  assert.equal(probe.code, 0, probe.stderr);
+  const seen = JSON.parse(probe.stdout) as { bundled: string[]; original: string[]; same: boolean; schema: string };
+  assert.ok(seen.original.length > 100, `${seen.original.length} exports`);
+  assert.deepEqual(seen.bundled, seen.original);
+  assert.equal(seen.same, true);
+  assert.match(seen.schema, /"additionalProperties":false/);
+  // A stamp naming another installed typebox, or none, is not a build of what is installed now.
+  try {
+    for (const bundled of [{ typebox: { package_json_sha256: "0".repeat(64) } }, undefined]) {
+      writeFileSync(stampPath, JSON.stringify({ ...stamp, bundled }));
+      const run = await runTca(root, EXPR_OK);
+      assert.equal(
+        run.stderr,
+        tsxTrace("the installed typebox package changed since the build"),
+        JSON.stringify(bundled),
+      );
+      assert.equal(run.stdout, '{"ok":true,"value":7}\n');
+    }
+  } finally {
+    writeFileSync(stampPath, stampBytes);
+  }
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
 });
 
 test("--help and --version are answered by bin/tca.js alone, with or without a build", async () => {

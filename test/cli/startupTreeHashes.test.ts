@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  BUNDLED_PACKAGES,
   COMPILE_SCRIPT,
   compiledBuildStatus,
   hashTree,
@@ -64,15 +65,22 @@ test("a tree that cannot be read throws and is not remembered: the next call rea
   }
 });
 
-test("compiledBuildStatus judges a build alike with hashTree and with the memo (the stamp inside lib/ is left out of a copy)", () => {
+test("compiledBuildStatus judges a build alike with hashTree and with the memo (the stamp inside lib/ left out of a copy), bundled packages included", () => {
   const root = scratch();
   try {
     write(root, COMPILE_SCRIPT, "// recipe\n");
     write(root, "src/a.ts", "export const a = 1;\n");
     write(root, "lib/a.js", "export const a = 1;\n");
+    // The bundled packages as installed: a package.json of their own in this root's node_modules.
+    const bundled: Record<string, { package_json_sha256: string }> = {};
+    for (const name of BUNDLED_PACKAGES) {
+      write(root, `node_modules/${name}/package.json`, `{"name":"${name}","version":"0.0.1"}`);
+      bundled[name] = { package_json_sha256: sha256Hex(readFileSync(join(root, `node_modules/${name}/package.json`))) };
+    }
     const stamp = {
       schema: STAMP_SCHEMA,
       compiler: { script_sha256: sha256Hex(readFileSync(join(root, COMPILE_SCRIPT))) },
+      bundled,
       sources: hashTree(root, "src"),
       outputs: hashTree(root, "lib"),
     };
@@ -82,10 +90,25 @@ test("compiledBuildStatus judges a build alike with hashTree and with the memo (
     // The memo's lib/ digests still list the stamp: the check removed it from its own copy only.
     assert.ok(`lib/${STAMP_NAME}` in hashTreeOnce(root, "lib"));
     assert.deepEqual(compiledBuildStatus(root, hashTreeOnce), { fresh: true });
+    // Another installed version of a bundled package: lib/ holds the old one, so it is stale.
+    for (const name of BUNDLED_PACKAGES) {
+      const manifest = join(root, `node_modules/${name}/package.json`);
+      const bytes = readFileSync(manifest);
+      write(root, `node_modules/${name}/package.json`, `{"name":"${name}","version":"0.0.2"}`);
+      const stale = { fresh: false, reason: `the installed ${name} package changed since the build` };
+      assert.deepEqual(compiledBuildStatus(root), stale);
+      assert.deepEqual(compiledBuildStatus(root, hashTreeOnce), stale);
+      rmSync(manifest);
+      assert.deepEqual(compiledBuildStatus(root), stale, "not installed at all");
+      writeFileSync(manifest, bytes);
+    }
+    assert.deepEqual(compiledBuildStatus(root), { fresh: true });
 
     const other = scratch();
     try {
       write(other, COMPILE_SCRIPT, "// recipe\n");
+      for (const name of BUNDLED_PACKAGES)
+        write(other, `node_modules/${name}/package.json`, `{"name":"${name}","version":"0.0.1"}`);
       write(other, "src/a.ts", "export const a = 2;\n");
       write(other, "lib/a.js", "export const a = 1;\n");
       write(other, `lib/${STAMP_NAME}`, JSON.stringify(stamp));
