@@ -109,6 +109,8 @@ try {
 // package.json digest is read before the bundle, so a package replaced meanwhile reads as stale.
 const bundled = {};
 const bundles = [];
+/** Each bundled package loaded as node loads it, by a literal specifier (never a computed one). */
+const LOAD_BUNDLED = { typebox: () => import("typebox"), ajv: () => import("ajv") };
 for (const name of BUNDLED_PACKAGES) {
   const manifest = installedPackageJson(root, name);
   if (manifest === null) {
@@ -116,11 +118,22 @@ for (const name of BUNDLED_PACKAGES) {
     process.exit(1);
   }
   bundled[name] = { version: JSON.parse(manifest.toString("utf8")).version, package_json_sha256: sha256Hex(manifest) };
+  // The export names as node sees them (for a CommonJS package, its lexer's names), listed
+  // one by one: `export *` cannot re-export a CommonJS module's names from an ES module.
+  let names;
+  try {
+    const load = LOAD_BUNDLED[name];
+    if (load === undefined) throw new Error(`no loader for ${name} in LOAD_BUNDLED`);
+    names = Object.keys(await load()).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  } catch (error) {
+    process.stderr.write(`tca compile: compile_failed: ${name} does not load: ${error?.message ?? error}\n`);
+    process.exit(1);
+  }
   try {
     const bundle = await esbuild.build({
       absWorkingDir: root,
       stdin: {
-        contents: `export * from "${name}";\nexport { default } from "${name}";\n`,
+        contents: `export { ${names.join(", ")} } from "${name}";\nexport { default } from "${name}";\n`,
         resolveDir: root,
         loader: "js",
       },
