@@ -1,0 +1,114 @@
+// Issue 33's Lab attacks against the replay of requests and observation order, kept as tests.
+// Each copies a real scripted baseline (VERIFIED SUCCESS, made by the harness), forges it as a
+// person who wants a better result would, keeping counts and numbering consistent, and asserts
+// what every consumer shows: the re-derived verdict (EVIDENCE INVALID, the forgery named), the
+// report's headline and submission.md (which refuses the run).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
+import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
+import { readLabReport } from "../../src/report/labReport.ts";
+import { freshRoot } from "../lab/labRunTestSupport.ts";
+import { assertNoSuccess, copyRun, editJson, editRecords, readRecords, type Record_ } from "./forgery.ts";
+
+const root = freshRoot("replay-attacks");
+const made = await runScriptedBaseline(join(root, "baseline"));
+assert.ok(made.ok);
+const baseline = made.value.runDirectory;
+let copies = 0;
+const forge = (): string => copyRun(baseline, join(root, `forged-${++copies}`));
+const isObservation = (proposal: number) => (record: Record_) =>
+  record.type === "observation" && record.proposal === proposal;
+
+test("honest: the baseline's six recorded requests are each the one the request assembler rebuilds", () => {
+  const verdict = deriveRunVerdict(baseline);
+  assert.equal(verdict.kind, "verified_success");
+  assert.deepEqual(verdict.problems, []);
+  assert.equal(readRecords(baseline).filter((record) => record.type === "request").length, 6);
+  assert.equal(readLabReport(baseline, { includeRequests: false }).verdict.headline, "VERIFIED SUCCESS");
+});
+
+test("(a) the first, failing test proposal deleted, the rest renumbered, proposals_used 5: EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(
+    run,
+    (records) =>
+      records
+        .filter((record) => record.proposal !== 2)
+        .map((record) =>
+          record.proposal !== null && record.proposal > 2 ? { ...record, proposal: record.proposal - 1 } : record,
+        ),
+    true,
+  );
+  editJson(run, "final.json", (final) => {
+    final.proposals_used = 5;
+  });
+  const problems = deriveRunVerdict(run).problems;
+  // Every later request is named: each shows one more remaining proposal than the forged numbering gives.
+  const requests = problems.filter((problem) => /request assembler builds from the replayed state/.test(problem));
+  assert.equal(requests.length, 4, JSON.stringify(problems));
+  assert.match(requests[0]!, /event 9 \(request, proposal 2\)/);
+  assertNoSuccess(run, /request assembler builds/);
+});
+
+test("(a') a request's messages edited by hand (one observation dropped from the log shown) is EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(run, (records) => {
+    const request = records.find((record) => record.type === "request" && record.proposal === 3)!;
+    const messages = request.data.messages as { role: string; content: string }[];
+    messages[1]!.content = messages[1]!.content.replace(/\n\[event 15, proposal 2\][^\n]*/, "");
+  });
+  assertNoSuccess(run, /event 16 \(request, proposal 3\): the recorded request differs .*message 2 \(user\)/);
+});
+
+test("a request that claims compaction left out an observation compaction would keep is EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(run, (records) => {
+    const request = records.find((record) => record.type === "request" && record.proposal === 6)!;
+    // Event 40 is the latest (passing) test result: essential, never dropped.
+    request.data.omitted_event_ids = [40];
+  });
+  assertNoSuccess(run, /leaves out observations \[40\], compaction of the replayed log would leave out \[15\]/);
+});
+
+test("(b) the finish's observation moved after run_finished, records renumbered: EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(
+    run,
+    (records) => {
+      const moved = records.find(isObservation(6))!;
+      return [...records.filter((record) => record !== moved), moved];
+    },
+    true,
+  );
+  assertNoSuccess(run, /proposal 6 was validated, but its observation is not recorded before this record/);
+});
+
+test("(b') the passing test's observation moved after the finish's request, records renumbered: EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(
+    run,
+    (records) => {
+      const moved = records.find(isObservation(5))!;
+      const rest = records.filter((record) => record !== moved);
+      const at = rest.findIndex((record) => record.type === "request" && record.proposal === 6) + 1;
+      return [...rest.slice(0, at), moved, ...rest.slice(at)];
+    },
+    true,
+  );
+  assertNoSuccess(run, /proposal 5 was validated, but its observation is not recorded before this record/);
+});
+
+test("(b'') a second observation recorded for the finish is EVIDENCE INVALID", () => {
+  const run = forge();
+  editRecords(
+    run,
+    (records) => {
+      const at = records.findIndex(isObservation(6));
+      return [...records.slice(0, at + 1), structuredClone(records[at]!), ...records.slice(at + 1)];
+    },
+    true,
+  );
+  assertNoSuccess(run, /a second observation of one proposal/);
+});
