@@ -1,11 +1,15 @@
-// Issue 33's Lab attacks against the replay of requests and observation order, kept as tests.
+// Issue 33's Lab attacks against the replay of requests and observation order, and on the
+// recorded harness digests, kept as tests.
 // Each copies a real scripted baseline (VERIFIED SUCCESS, made by the harness), forges it as a
 // person who wants a better result would, keeping counts and numbering consistent, and asserts
 // what every consumer shows: the re-derived verdict (EVIDENCE INVALID, the forgery named), the
 // report's headline and submission.md (which refuses the run).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { harnessHashes } from "../../src/recording/runtimeIdentity.ts";
+import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
@@ -111,4 +115,61 @@ test("(b'') a second observation recorded for the finish is EVIDENCE INVALID", (
     true,
   );
   assertNoSuccess(run, /a second observation of one proposal/);
+});
+
+const submissionOf = (run: string): string => {
+  const built = buildSubmission({
+    baselineDirectory: run,
+    modelDirectory: null,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+  });
+  assert.ok(built.ok, built.ok ? "" : built.message);
+  return built.value;
+};
+
+test("honest: the baseline is shown as made by this harness version, in the verdict, the report and submission.md", () => {
+  const current = harnessHashes().aggregate_sha256;
+  const verdict = deriveRunVerdict(baseline);
+  assert.equal(verdict.harness?.sameVersion, true);
+  assert.deepEqual(verdict.harness?.differingFiles, []);
+  const details = readLabReport(baseline, { includeRequests: false }).verdict.details;
+  assert.ok(
+    details.includes(`harness: made by this harness version (aggregate sha256 ${current})`),
+    JSON.stringify(details),
+  );
+  assert.match(
+    submissionOf(baseline),
+    new RegExp(`baseline run made by this harness version \\(aggregate sha256 ${current}\\)`),
+  );
+});
+
+test("(d) harness digests replaced and the aggregate recomputed: shown as made by another harness version, never as this one's", () => {
+  const run = forge();
+  const current = harnessHashes().aggregate_sha256;
+  let forged = "";
+  editJson(run, "manifest.json", (manifest) => {
+    const harness = manifest.harness as { aggregate_sha256: string; files: Record<string, string> };
+    harness.files["src/verdicts/runVerdict.ts"] = "0".repeat(64);
+    // The aggregate as runtimeIdentity computes it, so the manifest agrees with itself.
+    const aggregate = createHash("sha256");
+    for (const name of Object.keys(harness.files).sort()) aggregate.update(`${name}\0${harness.files[name]}\n`);
+    harness.aggregate_sha256 = forged = aggregate.digest("hex");
+  });
+  const verdict = deriveRunVerdict(run);
+  // Another harness version is not a forgery the verdict can prove; it is shown, never hidden.
+  assert.equal(verdict.kind, "verified_success", JSON.stringify(verdict.problems));
+  assert.equal(verdict.harness?.sameVersion, false);
+  assert.deepEqual(verdict.harness?.differingFiles, ["src/verdicts/runVerdict.ts"]);
+  const line = `harness: made by another harness version: the run records aggregate sha256 ${forged}, this harness is ${current}`;
+  const details = readLabReport(run, { includeRequests: false }).verdict.details;
+  assert.ok(
+    details.some((detail) => detail.startsWith(line)),
+    JSON.stringify(details),
+  );
+  const submission = submissionOf(run);
+  assert.match(submission, /baseline run made by another harness version: the run records aggregate sha256 /);
+  assert.doesNotMatch(submission, new RegExp(`harness sha256 ${forged}`));
+  assert.doesNotMatch(submission, /made by this harness version/);
 });

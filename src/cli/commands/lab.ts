@@ -19,7 +19,7 @@ import { writeJsonExclusive } from "../../recording/evidenceFile.ts";
 import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../verdicts/runVerdict.ts";
 import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
-import { buildSubmission } from "../../verdicts/submission/writeSubmission.ts";
+import { buildSubmissionCheckingModels } from "../../verdicts/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../recording/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
@@ -376,7 +376,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)",
     )
     .action(
-      (options: {
+      async (options: {
         baseline: string;
         model?: string;
         extension: string[];
@@ -409,7 +409,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           return;
         }
         const out = checkedOut.value;
-        const built = buildSubmission({
+        const built = await buildSubmissionCheckingModels({
           baselineDirectory: resolve(options.baseline),
           modelDirectory: options.model ? resolve(options.model) : null,
           checksDirectory: options.checks ? resolve(options.checks) : null,

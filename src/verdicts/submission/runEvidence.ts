@@ -5,6 +5,7 @@
 import { err, ok, type Result } from "../../core/result.ts";
 import type { AuditRecord } from "../../recording/auditRecorder.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../runVerdict.ts";
+import type { ModelCheck } from "../modelTrialCheck.ts";
 
 export type AuditEvent = AuditRecord;
 
@@ -21,8 +22,13 @@ export interface RunEvidence {
 
 export type EvidenceErrorCode = "run_evidence_missing" | "run_evidence_invalid";
 
-export function readRunEvidence(name: string, directory: string): Result<RunEvidence, EvidenceErrorCode> {
-  const verdict = deriveRunVerdict(directory);
+/** `modelCheck`: the run's model directory as opened now (absent: the model is not checked). */
+export function readRunEvidence(
+  name: string,
+  directory: string,
+  modelCheck?: ModelCheck,
+): Result<RunEvidence, EvidenceErrorCode> {
+  const verdict = deriveRunVerdict(directory, modelCheck === undefined ? {} : { modelCheck });
   if (verdict.kind === "evidence_invalid") {
     const missing = verdict.problems.find((problem) =>
       /^(audit\.jsonl|manifest\.json|final\.json): (not_found|missing)/.test(problem),
