@@ -9,8 +9,9 @@ import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
-import { deriveBenchVerdict, type RegradeState } from "../verdicts/benchVerdict.ts";
-import { VERIFICATION_FILE, type BenchSnapshot } from "../verdicts/benchSnapshot.ts";
+import { deriveBenchVerdict } from "../verdicts/benchVerdict.ts";
+import type { BenchSnapshot } from "../verdicts/benchSnapshot.ts";
+import { recordedVerificationLine } from "../verdicts/recordedVerification.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import {
   baseName,
@@ -162,21 +163,6 @@ function benchVerdict(
   };
 }
 
-/** What the page says about verify-run (src/bench/runRegrade.ts) for this run. */
-export function regradeLine(regrade: RegradeState, directory: string): string {
-  switch (regrade.state) {
-    case "identical":
-      // verification.json is verify-run's record, not a re-grade the page made: it says so.
-      return `re-graded ${regrade.tasks}/${regrade.tasks} tasks: identical (as tca bench quixbugs verify-run recorded at ${regrade.verifiedAt}; run it again to recompute)`;
-    case "disagrees":
-      return `re-graded: the re-grade disagrees with ${regrade.tasks.length} task record(s): ${regrade.tasks.join(", ")}`;
-    case "stale":
-      return `not re-graded: ${VERIFICATION_FILE} is of another tasks.ndjson; run tca bench quixbugs verify-run ${directory}`;
-    case "absent":
-      return `not re-graded: run tca bench quixbugs verify-run ${directory}`;
-  }
-}
-
 export function readBenchReport(runDirectory: string): BenchReportData {
   // One read: the verdict's snapshot is the only source of the headline, the tables and the traces.
   const derived = deriveBenchVerdict(runDirectory);
@@ -205,7 +191,8 @@ export function readBenchReport(runDirectory: string): BenchReportData {
         : null
       : derived.kind === "complete";
   const expected = derived.tasksExpected ?? numberField(results, "tasksExpected");
-  const regrade = regradeLine(derived.regrade, baseName(runDirectory));
+  // verification.json is verify-run's record, not a re-grade the page made: shown as recorded, deciding nothing.
+  const regrade = recordedVerificationLine(derived.recordedVerification, baseName(runDirectory), "this report");
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
