@@ -229,7 +229,7 @@ test("(c) the pipeline check relabelled, with the model directory gone: not a mo
   await assertNotAModelTrial(run, /model_directory_unverified/);
 });
 
-test("(c) CLI: `tca report --json` and `tca lab submission --model` refuse the relabelled pipeline check", async () => {
+test("(c) CLI: `tca report --json`, `tca lab submission --model` and `tca lab verify` refuse the relabelled pipeline check", async () => {
   const run = forge(pipelineCheck);
   relabelAsModelTrial(run, dressedAsPinned());
   const report = await tca(["report", run, "--json"]);
@@ -244,4 +244,11 @@ test("(c) CLI: `tca report --json` and `tca lab submission --model` refuse the r
   assert.notEqual(submission.code, 0);
   assert.match(submission.err, /run_evidence_invalid/);
   assert.equal(existsSync(out), false);
+  const verified = await tca(["lab", "verify", run, "--json"]);
+  assert.equal(verified.code, 1);
+  const verdict = JSON.parse(verified.out) as { verdict: string; model: { status: string; code: string } };
+  assert.deepEqual(
+    [verdict.verdict, verdict.model.status, verdict.model.code],
+    ["evidence_invalid", "not_verified", "model_directory_unverified"],
+  );
 });

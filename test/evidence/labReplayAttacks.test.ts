@@ -14,6 +14,7 @@ import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
+import { tca } from "../support/tcaCli.ts";
 import { assertNoSuccess, copyRun, editJson, editRecords, readRecords, type Record_ } from "./forgery.ts";
 
 const root = freshRoot("replay-attacks");
@@ -172,4 +173,45 @@ test("(d) harness digests replaced and the aggregate recomputed: shown as made b
   assert.match(submission, /baseline run made by another harness version: the run records aggregate sha256 /);
   assert.doesNotMatch(submission, new RegExp(`harness sha256 ${forged}`));
   assert.doesNotMatch(submission, /made by this harness version/);
+});
+
+test("tca lab verify: exit 0 only for valid evidence; --strict also refuses another harness version", async () => {
+  const honest = await tca(["lab", "verify", baseline]);
+  assert.equal(honest.code, 0, honest.err);
+  assert.match(honest.out, /^lab run: VERIFIED SUCCESS\n/);
+  assert.match(honest.out, /harness: made by this harness version/);
+  const json = await tca(["lab", "verify", baseline, "--json", "--strict"]);
+  assert.equal(json.code, 0, json.err);
+  const parsed = JSON.parse(json.out) as { verdict: string; passes: boolean; problems: string[] };
+  assert.deepEqual([parsed.verdict, parsed.passes, parsed.problems], ["verified_success", true, []]);
+
+  const deleted = forge();
+  editRecords(
+    deleted,
+    (records) => records.filter((record) => record.proposal !== 2 || record.type !== "observation"),
+    true,
+  );
+  const invalid = await tca(["lab", "verify", deleted]);
+  assert.equal(invalid.code, 1);
+  assert.match(invalid.out, /^lab run: EVIDENCE INVALID\n/);
+  assert.match(invalid.out, /proposal 2 was validated, but its observation is not recorded/);
+
+  const other = forge();
+  editJson(other, "manifest.json", (manifest) => {
+    const harness = manifest.harness as { aggregate_sha256: string; files: Record<string, string> };
+    harness.files["package.json"] = "1".repeat(64);
+    const aggregate = createHash("sha256");
+    for (const name of Object.keys(harness.files).sort()) aggregate.update(`${name}\0${harness.files[name]}\n`);
+    harness.aggregate_sha256 = aggregate.digest("hex");
+  });
+  const lenient = await tca(["lab", "verify", other]);
+  assert.equal(lenient.code, 0, lenient.err);
+  assert.match(lenient.out, /harness: made by another harness version/);
+  const strict = await tca(["lab", "verify", other, "--strict"]);
+  assert.equal(strict.code, 1);
+  assert.match(strict.out, /strict: made by another harness version, so not accepted/);
+
+  const missing = await tca(["lab", "verify", join(root, "no-such-run")]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /^tca lab verify: path_not_found: /);
 });

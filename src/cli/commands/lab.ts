@@ -19,6 +19,7 @@ import { writeJsonExclusive } from "../../recording/evidenceFile.ts";
 import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../verdicts/runVerdict.ts";
 import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
+import { registerLabVerifyCommand } from "./labVerify.ts";
 import { buildSubmissionCheckingModels } from "../../verdicts/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../recording/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
@@ -37,6 +38,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
   const refuse = refusal(setExitCode, LAB_REFUSED);
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
   registerLabTrialCommands(lab, setExitCode);
+  registerLabVerifyCommand(lab, setExitCode);
 
   lab
     .command("baseline")
