@@ -19,7 +19,7 @@ import { deriveRunVerdict, deriveRunVerdictCheckingModel, modelCheckOfRun } from
 import { buildSubmission, buildSubmissionCheckingModels } from "../../src/verdicts/submission/writeSubmission.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { tca } from "../support/tcaCli.ts";
-import { copyRun, editJson, editRecords } from "./forgery.ts";
+import { copyRun, editJson, relabelAsModelTrial } from "./forgery.ts";
 
 const root = freshRoot("model-trial-attacks");
 const checkpoint = join(root, "tiny");
@@ -101,50 +101,6 @@ function dressedAsPinned(): string {
   return directory;
 }
 
-const PINNED_LABELS = {
-  kind: "model_trial",
-  scripted: false,
-  synthetic_pipeline_check: false,
-  model_invoked_expected: true,
-};
-
-/** Relabels a run as a model trial of the pinned model everywhere a label is written, pointing at `modelDirectory`. */
-function relabelAsModelTrial(run: string, modelDirectory: string): void {
-  // A baseline has no model section: the faker copies the pipeline check's and edits it.
-  const recorded = (deriveRunVerdict(run).manifest?.model_trial ??
-    deriveRunVerdict(pipelineCheck).manifest?.model_trial) as Record<string, unknown> | undefined;
-  editRecords(run, (records) => {
-    for (const record of records) {
-      record.source = "model";
-      if (record.type === "run_started") {
-        record.data.run_kind = "model_trial";
-        record.data.labels = PINNED_LABELS;
-      }
-    }
-  });
-  for (const name of ["manifest.json", "final.json"])
-    editJson(run, name, (value) => {
-      value.labels = PINNED_LABELS;
-    });
-  editJson(run, "manifest.json", (manifest) => {
-    manifest.proposal_source = { label: "model", model_directory: modelDirectory, synthetic: false };
-    manifest.model_trial = {
-      ...(recorded ?? {}),
-      model_directory: modelDirectory,
-      model_manifest: join(modelDirectory, "manifest.json"),
-      model_name: PINNED_MODEL.repository,
-      synthetic: false,
-      synthetic_note: null,
-      checkpoint_labels: undefined,
-      verified_file_sha256: Object.fromEntries(
-        PINNED_FILES.files.map((file) => [file.name, file.sha256 ?? "0".repeat(64)]),
-      ),
-      trial_role: "trial",
-      trial_ordinal: 1,
-    };
-  });
-}
-
 /** What every consumer shows for a forged model trial. */
 async function assertNotAModelTrial(run: string, code: RegExp): Promise<void> {
   const checked = await deriveRunVerdictCheckingModel(run);
@@ -209,7 +165,7 @@ test("the pipeline check's checkpoint changed after the run (one weight byte) do
 
 test("(c) the scripted baseline relabelled a model trial, pointed at a dressed-up checkpoint: not a model trial", async () => {
   const run = forge(baseline);
-  relabelAsModelTrial(run, dressedAsPinned());
+  relabelAsModelTrial(run, dressedAsPinned(), pipelineCheck);
   // What the attack of issue 33 got before the directory was opened: a verified success.
   assert.equal(deriveRunVerdict(run).kind, "verified_success", JSON.stringify(deriveRunVerdict(run).problems));
   await assertNotAModelTrial(run, /model_directory_unverified/);
@@ -217,7 +173,7 @@ test("(c) the scripted baseline relabelled a model trial, pointed at a dressed-u
 
 test("(c) the pipeline check relabelled a model trial of the pinned model, pointed at its own checkpoint: not a model trial", async () => {
   const run = forge(pipelineCheck);
-  relabelAsModelTrial(run, checkpoint);
+  relabelAsModelTrial(run, checkpoint, pipelineCheck);
   await assertNotAModelTrial(run, /not_the_pinned_model: .*verifies as a synthetic checkpoint/);
 });
 
@@ -225,13 +181,13 @@ test("(c) the pipeline check relabelled, with the model directory gone: not a mo
   const run = forge(pipelineCheck);
   const gone = join(root, "no-such-model");
   assert.equal(existsSync(gone), false);
-  relabelAsModelTrial(run, gone);
+  relabelAsModelTrial(run, gone, pipelineCheck);
   await assertNotAModelTrial(run, /model_directory_unverified/);
 });
 
 test("(c) CLI: `tca report --json`, `tca lab submission --model` and `tca lab verify` refuse the relabelled pipeline check", async () => {
   const run = forge(pipelineCheck);
-  relabelAsModelTrial(run, dressedAsPinned());
+  relabelAsModelTrial(run, dressedAsPinned(), pipelineCheck);
   const report = await tca(["report", run, "--json"]);
   assert.notEqual(report.code, 0);
   const document = JSON.parse(report.out) as {
