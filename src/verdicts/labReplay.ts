@@ -104,10 +104,10 @@ class Replayer {
   stopEventId: number | null = null;
   lastProposalEventId = 0;
   context: ProposalContext | null = null;
-  readonly requests: RequestReplay;
+  readonly requests: RequestReplay<AuditRecord>;
 
   constructor(readonly report: Report) {
-    this.requests = new RequestReplay((record, problem) => this.at(record, problem));
+    this.requests = new RequestReplay<AuditRecord>((record, problem) => this.at(record, problem));
   }
 
   get version(): number {

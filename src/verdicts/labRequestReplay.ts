@@ -14,9 +14,30 @@ import { isRecord } from "../core/isRecord.ts";
 import { dropOrder, essentialEventIds } from "../controller/compactingAssembler.ts";
 import { classifyObservation, type LoggedObservation } from "../controller/observationLog.ts";
 import { requestMessages, type ControllerStateEnvelope } from "../controller/requestAssembler.ts";
-import type { AuditRecord } from "../recording/auditRecorder.ts";
 
-type Report = (record: AuditRecord, problem: string) => void;
+/**
+ * The fields of an audit record this replay reads, structurally (the v1 record and the v2
+ * envelope's typed record both have them); `data` is checked here, never assumed.
+ */
+export interface ReplayedRecord {
+  readonly event_id: number;
+  readonly proposal: number | null;
+  readonly type: string;
+  readonly data: unknown;
+}
+
+function dataOf(record: ReplayedRecord): Readonly<Record<string, unknown>> {
+  return isRecord(record.data) ? record.data : {};
+}
+
+/**
+ * An observation as the log holds it. The audit's strict reader has checked every record against
+ * its schema (a mismatch is a verdict problem of its own), so the recorded body is the
+ * controller's observation shape.
+ */
+function asObservation(value: Readonly<Record<string, unknown>>): LoggedObservation["observation"] {
+  return value as LoggedObservation["observation"];
+}
 
 /** The replayed controller state at a request, as the replay of the decision chain knows it. */
 export interface ReplayedRequestState {
@@ -35,19 +56,19 @@ function firstDifference(a: string, b: string): number {
   return length;
 }
 
-export class RequestReplay {
+export class RequestReplay<R extends ReplayedRecord> {
   /** The observation log exactly as the controller keeps it (observationLog.ts). */
   readonly #log: LoggedObservation[] = [];
   #latestTest: ControllerStateEnvelope["latestPublicTest"] = "not_run";
 
-  constructor(readonly report: Report) {}
+  constructor(readonly report: (record: R, problem: string) => void) {}
 
   /** A check's synthetic record: the controller logs `{ ...injected, ok: injected.ok === true }`, marked synthetic. */
-  injected(record: AuditRecord): void {
-    const injected = record.data.observation;
+  injected(record: R): void {
+    const injected = dataOf(record).observation;
     if (!isRecord(injected) || record.proposal === null)
       return this.report(record, "an injected observation without its body");
-    const observation = { ...injected, ok: injected["ok"] === true };
+    const observation = asObservation({ ...injected, ok: injected["ok"] === true });
     this.#log.push({
       eventId: record.event_id,
       proposalNumber: record.proposal,
@@ -58,9 +79,10 @@ export class RequestReplay {
   }
 
   /** A recorded observation enters the log as recorded; a test result becomes the latest public test. */
-  observed(record: AuditRecord): void {
-    const observation = record.data.observation;
-    if (!isRecord(observation) || record.proposal === null) return;
+  observed(record: R): void {
+    const body = dataOf(record).observation;
+    if (!isRecord(body) || record.proposal === null) return;
+    const observation = asObservation(body);
     this.#log.push({
       eventId: record.event_id,
       proposalNumber: record.proposal,
@@ -68,16 +90,16 @@ export class RequestReplay {
       observation,
     });
     if (
-      observation.ok === true &&
-      observation.action === "test" &&
-      Number.isSafeInteger(observation.version) &&
-      Number.isSafeInteger(observation.passed) &&
-      Number.isSafeInteger(observation.total)
+      body.ok === true &&
+      body.action === "test" &&
+      Number.isSafeInteger(body.version) &&
+      Number.isSafeInteger(body.passed) &&
+      Number.isSafeInteger(body.total)
     )
       this.#latestTest = {
-        version: observation.version as number,
-        passed: observation.passed as number,
-        total: observation.total as number,
+        version: body.version as number,
+        passed: body.passed as number,
+        total: body.total as number,
       };
   }
 
@@ -91,7 +113,7 @@ export class RequestReplay {
   }
 
   /** The recorded omitted ids must be the first ones compaction drops (sorted as the assembler sorts them). */
-  #checkOmitted(record: AuditRecord, omitted: readonly number[], all: boolean): boolean {
+  #checkOmitted(record: R, omitted: readonly number[], all: boolean): boolean {
     const order = dropOrder(this.#log, essentialEventIds(this.#log));
     const expected = (all ? order : order.slice(0, omitted.length)).sort((a, b) => a - b);
     if (omitted.length <= order.length && expected.join(",") === [...omitted].join(",")) return true;
@@ -103,13 +125,14 @@ export class RequestReplay {
   }
 
   /** A recorded `request` against the request rebuilt from the replayed state and log. */
-  request(record: AuditRecord, state: ReplayedRequestState): void {
-    const omitted = integerList(record.data.omitted_event_ids);
+  request(record: R, state: ReplayedRequestState): void {
+    const data = dataOf(record);
+    const omitted = integerList(data.omitted_event_ids);
     if (omitted === null) return this.report(record, "a request without its omitted observation ids");
     if (!this.#checkOmitted(record, omitted, false)) return;
     const kept = this.#log.filter((entry) => !omitted.includes(entry.eventId));
     const rebuilt = requestMessages(this.#state(state), kept);
-    const recorded = Array.isArray(record.data.messages) ? record.data.messages : [];
+    const recorded: readonly unknown[] = Array.isArray(data.messages) ? data.messages : [];
     if (JSON.stringify(recorded) === JSON.stringify(rebuilt)) return;
     const index = rebuilt.findIndex((message, i) => JSON.stringify(recorded[i]) !== JSON.stringify(message));
     const at = index === -1 ? rebuilt.length : index;
@@ -131,8 +154,8 @@ export class RequestReplay {
   }
 
   /** A context limit stops the run only after compaction left out every observation it may drop. */
-  contextLimit(record: AuditRecord): void {
-    const omitted = integerList(record.data.omitted_event_ids);
+  contextLimit(record: R): void {
+    const omitted = integerList(dataOf(record).omitted_event_ids);
     if (omitted === null) return this.report(record, "a context limit without its omitted observation ids");
     this.#checkOmitted(record, omitted, true);
   }

@@ -15,7 +15,6 @@ import { isRecord } from "../core/isRecord.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../model/pins.ts";
-import type { AuditRecord } from "../recording/auditRecorder.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 
@@ -68,10 +67,15 @@ function stringOrNull(value: unknown): string | null {
 }
 
 /** The run's model claim, or null for a run that claims no model (a baseline, a negative check). */
-export function modelClaimOf(manifest: Json | null, records: readonly AuditRecord[]): ModelClaim | null {
-  const started = records.find((record) => record.type === "run_started");
+export function modelClaimOf(
+  manifest: Json | null,
+  records: readonly { readonly type: string; readonly data: unknown }[],
+): ModelClaim | null {
+  const started = records.find((record) => record.type === "run_started")?.data;
   const labels = isRecord(manifest?.labels) ? manifest.labels : {};
-  const kinds = [started?.data.run_kind, labels.kind].filter((kind): kind is string => typeof kind === "string");
+  const kinds = [isRecord(started) ? started.run_kind : undefined, labels.kind].filter(
+    (kind): kind is string => typeof kind === "string",
+  );
   const kind = kinds.find((candidate) => MODEL_RUN_KINDS.has(candidate));
   if (kind === undefined) return null;
   const trial = isRecord(manifest?.model_trial) ? manifest.model_trial : {};

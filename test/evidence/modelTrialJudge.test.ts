@@ -5,7 +5,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { judgeModelClaim, modelClaimOf, type ModelCheck, type ModelClaim } from "../../src/verdicts/modelTrialCheck.ts";
 import { PINNED_MODEL } from "../../src/model/pins.ts";
-import type { AuditRecord } from "../../src/recording/auditRecorder.ts";
 
 const digests = { "model.safetensors": "a".repeat(64), "config.json": "b".repeat(64) };
 const claim: ModelClaim = {
@@ -81,9 +80,7 @@ test("a pipeline check must verify as the checkpoint its labels name; unchecked 
 });
 
 test("modelClaimOf: a run claims a model by its run_kind or its labels; a baseline claims none", () => {
-  const started = (kind: string): AuditRecord[] => [
-    { type: "run_started", data: { run_kind: kind } } as unknown as AuditRecord,
-  ];
+  const started = (kind: string) => [{ type: "run_started", data: { run_kind: kind } }];
   assert.equal(modelClaimOf({ labels: { kind: "scripted_baseline" } }, started("scripted_baseline")), null);
   // Either label is enough: relabelling only the manifest or only the audit still claims a model.
   assert.equal(modelClaimOf({ labels: { kind: "model_trial" } }, started("scripted_baseline"))?.kind, "model_trial");
