@@ -7,15 +7,10 @@
 // the other non-essential entries (older errors, task reads, no_change receipts), oldest first.
 // If the essential part alone does not fit, the assembler reports context_limit and the run stops.
 // Compaction only removes observations: it never changes the instruction, task or permissions.
-import { CONTROLLER_LIMITS, SYSTEM_INSTRUCTION } from "../constants/labConstants.ts";
+import { CONTROLLER_LIMITS } from "../constants/labConstants.ts";
 import type { LoggedObservation } from "./observationLog.ts";
 import type { ChatMessage } from "../core/chatMessage.ts";
-import {
-  renderUserMessage,
-  type AssembledRequest,
-  type ControllerStateEnvelope,
-  type RequestAssembler,
-} from "./requestAssembler.ts";
+import { requestMessages, type AssembledRequest, type RequestAssembler } from "./requestAssembler.ts";
 
 /** Counts the input tokens of messages exactly as the source will feed them (template applied). */
 export type TokenCounter = (messages: readonly ChatMessage[]) => Promise<number>;
@@ -31,7 +26,7 @@ export function compactingAssembler(
       const omitted: number[] = [];
       for (;;) {
         const kept = log.filter((entry) => !omitted.includes(entry.eventId));
-        const messages = buildMessages(state, kept);
+        const messages = requestMessages(state, kept);
         const inputTokens = await countTokens(messages);
         if (inputTokens <= budget)
           return { kind: "request", messages, omittedEventIds: [...omitted].sort((a, b) => a - b), inputTokens };
@@ -42,13 +37,6 @@ export function compactingAssembler(
       }
     },
   };
-}
-
-function buildMessages(state: ControllerStateEnvelope, log: readonly LoggedObservation[]): ChatMessage[] {
-  return [
-    { role: "system", content: SYSTEM_INSTRUCTION },
-    { role: "user", content: renderUserMessage(state, log) },
-  ];
 }
 
 /** Event ids that compaction may never drop. */

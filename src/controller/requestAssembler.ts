@@ -70,17 +70,20 @@ export function renderUserMessage(state: ControllerStateEnvelope, log: readonly 
   return lines.join("\n");
 }
 
+/**
+ * The request's messages for a state and the observations kept in it: the one builder every
+ * assembler uses, and the one the Lab verdict replays each recorded request with.
+ */
+export function requestMessages(state: ControllerStateEnvelope, log: readonly LoggedObservation[]): ChatMessage[] {
+  return [
+    { role: "system", content: SYSTEM_INSTRUCTION },
+    { role: "user", content: renderUserMessage(state, log) },
+  ];
+}
+
 /** The whole log, no compaction: enough for sources that do not count tokens (scripted). */
 export const fullLogAssembler: RequestAssembler = {
   async assemble(state, log) {
-    return {
-      kind: "request",
-      inputTokens: null,
-      messages: [
-        { role: "system", content: SYSTEM_INSTRUCTION },
-        { role: "user", content: renderUserMessage(state, log) },
-      ],
-      omittedEventIds: [],
-    };
+    return { kind: "request", inputTokens: null, messages: requestMessages(state, log), omittedEventIds: [] };
   },
 };

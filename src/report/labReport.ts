@@ -3,9 +3,10 @@
 // from the audit, cross-checked against every summary file); its problems head the page's
 // problem list. Missing or damaged files are reported, never papered over.
 import { deriveRunVerdict, LAB_EVIDENCE_FILES } from "../verdicts/runVerdict.ts";
+import type { ModelCheck } from "../verdicts/modelTrialCheck.ts";
 import { baseName, numberField, objectField, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";
 import { buildEditViews, collectSourceVersions } from "./editDiffs.ts";
-import { labKindLabel, labVerdict, proposalTextLabel } from "./labVerdict.ts";
+import { labKindLabel, labVerdict, proposalTextLabel, withModelCheck } from "./labVerdict.ts";
 import { buildTimeline } from "./proposalTimeline.ts";
 import type { LabReportData } from "./reportDocument.ts";
 
@@ -14,13 +15,18 @@ export const LAB_FILES = LAB_EVIDENCE_FILES;
 export interface LabReadOptions {
   /** Keep request messages (the model input) in the page; off for the nested runs of a checks report. */
   readonly includeRequests: boolean;
+  /** The run's model directory as opened now (the CLI does it); absent: the model is not checked. */
+  readonly modelCheck?: ModelCheck;
 }
 
 export function readLabReport(
   runDirectory: string,
   options: LabReadOptions = { includeRequests: true },
 ): LabReportData {
-  const verdict = deriveRunVerdict(runDirectory);
+  const verdict = deriveRunVerdict(
+    runDirectory,
+    options.modelCheck === undefined ? {} : { modelCheck: options.modelCheck },
+  );
   const problems = [...verdict.problems];
   let records: readonly JsonObject[] = verdict.records.map((record): JsonObject => ({ ...record }));
   if (records.length === 0) {
@@ -47,7 +53,7 @@ export function readLabReport(
           const ms = numberField(elapsed, name);
           return ms === null ? [] : [{ name, ms }];
         });
-  const label = labKindLabel(manifest, final);
+  const label = withModelCheck(labKindLabel(manifest, final), verdict.modelTrial);
   return {
     directoryName: baseName(runDirectory),
     verdict: labVerdict(verdict),

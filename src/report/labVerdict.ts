@@ -47,6 +47,8 @@ export function labVerdict(verdict: RunVerdict): Verdict {
     `final evaluation: ${evaluation?.status ?? "not recorded"}${snapshot === null ? "" : ` at version ${snapshot.version}`}; public ${counts(evaluation?.publicPassed ?? null, PUBLIC_FIXTURES.length)}, held-out ${counts(evaluation?.heldOutPassed ?? null, HELD_OUT_FIXTURES.length)}`,
     facts.finish === null ? "no finish was accepted" : `finish accepted at version ${facts.finish.version}`,
     recomputedLine(verdict),
+    ...(verdict.modelTrial === null ? [] : [`model: ${verdict.modelTrial.message}`]),
+    ...(verdict.harness === null ? [] : [`harness: ${verdict.harness.message}`]),
     `recorded, not re-derived: ${NOT_REDERIVED.join("; ")}`,
   ];
   if (verdict.kind === "verified_success") return { headline: VERIFIED_SUCCESS_HEADLINE, tone: "success", details };
@@ -150,6 +152,20 @@ export function labKindLabel(manifest: JsonObject | null, final: JsonObject | nu
     title: "UNLABELLED RUN",
     explanation: "The manifest carries no known run kind; treat this run with care.",
     pipelineCheck: false,
+  };
+}
+
+/**
+ * A run labelled a model trial whose model directory this reading did not verify against the pins
+ * never carries the plain MODEL TRIAL banner: the labels are text, the directory is the proof.
+ */
+export function withModelCheck(label: KindLabel, modelTrial: RunVerdict["modelTrial"]): KindLabel {
+  if (modelTrial === null || modelTrial.status === "verified" || label.pipelineCheck) return label;
+  if (label.kind !== "model_trial" && label.kind !== "extension") return label;
+  return {
+    ...label,
+    title: `${label.title} (MODEL NOT VERIFIED)`,
+    explanation: `${label.explanation} ${modelTrial.message}.`,
   };
 }
 

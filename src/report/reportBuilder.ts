@@ -13,6 +13,7 @@ import { renderReportHtml } from "./htmlPage.ts";
 import { readLabReport } from "./labReport.ts";
 import { REPORT_DOCUMENT_SCHEMA, type ReportDocument } from "./reportDocument.ts";
 import { detectRunKind } from "./runKind.ts";
+import type { ModelCheck } from "../verdicts/modelTrialCheck.ts";
 
 export const REPORT_GENERATOR = "tiny-coding-agent tca report";
 
@@ -24,6 +25,8 @@ export interface BuiltReport {
 export interface BuildOptions {
   /** Injected for reproducible tests; default: the current time. */
   readonly now?: () => Date;
+  /** A Lab run's model directory as opened now (modelCheckOfRun); absent: the model is not checked. */
+  readonly modelCheck?: ModelCheck;
 }
 
 export function buildReportDocument(
@@ -41,7 +44,14 @@ export function buildReportDocument(
   } as const;
   switch (kind.value) {
     case "lab":
-      return ok({ ...header, kind: "lab", lab: readLabReport(directory) });
+      return ok({
+        ...header,
+        kind: "lab",
+        lab: readLabReport(directory, {
+          includeRequests: true,
+          ...(options.modelCheck === undefined ? {} : { modelCheck: options.modelCheck }),
+        }),
+      });
     case "checks":
       return ok({ ...header, kind: "checks", checks: readChecksReport(directory) });
     case "bench":

@@ -12,6 +12,10 @@
 //   read observation                            == the rebuilt bytes of the version it names (and their digest)
 //   test observation                            == the public fixtures evaluated on the rebuilt version
 //   accepted finish                             == only after a passing test on the same version and digest
+//   request                                     == the request the controller's assembler builds from the
+//                                                  replayed state and observation log (labRequestReplay.ts)
+//   observation                                 == exactly one per validated proposal, before the next
+//                                                  request and before the stop
 // and over the whole audit: proposal numbers consecutive, proposals_used / invalid_proposals
 // counted from the records, the stop after the last proposal's records.
 import { isRecord } from "../core/isRecord.ts";
@@ -22,6 +26,7 @@ import { parseProposal, type Action } from "../proposal/index.ts";
 import { authorize } from "../controller/authorize.ts";
 import { INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, TASK_TXT } from "../constants/labConstants.ts";
 import type { LabAuditRecord as AuditRecord, LabAuditRecordOf } from "../recording/labAuditEvents.ts";
+import { RequestReplay } from "./labRequestReplay.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 type Report = (problem: string) => void;
@@ -80,6 +85,10 @@ interface ProposalContext {
   integrityOk: boolean | null;
   failed: boolean;
   stoppedUncounted: boolean;
+  /** A validation was recorded, a proposal_discarded was recorded, observations recorded. */
+  validated: boolean;
+  discarded: boolean;
+  observations: number;
 }
 
 class Replayer {
@@ -95,8 +104,11 @@ class Replayer {
   stopEventId: number | null = null;
   lastProposalEventId = 0;
   context: ProposalContext | null = null;
+  readonly requests: RequestReplay<AuditRecord>;
 
-  constructor(readonly report: Report) {}
+  constructor(readonly report: Report) {
+    this.requests = new RequestReplay<AuditRecord>((record, problem) => this.at(record, problem));
+  }
 
   get version(): number {
     return this.versions.length - 1;
@@ -322,9 +334,22 @@ function onObservation(r: Replayer, record: LabAuditRecordOf<"observation">, ctx
   if (o.error !== "edit_interrupted") ctx.failed = true;
 }
 
+/**
+ * The controller records a validated proposal's observation before anything else happens (the
+ * next request, the stop); only a proposal discarded for time or cancellation, or a harness
+ * fault, ends without one.
+ */
+function checkObservationOrder(r: Replayer, record: AuditRecord): void {
+  const ctx = r.context;
+  if (ctx === null || !ctx.validated || ctx.discarded) return;
+  if (ctx.observations === 0 && !(record.type === "stop" && record.data.stop_reason === "harness_error"))
+    r.at(record, `proposal ${ctx.number} was validated, but its observation is not recorded before this record`);
+}
+
 function onProposalRecord(r: Replayer, record: AuditRecord): void {
   const n = record.proposal!;
   if (record.type === "request") {
+    checkObservationOrder(r, record);
     r.closeProposal();
     if (n !== r.proposalsUsed + 1)
       r.at(
@@ -343,9 +368,15 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
       integrityOk: null,
       failed: false,
       stoppedUncounted: false,
+      validated: false,
+      discarded: false,
+      observations: 0,
     };
+    r.requests.request(record, { proposalNumber: n, currentVersion: r.version, sourceRead: r.sourceRead });
     return;
   }
+  if (record.type === "synthetic_observation_injected") r.requests.injected(record);
+  if (record.type === "context_limit") r.requests.contextLimit(record);
   const ctx = r.context;
   // Before a proposal's request only an injected observation, a context limit or a stop is recorded.
   if (ctx === null || ctx.number !== n) {
@@ -357,7 +388,11 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
     case "generation":
       return onGeneration(r, record, ctx);
     case "validation":
+      ctx.validated = true;
       return onValidation(r, record, ctx);
+    case "proposal_discarded":
+      ctx.discarded = true;
+      return;
     case "integrity_check":
       if (ctx.action === null || ctx.integrityOk !== null)
         r.at(record, "an integrity check of no validated action, or a second one");
@@ -378,6 +413,9 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
     case "edit_reconciled":
       return onEditOutcome(r, record, ctx);
     case "observation":
+      ctx.observations += 1;
+      if (ctx.observations > 1) r.at(record, "a second observation of one proposal");
+      r.requests.observed(record);
       return onObservation(r, record, ctx);
   }
 }
@@ -395,6 +433,7 @@ export function replayDecisionChain(records: readonly AuditRecord[], report: Rep
   }
   for (const record of records) {
     if (record.type === "stop") {
+      if (r.stopEventId === null) checkObservationOrder(r, record);
       if (r.stopEventId === null) {
         r.stopEventId = record.event_id;
         r.stopReason = typeof record.data.stop_reason === "string" ? record.data.stop_reason : null;

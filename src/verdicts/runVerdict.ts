@@ -16,6 +16,10 @@
 //                  counts, the twelve cases one by one, proposals_used, invalid_proposals
 //   manifest.json  labels, source label, budgets, fixtures, prompt, harness aggregate
 //                  (labManifestCheck.ts)
+//   the model      a run labelled model_trial, extension or pipeline check: its model directory
+//                  opened now through the loader's gate and compared with what the run recorded
+//                  (modelTrialCheck.ts); only deriveRunVerdictCheckingModel opens it (async, it
+//                  re-hashes the weights), a plain deriveRunVerdict says "not checked"
 // Recorded, not re-derived: times and durations, the model's raw text itself (only what the
 // harness did with it), what an integrity check found on disk at the time (only that nothing is
 // authorized after a failed one) and the final evaluation's status.
@@ -37,6 +41,14 @@ import { checkManifestAgainstSpec } from "./labManifestCheck.ts";
 import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { replayDecisionChain, type Replay } from "./labReplay.ts";
+import { compareHarness, type HarnessComparison } from "./harnessComparison.ts";
+import {
+  checkModelDirectory,
+  judgeModelClaim,
+  modelClaimOf,
+  type ModelCheck,
+  type ModelTrialStatus,
+} from "./modelTrialCheck.ts";
 
 export const LAB_EVIDENCE_FILES = {
   audit: "audit.jsonl",
@@ -96,7 +108,8 @@ export interface Recomputed {
 export const NOT_REDERIVED: readonly string[] = [
   "times and durations (t_ms, elapsed_ms, deadlines)",
   "the model's raw text itself: only what the harness did with it is replayed",
-  "request messages, what an integrity check found on disk at the time, the final evaluation's status and the harness file hashes",
+  "the input-token counts, and how many observations compaction left out (only that they are the first it drops)",
+  "what an integrity check found on disk at the time, the final evaluation's status and the harness file hashes",
 ];
 
 export interface RunVerdict {
@@ -115,6 +128,15 @@ export interface RunVerdict {
   readonly records: readonly AuditRecord[];
   readonly manifest: Json | null;
   readonly final: Json | null;
+  /** What the run says about its model, judged (null: the run claims no model). */
+  readonly modelTrial: ModelTrialStatus | null;
+  /** The recorded harness against the harness reading the run now (null: no manifest). */
+  readonly harness: HarnessComparison | null;
+}
+
+export interface RunVerdictOptions {
+  /** The run's model directory as opened now (deriveRunVerdictCheckingModel); absent: not checked. */
+  readonly modelCheck?: ModelCheck;
 }
 
 function field(object: Json | null | undefined, key: string): Json | null {
@@ -457,7 +479,7 @@ function reevaluateFinal(runDirectory: string, facts: AuditFacts, replay: Replay
 }
 
 /** The verdict of the Lab run in `runDirectory`, re-derived from its artifacts. */
-export function deriveRunVerdict(runDirectory: string): RunVerdict {
+export function deriveRunVerdict(runDirectory: string, options: RunVerdictOptions = {}): RunVerdict {
   const problems = new ProblemList();
   const records = readAudit(runDirectory, problems);
   const facts = auditFacts(records, problems);
@@ -485,6 +507,9 @@ export function deriveRunVerdict(runDirectory: string): RunVerdict {
       "manifest.json: missing, although the audit records the run started",
     );
   if (records.length > 0) checkBackups(runDirectory, replay, problems);
+  const claim = modelClaimOf(manifest, records);
+  const modelTrial = claim === null ? null : judgeModelClaim(claim, options.modelCheck ?? null);
+  if (modelTrial?.status === "not_verified") problems.add(`model: ${modelTrial.message}`);
   const listed = problems.done();
   const kind: RunVerdictKind =
     listed.length > 0
@@ -494,5 +519,29 @@ export function deriveRunVerdict(runDirectory: string): RunVerdict {
         : recomputed.verifiedSuccess
           ? "verified_success"
           : "not_verified";
-  return { kind, problems: listed, absent: problems.absent, recomputed, facts, records, manifest, final };
+  const harness = manifest === null ? null : compareHarness(manifest);
+  return {
+    kind,
+    problems: listed,
+    absent: problems.absent,
+    recomputed,
+    facts,
+    records,
+    manifest,
+    final,
+    modelTrial,
+    harness,
+  };
+}
+
+/** The run's model directory opened now, for a run that claims a model (undefined: it claims none). */
+export async function modelCheckOfRun(runDirectory: string, now: Date = new Date()): Promise<ModelCheck | undefined> {
+  const claim = deriveRunVerdict(runDirectory).modelTrial?.claim;
+  return claim === undefined ? undefined : checkModelDirectory(claim, now);
+}
+
+/** The verdict with the run's model directory verified now: what the CLI, the report and submission.md use. */
+export async function deriveRunVerdictCheckingModel(runDirectory: string, now: Date = new Date()): Promise<RunVerdict> {
+  const modelCheck = await modelCheckOfRun(runDirectory, now);
+  return deriveRunVerdict(runDirectory, modelCheck === undefined ? {} : { modelCheck });
 }

@@ -19,9 +19,14 @@ import { SYNTHETIC_MANIFEST_NAME, parseSyntheticManifest } from "../../src/model
 import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { generateTranscripts, serializableTranscripts } from "../../training/rehearsal/transcripts.ts";
 import { readAudit, readJson, schemaProblems } from "../lab/labRunTestSupport.ts";
+import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
+import { deriveRunVerdict, deriveRunVerdictCheckingModel } from "../../src/verdicts/runVerdict.ts";
+import { buildSubmissionCheckingModels } from "../../src/verdicts/submission/writeSubmission.ts";
+import { copyRun, relabelAsModelTrial } from "../evidence/forgery.ts";
 
 let root: string;
 let directory: string;
+let rehearsalRun: string | undefined;
 
 before(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), "tca-rehearsal-test-"));
@@ -211,4 +216,36 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
   assert.equal(banner.title, "REHEARSAL");
   assert.equal(banner.pipelineCheck, true);
   assert.match(banner.explanation, /stand-in/);
+  rehearsalRun = dir;
+
+  // Issue 33: the verdict opens the rehearsal checkpoint now and finds the one the run recorded.
+  const checked = await deriveRunVerdictCheckingModel(dir);
+  assert.equal(checked.kind, "verified_success", JSON.stringify(checked.problems));
+  assert.equal(checked.modelTrial?.status, "verified");
+  assert.equal(checked.modelTrial?.check?.checkpoint, "rehearsal");
+});
+
+test("(issue 33) the rehearsal trial relabelled a model trial of the pinned model is not a model trial anywhere", async () => {
+  assert.ok(rehearsalRun !== undefined, "the rehearsal trial ran");
+  const run = copyRun(rehearsalRun, path.join(root, "relabelled"));
+  relabelAsModelTrial(run, directory, rehearsalRun);
+  // Consistent but for the model: read without opening the directory it still verifies.
+  assert.equal(deriveRunVerdict(run).kind, "verified_success");
+  assert.equal(deriveRunVerdict(run).modelTrial?.status, "not_checked");
+  const checked = await deriveRunVerdictCheckingModel(run);
+  assert.equal(checked.kind, "evidence_invalid");
+  assert.ok(
+    checked.problems.some((problem) => /not_the_pinned_model: .*verifies as a rehearsal checkpoint/.test(problem)),
+    JSON.stringify(checked.problems),
+  );
+  const baseline = await runScriptedBaseline(path.join(root, "baseline"));
+  assert.ok(baseline.ok);
+  const submission = await buildSubmissionCheckingModels({
+    baselineDirectory: baseline.value.runDirectory,
+    modelDirectory: run,
+    checksDirectory: null,
+    predictionsPath: null,
+    blockedReason: null,
+  });
+  assert.equal(submission.ok ? "written" : submission.error, "run_evidence_invalid");
 });

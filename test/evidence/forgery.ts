@@ -4,6 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { sha256Hex } from "../../src/core/digest.ts";
+import { PINNED_FILES, PINNED_MODEL } from "../../src/model/pins.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
@@ -91,4 +92,51 @@ export function assertNoSuccess(run: string, mentions?: RegExp): void {
     blockedReason: null,
   });
   assert.equal(built.ok ? "written" : built.error, "run_evidence_invalid");
+}
+
+const PINNED_LABELS = {
+  kind: "model_trial",
+  scripted: false,
+  synthetic_pipeline_check: false,
+  model_invoked_expected: true,
+};
+
+/**
+ * Relabels a run as a model trial of the pinned model everywhere a label is written (the labels,
+ * run_kind, every record's source, the manifest's model section with the pinned name and digests),
+ * pointing at `modelDirectory`. A run without a model section gets `template`'s, edited.
+ */
+export function relabelAsModelTrial(run: string, modelDirectory: string, template: string): void {
+  const recorded = (deriveRunVerdict(run).manifest?.model_trial ?? deriveRunVerdict(template).manifest?.model_trial) as
+    Record<string, unknown> | undefined;
+  editRecords(run, (records) => {
+    for (const record of records) {
+      record.source = "model";
+      if (record.type === "run_started") {
+        record.data.run_kind = "model_trial";
+        record.data.labels = PINNED_LABELS;
+      }
+    }
+  });
+  for (const name of ["manifest.json", "final.json"])
+    editJson(run, name, (value) => {
+      value.labels = PINNED_LABELS;
+    });
+  editJson(run, "manifest.json", (manifest) => {
+    manifest.proposal_source = { label: "model", model_directory: modelDirectory, synthetic: false };
+    manifest.model_trial = {
+      ...(recorded ?? {}),
+      model_directory: modelDirectory,
+      model_manifest: join(modelDirectory, "manifest.json"),
+      model_name: PINNED_MODEL.repository,
+      synthetic: false,
+      synthetic_note: null,
+      checkpoint_labels: undefined,
+      verified_file_sha256: Object.fromEntries(
+        PINNED_FILES.files.map((file) => [file.name, file.sha256 ?? "0".repeat(64)]),
+      ),
+      trial_role: "trial",
+      trial_ordinal: 1,
+    };
+  });
 }

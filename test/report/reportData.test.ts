@@ -113,7 +113,8 @@ test("a hostile run: the denial keeps its code, injected markup stays raw data, 
     ],
   );
   assert.ok(report.proposals[2]?.rawText?.startsWith(INJECTED_SCRIPT), "the raw text is kept exactly as generated");
-  assert.equal(report.label.title, "MODEL TRIAL");
+  // Labelled a model trial, read without opening a model directory: never the plain MODEL TRIAL banner.
+  assert.equal(report.label.title, "MODEL TRIAL (MODEL NOT VERIFIED)");
   assert.equal(report.edits.length, 1);
 });
 

@@ -19,7 +19,8 @@ import { writeJsonExclusive } from "../../recording/evidenceFile.ts";
 import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../verdicts/runVerdict.ts";
 import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
-import { buildSubmission } from "../../verdicts/submission/writeSubmission.ts";
+import { registerLabVerifyCommand } from "./labVerify.ts";
+import { buildSubmissionCheckingModels } from "../../verdicts/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../recording/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
@@ -38,6 +39,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
   const refuse = refusal(setExitCode, LAB_REFUSED);
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
   registerLabTrialCommands(lab, setExitCode);
+  registerLabVerifyCommand(lab, setExitCode);
 
   lab
     .command("baseline")
@@ -389,7 +391,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
       "where to write submission.md (must not exist; default: submission.md beside the baseline run folder)",
     )
     .action(
-      (options: {
+      async (options: {
         baseline: string;
         model?: string;
         extension: string[];
@@ -420,7 +422,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         );
         if (!checkedOut.ok) return refuse(checkedOut.error, checkedOut.message);
         const out = checkedOut.value;
-        const built = buildSubmission({
+        const built = await buildSubmissionCheckingModels({
           baselineDirectory: resolve(options.baseline),
           modelDirectory: options.model ? resolve(options.model) : null,
           checksDirectory: options.checks ? resolve(options.checks) : null,

@@ -8,6 +8,8 @@ import { existingParent } from "../pathArguments.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
 import { serveReport } from "../../report/reportServer.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
+import { detectRunKind } from "../../report/runKind.ts";
+import { modelCheckOfRun } from "../../verdicts/runVerdict.ts";
 import { RECORDED_VERIFICATION_PREFIXES } from "../../verdicts/recordedVerification.ts";
 
 interface ReportFlags {
@@ -27,8 +29,13 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
     .option("--open", "serve the report on 127.0.0.1 and print its URL (writes a file only with --out); Ctrl-C stops")
     .option("--json", "print the report data (JSON) instead of writing HTML")
     .action(async (runDirectory: string, flags: ReportFlags) => {
+      // A Lab run that claims a model has its model directory opened and re-hashed now (async),
+      // so the page never calls a run a model trial on its labels alone.
+      const kind = detectRunKind(resolve(runDirectory));
+      const modelCheck = kind.ok && kind.value === "lab" ? await modelCheckOfRun(resolve(runDirectory)) : undefined;
+      const checked = modelCheck === undefined ? {} : { modelCheck };
       if (flags.json) {
-        const built = buildReport(runDirectory);
+        const built = buildReport(runDirectory, checked);
         if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
         process.stdout.write(`${JSON.stringify(built.value.document, null, 2)}\n`);
         failIfInvalid(setExitCode, built.value.document);
@@ -37,13 +44,13 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       if (flags.open) {
         let html: string;
         if (flags.out !== undefined) {
-          const written = writeReport(runDirectory, { out: flags.out, force: flags.force === true });
+          const written = writeReport(runDirectory, { ...checked, out: flags.out, force: flags.force === true });
           if (!written.ok)
             return fail(setExitCode, written.error, written.message, { run: runDirectory, out: flags.out });
           process.stdout.write(`report: ${written.value.path}\n`);
           html = written.value.report.html;
         } else {
-          const built = buildReport(runDirectory);
+          const built = buildReport(runDirectory, checked);
           if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
           html = built.value.html;
         }
@@ -68,7 +75,7 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
             out,
           },
         );
-      const written = writeReport(runDirectory, { out, force: flags.force === true });
+      const written = writeReport(runDirectory, { ...checked, out, force: flags.force === true });
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
       // A bench run's page shows verify-run's recorded verification (a record); the terminal shows it too.

@@ -9,6 +9,7 @@ import type {
   LabAuditRecordOf,
 } from "../../recording/labAuditEvents.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../runVerdict.ts";
+import type { ModelCheck } from "../modelTrialCheck.ts";
 
 export type AuditEvent = AuditRecord;
 
@@ -25,8 +26,13 @@ export interface RunEvidence {
 
 export type EvidenceErrorCode = "run_evidence_missing" | "run_evidence_invalid";
 
-export function readRunEvidence(name: string, directory: string): Result<RunEvidence, EvidenceErrorCode> {
-  const verdict = deriveRunVerdict(directory);
+/** `modelCheck`: the run's model directory as opened now (absent: the model is not checked). */
+export function readRunEvidence(
+  name: string,
+  directory: string,
+  modelCheck?: ModelCheck,
+): Result<RunEvidence, EvidenceErrorCode> {
+  const verdict = deriveRunVerdict(directory, modelCheck === undefined ? {} : { modelCheck });
   if (verdict.kind === "evidence_invalid") {
     // Decided on the verdict's own fact (which evidence files are not there), never on a problem's wording.
     const missing = verdict.absent[0];

@@ -45,7 +45,9 @@ const LEARNER = "> **Learner's analysis:** _write your own interpretation here._
 export function renderSubmission(input: SubmissionInput): string {
   const { baseline, model } = input;
   const modelKind = model ? runKind(model) : null;
-  const realModel = modelKind === "model_trial";
+  // The labels are text: a real model was called only when the model directory verified now as the pinned model.
+  const modelTrial = model?.verdict.modelTrial ?? null;
+  const realModel = modelKind === "model_trial" && modelTrial?.status === "verified";
   const modelLabels = model ? record(model.manifest["labels"]) : {};
   const rehearsal = modelLabels["rehearsal"] === true;
   const standIn =
@@ -59,9 +61,11 @@ export function renderSubmission(input: SubmissionInput): string {
         : "model stage not run"
       : realModel
         ? "run (a real model was called)"
-        : rehearsal
-          ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
-          : `model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run${standIn}; its output is not a model result`;
+        : modelKind === "model_trial"
+          ? `model stage NOT VERIFIED — the run is labelled a model trial, but ${modelTrial?.message ?? "its model directory was not verified"}; nothing here is a model result`
+          : rehearsal
+            ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
+            : `model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run${standIn}; its output is not a model result`;
   const stories = model ? proposalStories(model) : [];
   const parts: string[] = [
     "# Lab 16 submission: Build a Tiny Coding Agent",
@@ -109,12 +113,17 @@ function verdictSentence(run: RunEvidence): string {
   return `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`;
 }
 
+/** The harness of each run against this harness: a recorded digest is never shown as this harness's. */
+function harnessCell(input: SubmissionInput): string {
+  const runs = [input.baseline, ...(input.model ? [input.model] : [])];
+  return runs
+    .map((run) => `${run.name} run ${run.verdict.harness?.message ?? "records no harness"} [${run.name} manifest.json]`)
+    .join("; ");
+}
+
 function artifactsSection(input: SubmissionInput): string[] {
   const rows: string[][] = [
-    [
-      "implementation",
-      `tiny-coding-agent ${input.implementationVersion}, harness sha256 ${String(record(input.baseline.manifest["harness"])["aggregate_sha256"])}`,
-    ],
+    ["implementation", `tiny-coding-agent ${input.implementationVersion}, ${harnessCell(input)}`],
     ["runtime lock", input.model ? `${input.model.directory}/runtime-lock.json` : "not written (no model trial)"],
     [
       "verified model manifest",

@@ -6,6 +6,8 @@ import { deriveChecksVerdict } from "../checksVerdict.ts";
 import { readPredictions, type PredictionsRecord } from "../../recording/predictions.ts";
 import { PACKAGE_ROOT } from "../../recording/runtimeIdentity.ts";
 import { renderSubmission, type ChecksEvidence } from "./submissionDocument.ts";
+import { modelCheckOfRun } from "../runVerdict.ts";
+import type { ModelCheck } from "../modelTrialCheck.ts";
 import { readRunEvidence, record, runKind, type RunEvidence } from "./runEvidence.ts";
 import {
   acquisitionConsent,
@@ -24,6 +26,10 @@ export interface SubmissionRequest {
   readonly blockedReason: string | null;
   /** Later trials of the same ledger (`tca lab model --extension`), any order; listed in ledger order. */
   readonly extensionDirectories?: readonly string[];
+  /** The --model run's model directory opened now (buildSubmissionCheckingModels); absent: not checked. */
+  readonly modelCheck?: ModelCheck;
+  /** The same for each extension, in the order of extensionDirectories. */
+  readonly extensionChecks?: readonly (ModelCheck | undefined)[];
 }
 
 export type SubmissionErrorCode =
@@ -36,7 +42,7 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     return err("wrong_run_kind", "--baseline must be a `tca lab baseline` run");
   let model = null;
   if (request.modelDirectory !== null) {
-    const read = readRunEvidence("model", request.modelDirectory);
+    const read = readRunEvidence("model", request.modelDirectory, request.modelCheck);
     if (!read.ok) return read;
     const kind = record(read.value.manifest["labels"])["kind"];
     if (kind === "extension")
@@ -47,7 +53,7 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
   }
   const extensions: RunEvidence[] = [];
   for (const [i, directory] of (request.extensionDirectories ?? []).entries()) {
-    const read = readRunEvidence(`extension${i + 1}`, directory);
+    const read = readRunEvidence(`extension${i + 1}`, directory, request.extensionChecks?.[i]);
     if (!read.ok) return read;
     if (record(read.value.manifest["labels"])["kind"] !== "extension")
       return err("wrong_run_kind", "--extension must be a `tca lab model --extension` run");
@@ -113,4 +119,18 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
       diskUse,
     }),
   );
+}
+
+/**
+ * What `tca lab submission` writes: the model run's (and each extension's) model directory opened
+ * and re-hashed now, so a run relabelled a model trial is refused and submission.md says "a real
+ * model was called" only for a directory that verifies as the pinned model.
+ */
+export async function buildSubmissionCheckingModels(
+  request: SubmissionRequest,
+): Promise<Result<string, SubmissionErrorCode>> {
+  const modelCheck = request.modelDirectory === null ? undefined : await modelCheckOfRun(request.modelDirectory);
+  const extensionChecks: (ModelCheck | undefined)[] = [];
+  for (const directory of request.extensionDirectories ?? []) extensionChecks.push(await modelCheckOfRun(directory));
+  return buildSubmission({ ...request, ...(modelCheck === undefined ? {} : { modelCheck }), extensionChecks });
 }

@@ -1,0 +1,172 @@
+// Whether a Lab run that says a model made its proposals had that model (issue 33). Labels,
+// run_kind, every record's source and the manifest's model section are text anyone can rewrite;
+// what a relabel cannot fake without the real model is the model directory itself. So the
+// verdict opens the run's model directory NOW through the loader's own gate
+// (openCheckpointDirectory: every file re-hashed against the pins, weights SHA-256 and blob ids,
+// and the acquisition manifest; or, for a synthetic or rehearsal checkpoint, against its own
+// manifest) and compares what it verifies with what the run recorded at load time
+// (manifest.json model_trial: the verified file digests, the model name, the checkpoint label).
+//
+// A run labelled model_trial or extension is a model trial only when its directory verifies as
+// the pinned model and every recorded digest is the one verified now; a pipeline check only
+// when its directory verifies as the synthetic or rehearsal checkpoint its labels name. Anything
+// else is a coded problem, and the verdict says the run is not what it is labelled.
+import { isRecord } from "../core/isRecord.ts";
+import { canonicalJson } from "../core/canonicalJson.ts";
+import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
+import { PINNED_MODEL } from "../model/pins.ts";
+
+type Json = Readonly<Record<string, unknown>>;
+
+/** Run kinds whose proposals a model is said to have made. */
+const MODEL_RUN_KINDS = new Set(["model_trial", "extension", "synthetic_pipeline_check"]);
+
+/** What a run says about its model (read from the artifacts, never believed). */
+export interface ModelClaim {
+  readonly kind: string;
+  /** manifest.json model_trial.model_directory (null: none recorded). */
+  readonly directory: string | null;
+  /** The file digests the trial verified at load time (manifest.json model_trial.verified_file_sha256). */
+  readonly recordedSha256: Json | null;
+  readonly recordedModelName: string | null;
+  /** labels.rehearsal: the run says its checkpoint is the rehearsal model. */
+  readonly rehearsal: boolean;
+}
+
+export type ModelCheckCode =
+  | "model_directory_missing"
+  | "model_directory_unverified"
+  | "not_the_pinned_model"
+  | "not_the_labelled_checkpoint"
+  | "model_digests_differ";
+
+/** The model directory as verified now. */
+export interface ModelCheck {
+  readonly directory: string | null;
+  readonly checkedAt: string;
+  /** What the directory verified as (null: it did not verify). */
+  readonly checkpoint: "pinned" | "synthetic" | "rehearsal" | null;
+  readonly modelName: string | null;
+  readonly sha256: Json | null;
+  /** The loader's refusal when the directory did not verify. */
+  readonly refusal: string | null;
+}
+
+/** What the verdict shows about the model of a run that claims one. */
+export interface ModelTrialStatus {
+  readonly claim: ModelClaim;
+  /** "not_checked": this reading did not open the model directory (only the CLI and `lab verify` do). */
+  readonly status: "verified" | "not_verified" | "not_checked";
+  readonly code: ModelCheckCode | null;
+  readonly message: string;
+  readonly check: ModelCheck | null;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** The run's model claim, or null for a run that claims no model (a baseline, a negative check). */
+export function modelClaimOf(
+  manifest: Json | null,
+  records: readonly { readonly type: string; readonly data: unknown }[],
+): ModelClaim | null {
+  const started = records.find((record) => record.type === "run_started")?.data;
+  const labels = isRecord(manifest?.labels) ? manifest.labels : {};
+  const kinds = [isRecord(started) ? started.run_kind : undefined, labels.kind].filter(
+    (kind): kind is string => typeof kind === "string",
+  );
+  const kind = kinds.find((candidate) => MODEL_RUN_KINDS.has(candidate));
+  if (kind === undefined) return null;
+  const trial = isRecord(manifest?.model_trial) ? manifest.model_trial : {};
+  return {
+    kind,
+    directory: stringOrNull(trial.model_directory),
+    recordedSha256: isRecord(trial.verified_file_sha256) ? trial.verified_file_sha256 : null,
+    recordedModelName: stringOrNull(trial.model_name),
+    rehearsal: labels.rehearsal === true,
+  };
+}
+
+/** Opens the claimed model directory through the loader's gate, now. */
+export async function checkModelDirectory(claim: ModelClaim, now: Date = new Date()): Promise<ModelCheck> {
+  const checkedAt = now.toISOString();
+  if (claim.directory === null)
+    return { directory: null, checkedAt, checkpoint: null, modelName: null, sha256: null, refusal: null };
+  const opened = await openCheckpointDirectory(claim.directory);
+  if (!opened.ok)
+    return {
+      directory: claim.directory,
+      checkedAt,
+      checkpoint: null,
+      modelName: null,
+      sha256: null,
+      refusal: `${opened.error}: ${opened.message}`,
+    };
+  const synthetic = opened.value.synthetic;
+  return {
+    directory: claim.directory,
+    checkedAt,
+    checkpoint: synthetic === null ? "pinned" : synthetic.label === "rehearsal" ? "rehearsal" : "synthetic",
+    modelName: opened.value.modelName,
+    sha256: { ...opened.value.sha256 },
+    refusal: null,
+  };
+}
+
+/** The claim judged against the directory verified now (or not checked, when `check` is null). */
+export function judgeModelClaim(claim: ModelClaim, check: ModelCheck | null): ModelTrialStatus {
+  const trial = claim.kind === "model_trial" || claim.kind === "extension";
+  const what = trial ? "a model trial" : "a pipeline check";
+  const fail = (code: ModelCheckCode, why: string): ModelTrialStatus => ({
+    claim,
+    status: "not_verified",
+    code,
+    message: `${code}: the run is labelled ${claim.kind}, but ${why}: it is not ${what}`,
+    check,
+  });
+  if (check === null)
+    return {
+      claim,
+      status: "not_checked",
+      code: null,
+      message: `the run is labelled ${claim.kind}; its model directory was not verified in this reading`,
+      check,
+    };
+  if (check.directory === null) return fail("model_directory_missing", "manifest.json names no model directory");
+  if (check.checkpoint === null)
+    return fail(
+      "model_directory_unverified",
+      `its model directory does not verify now (${check.refusal ?? "refused"})`,
+    );
+  if (trial && check.checkpoint !== "pinned")
+    return fail(
+      "not_the_pinned_model",
+      `its model directory verifies as a ${check.checkpoint} checkpoint, not ${PINNED_MODEL.repository}`,
+    );
+  if (!trial && (check.checkpoint === "pinned" || (check.checkpoint === "rehearsal") !== claim.rehearsal))
+    return fail(
+      "not_the_labelled_checkpoint",
+      `its model directory verifies as a ${check.checkpoint} checkpoint, the labels say ${claim.rehearsal ? "rehearsal" : "synthetic"}`,
+    );
+  if (claim.recordedSha256 === null || canonicalJson(claim.recordedSha256) !== canonicalJson(check.sha256))
+    return fail(
+      "model_digests_differ",
+      "the file digests it recorded at load time are not those of its model directory now",
+    );
+  if (claim.recordedModelName !== check.modelName)
+    return fail(
+      "model_digests_differ",
+      `it records the model ${JSON.stringify(claim.recordedModelName)}, its model directory is ${JSON.stringify(check.modelName)}`,
+    );
+  return {
+    claim,
+    status: "verified",
+    code: null,
+    message:
+      check.checkpoint === "pinned"
+        ? `model directory verified now against the pins of ${PINNED_MODEL.repository}@${PINNED_MODEL.revision} (${check.checkedAt})`
+        : `model directory verified now against its own ${check.checkpoint} checkpoint manifest (${check.checkedAt})`,
+    check,
+  };
+}
