@@ -29,6 +29,7 @@ import { readPredictions } from "../../recording/predictions.ts";
 import { tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
+import { registerLabVerifyCommand } from "./labVerify.ts";
 
 /** The Lab's exit status for a refused invocation (nothing was run). */
 const LAB_REFUSED = 2;
@@ -37,6 +38,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
   const refuse = refusal(setExitCode, LAB_REFUSED);
   const lab = program.command("lab").description("Lab 16: the controlled tiny coding agent");
   registerLabTrialCommands(lab, setExitCode);
+  registerLabVerifyCommand(lab, setExitCode);
 
   lab
     .command("baseline")

@@ -1,0 +1,177 @@
+// tca lab verify RUN_OR_CHECKS_DIR [--regenerate --model-directory DIR] [--strict] [--json]:
+// prints the verdict re-derived from the folder by the same functions `tca report` uses
+// (deriveRunVerdict for a Lab run, deriveChecksVerdict for a checks root), and with --regenerate
+// re-asks the model every recorded request (src/lab/labRegeneration.ts) and records the result in
+// regeneration.json. Exit 0 only when the evidence holds (the verdict may still be NOT VERIFIED:
+// a valid record of a failure); 1 when it is EVIDENCE INVALID or INCOMPLETE, or when --strict
+// finds a regenerated response that differs; 2 when refused (nothing was asked or written).
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import type { SetExitCode } from "./index.ts";
+import { refusal } from "../commandError.ts";
+import { modelDirectoryArgument } from "../labPathArguments.ts";
+import { detectRunKind } from "../../report/runKind.ts";
+import { labVerdict } from "../../report/labVerdict.ts";
+import { checksVerdict } from "../../report/checksReport.ts";
+import type { Verdict } from "../../report/reportDocument.ts";
+import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../../verdicts/runVerdict.ts";
+import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
+import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
+import { regenerateLabRun, writeRegenerationRecord } from "../../lab/labRegeneration.ts";
+
+const LAB_REFUSED = 2;
+/** How much of each differing text the terminal shows around the first difference (the record keeps more). */
+const EXCERPT_BEFORE = 40;
+const EXCERPT_AFTER = 120;
+
+interface VerifyFlags {
+  regenerate?: boolean;
+  modelDirectory?: string;
+  strict?: boolean;
+  json?: boolean;
+}
+
+/** The bytes around `offset` of `text`, JSON-escaped so control characters and line breaks stay on one line. */
+function excerpt(text: string | null, offset: number): string {
+  if (text === null) return "(no text)";
+  const bytes = Buffer.from(text, "utf8");
+  const start = Math.max(0, offset - EXCERPT_BEFORE);
+  const end = Math.min(bytes.length, offset + EXCERPT_AFTER);
+  const shown = bytes.subarray(start, end).toString("utf8");
+  return `${start > 0 ? "…" : ""}${JSON.stringify(shown)}${end < bytes.length ? "…" : ""} (bytes ${start}-${end} of ${bytes.length})`;
+}
+
+/** Every line of a regeneration's output, each labelled SYNTHETIC when the model was a synthetic checkpoint. */
+export function regenerationLines(record: RegenerationRecord, recordPath: string): string[] {
+  const label = record.model_directory.synthetic_label;
+  const tag = label === null ? "" : `[SYNTHETIC checkpoint: ${label}] `;
+  const lines = [
+    `model directory: ${record.model_directory.path} (${record.model_directory.model_name}; verified by ${record.model_directory.verified_by})`,
+    `normalization: ${record.normalization}`,
+    `${regenerationSummary({ ...record, model_directory: { ...record.model_directory, synthetic_label: null } })}${
+      record.not_compared > 0
+        ? ` (${record.not_compared} request(s) not compared: their recorded outcome is no model response)`
+        : ""
+    }`,
+  ];
+  for (const turn of record.turns) {
+    if (!turn.compared || turn.identical) continue;
+    const offset = turn.first_difference_offset ?? 0;
+    lines.push(
+      `proposal ${turn.proposal} (request #${turn.request_event_id}): differs at byte ${offset} (recorded ${turn.recorded_outcome}, regenerated ${turn.regenerated_outcome})`,
+      `  recorded:    ${excerpt(turn.recorded?.text ?? null, offset)}`,
+      `  regenerated: ${excerpt(turn.regenerated?.text ?? null, offset)}`,
+    );
+  }
+  lines.push(
+    record.outcome === "reproduced"
+      ? "every compared response was reproduced"
+      : record.strict
+        ? "--strict: a regenerated response differs from the recorded one: EVIDENCE INVALID"
+        : "not reproduced (a difference is not proof of forgery: the server need not be deterministic; --strict makes it EVIDENCE INVALID)",
+    `recorded in ${recordPath} (a record: it never makes a verdict valid by itself)`,
+  );
+  return lines.map((line) => `${tag}${line}`);
+}
+
+function verdictLines(directory: string, verdict: Verdict): string[] {
+  return [`${directory}: ${verdict.headline}`, ...verdict.details.map((line) => `  ${line}`)];
+}
+
+export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode): void {
+  lab
+    .command("verify")
+    .description(
+      "re-derive a Lab run's (or checks root's) verdict; --regenerate re-asks the model every recorded request",
+    )
+    .argument("<run-or-checks-dir>", "a Lab run folder (tca lab baseline/model) or a tca lab checks root")
+    .option("--regenerate", "send every recorded request again to the model and compare the responses byte for byte")
+    .option(
+      "--model-directory <dir>",
+      "with --regenerate: the run's model, verified now (pinned files or its own synthetic manifest)",
+    )
+    .option("--strict", "with --regenerate: any regenerated response that differs makes the verdict EVIDENCE INVALID")
+    .option("--json", "print the verdict (and the regeneration record) as JSON")
+    .action(async (directoryArgument: string, flags: VerifyFlags) => {
+      const json = flags.json === true;
+      const refuse = (code: string, message: string): void =>
+        refusal(setExitCode, LAB_REFUSED)(code, message, { json });
+      if (flags.regenerate !== true && (flags.modelDirectory !== undefined || flags.strict === true))
+        return refuse("usage_error", "--model-directory and --strict belong to --regenerate");
+      const directory = resolve(directoryArgument);
+      const kind = detectRunKind(directory);
+      if (!kind.ok) return refuse(kind.error, `${directoryArgument}: ${kind.message}`);
+      if (kind.value === "bench")
+        return refuse(
+          "not_a_lab_run",
+          `${directoryArgument} is a bench run: tca bench quixbugs verify-run verifies it`,
+        );
+
+      if (kind.value === "checks") {
+        if (flags.regenerate === true)
+          return refuse(
+            "nothing_to_regenerate",
+            "nothing to regenerate: scripted proposals (a checks root holds only scripted check runs)",
+          );
+        const derived = deriveChecksVerdict(directory);
+        const valid = derived.kind === "all_passed" || derived.kind === "failed";
+        const shown = checksVerdict(derived);
+        process.stdout.write(
+          json
+            ? `${JSON.stringify({ ok: true, directory, kind: "checks", verdict: derived.kind, headline: derived.headline, problems: derived.problems, valid }, null, 2)}\n`
+            : `${verdictLines(directory, shown).join("\n")}\n`,
+        );
+        setExitCode(valid ? 0 : 1);
+        return;
+      }
+
+      let modelDirectory: string | null = null;
+      if (flags.regenerate === true && flags.modelDirectory !== undefined) {
+        const checked = modelDirectoryArgument(flags.modelDirectory);
+        if (!checked.ok) return refuse(checked.error, checked.message);
+        modelDirectory = resolve(checked.value);
+      }
+      const verdict = deriveRunVerdict(directory);
+      let record: RegenerationRecord | null = null;
+      let recordPath: string | null = null;
+      if (flags.regenerate === true) {
+        const regenerated = await regenerateLabRun({
+          runDirectory: directory,
+          modelDirectory,
+          records: verdict.records,
+          manifest: verdict.manifest,
+          strict: flags.strict === true,
+        });
+        if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
+        record = regenerated.value;
+        recordPath = writeRegenerationRecord(directory, record);
+      }
+      const strictFailure = record !== null && record.strict && record.outcome !== "reproduced";
+      const valid = !strictFailure && (verdict.kind === "verified_success" || verdict.kind === "not_verified");
+      const headline = strictFailure ? RUN_VERDICT_HEADLINES.evidence_invalid : RUN_VERDICT_HEADLINES[verdict.kind];
+      if (json) {
+        process.stdout.write(
+          `${JSON.stringify(
+            {
+              ok: true,
+              directory,
+              kind: "lab",
+              verdict: strictFailure ? "evidence_invalid" : verdict.kind,
+              headline,
+              problems: verdict.problems,
+              valid,
+              regeneration: record,
+            },
+            null,
+            2,
+          )}\n`,
+        );
+      } else {
+        const lines = verdictLines(directory, labVerdict(verdict));
+        if (record !== null && recordPath !== null) lines.push(...regenerationLines(record, recordPath));
+        if (strictFailure) lines.push(`verdict: ${headline} (a regenerated response differs and --strict was given)`);
+        process.stdout.write(`${lines.join("\n")}\n`);
+      }
+      setExitCode(valid ? 0 : 1);
+    });
+}
