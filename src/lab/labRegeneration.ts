@@ -25,6 +25,7 @@ import type { AuditRecord } from "../recording/auditRecorder.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { LocalModelSource } from "../sources/localModelSource.ts";
 import type { ProposalOutcome } from "../controller/proposalSource.ts";
+import { DECODING_RULE, EFFECTIVE_GENERATION_CONFIG, GENERATION_PROFILES } from "../model/engine/generationSettings.ts";
 import {
   REGENERATION_FILE,
   REGENERATION_HISTORY_FILE,
@@ -155,6 +156,17 @@ function recordedFileDigests(manifest: Readonly<Record<string, unknown>> | null)
 /** The generation settings a source records in the manifest (proposal_source), compared before any turn counts. */
 const SETTING_KEYS = ["generation_config", "decoding_rule", "input_token_budget"] as const;
 
+/**
+ * What the Lab's worker reports for these keys (modelSession.ts loadedMessage, the "lab" profile):
+ * checked before loading, so a run made with other settings is refused without the load's cost;
+ * what the loaded worker itself reports is checked again after loading.
+ */
+const LAB_SETTINGS: Readonly<Record<(typeof SETTING_KEYS)[number], unknown>> = {
+  generation_config: EFFECTIVE_GENERATION_CONFIG,
+  decoding_rule: DECODING_RULE,
+  input_token_budget: GENERATION_PROFILES.lab.maxInputTokens,
+};
+
 function settingsDifference(recorded: unknown, loaded: Readonly<Record<string, unknown>>): string | null {
   if (!isRecord(recorded)) return "the run records no proposal_source settings";
   for (const key of SETTING_KEYS)
@@ -191,6 +203,9 @@ export async function regenerateLabRun(
       "model_mismatch",
       `the model directory is not the run's model: its verified file digests differ from manifest.json's model_trial.verified_file_sha256`,
     );
+
+  const expected = settingsDifference(input.manifest?.["proposal_source"], LAB_SETTINGS);
+  if (expected !== null) return err("settings_mismatch", `the run's settings are not the Lab engine's (${expected})`);
 
   const clock = systemClock;
   const source = await LocalModelSource.create({

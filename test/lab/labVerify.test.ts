@@ -243,6 +243,26 @@ test("bad input is refused with a code before the model is asked, and nothing is
     copy,
   );
 
+  // A run whose recorded sampling settings are not the engine's is refused before loading.
+  const resampled = path.join(root, "resampled");
+  await cp(copy, resampled, { recursive: true });
+  const manifest = readJson(path.join(resampled, "manifest.json"));
+  const sourceInfo = manifest["proposal_source"] as Record<string, unknown>;
+  const config = sourceInfo["generation_config"] as Record<string, unknown>;
+  await writeFile(
+    path.join(resampled, "manifest.json"),
+    JSON.stringify({
+      ...manifest,
+      proposal_source: { ...sourceInfo, generation_config: { ...config, temperature: 0.7 } },
+    }),
+  );
+  await assertRefused(
+    ["lab", "verify", resampled, "--regenerate", "--model-directory", model],
+    "settings_mismatch",
+    /generation_config/,
+    resampled,
+  );
+
   // A scripted baseline has nothing to regenerate.
   const baseline = await runScriptedBaseline(path.join(root, "baseline"));
   assert.ok(baseline.ok);
