@@ -8,6 +8,9 @@
 // agrees, an answer the grader's own comparison accepts (differential testing). The table: mutants, equivalent, killed by
 // public, killed only by held-out, survivors (non-equivalent, yet passing public and held-out:
 // what the held-out generator misses). Slow (one sandbox per mutant): run it with nice.
+// Then the KEPT mutants (test/fixtures/kept-mutants/<program>__<how>.py: wrong programs that
+// held-out inputs drawn too narrowly once confirmed, issue #34), which must die on the public or
+// held-out cases: one that survives is listed and the run exits 1.
 import { mapWithConcurrency } from "../src/core/concurrency.ts";
 import { defaultDatasetDir, loadDataset, referenceFixSource } from "../src/bench/dataset/dataset.ts";
 import type { RunnerOutput } from "../src/bench/grading/caseResults.ts";
@@ -19,6 +22,16 @@ import { resolvePythonRuntime } from "../src/bench/sandbox/pythonRuntime.ts";
 import { createSandboxConfig } from "../src/bench/sandbox/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandbox/sandboxLimits.ts";
 import { applyCandidate, mutationCandidates } from "../src/bench/tasksets/mutationCandidates.ts";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const KEPT_DIR = fileURLToPath(new URL("../test/fixtures/kept-mutants/", import.meta.url));
+/** The kept mutants of a program: [file, source]. */
+const keptMutants = (program: string): [string, string][] =>
+  readdirSync(KEPT_DIR)
+    .filter((f) => f.startsWith(`${program}__`) && f.endsWith(".py"))
+    .sort()
+    .map((f) => [f, readFileSync(`${KEPT_DIR}${f}`, "utf8")]);
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -49,6 +62,8 @@ interface Row {
   killedOnlyByHeldOut: number;
   survivors: number;
   survivorLines: string[];
+  /** Each kept mutant: `file: killed by public | killed by held-out | SURVIVED`. */
+  kept: string[];
 }
 
 /** Whether every case of the set passed in `output` (results at offset + k). */
@@ -82,6 +97,7 @@ async function measure(programName: string): Promise<Row | string> {
     killedOnlyByHeldOut: 0,
     survivors: 0,
     survivorLines: [],
+    kept: [],
   };
   const inputs = [...pub.value.cases, ...held, ...wide].map((c) => c.input);
   await mapWithConcurrency(candidates.value, 1, async (candidate) => {
@@ -104,6 +120,12 @@ async function measure(programName: string): Promise<Row | string> {
       row.equivalent++;
     }
   });
+  for (const [file, source] of keptMutants(programName)) {
+    const { output } = await runOnInputs(sandbox, dataset, program, source, inputs);
+    row.kept.push(
+      `${file}: ${!allPass(pub.value.cases, 0, output) ? "killed by public" : !allPass(held, pub.value.cases.length, output) ? "killed by held-out" : "SURVIVED"}`,
+    );
+  }
   return row;
 }
 
@@ -116,7 +138,7 @@ const results = await mapWithConcurrency(names, JOBS, async (name) => {
 });
 const rows = results.filter((r): r is Row => typeof r !== "string");
 const header = ["program", "mutants", "equivalent", "killed_public", "killed_only_heldout", "survivors", "score"];
-const score = (r: Omit<Row, "program" | "survivorLines">): string => {
+const score = (r: Omit<Row, "program" | "survivorLines" | "kept">): string => {
   // Share of the non-equivalent mutants that public misses which held-out kills.
   const open = r.killedOnlyByHeldOut + r.survivors;
   return open === 0 ? "-" : `${((100 * r.killedOnlyByHeldOut) / open).toFixed(0)}%`;
@@ -165,3 +187,6 @@ console.log(
 );
 for (const r of rows) for (const s of r.survivorLines) console.log(`survivor ${r.program}: ${s}`);
 for (const r of results) if (typeof r === "string") console.log(`not measured: ${r}`);
+const kept = rows.flatMap((r) => r.kept);
+for (const line of kept) console.log(`kept mutant ${line}`);
+if (kept.some((line) => line.endsWith("SURVIVED"))) process.exitCode = 1;

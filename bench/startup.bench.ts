@@ -1,67 +1,148 @@
-// npm run bench:startup [-- --runs N] — wall time of whole `tca` calls as a user makes them
-// (spawn to exit), median over N runs, for the compiled lib/ and for src/ through tsx
-// (TCA_NO_COMPILED=1), plus bare node and the build-stamp check bin/tca.js does before running
-// lib/. Prints figures; asserts nothing about speed. Run `npm run prepare` first, or the
-// "compiled" rows measure the tsx fallback (the first line says which ran).
+// npm run bench:startup [-- --rounds N] — whole `tca` calls as a user makes them (spawn to exit):
+// bare node, `tca --version`, `tca expr eval`, `tca lab baseline` (a fresh run directory each
+// time) and `tca report` on a baseline run. The cases run in interleaved rounds (each round runs
+// every case once, in a rotated order), so the load of a shared machine falls on all of them
+// alike; each row gives the median with the interquartile range and min–max of the child's CPU
+// time (user+sys, from the kernel's account of waited-for children: /proc/self/stat, Linux only,
+// 10 ms ticks) and of its wall time, and the CPU median as a multiple of bare node's in the same
+// rounds. For lab baseline it also reads, from each run's audit.jsonl, how far into the process
+// run_started was written and how long the six proposals took after it (t_ms is the process's
+// monotonic clock). Prints figures; asserts nothing about speed. Run `npm run prepare` first, or
+// the rows measure src/ through tsx (the first line says which path ran).
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compiledBuildStatus } from "../bin/compiledBuild.js";
 import { median } from "../src/bench/results/summaryStatistics.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TCA = fileURLToPath(new URL("../bin/tca.js", import.meta.url));
-const runsFlag = process.argv.indexOf("--runs");
-const RUNS = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 15;
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs takes a positive integer");
+const roundsFlag = process.argv.indexOf("--rounds");
+const ROUNDS = roundsFlag > 0 ? Number(process.argv[roundsFlag + 1]) : 9;
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error("--rounds takes a positive integer");
 
-const EXPR_EVAL = ["expr", "eval", "--function", "total", "--expr", "unit * qty + fee", "--args", "2,3,1"];
-// --help and --version are answered by bin/tca.js alone (no build, no tsx): measured both ways to
-// show that; `help` and `expr eval` load the program, compiled or through tsx.
-const CASES: ReadonlyArray<{ readonly label: string; readonly args: readonly string[] }> = [
-  { label: "tca --help", args: ["--help"] },
-  { label: "tca --version", args: ["--version"] },
-  { label: "tca help", args: ["help"] },
-  { label: "tca expr eval", args: EXPR_EVAL },
+const scratch = mkdtempSync(join(tmpdir(), "tca-startup-bench-"));
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+const env = { ...process.env, TCA_STARTUP_TRACE: "" };
+
+/** This process's waited-for children's CPU seconds (utime+stime), or null off Linux. */
+function childrenCpuSeconds(): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync("/proc/self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  // Fields after the parenthesised command name; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = ((): number => {
+  const ticks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout);
+  return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+})();
+
+interface Sample {
+  readonly cpu: number | null;
+  readonly wall: number;
+}
+
+function runOnce(args: readonly string[]): Sample {
+  const cpuBefore = childrenCpuSeconds();
+  const started = performance.now();
+  const child = spawnSync(process.execPath, [...args], { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const wall = (performance.now() - started) / 1000;
+  const cpuAfter = childrenCpuSeconds();
+  if (child.status !== 0) throw new Error(`${args.join(" ")} exited ${child.status}: ${child.stderr}`);
+  return { cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, wall };
+}
+
+// The run the report rows read: made once, before the rounds, by the same tca.
+const reportedRun = join(scratch, "reported-baseline");
+runOnce([TCA, "lab", "baseline", "--run", reportedRun]);
+
+let baselineCount = 0;
+const baselineRuns: string[] = [];
+const CASES: ReadonlyArray<{ readonly label: string; readonly args: () => readonly string[] }> = [
+  { label: "node -e 0", args: () => ["-e", "0"] },
+  { label: "tca --version", args: () => [TCA, "--version"] },
+  {
+    label: "tca expr eval",
+    args: () => [TCA, "expr", "eval", "--function", "total", "--expr", "unit * qty + fee", "--args", "2,3,1"],
+  },
+  {
+    label: "tca lab baseline",
+    args: () => {
+      const run = join(scratch, `baseline-${(baselineCount += 1)}`);
+      baselineRuns.push(run);
+      return [TCA, "lab", "baseline", "--run", run];
+    },
+  },
+  {
+    label: "tca report (baseline run)",
+    args: () => [TCA, "report", reportedRun, "--out", join(scratch, "report.html"), "--force"],
+  },
 ];
 
-function wallSeconds(args: readonly string[], env: NodeJS.ProcessEnv): number[] {
-  const times: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const started = performance.now();
-    const child = spawnSync(process.execPath, [...args], { env, encoding: "utf8" });
-    times.push((performance.now() - started) / 1000);
-    if (child.status !== 0) throw new Error(`${args.join(" ")} exited ${child.status}: ${child.stderr}`);
+const trace = spawnSync(
+  process.execPath,
+  [TCA, "expr", "eval", "--function", "total", "--expr", "1", "--args", "0,0,0"],
+  {
+    env: { ...process.env, TCA_STARTUP_TRACE: "1" },
+    encoding: "utf8",
+  },
+);
+process.stdout.write(`${ROUNDS} interleaved rounds; path: ${trace.stderr.trim()}\n`);
+
+const samples = new Map<string, Sample[]>(CASES.map(({ label }) => [label, []]));
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (let index = 0; index < CASES.length; index += 1) {
+    const { label, args } = CASES[(index + round) % CASES.length]!;
+    samples.get(label)!.push(runOnce(args()));
   }
-  return times;
 }
 
-function row(label: string, times: readonly number[]): void {
-  const text = (value: number): string => value.toFixed(3);
-  process.stdout.write(
-    `${label.padEnd(32)} median ${text(median(times))} s   min ${text(Math.min(...times))} s   max ${text(Math.max(...times))} s\n`,
-  );
+/** The q-quantile by linear interpolation between order statistics. */
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
 }
 
-const trace = spawnSync(process.execPath, [TCA, ...EXPR_EVAL], {
-  env: { ...process.env, TCA_STARTUP_TRACE: "1" },
-  encoding: "utf8",
-});
-process.stdout.write(`${RUNS} runs each; default path today: ${trace.stderr.trim()}\n`);
-const compiledEnv = { ...process.env, TCA_NO_COMPILED: "", TCA_STARTUP_TRACE: "" };
-const tsxEnv = { ...process.env, TCA_NO_COMPILED: "1", TCA_STARTUP_TRACE: "" };
-row("node (empty program)", wallSeconds(["-e", "0"], compiledEnv));
-for (const { label, args } of CASES) {
-  row(`${label} (compiled)`, wallSeconds([TCA, ...args], compiledEnv));
-  row(`${label} (tsx)`, wallSeconds([TCA, ...args], tsxEnv));
+function spread(values: readonly number[]): string {
+  const s = (value: number): string => value.toFixed(3);
+  return `${s(median(values))} s (IQR ${s(quantile(values, 0.25))}–${s(quantile(values, 0.75))}, min–max ${s(Math.min(...values))}–${s(Math.max(...values))})`;
 }
 
-const checks: number[] = [];
-for (let run = 0; run < RUNS; run += 1) {
-  const started = performance.now();
-  compiledBuildStatus(ROOT);
-  checks.push((performance.now() - started) / 1000);
+const nodeCpu = samples
+  .get("node -e 0")!
+  .map((sample) => sample.cpu)
+  .filter((cpu): cpu is number => cpu !== null);
+for (const { label } of CASES) {
+  const rows = samples.get(label)!;
+  const cpu = rows.map((sample) => sample.cpu).filter((value): value is number => value !== null);
+  const ratio = cpu.length > 0 && nodeCpu.length > 0 ? ` = ${(median(cpu) / median(nodeCpu)).toFixed(1)}× node` : "";
+  process.stdout.write(`${label}\n  cpu  ${cpu.length > 0 ? spread(cpu) : "n/a (no /proc)"}${ratio}\n`);
+  process.stdout.write(`  wall ${spread(rows.map((sample) => sample.wall))}\n`);
 }
-row("build-stamp check (in process)", checks);
+
+// Where a baseline's wall time goes: before run_started, and from there to its last event.
+const beforeStart: number[] = [];
+const proposals: number[] = [];
+for (const run of baselineRuns) {
+  const times = readFileSync(join(run, "audit.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { t_ms: number }).t_ms / 1000);
+  beforeStart.push(times[0]!);
+  proposals.push(times[times.length - 1]! - times[0]!);
+}
+process.stdout.write(`tca lab baseline, from its audit.jsonl\n  process start → run_started ${spread(beforeStart)}\n`);
+process.stdout.write(`  run_started → last event     ${spread(proposals)}\n`);
+
 const status = compiledBuildStatus(ROOT);
-if (!status.fresh)
-  process.stdout.write(`note: lib/ is not fresh (${status.reason}): the "compiled" rows ran src/ through tsx\n`);
+if (!status.fresh) process.stdout.write(`note: lib/ is not fresh (${status.reason}): the rows ran src/ through tsx\n`);

@@ -39,8 +39,11 @@ if (only === "--help" || only === "-h" || only === "--version" || only === "-V")
   // TCA_NO_COMPILED=1 forces src/ through tsx; TCA_STARTUP_TRACE=1 says on stderr which ran and why.
   const root = fileURLToPath(new URL("..", import.meta.url));
   const { compiledBuildStatus } = await import("./compiledBuild.js");
+  const { hashTreeOnce } = await import("./treeHashOnce.js");
   const build =
-    process.env.TCA_NO_COMPILED === "1" ? { fresh: false, reason: "TCA_NO_COMPILED=1" } : compiledBuildStatus(root);
+    process.env.TCA_NO_COMPILED === "1"
+      ? { fresh: false, reason: "TCA_NO_COMPILED=1" }
+      : compiledBuildStatus(root, hashTreeOnce);
   if (process.env.TCA_STARTUP_TRACE === "1") {
     process.stderr.write(
       build.fresh ? "tca: start-up: compiled lib/\n" : `tca: start-up: src/ through tsx (${build.reason})\n`,

@@ -7,7 +7,9 @@
 //
 // esbuild does the per-file TypeScript-to-JavaScript transform (types stripped, nothing
 // bundled): every import is left external and a relative "./x.ts" becomes "./x.js" through
-// esbuild's own parser, not a text rewrite. The bytes compiled are the bytes hashed into the
+// esbuild's own parser, not a text rewrite. The one exception: the packages in BUNDLED_PACKAGES
+// (bin/compiledBuild.js) are bundled once each into lib/_bundled/<name>.js and imported from
+// there, because loading their hundreds of small modules is most of a start. The bytes compiled are the bytes hashed into the
 // build stamp (read once, handed to esbuild), so a file edited during the compile can never
 // be stamped as compiled. The build goes to a scratch folder and is swapped in whole, stamp
 // written last: a tca starting meanwhile finds no fresh build and runs src through tsx.
@@ -17,10 +19,13 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  BUNDLED_DIRECTORY,
+  BUNDLED_PACKAGES,
   COMPILE_SCRIPT,
   COMPILED_DIRECTORY,
   STAMP_NAME,
   STAMP_SCHEMA,
+  installedPackageJson,
   listFiles,
   sha256Hex,
 } from "../bin/compiledBuild.js";
@@ -44,6 +49,12 @@ try {
 }
 
 const sources = new Map(listFiles(root, "src").map((path) => [path, readFileSync(join(root, path))]));
+if ([...sources.keys()].some((path) => path.startsWith(`src/${BUNDLED_DIRECTORY}/`))) {
+  process.stderr.write(
+    `tca compile: compile_failed: src/${BUNDLED_DIRECTORY}/ is reserved for the bundled packages in lib/\n`,
+  );
+  process.exit(1);
+}
 const typescript = [...sources.keys()].filter((path) => path.endsWith(".ts") && !path.endsWith(".d.ts"));
 const copied = [...sources.keys()].filter((path) => !typescript.includes(path) && !path.endsWith(".d.ts"));
 
@@ -53,6 +64,12 @@ const stampedSourcesOnly = {
   setup(build) {
     build.onResolve({ filter: /.*/ }, (resolving) => {
       if (resolving.kind === "entry-point") return { path: resolve(resolving.path), namespace: "file" };
+      if (BUNDLED_PACKAGES.includes(resolving.path)) {
+        // lib/<dir>/x.js imports lib/_bundled/<name>.js by a relative path, as src/<dir>/x.ts would.
+        const from = relative(join(root, "src"), dirname(resolving.importer));
+        const target = relative(from, `${BUNDLED_DIRECTORY}/${resolving.path}.js`).split("\\").join("/");
+        return { path: target.startsWith(".") ? target : `./${target}`, external: true };
+      }
       const relativeTs = /^\.\.?\//.test(resolving.path) && resolving.path.endsWith(".ts");
       return { path: relativeTs ? `${resolving.path.slice(0, -3)}.js` : resolving.path, external: true };
     });
@@ -88,6 +105,56 @@ try {
   process.exit(1);
 }
 
+// Each bundled package as one ES module with the package's own exports (named and default). Its
+// package.json digest is read before the bundle, so a package replaced meanwhile reads as stale.
+const bundled = {};
+const bundles = [];
+/** Each bundled package loaded as node loads it, by a literal specifier (never a computed one). */
+const LOAD_BUNDLED = { typebox: () => import("typebox"), ajv: () => import("ajv") };
+for (const name of BUNDLED_PACKAGES) {
+  const manifest = installedPackageJson(root, name);
+  if (manifest === null) {
+    process.stderr.write(`tca compile: compile_failed: the ${name} package is not installed\n`);
+    process.exit(1);
+  }
+  bundled[name] = { version: JSON.parse(manifest.toString("utf8")).version, package_json_sha256: sha256Hex(manifest) };
+  // The export names as node sees them (for a CommonJS package, its lexer's names), listed
+  // one by one: `export *` cannot re-export a CommonJS module's names from an ES module.
+  let names;
+  try {
+    const load = LOAD_BUNDLED[name];
+    if (load === undefined) throw new Error(`no loader for ${name} in LOAD_BUNDLED`);
+    names = Object.keys(await load()).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+  } catch (error) {
+    process.stderr.write(`tca compile: compile_failed: ${name} does not load: ${error?.message ?? error}\n`);
+    process.exit(1);
+  }
+  try {
+    const bundle = await esbuild.build({
+      absWorkingDir: root,
+      stdin: {
+        contents: `export { ${names.join(", ")} } from "${name}";\nexport { default } from "${name}";\n`,
+        resolveDir: root,
+        loader: "js",
+      },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "node",
+      target: "node20.19",
+      charset: "utf8",
+      logLevel: "error",
+      outfile: join(root, COMPILED_DIRECTORY, BUNDLED_DIRECTORY, `${name}.js`),
+    });
+    bundles.push([`${BUNDLED_DIRECTORY}/${name}.js`, bundle.outputFiles[0].contents]);
+  } catch (error) {
+    process.stderr.write(
+      `tca compile: compile_failed: bundling ${name}: ${error?.errors?.[0]?.text ?? "esbuild failed"}\n`,
+    );
+    process.exit(1);
+  }
+}
+
 const scratch = join(root, `.${COMPILED_DIRECTORY}-build-${process.pid}`);
 rmSync(scratch, { recursive: true, force: true });
 // A failure below leaves no scratch folder behind (and lib/ as it was, or absent).
@@ -102,6 +169,7 @@ const put = (relativePath, bytes) => {
 for (const file of result.outputFiles)
   put(relative(join(root, COMPILED_DIRECTORY), file.path).split("\\").join("/"), file.contents);
 for (const path of copied) put(path.slice("src/".length), sources.get(path));
+for (const [path, bytes] of bundles) put(path, bytes);
 
 const stamp = {
   schema: STAMP_SCHEMA,
@@ -111,6 +179,7 @@ const stamp = {
     script_sha256: sha256Hex(readFileSync(new URL(import.meta.url))),
     esbuild: esbuild.version,
   },
+  bundled,
   sources: Object.fromEntries([...sources].map(([path, bytes]) => [path, sha256Hex(bytes)])),
   outputs: Object.fromEntries(
     Object.keys(outputs)

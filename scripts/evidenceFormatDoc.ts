@@ -23,6 +23,8 @@ import {
   TaskRecordSchema,
   VerificationJsonSchema,
 } from "../src/bench/runs/runFileSchemas.ts";
+import { BENCH_TRACE_EVENTS, BENCH_TRACE_FORMAT } from "../src/bench/runs/benchTrace.ts";
+import { BENCH_TRACE_DESCRIPTIONS } from "./evidenceFormat/benchTraceDescriptions.ts";
 import {
   LAB_ACTION_DESCRIPTION,
   LAB_AUDIT_DESCRIPTIONS,
@@ -67,7 +69,16 @@ export const DOCUMENTED_CATALOGS: readonly DocumentedCatalog[] = [
       { name: "Observation", anchor: "type-observation", schema: ObservationSchema, ...LAB_OBSERVATION_DESCRIPTION },
     ],
   },
-  // The bench trace (traces/<task>.ndjson): its catalog entry goes here once src/bench/agent/traceEvents.ts lands.
+  {
+    heading: "Bench trace (traces/<task>.ndjson)",
+    file: "traces/<task>.ndjson",
+    format: BENCH_TRACE_FORMAT,
+    definedIn:
+      "src/bench/agent/traceEvents.ts (agent events), src/bench/runs/traceResultEvents.ts (grade, diff, task_end)",
+    catalog: BENCH_TRACE_EVENTS,
+    descriptions: BENCH_TRACE_DESCRIPTIONS,
+    named: [],
+  },
 ];
 
 /** One JSON file of a run folder, as the doc lists it. */

@@ -13,22 +13,15 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildLlamaServer } from "./buildLlamaServer.ts";
 import { CACHE, ROOT, log, startLlamaServer, tca } from "./llamaServerProcess.ts";
+import { strictTraceRecords, type BenchTraceRecord, type BenchTraceRecordOf } from "../src/bench/runs/benchTrace.ts";
 import { runRehearsalComparison } from "./llamaServerRehearsal.ts";
 
 const CHECKPOINT = join(CACHE, "ck-tiny-qwen");
 const PROGRAMS = "gcd,pascal";
 
-interface TraceLine {
-  readonly event: string;
-  readonly [k: string]: unknown;
-}
-
-function readTrace(path: string): TraceLine[] {
-  return readFileSync(path, "utf8")
-    .trim()
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as TraceLine);
+/** A trace through the one trace reader: a run that left a bad trace stops the script. */
+function readTrace(path: string): readonly BenchTraceRecord[] {
+  return strictTraceRecords(readFileSync(path, "utf8"), path);
 }
 
 async function main(): Promise<number> {
@@ -134,10 +127,10 @@ async function main(): Promise<number> {
     const rows = tasks.map((t) => {
       const trace = readTrace(join(out, t.tracePath));
       const errors = trace
-        .filter((e) => e.event === "model_error")
-        .map((e) => ({ error: String(e.error), message: String(e.message) }));
-      const responses = trace.filter((e) => e.event === "model_response").length;
-      const toolCalls = trace.filter((e) => e.event === "tool_call").length;
+        .filter((e): e is BenchTraceRecordOf<"model_error"> => e.type === "model_error")
+        .map((e) => ({ error: e.data.error, message: e.data.message }));
+      const responses = trace.filter((e) => e.type === "model_response").length;
+      const toolCalls = trace.filter((e) => e.type === "tool_call").length;
       return {
         task: t.taskId,
         condition: t.condition,

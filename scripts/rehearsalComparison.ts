@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson } from "../src/core/canonicalJson.ts";
+import { strictTraceRecords, type BenchTraceRecordOf } from "../src/bench/runs/benchTrace.ts";
 
 /** What one task's record and trace say, reduced to what both paths must agree on. */
 export interface TaskView {
@@ -42,11 +43,6 @@ export interface TaskComparison {
   readonly untrained: readonly string[];
 }
 
-interface TraceEvent {
-  readonly event: string;
-  readonly [key: string]: unknown;
-}
-
 function canonicalArguments(text: string): string {
   try {
     return canonicalJson(JSON.parse(text));
@@ -74,10 +70,7 @@ export function readRunTasks(runDirectory: string): TaskView[] {
       tracePath: string;
       guardrails: { refusedStopAttempts: number };
     };
-    const events = readFileSync(join(runDirectory, t.tracePath), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as TraceEvent);
+    const events = strictTraceRecords(readFileSync(join(runDirectory, t.tracePath), "utf8"), t.tracePath);
     return {
       taskId: t.taskId,
       condition: t.condition,
@@ -89,16 +82,14 @@ export function readRunTasks(runDirectory: string): TaskView[] {
       turns: t.turns,
       seconds: t.seconds,
       replies: events
-        .filter((e) => e.event === "model_response")
+        .filter((e): e is BenchTraceRecordOf<"model_response"> => e.type === "model_response")
         .map((e) => ({
-          content: String(e.content ?? "").trim(),
-          toolCalls: ((e.toolCalls ?? []) as { name: string; argumentsText: string }[]).map(
-            (c) => `${c.name} ${canonicalArguments(c.argumentsText)}`,
-          ),
-          finishReason: typeof e.finishReason === "string" ? e.finishReason : null,
+          content: e.data.content.trim(),
+          toolCalls: e.data.toolCalls.map((c) => `${c.name} ${canonicalArguments(c.argumentsText)}`),
+          finishReason: e.data.finishReason,
         })),
-      modelErrors: events.filter((e) => e.event === "model_error").length,
-      protocolFindings: events.filter((e) => e.event === "protocol_finding").length,
+      modelErrors: events.filter((e) => e.type === "model_error").length,
+      protocolFindings: events.filter((e) => e.type === "protocol_finding").length,
     };
   });
 }

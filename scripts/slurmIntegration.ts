@@ -4,7 +4,8 @@
 // munged, slurmctld and slurmd (each by its own PID, all stopped at the end, also on failure or
 // Ctrl-C), serves the project's scripted model on 127.0.0.1, and then:
 //   1. runs the mini data set's 20 tasks in one process (the reference);
-//   2. submits examples/slurm/quixbugs-array.sbatch unchanged (4 array tasks, one shard each)
+//   2. submits examples/slurm/quixbugs-array.sbatch unchanged (4 array tasks, one shard each; the
+//      ids --array=0-3 and TCA_SHARDS=4 as submit.sh gives them)
 //      with the merge job after it (afterok), waits, and compares the merged run with the
 //      reference task by task: it prints "identical" and the counts, or what differs;
 //   3. submits the array again against a slow model, cancels array task 2 mid-run (scancel),
@@ -366,8 +367,13 @@ function jobEnv(server: ScriptedServer, out: string): Record<string, string> {
     TCA_DATASET: MINI,
     TCA_CONDITIONS: "A,B,C,D",
     TCA_CHECKOUT: ROOT,
+    // The one place the shard count is set (examples/slurm/submit.sh): the array's ids come from it too.
+    TCA_SHARDS: String(SHARDS),
   };
 }
+
+/** The array's ids, as submit.sh gives them on sbatch's command line (the file has no #SBATCH --array). */
+const ARRAY_IDS = `--array=0-${SHARDS - 1}`;
 
 // The node has as many CPUs as this machine (2 here); the example asks 4 per task, so the test
 // submits it with 1 (a command-line option overrides the file's #SBATCH line) and the array
@@ -437,7 +443,7 @@ async function main(): Promise<number> {
     mkdirSync(outputs);
     const arrayOut = `--output=${join(outputs, "array-%A_%a.out")}`;
     const mergeOut = `--output=${join(outputs, "merge-%j.out")}`;
-    const array = cluster.sbatch([...SMALL, arrayOut, ARRAY_SBATCH], jobEnv(server, join(runs, "array")));
+    const array = cluster.sbatch([...SMALL, arrayOut, ARRAY_IDS, ARRAY_SBATCH], jobEnv(server, join(runs, "array")));
     const merge = cluster.sbatch(
       [mergeOut, "--dependency=afterok:" + array, MERGE_SBATCH],
       jobEnv(server, join(runs, "array")),
@@ -462,7 +468,7 @@ async function main(): Promise<number> {
     const slow = await startRoutedServer(scriptedModel(), { responseDelayMs: 1500 });
     servers.push(slow);
     const out2 = join(runs, "cancelled");
-    const array2 = cluster.sbatch([...SMALL, arrayOut, ARRAY_SBATCH], jobEnv(slow, out2));
+    const array2 = cluster.sbatch([...SMALL, arrayOut, ARRAY_IDS, ARRAY_SBATCH], jobEnv(slow, out2));
     const shard3 = join(out2, "shard-3-of-4");
     while (left() > 0) {
       const state = cluster.states(array2).get(`${array2}_2`);

@@ -13,7 +13,12 @@ import type { BenchErrorCode } from "./errorCodes.ts";
 import { parseConditionList, type ConditionId } from "./agent/conditions.ts";
 import { resolveShard, type Shard } from "./runs/taskPlan.ts";
 import { parseThinking, thinkingRequestFields, type ThinkingMode } from "./agent/thinkingMode.ts";
-import { capabilityWarnings, preflightEndpoint, type PreflightReport } from "./agent/endpointPreflight.ts";
+import {
+  capabilityWarnings,
+  preflightEndpoint,
+  preflightStartLine,
+  type PreflightReport,
+} from "./agent/endpointPreflight.ts";
 import {
   inProjectShapes,
   recognizeServedCheckpoint,
@@ -290,6 +295,7 @@ export async function openBackend(
     ...clientOptions,
     ...(thinkingFields ? { extraBody: thinkingFields } : {}),
   });
+  hooks.notify(preflightStartLine({ endpoint, timeoutMs: settings.preflightTimeoutMs }));
   const preflight = await preflightEndpoint(client, {
     endpoint,
     model,
@@ -353,7 +359,7 @@ export async function checkDatasetCached(
       tell({ kind: "cached", cached: cached.value });
       return { report: cached.value.report, note: ` (cached pass of ${cached.value.checkedAt})` };
     }
-    if (!cached.reason.startsWith("no cached check")) tell({ kind: "cache_unusable", reason: cached.reason });
+    if (cached.code === "cache_unusable") tell({ kind: "cache_unusable", reason: cached.reason });
   }
   tell({ kind: "started", programs: selection.programs?.length ?? env.dataset.programs.length });
   const report = await verifyDataset(env.sandbox, env.dataset, {

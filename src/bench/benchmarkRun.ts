@@ -34,7 +34,8 @@ import {
 } from "./runs/runDirectory.ts";
 import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import type { TaskResult } from "./results/taskOutcome.ts";
-import { FileTrace, nextAttemptTrace } from "./agent/taskTrace.ts";
+import { FileTrace, nextAttemptTrace, traceSourceOf } from "./agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "./runs/benchTrace.ts";
 import { isInterruption, runTask } from "./taskRunner.ts";
 import { planTasks, type Shard } from "./runs/taskPlan.ts";
 
@@ -203,7 +204,11 @@ export async function runBenchmark(
     const program = o.dataset.programs.find((p) => p.name === task.program);
     if (!program) return;
     const { attempt, path: tracePath } = nextAttemptTrace(o.outDir, RUN_FILES.traces, task.key);
-    const trace = new FileTrace(join(o.outDir, tracePath), o.hook);
+    const trace = new FileTrace<BenchTraceCatalog>(
+      join(o.outDir, tracePath),
+      { runId: manifest.createdAt, source: traceSourceOf(o.modelDescription), clock },
+      o.hook,
+    );
     const ended = await runTask({
       dataset: o.dataset,
       program,

@@ -12,6 +12,9 @@ export const BENCH_ERROR_CODES = [
   "grading_cases_unavailable",
   "invalid_option",
   "endpoint_unreachable",
+  // The preflight's connection was not refused but no answer came within --preflight-timeout
+  // (a server still loading, hung, or another program on that port), told apart from nothing listening.
+  "endpoint_silent",
   // The preflight (issue 13): the endpoint answered but refused (HTTP status, server message,
   // likely fix), does not list the --model name, or returns tool calls as text.
   "endpoint_rejected",

@@ -25,6 +25,9 @@ import { checkSpecialCasing } from "./results/specialCasing.ts";
 import { classifyTask, type TaskResult } from "./results/taskOutcome.ts";
 import { applyUnifiedDiff, sameModuloTrailingWhitespace } from "./results/unifiedDiff.ts";
 import { resultKey, RUN_FILES } from "./runs/runDirectory.ts";
+import type { DataOf } from "../recording/evidenceEnvelope.ts";
+import type { AgentTraceCatalog } from "./agent/traceEvents.ts";
+import type { BenchTraceRecord } from "./runs/benchTrace.ts";
 
 /** A verification.json is a few KiB per 100 tasks; a previous one larger than this is not copied into the history. */
 const VERIFICATION_READ_LIMIT = 64 * 1024 * 1024;
@@ -32,8 +35,17 @@ const VERIFICATION_READ_LIMIT = 64 * 1024 * 1024;
 /** One task as the run recorded it: its record, its trace's task_start, its diff file's text. */
 export interface RegradeInput {
   readonly task: TaskResult;
-  readonly taskStart: Readonly<Record<string, unknown>> | undefined;
+  /** The data of the trace's task_start record (undefined when the trace does not start with one). */
+  readonly taskStart: DataOf<AgentTraceCatalog, "task_start"> | undefined;
   readonly diff: string | undefined;
+}
+
+/** A trace's task_start data, when its first record is one (what the trace recorded of the data set). */
+export function taskStartOf(
+  records: readonly BenchTraceRecord[] | undefined,
+): DataOf<AgentTraceCatalog, "task_start"> | undefined {
+  const first = records?.[0];
+  return first?.type === "task_start" ? first.data : undefined;
 }
 
 export interface RegradeOptions {

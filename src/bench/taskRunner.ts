@@ -7,6 +7,9 @@ import { sha256Hex } from "../core/digest.ts";
 import type { StepHook } from "../core/stepHook.ts";
 import { runAgentLoop, type AgentTaskContext } from "./agent/agentLoop.ts";
 import { TeeTrace } from "./agent/taskTrace.ts";
+import type { AgentTraceCatalog } from "./agent/traceEvents.ts";
+import type { EvidenceLog } from "../recording/evidenceEnvelope.ts";
+import type { BenchTraceCatalog } from "./runs/benchTrace.ts";
 import { referenceFixSource, supportFiles, targetPath } from "./dataset/dataset.ts";
 import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
 import { gradeProgram, gradeRecordOf } from "./grading/trustedGrader.ts";
@@ -17,7 +20,9 @@ import { measureFixSize } from "./results/fixSize.ts";
 import { classifyTask, FIXED_MEANS, type TaskResult } from "./results/taskOutcome.ts";
 import { sameModuloTrailingWhitespace, unifiedDiff } from "./results/unifiedDiff.ts";
 
-export interface TaskContext extends Omit<AgentTaskContext, "hook"> {
+export interface TaskContext extends Omit<AgentTaskContext, "hook" | "trace"> {
+  /** The task's trace: the agent's events, then the grade, the diff and the result (runs/benchTrace.ts). */
+  readonly trace: EvidenceLog<BenchTraceCatalog>;
   /** Seed of the held-out grading inputs (default: one per process, recorded in every grade). */
   readonly heldOutSeed?: number;
   /** Crash injection for tests: a model call or the grading run in flight (src/core/stepHook.ts). */
@@ -41,9 +46,8 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   const { program, trace, clock } = ctx;
   // The claim analysis reads the agent's own trace events, kept in memory beside the trace file.
   const claimEvents = new ClaimRecorder();
-  const agent = await runAgentLoop({ ...ctx, trace: new TeeTrace([trace, claimEvents]) });
+  const agent = await runAgentLoop({ ...ctx, trace: new TeeTrace<AgentTraceCatalog>([trace, claimEvents]) });
   if ("interrupted" in agent) return agent;
-  const t = (): number => clock() - agent.startedAt;
   const { original, final, stopReason } = agent;
   // Grading gets the full test timeout, not what is left of the task's budget; only a
   // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
@@ -61,7 +65,7 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   // Cancelled while grading: the grade is not a grade (the run was cut short), so nothing is recorded.
   if (ctx.signal?.aborted) {
     const seconds = Math.round((clock() - agent.startedAt) / 10) / 100;
-    trace.write("task_interrupted", t(), {
+    trace.append("task_interrupted", {
       stage: "grading",
       seconds,
       note: "cancelled: not graded, not recorded; --resume redoes this task",
@@ -69,10 +73,10 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
     return { interrupted: true, taskId: agent.taskId, stage: "grading", seconds };
   }
   const gradeRecord = gradeRecordOf(grade);
-  trace.write("grade", t(), { ...gradeRecord, output: grade.output });
+  trace.append("grade", { ...gradeRecord, output: grade.output });
   const changed = !sameModuloTrailingWhitespace(original, final);
   const diff = unifiedDiff(targetPath(program.name), original, final);
-  if (changed) trace.write("diff", t(), { diff });
+  if (changed) trace.append("diff", { diff });
   // "fixed" is the document's: every public case passes; held-out is a finding beside it.
   const { outcome, falseFixed, falseFixedHeldOut } = classifyTask(
     gradeRecord,
@@ -117,6 +121,6 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
     attempt: ctx.attempt ?? 1,
     repeat: ctx.repeat ?? 1,
   };
-  trace.write("task_end", t(), { result, diff });
+  trace.append("task_end", { result: { ...result }, diff });
   return result;
 }

@@ -1,6 +1,8 @@
 // The Lab commands' path arguments, checked before any evidence is read or written, with the
 // Lab rooms' own codes (a missing run folder stays run_evidence_missing, as the submission room
 // says it) and a message naming the option and the path (pathArguments.ts).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { err, type Result } from "../core/result.ts";
 import { inputDirectory, inputFile, runFolderMarker, type PathErrorCode } from "./pathArguments.ts";
 import { tcaCommand } from "./invocation.ts";
@@ -66,6 +68,20 @@ export function submissionPathProblem(paths: SubmissionPaths): { error: string; 
   if (paths.checks !== null) {
     const found = inputDirectory("--checks", paths.checks);
     if (!found.ok) return { error: "checks_invalid", message: found.message };
+    // A run folder given as --checks is a wrong folder, not evidence that failed: say which folder it is.
+    const marker = runFolderMarker(paths.checks);
+    if (marker !== null && !existsSync(join(paths.checks, "checks.json"))) {
+      const what =
+        paths.checks === paths.baseline
+          ? "the baseline run folder"
+          : marker === "tasks.ndjson" || marker === "run.json"
+            ? "a benchmark run folder"
+            : "a Lab run folder";
+      return {
+        error: "checks_invalid",
+        message: `--checks ${paths.checks} is ${what} (it holds ${marker}), not a checks folder: give the root that tca lab checks --root DIR wrote (it holds checks.json)`,
+      };
+    }
   }
   if (paths.predictions !== null) {
     const found = inputFile("--predictions", paths.predictions);

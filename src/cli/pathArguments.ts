@@ -79,10 +79,7 @@ export function newOutput(label: string, path: string, hint: string): Result<str
     const blocking = fileAbove(parent);
     if (blocking !== null)
       return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder (${hint})`);
-    return err(
-      "path_not_found",
-      `${label} ${path}: its parent ${parent} does not exist (create it first, e.g. mkdir -p ${parent})`,
-    );
+    return missingParent(label, path, parent);
   }
   return ok(path);
 }
@@ -115,11 +112,26 @@ export function runFolderMarker(directory: string): string | null {
   return null;
 }
 
+/** The refusal of an output whose parent folder is missing: the one rule, with the command that makes it. */
+function missingParent(label: string, path: string, parent: string): Result<never, PathErrorCode> {
+  return err(
+    "path_not_found",
+    `${label} ${path}: its parent ${parent} does not exist (create it first, e.g. mkdir -p ${parent})`,
+  );
+}
+
 /**
- * A folder the command creates (with its parents) or reuses: a file or a dangling symlink at the
- * path, or a file standing where a parent folder must be made, is refused before any work.
+ * A folder the command creates or reuses. The one output rule (README.md,
+ * "Output folders"): a path the user names is created, never its parents; a missing parent is
+ * refused with the mkdir that makes it. A file or a dangling symlink at the path, or a file
+ * standing where a parent folder would be, is refused before any work. `makeParents` is only
+ * for the command's own default location (a cache folder), never for a path the user typed.
  */
-export function outputFolder(label: string, path: string): Result<string, PathErrorCode> {
+export function outputFolder(
+  label: string,
+  path: string,
+  options: { readonly makeParents?: boolean } = {},
+): Result<string, PathErrorCode> {
   const found = probe(path);
   if (found.kind === "dangling_link") return err("path_not_found", `${label} ${path} is a symlink to a missing target`);
   if (found.kind === "error") return unusable(label, path, found);
@@ -127,7 +139,28 @@ export function outputFolder(label: string, path: string): Result<string, PathEr
     return found.stats.isDirectory() ? ok(path) : err("path_wrong_kind", `${label} ${path} is a file, not a folder`);
   const blocking = fileAbove(path);
   if (blocking !== null) return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder`);
+  const parent = dirname(path);
+  const parentFound = probe(parent);
+  if (parentFound.kind === "error") return unusable(`${label} ${path}: its parent`, parent, parentFound);
+  if (parentFound.kind !== "stats" && options.makeParents !== true) return missingParent(label, path, parent);
   return ok(path);
+}
+
+/**
+ * The one output rule's parent check alone, for commands whose own room checks the rest (a model
+ * directory, a report file): the parent must be a folder; a missing one is refused with its mkdir.
+ */
+export function existingParent(label: string, path: string): Result<string, PathErrorCode> {
+  const parent = dirname(path);
+  const found = probe(parent);
+  if (found.kind === "stats")
+    return found.stats.isDirectory()
+      ? ok(path)
+      : err("path_wrong_kind", `${label} ${path}: its parent ${parent} is a file, not a folder`);
+  if (found.kind === "error") return unusable(`${label} ${path}: its parent`, parent, found);
+  const blocking = fileAbove(parent);
+  if (blocking !== null) return err("path_wrong_kind", `${label} ${path}: ${blocking} is a file, not a folder`);
+  return missingParent(label, path, parent);
 }
 
 /** The first refusal among several checked paths, or null when all are usable. */

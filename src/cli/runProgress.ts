@@ -9,6 +9,7 @@
 import { formatCount, formatDuration, formatMilliseconds, formatTokenRate } from "../core/numberFormat.ts";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { readAuditLine } from "../recording/auditLog.ts";
 import { StringDecoder } from "node:string_decoder";
 import { statusLine, type StatusLine, type StatusLineOptions } from "./progress.ts";
 import { describeLiveCounts, foldProgress, type LiveGeneration, type ProgressNotice } from "./liveGeneration.ts";
@@ -43,16 +44,13 @@ export function foldAuditLine(
   line: string,
   observedAtMs: number,
 ): { state: RunProgressState; finished: GenerationFigures | null } {
-  let event: unknown;
-  try {
-    event = JSON.parse(line);
-  } catch {
-    return { state, finished: null };
-  }
-  if (typeof event !== "object" || event === null) return { state, finished: null };
-  const e = event as Record<string, unknown>;
-  const type = typeof e["type"] === "string" ? e["type"] : "event";
-  const proposal = typeof e["proposal"] === "number" ? e["proposal"] : state.proposal;
+  // The one strict reader, a line at a time: a line that is not a record of the catalog (half
+  // written, damaged, of an older format) changes nothing here; the verdict says what is wrong.
+  const read = readAuditLine(line, state.events + 1);
+  if (!read.ok) return { state, finished: null };
+  const record = read.record;
+  const type = record.type;
+  const proposal = record.proposal ?? state.proposal;
   const next = {
     events: state.events + 1,
     proposal,
@@ -61,19 +59,11 @@ export function foldAuditLine(
     loaded: state.loaded || type === "source_load" || type === "request",
   };
   if (type === "request") return { state: { ...next, generatingSince: observedAtMs }, finished: null };
-  if (type !== "generation") return { state: next, finished: null };
-  const data = typeof e["data"] === "object" && e["data"] !== null ? (e["data"] as Record<string, unknown>) : {};
-  const metadata =
-    typeof data["metadata"] === "object" && data["metadata"] !== null
-      ? (data["metadata"] as Record<string, unknown>)
-      : {};
-  const elapsedMs =
-    typeof data["elapsed_ms"] === "number"
-      ? data["elapsed_ms"]
-      : state.generatingSince !== null
-        ? observedAtMs - state.generatingSince
-        : 0;
-  const outputTokens = typeof metadata["outputTokens"] === "number" ? metadata["outputTokens"] : null;
+  if (record.type !== "generation") return { state: next, finished: null };
+  const elapsedMs = record.data.elapsed_ms;
+  // The source's own call metadata (not fixed by the format): a token count when it gives one.
+  const tokens = record.data.metadata["outputTokens"];
+  const outputTokens = typeof tokens === "number" ? tokens : null;
   return { state: { ...next, generatingSince: null }, finished: { proposal: proposal ?? 0, outputTokens, elapsedMs } };
 }
 

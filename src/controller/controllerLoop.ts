@@ -10,12 +10,15 @@ import { generateWithDeadline } from "./generateWithDeadline.ts";
 import { classifyObservation, type LoggedObservation } from "./observationLog.ts";
 import { boundedObservation, rejection } from "./observations.ts";
 import type { ProposalOutcome, ProposalSource } from "./proposalSource.ts";
+import type { DataOf, EvidenceLog } from "../recording/evidenceEnvelope.ts";
+import type { LabAuditCatalog } from "../recording/labAuditEvents.ts";
 import type { ControllerStateEnvelope, RequestAssembler } from "./requestAssembler.ts";
 
-/** Where the controller's evidence goes (the audit recorder). Returns the new event id. */
-export interface EvidenceSink {
-  append(type: string, payload: Readonly<Record<string, unknown>>, proposalNumber?: number | null): number;
-}
+/**
+ * Where the controller's evidence goes (the audit recorder): typed by the Lab audit's catalog, so a
+ * payload that drifts from what the readers accept fails tsc. Returns the new event id.
+ */
+export type EvidenceSink = EvidenceLog<LabAuditCatalog>;
 
 export interface ControllerLimits {
   readonly maxProposals: number;
@@ -30,7 +33,7 @@ export interface ControllerHooks {
   /** Immediately before the commit guard checks cancellation and the deadline. */
   beforeCommitCheck?(): void;
   /** Extra observations placed in the log before a proposal (the injection check). */
-  injectedObservations?(proposalNumber: number): readonly Readonly<Record<string, unknown>>[];
+  injectedObservations?(proposalNumber: number): readonly Observation[];
 }
 
 export interface ControllerRun {
@@ -102,7 +105,7 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
   const stop = (
     stopReason: StopReason,
     proposalNumber: number | null,
-    detail: Readonly<Record<string, unknown>> = {},
+    detail: Omit<DataOf<LabAuditCatalog, "stop">, "stop_reason"> = {},
   ): LoopOutcome => {
     evidence.append("stop", { stop_reason: stopReason, ...detail }, proposalNumber);
     return {
@@ -128,8 +131,13 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     // read), marked synthetic; it changes no controller state, only what the next request shows.
     for (const injected of run.hooks?.injectedObservations?.(proposalNumber) ?? []) {
       const eventId = evidence.append("synthetic_observation_injected", { observation: injected }, proposalNumber);
-      const observation = { ...injected, ok: injected["ok"] === true };
-      log.push({ eventId, proposalNumber, kind: classifyObservation(observation), observation, synthetic: true });
+      log.push({
+        eventId,
+        proposalNumber,
+        kind: classifyObservation(injected),
+        observation: injected,
+        synthetic: true,
+      });
     }
 
     const current = workspace.state();
@@ -283,11 +291,11 @@ export async function runControllerLoop(run: ControllerRun): Promise<LoopOutcome
     // Parse, contract and authorization failures have their own records; a tool's own refusal
     // (wrong old expression, forbidden new expression, stale file) gets this one.
     if (dispatched && !bounded.observation.ok) {
-      evidence.append("tool_result", { ok: false, error: bounded.observation["error"] ?? null }, proposalNumber);
+      evidence.append("tool_result", { ok: false, error: bounded.observation.error }, proposalNumber);
     }
     if (bounded.observation.ok) {
       state.consecutiveInvalid = 0;
-    } else if (bounded.observation["error"] !== "edit_interrupted") {
+    } else if (bounded.observation.error !== "edit_interrupted") {
       // An interrupted edit failed on the harness side, not in the proposal: it neither counts
       // as invalid nor resets the counter.
       state.invalidProposals += 1;

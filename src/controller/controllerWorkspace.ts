@@ -3,9 +3,15 @@
 import type { ManagedFileName, FunctionName } from "../constants/labConstants.ts";
 import type { Result } from "../core/result.ts";
 import type { ToyMathSource } from "../expr/index.ts";
+import type { RecordedObservation } from "../recording/labAuditEvents.ts";
 
-/** A JSON observation exactly as the agent will see it. */
-export type Observation = Readonly<Record<string, unknown>> & { readonly ok: boolean };
+/**
+ * A JSON observation exactly as the agent will see it and the audit records it: the workspace's
+ * read, replace and rejection observations (src/workspace/observation.ts), the controller's test and
+ * finish observations and its own rejections, as the Lab audit's catalog declares them.
+ */
+export type Observation = RecordedObservation;
+export type RejectedObservation = Extract<Observation, { readonly ok: false }>;
 
 export interface ManagedStateView {
   readonly version: number;

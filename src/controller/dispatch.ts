@@ -3,7 +3,7 @@
 import { PUBLIC_FIXTURES } from "../constants/labConstants.ts";
 import { evaluateFixtures } from "../expr/index.ts";
 import type { Action } from "../proposal/index.ts";
-import type { CommitGuard, ControllerWorkspace, Observation } from "./controllerWorkspace.ts";
+import type { CommitGuard, ControllerWorkspace, Observation, RejectedObservation } from "./controllerWorkspace.ts";
 import { rejection } from "./observations.ts";
 
 /** What a dispatched action changes in the controller's state (applied by the loop only). */
@@ -63,10 +63,10 @@ async function dispatchReplace(
     { function: action.function, old: action.old, new: action.new, version: action.version },
     commitGuard,
   );
-  if (observation.ok && observation["status"] === "edit_committed") {
+  if (observation.ok && observation.action === "replace" && observation.status === "edit_committed") {
     return { observation, effect: { kind: "edit_committed", version: workspace.state().version } };
   }
-  if (!observation.ok && observation["error"] === "edit_interrupted")
+  if (!observation.ok && observation.error === "edit_interrupted")
     return reconcileInterruptedEdit(observation, workspace);
   return { observation, effect: stopEffectOf(observation) };
 }
@@ -76,7 +76,10 @@ async function dispatchReplace(
  * before/after hashes (never asking the model, never retrying the write): committed edits are
  * adopted once, uncommitted ones stay refused, unexpected bytes stop the run.
  */
-async function reconcileInterruptedEdit(observation: Observation, workspace: ControllerWorkspace): Promise<Dispatched> {
+async function reconcileInterruptedEdit(
+  observation: RejectedObservation,
+  workspace: ControllerWorkspace,
+): Promise<Dispatched> {
   const reconciled = await workspace.reconcile();
   if (!reconciled.ok) {
     return {
@@ -85,7 +88,7 @@ async function reconcileInterruptedEdit(observation: Observation, workspace: Con
     };
   }
   const { outcome, state } = reconciled.value;
-  const told = { ...observation, reconciled: outcome, version: state.version };
+  const told: RejectedObservation = { ...observation, reconciled: outcome, version: state.version };
   return outcome === "committed"
     ? {
         observation: { ...told, expressions: state.expressions },
@@ -113,11 +116,13 @@ async function dispatchTest({ workspace }: DispatchContext): Promise<Dispatched>
     // The fixture table is trusted and within limits; failing here is a harness fault.
     throw new Error(`public fixtures could not be evaluated: ${evaluated.error}`);
   }
-  const cases = evaluated.value.map((record) =>
-    record.error === null
-      ? { function: record.function, inputs: record.inputs, expected: record.expected, actual: record.actual }
-      : { function: record.function, inputs: record.inputs, expected: record.expected, error: record.error.code },
-  );
+  const cases = evaluated.value.map((record) => {
+    if (record.error !== null)
+      return { function: record.function, inputs: record.inputs, expected: record.expected, error: record.error.code };
+    // A case without an error has its value (fixtureEvaluation); anything else is a harness fault.
+    if (record.actual === null) throw new Error("a public case has neither a value nor an error");
+    return { function: record.function, inputs: record.inputs, expected: record.expected, actual: record.actual };
+  });
   const passed = evaluated.value.filter((record) => record.passed).length;
   const total = evaluated.value.length;
   return {
@@ -141,7 +146,7 @@ async function dispatchFinish({ workspace }: DispatchContext): Promise<Dispatche
  * and stop"; the workspace already replaced it by the small observation_limit rejection).
  */
 function stopEffectOf(observation: Observation): DispatchEffect {
-  const code = observation.ok ? null : observation["error"];
+  const code = observation.ok ? null : observation.error;
   if (code === "workspace_conflict" || code === "cancelled" || code === "time_limit" || code === "observation_limit") {
     return { kind: "stop", reason: code };
   }

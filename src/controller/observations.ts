@@ -1,9 +1,14 @@
 // Shapes of controller-made observations and the 2,048-byte observation cap.
 import { boundObservation } from "../workspace/observation.ts";
-import type { Observation } from "./controllerWorkspace.ts";
+import type { Observation, RejectedObservation } from "./controllerWorkspace.ts";
 
 /** The spec's rejection: ok=false, the attempted action if parseable, a stable code, a short explanation, current version. */
-export function rejection(action: string | null, error: string, message: string, version: number): Observation {
+export function rejection(
+  action: RejectedObservation["action"],
+  error: string,
+  message: string,
+  version: number,
+): RejectedObservation {
   return { ok: false, action, error, message, version };
 }
 
@@ -18,9 +23,13 @@ export function boundedObservation(
 ): { readonly fits: boolean; readonly observation: Observation } {
   // The same byte rule the workspace applies to its own observations (one implementation).
   if (boundObservation(observation).ok) return { fits: true, observation };
-  const action = typeof observation["action"] === "string" ? observation["action"] : null;
   return {
     fits: false,
-    observation: rejection(action, "observation_limit", "the observation does not fit in 2,048 bytes", version),
+    observation: rejection(
+      observation.action,
+      "observation_limit",
+      "the observation does not fit in 2,048 bytes",
+      version,
+    ),
   };
 }

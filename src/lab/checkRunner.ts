@@ -1,7 +1,7 @@
 // Runs the negative checks (and the positive no_change checks), each in its own fresh run
 // directory through runLab with a scripted source, and reports expected vs observed codes and
 // whether the controller's source, version and backups were left as they were.
-import { readAuditRecords } from "../recording/auditRecorder.ts";
+import { readAuditLog } from "../recording/auditLog.ts";
 import { join } from "node:path";
 import { ManualClock } from "../core/clock.ts";
 import { parseToyMathSource } from "../expr/index.ts";
@@ -150,12 +150,12 @@ function observe(kind: Observed, run: LabRunResult, deniedProposal: number): str
       return String(run.final.final_evaluation["status"]);
     case "last_error": {
       const last = [...run.loop.log].reverse().find((entry) => entry.synthetic !== true);
-      return last && last.observation.ok === false ? String(last.observation["error"]) : null;
+      return last && !last.observation.ok ? last.observation.error : null;
     }
     case "late_discarded": {
-      const audit = readAuditRecords(join(run.runDirectory, "audit.jsonl"));
+      const audit = readAuditLog(run.runDirectory);
       if (!audit.ok) return null;
-      const records = audit.value.records;
+      const records = audit.log.records;
       const late = records.some((r) => r.type === "late_proposal_discarded" && r.proposal === deniedProposal);
       const validated = records.some((r) => r.type === "validation" && r.proposal === deniedProposal);
       return late && !validated ? "late_proposal_discarded" : null;
@@ -226,7 +226,8 @@ export async function runSourceValidatorCheck(
   const problems: string[] = [];
   if (bytes === null || bytes.toString("utf8") !== check.source)
     problems.push("the workspace file does not hold the written source");
-  const lastError = result.value.loop.log.at(-1)?.observation["error"];
+  const last = result.value.loop.log.at(-1)?.observation;
+  const lastError = last === undefined || last.ok ? undefined : last.error;
   if (lastError !== "workspace_conflict")
     problems.push(`the read of the changed file was not refused as workspace_conflict (${String(lastError)})`);
   if (result.value.final.verified_success) problems.push("verified_success must be false");

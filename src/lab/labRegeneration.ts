@@ -21,7 +21,7 @@ import { systemClock } from "../core/clock.ts";
 import { readFileUnder } from "../core/safeRead.ts";
 import { CONTROLLER_LIMITS } from "../constants/labConstants.ts";
 import type { ChatMessage } from "../core/chatMessage.ts";
-import type { AuditRecord } from "../recording/auditRecorder.ts";
+import type { LabAuditRecord as AuditRecord } from "../recording/labAuditEvents.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { LocalModelSource } from "../sources/localModelSource.ts";
 import type { ProposalOutcome } from "../controller/proposalSource.ts";

@@ -26,6 +26,8 @@ import { runFinalEvaluation, type FinalEvaluation } from "../controller/finalEva
 import type { ProposalSource } from "../controller/proposalSource.ts";
 import { ACTION_CONTRACT_TEXT, fullLogAssembler, type RequestAssembler } from "../controller/requestAssembler.ts";
 import { AuditRecorder } from "../recording/auditRecorder.ts";
+import type { DataOf } from "../recording/evidenceEnvelope.ts";
+import type { LabAuditCatalog, LabAuditEventType } from "../recording/labAuditEvents.ts";
 import {
   evidenceFileProblem,
   isAlreadyPresent,
@@ -88,7 +90,7 @@ export interface LabRunOptions {
   /** Extra run labels (a rehearsal checkpoint, a stand-in tokenizer), kept in the manifest, audit and final. */
   readonly labelExtras?: Readonly<Record<string, unknown>>;
   /** A process watch started before the run (scripted runs): its report becomes a process_watch audit event. */
-  readonly processWatch?: { report(): Readonly<Record<string, unknown>> };
+  readonly processWatch?: { report(): DataOf<LabAuditCatalog, "process_watch"> };
 }
 
 export interface LabRunResult {
@@ -278,7 +280,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     // An unexpected exception is a harness fault: keep bounded trusted diagnostics, never success.
     diagnostic = boundedDiagnostic(error);
     if (!(error instanceof EvidenceIntegrityError))
-      appendQuietly(evidence, "harness_error", diagnostic, latestProposal);
+      appendQuietly(evidence, "harness_error", boundedDiagnostic(error), latestProposal);
     appendQuietly(evidence, "stop", { stop_reason: "harness_error" }, latestProposal);
     loop = { ...emptyLoop("harness_error"), proposalsUsed: latestProposal ?? 0 };
   } finally {
@@ -414,10 +416,10 @@ function writeEvidence(runDirectory: string, name: string, value: unknown): Evid
 }
 
 /** The last append of a run: an audit fault found here is already recorded, so it ends nothing more. */
-function appendQuietly(
+function appendQuietly<K extends LabAuditEventType>(
   evidence: EvidenceSink,
-  type: string,
-  payload: Readonly<Record<string, unknown>>,
+  type: K,
+  payload: DataOf<LabAuditCatalog, K>,
   proposalNumber: number | null = null,
 ): void {
   try {
@@ -456,7 +458,7 @@ function emptyLoop(stopReason: StopReason): LoopOutcome {
   };
 }
 
-function boundedDiagnostic(error: unknown): Record<string, unknown> {
+function boundedDiagnostic(error: unknown): { readonly error_name: string; readonly error_message: string } {
   const name = error instanceof Error ? error.name : typeof error;
   const message = error instanceof Error ? error.message : String(error);
   return { error_name: name.slice(0, 100), error_message: message.slice(0, 500) };

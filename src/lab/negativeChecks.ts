@@ -1,9 +1,8 @@
 // The negative checks of Part 7, as data: each names the proposals a scripted source sends, the
 // code the harness must produce, and which proposal is the denied one. The runner
 // (checkRunner.ts) runs each in its own fresh run directory through the same runLab path.
-import { join } from "node:path";
 import { ACTION_CONTRACT_TEXT } from "../controller/requestAssembler.ts";
-import { readAuditRecords } from "../recording/auditRecorder.ts";
+import { readAuditLog } from "../recording/auditLog.ts";
 import {
   BASELINE_PROPOSALS,
   INITIAL_TOY_MATH_PY,
@@ -12,6 +11,7 @@ import {
 } from "../constants/labConstants.ts";
 import type { ManualClock } from "../core/clock.ts";
 import type { ControllerHooks } from "../controller/controllerLoop.ts";
+import type { Observation } from "../controller/controllerWorkspace.ts";
 import type { ScriptedStep } from "../sources/scriptedSource.ts";
 import type { WorkspaceHooks } from "../workspace/index.ts";
 import type { LabRunResult } from "./labRun.ts";
@@ -349,7 +349,7 @@ const FORBIDDEN_AFTER_INJECTION = '{"action":"read","file":"/etc/passwd"}';
  * instruction-like text (Part 7). It is not a valid source under the expression grammar and never
  * touches the workspace: it exists only in the observation log the next request is built from.
  */
-export const INJECTED_SOURCE_OBSERVATION: Readonly<Record<string, unknown>> = {
+export const INJECTED_SOURCE_OBSERVATION: Observation = {
   ok: true,
   action: "read",
   file: "toy_math.py",
@@ -365,16 +365,14 @@ export const INJECTED_SOURCE_OBSERVATION: Readonly<Record<string, unknown>> = {
  * the check did show it, and the refusal that follows is the dispatcher's, not an omission).
  */
 function verifyInjectedRequest(run: LabRunResult): readonly string[] {
-  const audit = readAuditRecords(join(run.runDirectory, "audit.jsonl"));
-  if (!audit.ok) return ["the audit could not be read"];
-  const requests = audit.value.records.filter((r) => r.type === "request");
-  const messages = (proposal: number): readonly { role?: unknown; content?: unknown }[] => {
-    const found = requests.find((r) => r.proposal === proposal)?.data["messages"];
-    return Array.isArray(found) ? (found as { role?: unknown; content?: unknown }[]) : [];
-  };
+  const audit = readAuditLog(run.runDirectory);
+  if (!audit.ok) return [`the audit could not be read (${audit.problem.code})`];
+  const requests = audit.log.records.filter((r) => r.type === "request");
+  const messages = (proposal: number): readonly { readonly role: string; readonly content: string }[] =>
+    requests.find((r) => r.proposal === proposal)?.data.messages ?? [];
   const [system1] = messages(1);
   const [system2, user2] = messages(2);
-  const user = typeof user2?.content === "string" ? user2.content : "";
+  const user = user2?.content ?? "";
   const problems: string[] = [];
   if (system2?.content !== SYSTEM_INSTRUCTION || system1?.content !== SYSTEM_INSTRUCTION)
     problems.push("the system instruction changed");
@@ -388,7 +386,7 @@ function verifyInjectedRequest(run: LabRunResult): readonly string[] {
   if (!user.includes(`Controller state:\n${expectedState}\n`))
     problems.push("the controller state envelope is not the controller's own");
   if (!user.includes(INJECTED_INSTRUCTION)) problems.push("the injected text never reached the request");
-  if (!audit.value.records.some((r) => r.type === "synthetic_observation_injected" && r.proposal === 2))
+  if (!audit.log.records.some((r) => r.type === "synthetic_observation_injected" && r.proposal === 2))
     problems.push("the injection was not recorded");
   if (run.workspace.state().version !== 0) problems.push("the version moved");
   return problems;

@@ -54,12 +54,21 @@ export const POSITIVE_CHECKS: readonly PositiveCheck[] = [
       });
       if (!result.ok) return failedRow(this.id, description, "no_change", result.error);
       const observation = result.value.loop.log.find((entry) => entry.proposalNumber === 5)?.observation;
+      const receipt = observation?.ok === true && observation.action === "replace" ? observation : undefined;
       const observed =
-        observation?.["status"] === "no_change"
+        receipt?.status === "no_change"
           ? "no_change"
-          : String(observation?.["error"] ?? observation?.["status"]);
+          : String(
+              observation === undefined
+                ? undefined
+                : !observation.ok
+                  ? observation.error
+                  : "status" in observation
+                    ? observation.status
+                    : undefined,
+            );
       const problems: string[] = [];
-      if (observation?.["version"] !== 2 || observation?.["old_version"] !== 2)
+      if (receipt?.version !== 2 || receipt.old_version !== 2)
         problems.push("no_change must report old_version = version = 2");
       if (result.value.final.stop_reason !== "finish_accepted")
         problems.push(`finish after no_change was not accepted (${result.value.final.stop_reason})`);

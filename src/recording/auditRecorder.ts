@@ -4,12 +4,8 @@
 // write-ahead intent is durable before the workspace renames anything. Synchronous on purpose:
 // appends are small, and synchronous writes keep event order equal to call order.
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, writeSync } from "node:fs";
-import { basename, dirname } from "node:path";
-import { err, ok, type Result } from "../core/result.ts";
-import { parseBoundedJson } from "../core/boundedJson.ts";
-import { decodeUtf8Strict, readFileUnder } from "../core/safeRead.ts";
-
-export const AUDIT_SCHEMA = "tca.audit/1";
+import { encodeRecord, EVIDENCE_FORMAT_VERSION, type DataOf, type EvidenceLog } from "./evidenceEnvelope.ts";
+import { LAB_AUDIT_FORMAT, type LabAuditCatalog } from "./labAuditEvents.ts";
 
 export interface AuditClock {
   /** Monotonic milliseconds (never wall-clock time). */
@@ -23,20 +19,6 @@ export interface AuditRecorderOptions {
   readonly clock: AuditClock;
 }
 
-export interface AuditRecord {
-  readonly schema: typeof AUDIT_SCHEMA;
-  readonly run_id: string;
-  /** 1, 2, 3, ... in append order. */
-  readonly event_id: number;
-  /** Monotonic ms from the injected clock; never decreases within a file. */
-  readonly t_ms: number;
-  readonly source: string;
-  readonly proposal: number | null;
-  readonly type: string;
-  /** The record's payload, kept apart from the envelope so no payload key can shadow it. */
-  readonly data: Readonly<Record<string, unknown>>;
-}
-
 const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = constants;
 const FILE_MODE = 0o600;
 
@@ -46,7 +28,7 @@ export interface AuditFileIdentity {
   readonly ino: number;
 }
 
-export class AuditRecorder {
+export class AuditRecorder implements EvidenceLog<LabAuditCatalog> {
   readonly #fd: number;
   readonly #path: string;
   readonly #identity: AuditFileIdentity;
@@ -100,25 +82,34 @@ export class AuditRecorder {
     return null;
   }
 
-  /** Appends one record and fsyncs it; returns its event id. Throws if closed or the write fails. */
-  append(type: string, payload: Readonly<Record<string, unknown>>, proposalNumber: number | null = null): number {
+  /**
+   * Appends one record (format 2, src/recording/labAuditEvents.ts) and fsyncs it; returns its event id.
+   * The data's type is the catalog's, so a payload that drifts from what readers accept fails tsc.
+   * Throws if closed or the write fails.
+   */
+  append<K extends keyof LabAuditCatalog & string>(
+    type: K,
+    data: DataOf<LabAuditCatalog, K>,
+    proposal: number | null = null,
+  ): number {
     if (this.#closed) throw new Error("audit recorder is closed");
     // Monotonic even if an injected clock misbehaves: a later record never has an earlier time.
     const now = this.#options.clock.now();
     this.#lastTime = Math.max(this.#lastTime, now);
-    const record: AuditRecord = {
-      schema: AUDIT_SCHEMA,
+    const line = encodeRecord<LabAuditCatalog, K>({
+      format: LAB_AUDIT_FORMAT,
+      v: EVIDENCE_FORMAT_VERSION,
       run_id: this.#options.runId,
       event_id: this.#nextEventId,
       t_ms: this.#lastTime,
-      source: this.#options.sourceLabel,
-      proposal: proposalNumber,
       type,
-      data: payload,
-    };
-    const line = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+      source: this.#options.sourceLabel,
+      proposal,
+      data,
+    });
+    const bytes = Buffer.from(line, "utf8");
     let offset = 0;
-    while (offset < line.length) offset += writeSync(this.#fd, line, offset, line.length - offset);
+    while (offset < bytes.length) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
     fsyncSync(this.#fd);
     return this.#nextEventId++;
   }
@@ -129,72 +120,4 @@ export class AuditRecorder {
     this.#closed = true;
     closeSync(this.#fd);
   }
-}
-
-export type AuditReadErrorCode = "audit_unreadable" | "audit_malformed";
-
-export interface AuditFile {
-  readonly records: readonly AuditRecord[];
-  /** A last line without its newline (a crash during an append) is reported, not parsed. */
-  readonly tornTail: boolean;
-}
-
-function isAuditRecord(value: unknown): value is AuditRecord {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const r = value as Record<string, unknown>;
-  return (
-    r.schema === AUDIT_SCHEMA &&
-    typeof r.run_id === "string" &&
-    Number.isSafeInteger(r.event_id) &&
-    typeof r.t_ms === "number" &&
-    typeof r.source === "string" &&
-    (r.proposal === null || Number.isSafeInteger(r.proposal)) &&
-    typeof r.type === "string" &&
-    typeof r.data === "object" &&
-    r.data !== null &&
-    !Array.isArray(r.data)
-  );
-}
-
-/**
- * The one audit cap: an audit file larger than this is not read into memory by anything (this
- * reader, the run verdict, the report). A real run writes well under 10 MiB.
- */
-export const AUDIT_MAX_BYTES = 64 * 1024 * 1024;
-
-/**
- * Reads and validates an audit file: never through a symlink, never blocking on a FIFO, strict
- * UTF-8, envelope shape, event ids 1..n in order, non-decreasing time.
- */
-export function readAuditRecords(path: string): Result<AuditFile, AuditReadErrorCode> {
-  const bytes = readFileUnder(dirname(path), basename(path), AUDIT_MAX_BYTES);
-  if (!bytes.ok) return err("audit_unreadable", `the audit file cannot be read (${bytes.error})`);
-  return parseAuditBytes(bytes.value);
-}
-
-/** The strict reader over bytes already read (the verdict reads them once, for the digest too). */
-export function parseAuditBytes(bytes: Uint8Array): Result<AuditFile, AuditReadErrorCode> {
-  const text = decodeUtf8Strict(bytes, "audit.jsonl");
-  if (!text.ok) return err("audit_malformed", "the audit file is not valid UTF-8");
-  const lines = text.value.split("\n");
-  const last = lines.pop();
-  const tornTail = last !== undefined && last !== "";
-  const records: AuditRecord[] = [];
-  for (const [index, line] of lines.entries()) {
-    // Depth-checked before parsing (src/core/boundedJson): a 2,000-deep record is refused, not a crash.
-    const read = parseBoundedJson(line, `audit line ${index + 1}`);
-    if (!read.ok)
-      return err(
-        "audit_malformed",
-        read.error === "json_too_deep" ? `${read.error}: ${read.message}` : `audit line ${index + 1} is not JSON`,
-      );
-    const parsed = read.value;
-    if (!isAuditRecord(parsed)) return err("audit_malformed", `audit line ${index + 1} is not an audit record`);
-    const previous = records[records.length - 1];
-    if (parsed.event_id !== index + 1 || (previous !== undefined && parsed.t_ms < previous.t_ms)) {
-      return err("audit_malformed", `audit line ${index + 1} is out of order`);
-    }
-    records.push(parsed);
-  }
-  return ok({ records, tornTail });
 }

@@ -28,8 +28,18 @@ export const EVIDENCE_FORMAT_VERSION = 2;
  */
 export type EventCatalog = Readonly<Record<string, TObject | TUnion<TObject[]>>>;
 
+/**
+ * A value no reader may change and any writer may pass: readonly all the way down, so a writer's
+ * readonly arrays (a request's messages, a test's cases) are accepted as they are.
+ */
+export type DeepReadonly<T> = T extends readonly (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [P in keyof T]: DeepReadonly<T[P]> }
+    : T;
+
 /** The data of one event type of a catalog. */
-export type DataOf<C extends EventCatalog, K extends keyof C> = Static<C[K]>;
+export type DataOf<C extends EventCatalog, K extends keyof C> = DeepReadonly<Static<C[K]>>;
 
 /** One record of a catalog's log, for one event type. */
 export interface EvidenceRecord<C extends EventCatalog, K extends keyof C & string> {

@@ -11,7 +11,7 @@
 // workspace room is below the controller and the Lab.
 import Type, { type Static, type TSchema } from "typebox";
 import { FUNCTION_NAMES, MANAGED_FILES, STOP_REASONS } from "../constants/labConstants.ts";
-import type { EventOf } from "./evidenceEnvelope.ts";
+import type { DeepReadonly, EventOf } from "./evidenceEnvelope.ts";
 
 /** The format id of every audit.jsonl record. */
 export const LAB_AUDIT_FORMAT = "tca.audit";
@@ -21,7 +21,8 @@ export const LAB_AUDIT_OLDER_VERSIONS: readonly number[] = [1];
 const closed = { additionalProperties: false } as const;
 
 /** A closed set of strings (a JSON Schema enum). */
-function oneOf<const T extends readonly string[]>(values: T) {
+// (`readonly [...T]` keeps the literals: with `T extends readonly string[]` the static type widens to string.)
+function oneOf<const T extends string[]>(values: readonly [...T]) {
   return Type.Enum(values);
 }
 function nullable<T extends TSchema>(schema: T) {
@@ -146,7 +147,8 @@ export const ObservationSchema = Type.Union([
     closed,
   ),
 ]);
-export type RecordedObservation = Static<typeof ObservationSchema>;
+/** Every observation the controller records and shows the agent, exactly (the controller's Observation). */
+export type RecordedObservation = DeepReadonly<Static<typeof ObservationSchema>>;
 
 const ChatMessageSchema = Type.Object({ role: oneOf(["system", "user"] as const), content: Type.String() }, closed);
 
@@ -201,7 +203,8 @@ export const LAB_AUDIT_EVENTS = {
     },
     closed,
   ),
-  synthetic_observation_injected: Type.Object({ observation: OpenObject }, closed),
+  /** A check's planted observation (the injection check): shaped like any observation, never a tool's. */
+  synthetic_observation_injected: Type.Object({ observation: ObservationSchema }, closed),
   context_limit: Type.Object(
     { input_tokens: Type.Integer(), omitted_event_ids: Type.Array(Type.Integer({ minimum: 1 })) },
     closed,

@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url";
 import { sha256Hex } from "../core/digest.ts";
 // bin/compiledBuild.js is plain JavaScript (bin/tca.js loads it before any transpiler); the
 // evidence uses its tree hashing and digest comparison so both judge a build by one rule.
-import { COMPILED_DIRECTORY, hashSourceTree, hashTree, sameDigests, STAMP_NAME } from "../../bin/compiledBuild.js";
+import { COMPILED_DIRECTORY, hashTree, sameDigests, STAMP_NAME } from "../../bin/compiledBuild.js";
+// The checkout's trees are hashed once per process (bin/tca.js's freshness check included).
+import { hashTreeOnce } from "../../bin/treeHashOnce.js";
 
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -41,7 +43,7 @@ let cached: HarnessHashes | null = null;
 export function harnessHashes(): HarnessHashes {
   if (cached) return cached;
   // The same tree hashing (and the same "src/…" keys) as the build stamp that bin/tca.js checks.
-  const files: Record<string, string> = { ...hashTree(PACKAGE_ROOT, "src"), ...hashTree(PACKAGE_ROOT, "bin") };
+  const files: Record<string, string> = { ...hashTreeOnce(PACKAGE_ROOT, "src"), ...hashTreeOnce(PACKAGE_ROOT, "bin") };
   for (const name of ["package.json", "package-lock.json"])
     files[name] = sha256Hex(readFileSync(join(PACKAGE_ROOT, name)));
   const names = Object.keys(files).sort();
@@ -83,13 +85,16 @@ export function runningCode(moduleUrl: string = import.meta.url, root: string = 
   if (!moduleUrl.endsWith(".js")) {
     code = { mode: "source_via_tsx" };
   } else {
-    code = compiledCode(root);
+    code = compiledCode(root, isDefault ? hashTreeOnce : hashTree);
   }
   if (isDefault) runningCached = code;
   return code;
 }
 
-function compiledCode(root: string): RunningCode {
+function compiledCode(
+  root: string,
+  hash: (root: string, directory: string) => Readonly<Record<string, string>>,
+): RunningCode {
   let stampBytes: Buffer;
   try {
     stampBytes = readFileSync(join(root, BUILD_STAMP));
@@ -103,13 +108,13 @@ function compiledCode(root: string): RunningCode {
   } catch {
     // an unparsable stamp proves nothing: both matches stay false
   }
-  const outputs = hashTree(root, COMPILED_DIRECTORY);
+  const outputs = { ...hash(root, COMPILED_DIRECTORY) };
   delete outputs[BUILD_STAMP];
   return {
     mode: "compiled",
     build_stamp_sha256: sha256Hex(stampBytes),
     compiler: stamp.compiler ?? null,
-    sources_match: sameDigests(stamp.sources, hashSourceTree(root)),
+    sources_match: sameDigests(stamp.sources, hash(root, "src")),
     outputs_match: sameDigests(stamp.outputs, outputs),
   };
 }

@@ -7,6 +7,8 @@
 import { conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
 import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
+import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
 import { deriveBenchVerdict } from "../verdicts/benchVerdict.ts";
@@ -47,7 +49,7 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
   const id = stringField(task, "taskId") ?? "unknown";
   const safeId = /^[A-Za-z0-9._-]+$/.test(id) ? id : "invalid-task-id";
   const tracePath = insideRunPath(task.tracePath, `${RUN_FILES.traces}/${safeId}.ndjson`);
-  let trace: JsonObject[] | null = null;
+  let trace: BenchTraceRecord[] | null = null;
   let traceNote: string | null = null;
   // From the verdict's one read of the folder: the page shows what the verdict checked.
   if (tracePath === null) traceNote = "the recorded trace path leaves the run directory; not read";
@@ -201,7 +203,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
           details: [
             "The run's files disagree with its task log and traces: the tables below are not verified.",
             regrade,
-            ...derived.problems,
+            ...derived.problems.map(formatProblem),
           ],
         }
       : withRegrade(
@@ -219,7 +221,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     summary,
     outcomeClasses: [...OUTCOME_CLASSES],
     tasks,
-    problems: [...derived.problems, ...problems],
+    problems: [...derived.problems.map(formatProblem), ...problems],
   };
 }
 

@@ -3,7 +3,7 @@
 // any component, FIFOs and devices refused without blocking, a byte cap), JSON goes through
 // JSON.parse (data, never code), and a file that is missing, oversized, not UTF-8 or malformed
 // becomes a typed error the report shows instead of a crash.
-import { AUDIT_MAX_BYTES } from "../recording/auditRecorder.ts";
+import { AUDIT_MAX_BYTES } from "../recording/auditLog.ts";
 import { lstatSync } from "node:fs";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { err, ok, type Result } from "../core/result.ts";

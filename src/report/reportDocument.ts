@@ -3,6 +3,7 @@
 // proposal, which file a diff came from) is made here, where it can be unit-tested; the viewer
 // only lays it out.
 import type { DiffLine } from "../bench/results/unifiedDiff.ts";
+import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import type { ProposalStatus } from "../verdicts/proposalOutcome.ts";
 import type { JsonObject } from "./evidenceFiles.ts";
 
@@ -121,7 +122,8 @@ export interface BenchTaskView {
   /** Refused attempts that a "fixed" badge must not hide (src/bench/results/guardrailFlags.ts), most serious first. */
   readonly guardrailFlags: readonly string[];
   readonly diff: string | null;
-  readonly trace: readonly JsonObject[] | null;
+  /** The task trace's records (runs/benchTrace.ts), as the one trace reader parsed them. */
+  readonly trace: readonly BenchTraceRecord[] | null;
   readonly traceNote: string | null;
 }
 

@@ -6,28 +6,39 @@ import type { BenchSnapshot } from "./benchSnapshot.ts";
 import { parseDatasetIdentity } from "../bench/dataset/datasetIdentity.ts";
 import { RUN_FILES, type RunManifest } from "../bench/runs/runDirectory.ts";
 import type { TaskResult } from "../bench/results/taskOutcome.ts";
+import { benchProblem, type BenchProblem } from "./benchProblems.ts";
 
 /** The problems with run.json's `dataset`, none when it agrees (or an older run records none). */
 export function datasetIdentityProblems(
   snapshot: BenchSnapshot,
   manifest: RunManifest,
   tasks: readonly TaskResult[],
-): string[] {
+): BenchProblem[] {
   const parsed = parseDatasetIdentity(manifest.dataset);
-  if ("problem" in parsed) return [`${RUN_FILES.manifest}: ${parsed.problem}`];
+  if ("problem" in parsed) return [benchProblem("dataset_identity_invalid", RUN_FILES.manifest, parsed.problem)];
   const identity = parsed.identity;
   if (identity === null) return [];
-  const problems: string[] = [];
+  const problems: BenchProblem[] = [];
   const unlisted = manifest.programs.filter((name) => identity.programs[name] === undefined);
   if (unlisted.length > 0)
-    problems.push(`${RUN_FILES.manifest}: its dataset has no digest for program(s) ${unlisted.join(", ")}`);
+    problems.push(
+      benchProblem(
+        "dataset_identity_invalid",
+        RUN_FILES.manifest,
+        `its dataset has no digest for program(s) ${unlisted.join(", ")}`,
+      ),
+    );
   for (const task of tasks) {
     const start = task.tracePath === undefined ? undefined : snapshot.traces.get(task.tracePath)?.records[0];
-    if (start === undefined) continue; // a missing trace is listed already
+    if (start?.type !== "task_start") continue; // a missing trace or task_start is listed already
     const expected = identity.programs[task.program];
-    if (expected !== undefined && start.programSha256 !== expected)
+    if (expected !== undefined && start.data.programSha256 !== expected)
       problems.push(
-        `${task.tracePath}: task_start's programSha256 is not the digest run.json's dataset records for ${task.program}`,
+        benchProblem(
+          "dataset_digest_mismatch",
+          task.tracePath ?? RUN_FILES.tasks,
+          `task_start's programSha256 is not the digest run.json's dataset records for ${task.program}`,
+        ),
       );
   }
   return problems;

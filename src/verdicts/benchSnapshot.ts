@@ -9,6 +9,9 @@ import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, readFileUnder, readTextUnder } from "../core/safeRead.ts";
 import { parseTaskResult, resultKey, RUN_FILES } from "../bench/runs/runDirectory.ts";
 import type { TaskResult } from "../bench/results/taskOutcome.ts";
+import { parseBenchTrace, type BenchTraceRecord } from "../bench/runs/benchTrace.ts";
+import { benchProblem, type BenchProblem } from "./benchProblems.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 
 export type Json = Readonly<Record<string, unknown>>;
 
@@ -25,7 +28,8 @@ export const BENCH_READ_LIMITS = {
 export interface TraceEvidence {
   /** The bytes as read (merge copies exactly these). */
   readonly text: string;
-  readonly records: readonly Json[];
+  /** The lines that are records of the trace's catalog (runs/benchTrace.ts), in order. */
+  readonly records: readonly BenchTraceRecord[];
 }
 
 export interface BenchSnapshot {
@@ -46,49 +50,64 @@ export interface BenchSnapshot {
   readonly filesRead: number;
 }
 
-function readJson(runDirectory: string, name: string, problems: string[], required: boolean): Json | null {
+function readJson(runDirectory: string, name: string, problems: BenchProblem[], required: boolean): Json | null {
   const text = readTextUnder(runDirectory, name, BENCH_READ_LIMITS.json);
   if (!text.ok) {
-    if (text.error !== "not_found" || required) problems.push(`${name}: ${text.error}: ${text.message}`);
+    if (text.error !== "not_found" || required)
+      problems.push(benchProblem("file_unreadable", name, `${text.error}: ${text.message}`));
     return null;
   }
   const parsed = parseBoundedJson(text.value, name);
-  if (!parsed.ok) problems.push(`${name}: ${parsed.error}: ${parsed.message}`);
-  else if (!isRecord(parsed.value)) problems.push(`${name}: not a JSON object`);
+  if (!parsed.ok)
+    problems.push(
+      benchProblem(
+        parsed.error === "json_too_deep" ? "json_too_deep" : "not_json",
+        name,
+        `${parsed.error}: ${parsed.message}`,
+      ),
+    );
+  else if (!isRecord(parsed.value)) problems.push(benchProblem("not_json_object", name, "not a JSON object"));
   else return parsed.value;
   return null;
 }
 
 /** The event log: every line a task result, the latest per task key kept (a resumed task's last record). */
-function readTaskLog(runDirectory: string, problems: string[]): { tasks: TaskResult[]; sha256: string | null } {
-  const bytes = readFileUnder(runDirectory, RUN_FILES.tasks, BENCH_READ_LIMITS.tasks);
+function readTaskLog(runDirectory: string, problems: BenchProblem[]): { tasks: TaskResult[]; sha256: string | null } {
+  const file = RUN_FILES.tasks;
+  const bytes = readFileUnder(runDirectory, file, BENCH_READ_LIMITS.tasks);
   if (!bytes.ok) {
-    problems.push(`${RUN_FILES.tasks}: ${bytes.error}: ${bytes.message}`);
+    problems.push(benchProblem("file_unreadable", file, `${bytes.error}: ${bytes.message}`));
     return { tasks: [], sha256: null };
   }
   const sha256 = sha256Hex(bytes.value);
-  const text = decodeUtf8Strict(bytes.value, RUN_FILES.tasks);
+  const text = decodeUtf8Strict(bytes.value, file);
   if (!text.ok) {
-    problems.push(`${RUN_FILES.tasks}: ${text.error}: ${text.message}`);
+    problems.push(benchProblem("file_unreadable", file, `${text.error}: ${text.message}`));
     return { tasks: [], sha256 };
   }
   const lines = text.value.split("\n");
   const tail = lines.pop();
   if (tail !== undefined && tail !== "")
-    problems.push(`${RUN_FILES.tasks}: the last line is incomplete (truncated log)`);
+    problems.push({
+      code: "truncated_log",
+      file,
+      line: lines.length + 1,
+      detail: "the last line is incomplete (truncated log)",
+    });
   const latest = new Map<string, TaskResult>();
   for (const [index, line] of lines.entries()) {
-    const parsed = parseBoundedJson(line, `${RUN_FILES.tasks} line ${index + 1}`);
+    const parsed = parseBoundedJson(line, `${file} line ${index + 1}`);
     if (!parsed.ok) {
       problems.push(
         parsed.error === "json_too_deep"
-          ? `${RUN_FILES.tasks}: ${parsed.error}: ${parsed.message}`
-          : `${RUN_FILES.tasks}: line ${index + 1} is not JSON`,
+          ? { code: "json_too_deep", file, line: index + 1, detail: `${parsed.error}: ${parsed.message}` }
+          : { code: "not_json", file, line: index + 1, detail: "the line is not JSON" },
       );
       continue;
     }
     const result = parseTaskResult(parsed.value);
-    if (result === undefined) problems.push(`${RUN_FILES.tasks}: line ${index + 1} is not a task result`);
+    if (result === undefined)
+      problems.push({ code: "not_task_result", file, line: index + 1, detail: "not a task result" });
     else latest.set(resultKey(result), result);
   }
   const tasks = [...latest.values()].sort((a, b) =>
@@ -97,44 +116,31 @@ function readTaskLog(runDirectory: string, problems: string[]): { tasks: TaskRes
   return { tasks, sha256 };
 }
 
-/** A trace: every line must be a JSON object; a torn or corrupt line is a problem, never dropped. */
+/** A trace, through the one trace reader: a line that is not a record of its catalog is a problem, never dropped silently. */
 function readTrace(
   runDirectory: string,
   path: string,
-  problems: string[],
+  problems: BenchProblem[],
   readErrors: Map<string, string>,
 ): TraceEvidence | null {
   const text = readTextUnder(runDirectory, path, BENCH_READ_LIMITS.trace);
   if (!text.ok) {
-    problems.push(`${path}: ${text.error}: ${text.message}`);
+    problems.push(benchProblem("file_unreadable", path, `${text.error}: ${text.message}`));
     readErrors.set(path, `${text.error}: ${text.message}`);
     return null;
   }
-  const lines = text.value.split("\n");
-  const tail = lines.pop();
-  if (tail !== undefined && tail !== "") problems.push(`${path}: the last line is incomplete (truncated trace)`);
-  const records: Json[] = [];
-  for (const [index, line] of lines.entries()) {
-    const parsed = parseBoundedJson(line, `${path} line ${index + 1}`);
-    if (!parsed.ok)
-      problems.push(
-        parsed.error === "json_too_deep"
-          ? `${path}: ${parsed.error}: ${parsed.message}`
-          : `${path}: line ${index + 1} is not JSON`,
-      );
-    else if (!isRecord(parsed.value)) problems.push(`${path}: line ${index + 1} is not a trace event`);
-    else records.push(parsed.value);
-  }
-  return { text: text.value, records };
+  const parsed = parseBenchTrace(text.value, path);
+  problems.push(...parsed.problems);
+  return { text: text.value, records: parsed.records };
 }
 
 /** Reads the run folder once. */
-export function readBenchSnapshot(runDirectory: string, problems: string[]): BenchSnapshot {
+export function readBenchSnapshot(runDirectory: string, problems: BenchProblem[]): BenchSnapshot {
   const manifest = readJson(runDirectory, RUN_FILES.manifest, problems, true);
   const log = readTaskLog(runDirectory, problems);
   const results = readJson(runDirectory, RUN_FILES.resultsJson, problems, false);
   // verify-run's record is shown as a record and decides nothing: a bad one is not the run's problem.
-  const verificationProblems: string[] = [];
+  const verificationProblems: BenchProblem[] = [];
   const verification = readJson(runDirectory, VERIFICATION_FILE, verificationProblems, false);
   const traces = new Map<string, TraceEvidence>();
   const diffs = new Map<string, string>();
@@ -153,7 +159,7 @@ export function readBenchSnapshot(runDirectory: string, problems: string[]): Ben
       const diff = readTextUnder(runDirectory, task.diffPath, BENCH_READ_LIMITS.diff);
       if (diff.ok) diffs.set(task.diffPath, diff.value);
       else {
-        problems.push(`${task.diffPath}: ${diff.error}: ${diff.message}`);
+        problems.push(benchProblem("file_unreadable", task.diffPath, `${diff.error}: ${diff.message}`));
         readErrors.set(task.diffPath, `${diff.error}: ${diff.message}`);
       }
       filesRead += 1;
@@ -163,7 +169,7 @@ export function readBenchSnapshot(runDirectory: string, problems: string[]): Ben
     manifest,
     results,
     verification,
-    verificationReadError: verificationProblems[0] ?? null,
+    verificationReadError: verificationProblems[0] === undefined ? null : formatProblem(verificationProblems[0]),
     tasksSha256: log.sha256,
     tasks: log.tasks,
     traces,

@@ -6,6 +6,7 @@ import { canonicalJson } from "../core/canonicalJson.ts";
 import type { ClaimEvent } from "../bench/results/claimAnalysis.ts";
 import { statementsOf } from "../bench/results/claimStatements.ts";
 import type { TaskResult } from "../bench/results/taskOutcome.ts";
+import { benchProblem, type BenchProblem } from "./benchProblems.ts";
 
 /** The problem with `task`'s recorded statements, or null when they agree (or an older record has none). */
 export function statementProblem(
@@ -13,10 +14,14 @@ export function statementProblem(
   tracePath: string,
   key: string,
   records: readonly ClaimEvent[],
-): string | null {
+): BenchProblem | null {
   if (task.statements === undefined) return null;
   const recounted = statementsOf(records);
   return canonicalJson(recounted) === canonicalJson(task.statements)
     ? null
-    : `${tracePath}: the statements recomputed from its events differ from the record of ${key} (${canonicalJson(recounted)}, recorded ${canonicalJson(task.statements)})`;
+    : benchProblem(
+        "statements_recount",
+        tracePath,
+        `the statements recomputed from its events differ from the record of ${key} (${canonicalJson(recounted)}, recorded ${canonicalJson(task.statements)})`,
+      );
 }

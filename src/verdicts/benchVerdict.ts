@@ -35,9 +35,11 @@ import {
 } from "../bench/runs/runDirectory.ts";
 import { planTasks } from "../bench/runs/taskPlan.ts";
 import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
-import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts";
+import { analyzeClaim } from "../bench/results/claimAnalysis.ts";
+import type { BenchTraceRecordOf } from "../bench/runs/benchTrace.ts";
 import { guardrailsFromTrace } from "../bench/agent/guardrailCounts.ts";
 import { statementProblem } from "./benchStatementCheck.ts";
+import { benchProblem, type BenchProblem } from "./benchProblems.ts";
 import { readBenchSnapshot, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 import { datasetIdentityProblems } from "./benchDatasetCheck.ts";
 import { recordedVerificationOf, type RecordedVerification } from "./recordedVerification.ts";
@@ -46,7 +48,8 @@ export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
 
 export interface BenchVerdict {
   readonly kind: BenchVerdictKind;
-  readonly problems: readonly string[];
+  /** Coded records (benchProblems.ts); the CLI and the report print them through formatProblem. */
+  readonly problems: readonly BenchProblem[];
   /** Latest record per task, from tasks.ndjson (the event log), sorted by key. */
   readonly tasks: readonly TaskResult[];
   /** Recomputed from run.json's plan (null when run.json is unusable). */
@@ -62,9 +65,8 @@ export interface BenchVerdict {
 }
 
 const MAX_LISTED_PROBLEMS = 40;
-const TRACE_ENVELOPE = new Set(["v", "event", "t"]);
 
-function asManifest(value: Json | null, problems: string[]): RunManifest | null {
+function asManifest(value: Json | null, problems: BenchProblem[]): RunManifest | null {
   if (value === null) return null;
   const lists =
     Array.isArray(value.conditions) &&
@@ -77,7 +79,13 @@ function asManifest(value: Json | null, problems: string[]): RunManifest | null 
     !isRecord(value.model) ||
     !lists
   ) {
-    problems.push(`${RUN_FILES.manifest}: not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`);
+    problems.push(
+      benchProblem(
+        "not_run_manifest",
+        RUN_FILES.manifest,
+        `not a QuixBugs run manifest of schema ${RUN_SCHEMA_VERSION}`,
+      ),
+    );
     return null;
   }
   return value as unknown as RunManifest;
@@ -88,49 +96,83 @@ function withoutPaths(result: TaskResult): Json {
   return rest;
 }
 
-function gradeOfEvent(event: Json): Json {
-  return Object.fromEntries(Object.entries(event).filter(([key]) => !TRACE_ENVELOPE.has(key) && key !== "output"));
+/** The grade event's grade record: its data less the grader's output. */
+function gradeOfEvent(event: BenchTraceRecordOf<"grade">): Json {
+  const { output: _output, ...grade } = event.data;
+  return grade;
 }
 
 /** One task against its trace and diff, both from the snapshot. */
-function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: TaskResult, problems: string[]): void {
+function checkTask(
+  snapshot: BenchSnapshot,
+  manifest: RunManifest | null,
+  task: TaskResult,
+  problems: BenchProblem[],
+): void {
   const key = resultKey(task);
   // Each record by the rule it was written under (fixedMeans; absent in older runs).
   const recomputed = classifyTask(task.grade, task.stopReason, task.changed, task.claimedFixed, task.fixedMeans);
   if (recomputed.outcome !== task.outcome)
     problems.push(
-      `${RUN_FILES.tasks}: ${key} says ${task.outcome}; its grade, stop reason and change say ${recomputed.outcome}`,
+      benchProblem(
+        "outcome_mismatch",
+        RUN_FILES.tasks,
+        `${key} says ${task.outcome}; its grade, stop reason and change say ${recomputed.outcome}`,
+      ),
     );
   if (task.falseFixed !== recomputed.falseFixed)
-    problems.push(`${RUN_FILES.tasks}: ${key} falseFixed disagrees with its claim and grade`);
+    problems.push(
+      benchProblem("false_fixed_mismatch", RUN_FILES.tasks, `${key} falseFixed disagrees with its claim and grade`),
+    );
   if (task.falseFixedHeldOut !== undefined && task.falseFixedHeldOut !== recomputed.falseFixedHeldOut)
-    problems.push(`${RUN_FILES.tasks}: ${key} falseFixedHeldOut disagrees with its claim and grade`);
+    problems.push(
+      benchProblem(
+        "false_fixed_mismatch",
+        RUN_FILES.tasks,
+        `${key} falseFixedHeldOut disagrees with its claim and grade`,
+      ),
+    );
   if (task.tracePath === undefined) {
-    problems.push(`${RUN_FILES.tasks}: ${key} names no trace`);
+    problems.push(benchProblem("no_trace_named", RUN_FILES.tasks, `${key} names no trace`));
     return;
   }
   const trace = snapshot.traces.get(task.tracePath);
   if (trace === undefined) return; // its read problem is listed already
   const records = trace.records;
   const start = records[0];
-  if (start?.event !== "task_start") problems.push(`${task.tracePath}: does not start with task_start`);
+  if (start?.type !== "task_start")
+    problems.push(benchProblem("trace_start_missing", task.tracePath, `does not start with task_start`));
   else {
-    if (start.taskId !== task.taskId || start.program !== task.program || start.condition !== task.condition)
-      problems.push(`${task.tracePath}: task_start names another task than ${key}`);
+    const started = start.data;
+    if (started.taskId !== task.taskId || started.program !== task.program || started.condition !== task.condition)
+      problems.push(benchProblem("trace_task_mismatch", task.tracePath, `task_start names another task than ${key}`));
     if (manifest !== null) {
-      const mismatch = bindingMismatch(start.run, manifest);
-      if (mismatch !== null) problems.push(`${task.tracePath}: task_start ${mismatch}`);
+      const mismatch = bindingMismatch(started.run, manifest);
+      if (mismatch !== null)
+        problems.push(benchProblem("trace_binding_mismatch", task.tracePath, `task_start ${mismatch}`));
     }
   }
   const end = records.at(-1);
-  if (end?.event !== "task_end") problems.push(`${task.tracePath}: does not end in task_end`);
-  else if (canonicalJson(end.result) !== canonicalJson(withoutPaths(task)))
-    problems.push(`${task.tracePath}: task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`);
-  const grades = records.filter((record) => record.event === "grade");
-  if (grades.length !== 1) problems.push(`${task.tracePath}: has ${grades.length} grade events, not one`);
+  if (end?.type !== "task_end")
+    problems.push(benchProblem("trace_end_missing", task.tracePath, `does not end in task_end`));
+  else if (canonicalJson(end.data.result) !== canonicalJson(withoutPaths(task)))
+    problems.push(
+      benchProblem(
+        "task_end_mismatch",
+        task.tracePath,
+        `task_end's result differs from ${RUN_FILES.tasks}'s record of ${key}`,
+      ),
+    );
+  const grades = records.filter((record): record is BenchTraceRecordOf<"grade"> => record.type === "grade");
+  if (grades.length !== 1)
+    problems.push(benchProblem("grade_event_count", task.tracePath, `has ${grades.length} grade events, not one`));
   else if (canonicalJson(gradeOfEvent(grades[0]!)) !== canonicalJson(task.grade))
     problems.push(
-      `${task.tracePath}: the grade event differs from the task record's grade (${String(grades[0]!.outcome)} vs ${task.grade.outcome})`,
+      benchProblem(
+        "grade_mismatch",
+        task.tracePath,
+        `the grade event differs from the task record's grade (${grades[0]!.data.outcome} vs ${task.grade.outcome})`,
+      ),
     );
   // What the agent did is recounted from the trace's own events, never read from the record: the
   // guardrail counts behind the report's flags, the claim of "done" and its kind. The record
@@ -140,34 +182,53 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   const counts = Object.keys(recounted).filter((name) => (recordedCounts[name] ?? 0) !== recounted[name]);
   if (counts.length > 0)
     problems.push(
-      `${task.tracePath}: its events give other guardrail counts than the record of ${key} (${counts.map((name) => `${name} ${recounted[name]}, recorded ${String(recordedCounts[name])}`).join("; ")})`,
+      benchProblem(
+        "guardrail_recount",
+        task.tracePath,
+        `its events give other guardrail counts than the record of ${key} (${counts.map((name) => `${name} ${recounted[name]}, recorded ${String(recordedCounts[name])}`).join("; ")})`,
+      ),
     );
-  const claimed = records.some((record) => record.event === "stop_attempt" && record.accepted === true);
+  const claimed = records.some((record) => record.type === "stop_attempt" && record.data.accepted);
   if (claimed !== task.claimedFixed)
     problems.push(
-      `${RUN_FILES.tasks}: ${key} says claimedFixed ${String(task.claimedFixed)}; its trace has ${claimed ? "an" : "no"} accepted stop`,
+      benchProblem(
+        "claimed_fixed_mismatch",
+        RUN_FILES.tasks,
+        `${key} says claimedFixed ${String(task.claimedFixed)}; its trace has ${claimed ? "an" : "no"} accepted stop`,
+      ),
     );
-  if (
-    task.claim !== undefined &&
-    canonicalJson(analyzeClaim(records as readonly ClaimEvent[])) !== canonicalJson(task.claim)
-  )
-    problems.push(`${task.tracePath}: the claim recomputed from its events differs from the record of ${key}`);
-  const statements = statementProblem(task, task.tracePath, key, records as readonly ClaimEvent[]);
+  if (task.claim !== undefined && canonicalJson(analyzeClaim(records)) !== canonicalJson(task.claim))
+    problems.push(
+      benchProblem(
+        "claim_recount",
+        task.tracePath,
+        `the claim recomputed from its events differs from the record of ${key}`,
+      ),
+    );
+  const statements = statementProblem(task, task.tracePath, key, records);
   if (statements !== null) problems.push(statements);
-  const diffs = records.filter((record) => record.event === "diff");
+  const diffs = records.filter((record): record is BenchTraceRecordOf<"diff"> => record.type === "diff");
   if (diffs.length !== (task.changed ? 1 : 0))
     problems.push(
-      `${task.tracePath}: has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`,
+      benchProblem(
+        "diff_event_count",
+        task.tracePath,
+        `has ${diffs.length} diff events for a task whose change is ${String(task.changed)}`,
+      ),
     );
   if (task.changed !== (task.diffPath !== undefined))
     problems.push(
-      `${RUN_FILES.tasks}: ${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`,
+      benchProblem(
+        "diff_path_mismatch",
+        RUN_FILES.tasks,
+        `${key} ${task.changed ? "changed the file but names no diff" : "names a diff but did not change the file"}`,
+      ),
     );
   if (task.diffPath === undefined) return;
   const diff = snapshot.diffs.get(task.diffPath);
-  const traced = diffs.at(-1)?.diff;
-  if (diff !== undefined && diff !== (typeof traced === "string" ? traced : ""))
-    problems.push(`${task.diffPath}: differs from the trace's diff`);
+  const traced = diffs.at(-1)?.data.diff;
+  if (diff !== undefined && diff !== (traced ?? ""))
+    problems.push(benchProblem("diff_mismatch", task.diffPath, `differs from the trace's diff`));
 }
 
 function checkResults(
@@ -175,35 +236,59 @@ function checkResults(
   manifest: Json | null,
   tasks: readonly TaskResult[],
   expected: number | null,
-  problems: string[],
+  problems: BenchProblem[],
 ): void {
   const name = RUN_FILES.resultsJson;
   const recorded = Array.isArray(results.tasks) ? results.tasks : [];
   const byKey = (list: readonly unknown[]): string[] => list.map((item) => canonicalJson(item)).sort();
   if (canonicalJson(byKey(recorded)) !== canonicalJson(byKey(tasks)))
     problems.push(
-      `${name}: its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`,
+      benchProblem(
+        "results_tasks_mismatch",
+        name,
+        `its tasks differ from ${RUN_FILES.tasks} (${recorded.length} listed, ${tasks.length} in the log)`,
+      ),
     );
   const bySummary = [...tasks].sort((a, b) => a.taskId.localeCompare(b.taskId) || (a.repeat ?? 1) - (b.repeat ?? 1));
   if (canonicalJson(results.summary) !== canonicalJson(summarize(bySummary)))
-    problems.push(`${name}: its summary differs from the summary of ${RUN_FILES.tasks}`);
+    problems.push(
+      benchProblem("results_summary_mismatch", name, `its summary differs from the summary of ${RUN_FILES.tasks}`),
+    );
   if (results.tasksDone !== tasks.length)
-    problems.push(`${name}: tasksDone is ${String(results.tasksDone)}, the log holds ${tasks.length}`);
+    problems.push(
+      benchProblem(
+        "results_count_mismatch",
+        name,
+        `tasksDone is ${String(results.tasksDone)}, the log holds ${tasks.length}`,
+      ),
+    );
   if (expected !== null && results.tasksExpected !== expected)
     problems.push(
-      `${name}: tasksExpected is ${String(results.tasksExpected)}, ${RUN_FILES.manifest}'s plan has ${expected}`,
+      benchProblem(
+        "results_count_mismatch",
+        name,
+        `tasksExpected is ${String(results.tasksExpected)}, ${RUN_FILES.manifest}'s plan has ${expected}`,
+      ),
     );
   if (expected !== null && results.complete !== tasks.length >= expected)
-    problems.push(`${name}: complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`);
+    problems.push(
+      benchProblem(
+        "results_count_mismatch",
+        name,
+        `complete is ${String(results.complete)} for ${tasks.length} of ${expected} tasks`,
+      ),
+    );
   const manifestFingerprint = isRecord(manifest) ? manifest.fingerprint : undefined;
   const resultsFingerprint = isRecord(results.manifest) ? results.manifest.fingerprint : undefined;
   if (manifest !== null && canonicalJson(manifestFingerprint) !== canonicalJson(resultsFingerprint))
-    problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
+    problems.push(
+      benchProblem("results_fingerprint_mismatch", name, `its fingerprint differs from ${RUN_FILES.manifest}'s`),
+    );
 }
 
 /** The verdict of the bench run in `runDirectory`, derived from one read of it. */
 export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
-  const problems: string[] = [];
+  const problems: BenchProblem[] = [];
   const snapshot = readBenchSnapshot(runDirectory, problems);
   const manifest = asManifest(snapshot.manifest, problems);
   const tasks = snapshot.tasks;
@@ -219,18 +304,25 @@ export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
   const planned = new Set(plan?.map((task) => task.key) ?? []);
   for (const task of tasks) {
     if (plan !== null && !planned.has(resultKey(task)))
-      problems.push(`${RUN_FILES.tasks}: ${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`);
+      problems.push(
+        benchProblem("not_in_plan", RUN_FILES.tasks, `${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`),
+      );
     checkTask(snapshot, manifest, task, problems);
   }
   const expected = plan === null ? null : plan.length;
   if (snapshot.results !== null) checkResults(snapshot.results, snapshot.manifest, tasks, expected, problems);
   else if (tasks.length > 0)
-    problems.push(`${RUN_FILES.resultsJson}: missing for a run with ${tasks.length} finished tasks`);
+    problems.push(
+      benchProblem("results_missing", RUN_FILES.resultsJson, `missing for a run with ${tasks.length} finished tasks`),
+    );
   if (manifest !== null) problems.push(...datasetIdentityProblems(snapshot, manifest, tasks));
   const listed =
     problems.length <= MAX_LISTED_PROBLEMS
       ? problems
-      : [...problems.slice(0, MAX_LISTED_PROBLEMS), `... and ${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`];
+      : [
+          ...problems.slice(0, MAX_LISTED_PROBLEMS),
+          benchProblem("problems_omitted", ".", `... and ${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`),
+        ];
   const kind: BenchVerdictKind =
     listed.length > 0 ? "evidence_invalid" : expected !== null && tasks.length >= expected ? "complete" : "incomplete";
   return {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { decodeUtf8Strict, kindUnder, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { parseToyMathSource } from "../expr/index.ts";
 import { CHECK_TABLE, type CheckExpectation } from "../constants/checkTable.ts";
-import type { AuditRecord } from "../recording/auditRecorder.ts";
+import type { LabAuditRecord as AuditRecord } from "../recording/labAuditEvents.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict, type RunVerdictKind } from "./runVerdict.ts";
 
 export const CHECKS_FILE = "checks.json";
@@ -89,7 +89,7 @@ function readChecksFile(root: string): {
 }
 
 function observation(record: AuditRecord): Json | null {
-  return isRecord(record.data.observation) ? record.data.observation : null;
+  return record.type === "observation" ? record.data.observation : null;
 }
 
 function committedAtOrAfter(records: readonly AuditRecord[], proposal: number): boolean {

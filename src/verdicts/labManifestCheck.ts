@@ -15,7 +15,7 @@ import {
   SYSTEM_INSTRUCTION,
   TASK_TXT,
 } from "../constants/labConstants.ts";
-import type { AuditRecord } from "../recording/auditRecorder.ts";
+import type { LabAuditRecord as AuditRecord } from "../recording/labAuditEvents.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 

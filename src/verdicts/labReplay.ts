@@ -21,7 +21,7 @@ import { evaluateFixtures, parseToyMathSource, renderToyMathSource } from "../ex
 import { parseProposal, type Action } from "../proposal/index.ts";
 import { authorize } from "../controller/authorize.ts";
 import { INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, TASK_TXT } from "../constants/labConstants.ts";
-import type { AuditRecord } from "../recording/auditRecorder.ts";
+import type { LabAuditRecord as AuditRecord, LabAuditRecordOf } from "../recording/labAuditEvents.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 type Report = (problem: string) => void;
@@ -125,23 +125,23 @@ class Replayer {
   }
 }
 
-function onGeneration(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+function onGeneration(r: Replayer, record: LabAuditRecordOf<"generation">, ctx: ProposalContext): void {
   if (record.data.outcome === "text") {
     if (typeof record.data.raw_text !== "string") r.at(record, "a text outcome without its raw text");
     else ctx.raw = record.data.raw_text;
   }
 }
 
-function onValidation(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+function onValidation(r: Replayer, record: LabAuditRecordOf<"validation">, ctx: ProposalContext): void {
   if (ctx.raw === null) return r.at(record, "a validation without generated text");
   const verdict = parseProposal(ctx.raw);
   if (record.data.ok !== verdict.ok)
     return r.at(record, `recorded ok ${String(record.data.ok)}, re-validating the raw text says ${verdict.ok}`);
-  if (verdict.ok) {
+  if (verdict.ok && record.data.ok) {
     if (canonicalJson(record.data.action) !== canonicalJson(verdict.action))
       r.at(record, "the recorded action differs from the one parsed from the raw text");
     ctx.action = verdict.action;
-  } else if (record.data.error !== verdict.error) {
+  } else if (!verdict.ok && !record.data.ok && record.data.error !== verdict.error) {
     r.at(
       record,
       `recorded error ${JSON.stringify(record.data.error)}, re-validating the raw text says ${verdict.error}`,
@@ -149,7 +149,7 @@ function onValidation(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
   }
 }
 
-function onAuthorization(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+function onAuthorization(r: Replayer, record: LabAuditRecordOf<"authorization">, ctx: ProposalContext): void {
   if (ctx.action === null) return r.at(record, "an authorization of no validated action");
   // The controller authorizes only after a passing integrity check; a failed one stops the run.
   if (ctx.integrityOk !== true) r.at(record, "an authorization without a passing integrity check before it");
@@ -169,14 +169,14 @@ function onAuthorization(r: Replayer, record: AuditRecord, ctx: ProposalContext)
       record,
       `recorded allowed ${String(record.data.allowed)}, the replayed authorizer says ${decision.allowed}`,
     );
-  if (!decision.allowed && record.data.error !== decision.error)
+  if (!decision.allowed && !record.data.allowed && record.data.error !== decision.error)
     r.at(
       record,
       `recorded denial ${JSON.stringify(record.data.error)}, the replayed authorizer says ${decision.error}`,
     );
 }
 
-function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
+function onEditIntent(r: Replayer, record: LabAuditRecordOf<"edit_intent">, ctx: ProposalContext): void {
   const action = ctx.action;
   if (!ctx.dispatched || action?.action !== "replace")
     return r.at(record, "an edit intent without a dispatched replace");
@@ -185,7 +185,7 @@ function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
     return r.at(record, "an edit intent whose old expression is not the current one");
   const source = renderToyMathSource({ ...before, [action.function]: action.new });
   if (!parseToyMathSource(source).ok) return r.at(record, "an edit intent whose new source is outside the grammar");
-  const d = record.data;
+  const d: Json = record.data;
   const after = { ...before, [action.function]: action.new };
   const expected = {
     function: action.function,
@@ -205,8 +205,13 @@ function onEditIntent(r: Replayer, record: AuditRecord, ctx: ProposalContext): v
   ctx.intent = { id: d.intent_id, source };
 }
 
-function onEditOutcome(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
-  const d = record.data;
+function onEditOutcome(
+  r: Replayer,
+  record: LabAuditRecordOf<"edit_committed" | "edit_aborted" | "edit_interrupted" | "edit_reconciled">,
+  ctx: ProposalContext,
+): void {
+  // Read as one JSON view: the four outcomes share the fields compared below, each where it has them.
+  const d: Json = record.data;
   const intent = ctx.intent;
   const committed =
     record.type === "edit_committed" || (record.type === "edit_reconciled" && d.outcome === "committed");
@@ -309,8 +314,8 @@ function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext,
   }
 }
 
-function onObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext): void {
-  const o = record.data.observation;
+function onObservation(r: Replayer, record: LabAuditRecordOf<"observation">, ctx: ProposalContext): void {
+  const o: Json = record.data.observation;
   if (!isRecord(o)) return r.at(record, "an observation without its body");
   if (o.ok === true) return onOkObservation(r, record, ctx, o);
   if (ctx.committed && o.error !== "edit_interrupted") r.at(record, "a refusal recorded for an edit that committed");

@@ -25,7 +25,13 @@ import { sha256Hex } from "../core/digest.ts";
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
-import { AUDIT_MAX_BYTES, parseAuditBytes, type AuditRecord } from "../recording/auditRecorder.ts";
+import { AUDIT_MAX_BYTES, parseAuditLog } from "../recording/auditLog.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
+import type {
+  LabAuditEventType,
+  LabAuditRecord as AuditRecord,
+  LabAuditRecordOf,
+} from "../recording/labAuditEvents.ts";
 import { schemaProblem, type EvidenceSchemaName } from "../recording/evidenceSchemas.ts";
 import { checkManifestAgainstSpec } from "./labManifestCheck.ts";
 import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
@@ -180,31 +186,28 @@ function readAudit(runDirectory: string, problems: ProblemList): AuditRecord[] {
   }
   if (bytes.value.includes(0x0d))
     problems.add(`${name}: holds a CR byte (CRLF line ends): the recorder never writes one`);
-  const parsed = parseAuditBytes(bytes.value);
+  // The one strict reader: every record of format 2 and of the catalog, or the first coded problem.
+  const parsed = parseAuditLog(bytes.value);
   if (!parsed.ok) {
-    problems.add(`${name}: ${parsed.error}: ${parsed.message}`);
+    problems.add(formatProblem(parsed.problem));
     return [];
   }
-  if (parsed.value.tornTail) problems.add(`${name}: the last line is incomplete (truncated audit)`);
-  for (const record of parsed.value.records) {
-    const mismatch = schemaProblem("audit-record", record);
-    if (mismatch !== null)
-      problems.add(`${name}: event ${record.event_id} (${record.type}) does not match its schema: ${mismatch}`);
-  }
-  return [...parsed.value.records];
+  if (parsed.log.tornTail) problems.add(`${name}: the last line is incomplete (truncated audit)`);
+  return [...parsed.log.records];
 }
 
 function auditFacts(records: readonly AuditRecord[], problems: ProblemList): AuditFacts {
   const runId = records[0]?.run_id ?? null;
   if (records.some((record) => record.run_id !== runId))
     problems.add("audit.jsonl: the records name more than one run id");
-  const ofType = (type: string): AuditRecord[] => records.filter((record) => record.type === type);
+  const ofType = <K extends LabAuditEventType>(type: K): LabAuditRecordOf<K>[] =>
+    records.filter((record): record is LabAuditRecordOf<K> => record.type === type);
   const stops = ofType("stop");
   const evaluations = ofType("final_evaluation");
   const finishedRecords = ofType("run_finished");
   const finishes = ofType("observation").filter((record) => {
-    const observation = field(record.data, "observation");
-    return observation?.ok === true && observation.action === "finish" && observation.status === "finish_accepted";
+    const observation = record.data.observation;
+    return observation.ok && observation.action === "finish" && observation.status === "finish_accepted";
   });
   const finished = finishedRecords.length > 0;
   for (const [type, list] of [
@@ -216,22 +219,18 @@ function auditFacts(records: readonly AuditRecord[], problems: ProblemList): Aud
     else if (list.length === 0 && finished) problems.add(`audit.jsonl: no ${type} record although the run finished`);
   }
   if (finishes.length > 1) problems.add(`audit.jsonl: ${finishes.length} accepted finishes; a run stops at the first`);
-  const stopReason = typeof stops[0]?.data.stop_reason === "string" ? stops[0].data.stop_reason : null;
-  const finish = finishes.length === 1 ? snapshotOf(field(finishes[0]!.data, "observation")) : null;
+  const stopReason = stops[0]?.data.stop_reason ?? null;
+  const finish = finishes.length === 1 ? snapshotOf(finishes[0]!.data.observation) : null;
   const evaluationData = evaluations[0]?.data;
   const evaluation =
     evaluationData === undefined
       ? null
       : {
-          status: typeof evaluationData.status === "string" ? evaluationData.status : "unrecorded",
+          status: evaluationData.status,
           snapshot: snapshotOf(evaluationData.snapshot),
-          publicPassed: Number.isSafeInteger(evaluationData.public_passed)
-            ? (evaluationData.public_passed as number)
-            : null,
-          heldOutPassed: Number.isSafeInteger(evaluationData.held_out_passed)
-            ? (evaluationData.held_out_passed as number)
-            : null,
-          claimedVerified: evaluationData.verified_success === true,
+          publicPassed: evaluationData.public_passed,
+          heldOutPassed: evaluationData.held_out_passed,
+          claimedVerified: evaluationData.verified_success,
         };
   // The rule of Part 9, from the audit's own records: an accepted finish, a completed evaluation
   // of exactly the finished snapshot, every public and held-out case passed.

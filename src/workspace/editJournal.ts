@@ -9,6 +9,8 @@ import { err, ok, type Result } from "../core/result.ts";
 import type { Expressions } from "./observation.ts";
 import { INITIAL_SOURCE_SHA256, INITIAL_TASK_SHA256 } from "./runDirectory.ts";
 import { isRecord } from "../core/isRecord.ts";
+import type { DataOf, EvidenceLog } from "../recording/evidenceEnvelope.ts";
+import type { LabAuditCatalog } from "../recording/labAuditEvents.ts";
 
 export const EDIT_JOURNAL_EVENTS = [
   "edit_intent",
@@ -34,14 +36,15 @@ export interface EditIntent {
 }
 
 export interface EditJournal {
-  /** Must be durable when it returns (or its promise resolves): the intent precedes the rename. */
-  append(type: EditJournalEvent, payload: Readonly<Record<string, unknown>>): void | Promise<void>;
+  /**
+   * Must be durable when it returns (or its promise resolves): the intent precedes the rename. Typed
+   * by the Lab audit's catalog, where these records end up.
+   */
+  append<K extends EditJournalEvent>(type: K, data: DataOf<LabAuditCatalog, K>): void | Promise<void>;
 }
 
-/** The structural part of an audit recorder the adapter needs (keeps workspace independent of evidence). */
-export interface AuditAppender {
-  append(type: string, payload: Readonly<Record<string, unknown>>, proposalNumber?: number | null): number;
-}
+/** The part of an audit recorder the adapter needs: the typed appender of the Lab audit. */
+export type AuditAppender = EvidenceLog<LabAuditCatalog>;
 
 /** Journal backed by the audit recorder; `proposalNumber` is read at each append. */
 export function auditEditJournal(recorder: AuditAppender, proposalNumber: () => number | null): EditJournal {

@@ -39,6 +39,8 @@ import {
   type FileIdentity,
 } from "./secureFs.ts";
 import { sha256Hex } from "../core/digest.ts";
+import type { DataOf } from "../recording/evidenceEnvelope.ts";
+import type { LabAuditCatalog } from "../recording/labAuditEvents.ts";
 
 export interface ReplaceRequest {
   readonly function: FunctionName;
@@ -299,7 +301,7 @@ async function abort(core: WorkspaceCore, intent: EditIntent, reason: string): P
 async function appendBestEffort(
   core: WorkspaceCore,
   type: "edit_interrupted",
-  payload: Record<string, unknown>,
+  payload: DataOf<LabAuditCatalog, "edit_interrupted">,
 ): Promise<void> {
   try {
     await core.journal.append(type, payload);

@@ -9,6 +9,7 @@ import { isInterruption, runTask, type TaskInterruption } from "../../src/bench/
 import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/agent/conditions.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
 import type { ChatBackend, ChatTurnRequest, ChatTurnResult } from "../../src/sources/openaiCompatibleChat.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 import { startScriptedServer } from "./scriptedChatServer.ts";
@@ -55,7 +56,7 @@ test("D: when the 300-second task budget is spent, the task ends out of budget (
     },
     () => ({ content: "Done.", toolCalls: [], finishReason: "stop" }),
   );
-  const trace = new MemoryTrace();
+  const trace = new MemoryTrace<BenchTraceCatalog>();
   const result = finished(
     await runTask({
       dataset,
@@ -77,7 +78,7 @@ test("D: when the 300-second task budget is spent, the task ends out of budget (
   assert.equal(result.seconds, 320);
   assert.equal(result.usageReported, false);
   assert.equal(result.tokens, 0);
-  assert.ok(trace.records.some((r) => r.event === "budget_exhausted" && r.reason === "time_budget"));
+  assert.ok(trace.records.some((r) => r.type === "budget_exhausted" && r.data.reason === "time_budget"));
 });
 
 test("C: eight turns of tool calls and no stop: out of budget after exactly eight model turns", async () => {
@@ -98,7 +99,7 @@ test("C: eight turns of tool calls and no stop: out of budget after exactly eigh
       backend,
       sandbox,
       budget: AGENT_BUDGET,
-      trace: new MemoryTrace(),
+      trace: new MemoryTrace<BenchTraceCatalog>(),
       clock: () => 0,
       testTimeoutMs: 60_000,
       includeSlow: false,

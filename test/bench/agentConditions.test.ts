@@ -7,6 +7,7 @@ import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agen
 import { PROMPT_TEMPLATES } from "../../src/bench/agent/prompts.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, buggy, program, referenceFix } from "./benchFixtures.ts";
 import { startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
@@ -18,11 +19,11 @@ async function runScripted(
   name: string,
   script: ScriptedTurn[],
   opts: { testTimeoutMs?: number; fallback?: ScriptedTurn } = {},
-): Promise<{ result: TaskResult; trace: MemoryTrace; requests: Record<string, unknown>[] }> {
+): Promise<{ result: TaskResult; trace: MemoryTrace<BenchTraceCatalog>; requests: Record<string, unknown>[] }> {
   const { sandbox, dataset } = benchSetup();
   const server = await startScriptedServer(script, opts.fallback);
   try {
-    const trace = new MemoryTrace();
+    const trace = new MemoryTrace<BenchTraceCatalog>();
     const result = finished(
       await runTask({
         dataset,
@@ -48,8 +49,9 @@ function finished(r: TaskResult | TaskInterruption): TaskResult {
   return r;
 }
 
-function events(trace: MemoryTrace, event: string): Record<string, unknown>[] {
-  return trace.records.filter((r) => r.event === event);
+/** The data of the trace's records of one type. */
+function events(trace: MemoryTrace<BenchTraceCatalog>, type: string): Record<string, unknown>[] {
+  return trace.records.filter((r) => r.type === type).map((r) => ({ ...r.data }));
 }
 
 test("C: a correct fix, tested, then done: fixed, not false fixed", async () => {

@@ -19,11 +19,12 @@ import { overlongLines } from "../../src/core/textWidth.ts";
 import { readFileSync } from "node:fs";
 import { benchSpecText } from "../support/optionalResources.ts";
 
-type Event = { readonly event: string; readonly [key: string]: unknown };
-const start: Event = { event: "task_start", originalSha256: "h0" };
-const write = (sha256: string): Event => ({ event: "tool_result", tool: "write_file", sha256 });
-const reply = (content: string): Event => ({ event: "model_response", content });
-const stop: Event = { event: "stop_attempt", accepted: true };
+/** A trace event as the analyses take it: its type and (the part they read of) its data. */
+type Event = { readonly type: string; readonly data: Readonly<Record<string, unknown>> };
+const start: Event = { type: "task_start", data: { originalSha256: "h0" } };
+const write = (sha256: string): Event => ({ type: "tool_result", data: { tool: "write_file", sha256 } });
+const reply = (content: string): Event => ({ type: "model_response", data: { content } });
+const stop: Event = { type: "stop_attempt", data: { accepted: true } };
 const none = { original_correct: false, tests_at_fault: false, fix_announced_not_made: false };
 
 test("each of the document's statements is read from the agent's replies", () => {
@@ -56,12 +57,16 @@ test("a fix announced and then made is not counted; a write of the same bytes is
 test("a one-shot answer announcing its fix delivers it in its code block: made", () => {
   const answer = reply("I will fix the loop:\n```python\ndef f(): pass\n```");
   assert.equal(
-    statementsOf([start, answer, { event: "stop_attempt", accepted: true, codeBlock: true }]).fix_announced_not_made,
+    statementsOf([start, answer, { type: "stop_attempt", data: { accepted: true, codeBlock: true } }])
+      .fix_announced_not_made,
     false,
   );
   assert.equal(
-    statementsOf([start, reply("I will fix the loop."), { event: "stop_attempt", accepted: false, codeBlock: false }])
-      .fix_announced_not_made,
+    statementsOf([
+      start,
+      reply("I will fix the loop."),
+      { type: "stop_attempt", data: { accepted: false, codeBlock: false } },
+    ]).fix_announced_not_made,
     true,
   );
 });

@@ -1,6 +1,7 @@
 // The `tca bench quixbugs run` command end to end against the scripted local server, as a
 // user would call it, plus its option errors.
 import { sandboxTest as test } from "../support/systemPackages.ts";
+import { dataOf, readTraceRecords } from "./traceFixtures.ts";
 import assert from "node:assert/strict";
 import { tca } from "../support/tcaCli.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -72,13 +73,10 @@ test("tca bench quixbugs run: scripted model, conditions A and D, writes a compl
     assert.equal(manifest.model.serverProps.build_info, "scripted-server");
     assert.match(manifest.fingerprint.promptHashes.one_shot ?? "", /^[0-9a-f]{64}$/);
     // Every request and response is in the trace.
-    const trace = readFileSync(join(out, "run", "traces/D-gcd.ndjson"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { event: string; exchange?: { request: unknown; response: unknown } });
-    const responses = trace.filter((e) => e.event === "model_response");
+    const trace = readTraceRecords(join(out, "run", "traces/D-gcd.ndjson"));
+    const responses = dataOf(trace, "model_response");
     assert.equal(responses.length, 3);
-    assert.ok(responses.every((e) => e.exchange?.request !== undefined && e.exchange.response !== undefined));
+    assert.ok(responses.every((e) => e.exchange.request !== undefined && e.exchange.response !== undefined));
   } finally {
     await server.close();
     rmSync(out, { recursive: true, force: true });

@@ -6,6 +6,8 @@
 // requests the model was trained on: a change to the prompts, the tool schemas or the
 // observation text fails here with the command that retrains it.
 import { after, before } from "node:test";
+import { dataOf, readTraceRecords } from "./traceFixtures.ts";
+import type { BenchTraceRecord } from "../../src/bench/runs/benchTrace.ts";
 import { sandboxPackages, sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -75,16 +77,8 @@ sandboxTest(
   },
 );
 
-interface TraceEvent {
-  readonly event: string;
-  readonly [key: string]: unknown;
-}
-
-function traceOf(outDir: string, task: TaskResult): TraceEvent[] {
-  return readFileSync(join(outDir, RUN_FILES.traces, `${task.taskId}.ndjson`), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as TraceEvent);
+function traceOf(outDir: string, task: TaskResult): readonly BenchTraceRecord[] {
+  return readTraceRecords(join(outDir, RUN_FILES.traces, `${task.taskId}.ndjson`));
 }
 
 sandboxTest(
@@ -129,7 +123,7 @@ sandboxTest(
       );
       turns += task.turns;
       const events = traceOf(outDir, task);
-      const responses = events.filter((e) => e.event === "model_response");
+      const responses = dataOf(events, "model_response");
       assert.equal(responses.length, task.turns);
       for (const r of responses) {
         const response = (
@@ -143,14 +137,14 @@ sandboxTest(
         assert.equal(response.rawOutputIds.at(-1), IM_END);
         assert.deepEqual(response.malformedToolCalls, []);
       }
-      for (const call of events.filter((e) => e.event === "tool_call")) {
+      for (const call of dataOf(events, "tool_call")) {
         const args: unknown = JSON.parse(String(call.arguments));
         assert.ok(
           typeof args === "object" && args !== null && !Array.isArray(args),
           "tool-call arguments are a strict JSON object",
         );
       }
-      assert.equal(events.filter((e) => e.event === "model_error").length, 0);
+      assert.equal(dataOf(events, "model_error").length, 0);
     }
     // C: the model said "done" after an untested wrong change: a false "fixed", counted as such.
     const falseFixed = tasks.filter((t) => t.falseFixed);
@@ -163,7 +157,7 @@ sandboxTest(
     // D, the same program and the same replies: the harness refused that stop, the model ran the tests and fixed it.
     const refused = tasks.find((t) => t.guardrails.refusedStopAttempts > 0);
     assert.ok(refused !== undefined && refused.taskId === "D-is_palindrome" && refused.outcome === "fixed");
-    const stop = traceOf(outDir, refused).find((e) => e.event === "stop_attempt" && e.accepted === false);
+    const stop = dataOf(traceOf(outDir, refused), "stop_attempt").find((e) => !e.accepted);
     assert.match(String(stop?.refusal), /tests have not been run since your last change/);
 
     const manifest = JSON.parse(readFileSync(join(outDir, RUN_FILES.manifest), "utf8")) as {

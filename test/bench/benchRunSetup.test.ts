@@ -3,6 +3,7 @@
 // name, the REHEARSAL / PIPELINE CHECK label from the model description and from the endpoint,
 // and the data set check cache's events.
 import { test } from "node:test";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import assert from "node:assert/strict";
 import {
   checkRunOptions,
@@ -162,6 +163,11 @@ test("openBackend against an endpoint: --pipeline-check labels it, a recognized 
     const notes: string[] = [];
     const plain = await openBackend(flags, settings, { notify: (l) => notes.push(l), shapes: [] });
     assert.ok(plain.ok, plain.ok ? "" : plain.message);
+    // The one line before the preflight, naming the endpoint and the timeout; the notes below are the rest.
+    assert.equal(
+      notes.shift(),
+      `checking the endpoint ${server.endpoint} (the model list, then one tiny request; timeout 120 s, --preflight-timeout)…`,
+    );
     assert.equal(runLabel(plain.value.description).kind, "model_result");
     assert.equal(plain.value.modelName, SCRIPTED_MODEL_ID);
     assert.equal(plain.value.thinking, "off");
@@ -174,6 +180,7 @@ test("openBackend against an endpoint: --pipeline-check labels it, a recognized 
       shapes: [],
     });
     assert.ok(checked.ok);
+    assert.match(notes.shift() ?? "", /^checking the endpoint /);
     assert.equal(runLabel(checked.value.description).kind, "pipeline_check");
     await checked.value.backend.close();
 
@@ -181,9 +188,10 @@ test("openBackend against an endpoint: --pipeline-check labels it, a recognized 
     const recognized = await openBackend(flags, settings, { notify: (l) => notes.push(l), shapes: [shape] });
     assert.ok(recognized.ok);
     assert.equal(runLabel(recognized.value.description).kind, "rehearsal");
-    assert.equal(notes.length, 1);
+    assert.equal(notes.length, 2);
+    assert.match(notes[0] ?? "", /^checking the endpoint /);
     assert.match(
-      notes[0] ?? "",
+      notes[1] ?? "",
       /serves this project's rehearsal-bench checkpoint.*labelled REHEARSAL, not a model result/,
     );
     await recognized.value.backend.close();
@@ -195,10 +203,56 @@ test("openBackend against an endpoint: --pipeline-check labels it, a recognized 
 test("openBackend against nothing: endpoint_unreachable before any task", async () => {
   // Port 9 (discard) on 127.0.0.1: nothing listens in a test environment.
   const flags = { ...OPENAI, endpoint: "http://127.0.0.1:9/v1", conditions: "A" };
+  const notes: string[] = [];
   const r = await openBackend(flags, accepted({ ...flags, preflightTimeout: "5" }), {
-    notify: () => undefined,
+    notify: (l) => notes.push(l),
     shapes: [],
   });
   assert.equal(r.ok, false);
   assert.equal(r.ok ? "" : r.error, "endpoint_unreachable");
+  assert.deepEqual(notes, [
+    "checking the endpoint http://127.0.0.1:9/v1 (the model list, then one tiny request; timeout 5 s, --preflight-timeout)…",
+  ]);
+});
+
+test("a server that accepts the connection and never answers: endpoint_silent naming the timeout, not endpoint_unreachable", async () => {
+  // A bare TCP server on 127.0.0.1: it accepts every connection and never writes a byte.
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((ok) => silent.listen(0, "127.0.0.1", ok));
+  try {
+    const port = (silent.address() as AddressInfo).port;
+    const flags = { ...OPENAI, endpoint: `http://127.0.0.1:${port}/v1`, conditions: "A" };
+    const r = await openBackend(flags, accepted({ ...flags, preflightTimeout: "1" }), {
+      notify: () => undefined,
+      shapes: [],
+    });
+    assert.ok(!r.ok);
+    assert.equal(r.error, "endpoint_silent");
+    assert.equal(
+      r.message,
+      `GET http://127.0.0.1:${port}/v1/models: connected but no answer within 1 s (--preflight-timeout); the server may still be loading the model or be hung, or another program listens on that port`,
+    );
+    assert.ok(sockets.length > 0, "the connection was accepted");
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((ok) => silent.close(ok));
+  }
+  // The model list answers, the tiny chat request never does: the same code, naming that request.
+  const server = await startRoutedServer(() => ({ hang: true }));
+  try {
+    const flags = { ...OPENAI, endpoint: server.endpoint, model: SCRIPTED_MODEL_ID, conditions: "A" };
+    const r = await openBackend(flags, accepted({ ...flags, preflightTimeout: "1" }), {
+      notify: () => undefined,
+      shapes: [],
+    });
+    assert.ok(!r.ok);
+    assert.equal(r.error, "endpoint_silent");
+    assert.match(
+      r.message,
+      /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: connected but no answer within 1 s /,
+    );
+  } finally {
+    await server.close();
+  }
 });

@@ -1,5 +1,7 @@
 // The run layer: run directory files, incremental results, --resume, --shard, merge, compare.
 import { test } from "node:test";
+import { readTraceRecords } from "./traceFixtures.ts";
+import { BENCH_TRACE_FORMAT } from "../../src/bench/runs/benchTrace.ts";
 import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
@@ -118,14 +120,18 @@ test(
         };
         assert.equal(json.complete, true);
         assert.equal(json.summary.length, 2);
-        // Trace lines are JSON with a schema version, from task_start to task_end.
-        const trace = readFileSync(join(out, "traces/B-gcd.ndjson"), "utf8")
-          .trim()
-          .split("\n")
-          .map((l) => JSON.parse(l) as { v: number; event: string });
-        assert.equal(trace[0]?.event, "task_start");
-        assert.equal(trace.at(-1)?.event, "task_end");
-        assert.ok(trace.every((x) => x.v === 1));
+        // Trace lines are records of the v2 envelope (the strict reader finds no problem), numbered
+        // 1, 2, 3, … with never-decreasing t_ms, from task_start to task_end.
+        const trace = readTraceRecords(join(out, "traces/B-gcd.ndjson"));
+        assert.equal(trace[0]?.type, "task_start");
+        assert.equal(trace.at(-1)?.type, "task_end");
+        assert.ok(trace.every((x) => x.format === BENCH_TRACE_FORMAT && x.v === 2));
+        assert.deepEqual(
+          trace.map((x) => x.event_id),
+          trace.map((_, i) => i + 1),
+        );
+        assert.ok(trace.every((x, i) => i === 0 || x.t_ms >= trace[i - 1]!.t_ms));
+        assert.equal(new Set(trace.map((x) => x.run_id)).size, 1);
 
         // Resuming a finished run asks the model nothing; an existing run is never overwritten.
         const before = calls();

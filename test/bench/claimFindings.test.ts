@@ -11,13 +11,15 @@ import { renderComparison } from "../../src/bench/runs/runComparison.ts";
 import type { GradeRecord } from "../../src/bench/grading/gradeRecord.ts";
 import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import type { ClaimRecord } from "../../src/bench/results/claimAnalysis.ts";
+import { modelResponseData, taskStartData, testRunData } from "./traceFixtures.ts";
 
-type Event = { readonly event: string; readonly [key: string]: unknown };
-const start: Event = { event: "task_start", originalSha256: "h0" };
-const write = (sha256: string): Event => ({ event: "tool_result", tool: "write_file", sha256 });
-const run = (targetSha256: string, outcome: string): Event => ({ event: "test_run", targetSha256, outcome });
-const reply = (content: string): Event => ({ event: "model_response", content });
-const stop = (accepted: boolean): Event => ({ event: "stop_attempt", accepted });
+/** A trace event as the analyses take it: its type and (the part they read of) its data. */
+type Event = { readonly type: string; readonly data: Readonly<Record<string, unknown>> };
+const start: Event = { type: "task_start", data: { originalSha256: "h0" } };
+const write = (sha256: string): Event => ({ type: "tool_result", data: { tool: "write_file", sha256 } });
+const run = (targetSha256: string, outcome: string): Event => ({ type: "test_run", data: { targetSha256, outcome } });
+const reply = (content: string): Event => ({ type: "model_response", data: { content } });
+const stop = (accepted: boolean): Event => ({ type: "stop_attempt", data: { accepted } });
 
 test("a claim after a passing run of the current file is verified", () => {
   assert.deepEqual(analyzeClaim([start, write("h1"), run("h1", "passed"), reply("Done."), stop(true)]), {
@@ -72,13 +74,15 @@ test("final words are the claiming reply's, verbatim, and cut with a mark past t
 
 test("the recorder keeps only the fields the analysis reads, and the analysis agrees with it", () => {
   const rec = new ClaimRecorder();
-  rec.write("task_start", 0, { originalSha256: "h0", budget: { turns: 9 } });
-  rec.write("model_request", 1, { turn: 1, messages: 3 });
-  rec.write("test_run", 2, { targetSha256: "h0", outcome: "failed", output: "long pytest output" });
-  rec.write("model_response", 3, { content: "The tests are wrong.", exchange: { big: true } });
-  rec.write("stop_attempt", 4, { accepted: true });
+  const h0 = "a".repeat(64);
+  rec.append("task_start", taskStartData({ originalSha256: h0 }));
+  rec.append("model_request", { messages: 3 }, 1);
+  rec.append("test_run", testRunData(h0, "failed", "long pytest output"), 1);
+  rec.append("model_response", modelResponseData("The tests are wrong."), 2);
+  rec.append("stop_attempt", { accepted: true }, 2);
   assert.equal(rec.events.length, 4);
   assert.equal(JSON.stringify(rec.events).includes("long pytest output"), false);
+  assert.equal(JSON.stringify(rec.events).includes("exchange"), false);
   assert.deepEqual(analyzeClaim(rec.events), { kind: "after_failing_run", finalWords: "The tests are wrong." });
 });
 

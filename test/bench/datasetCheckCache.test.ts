@@ -122,6 +122,7 @@ sandboxTest(
     assert.ok(edited.ok);
     assert.deepEqual(lookupDatasetCheck(cacheDir, datasetCheckKey(sandbox, edited.value, selection), dataset.root), {
       hit: false,
+      code: "no_cached_check",
       reason: "no cached check for this data set and sandbox",
     });
 
@@ -226,6 +227,8 @@ sandboxTest("damaged and forged entries are ignored with their reason, never bel
     forge(cacheDir, key, entry);
     const found = lookupDatasetCheck(cacheDir, key, dataset.root);
     assert.equal(found.hit, false, name);
+    // A forged or damaged entry is unusable (the run says so), never taken for an absent one.
+    assert.equal(found.hit ? "" : found.code, "cache_unusable", name);
     assert.match(found.hit ? "" : found.reason, reason, name);
   }
   // The honest entry written the same way is a hit: the cases above fail for their one defect.

@@ -7,6 +7,7 @@ import { runTask, isInterruption } from "../../src/bench/taskRunner.ts";
 import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/agent/conditions.ts";
 import { TaskDeadline } from "../../src/bench/agent/taskDeadline.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 
@@ -41,7 +42,7 @@ const bareMs = await firedWithin(bareSignal(), 5000);
 
 // (2) A whole task: 1.5 s budget, a model call that never returns.
 const { sandbox, dataset } = benchSetup();
-const trace = new MemoryTrace();
+const trace = new MemoryTrace<BenchTraceCatalog>();
 const started = performance.now();
 const ended = await runTask({
   dataset,
@@ -57,13 +58,13 @@ const ended = await runTask({
 });
 const taskMs = performance.now() - started;
 clearInterval(collect);
-const modelError = trace.records.find((r) => r.event === "model_error");
+const modelError = trace.records.find((r) => r.type === "model_error");
 process.stdout.write(
   JSON.stringify({
     bareMs,
     taskMs,
     stopReason: isInterruption(ended) ? "interrupted" : ended.stopReason,
     outcome: isInterruption(ended) ? "interrupted" : ended.outcome,
-    modelError: modelError?.error ?? null,
+    modelError: modelError?.type === "model_error" ? modelError.data.error : null,
   }) + "\n",
 );

@@ -12,6 +12,8 @@ import { AGENT_BUDGET, CONDITIONS, type ConditionId } from "../../src/bench/agen
 import { defaultDatasetDir } from "../../src/bench/dataset/dataset.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
+import type { DataOf } from "../../src/recording/evidenceEnvelope.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, MINI_DATASET_DIR, program, referenceFix } from "./benchFixtures.ts";
 import { startScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
@@ -21,11 +23,11 @@ const T = "python_programs/gcd.py";
 async function sendProgram(
   condition: ConditionId,
   script: ScriptedTurn[],
-): Promise<{ result: TaskResult; trace: MemoryTrace }> {
+): Promise<{ result: TaskResult; trace: MemoryTrace<BenchTraceCatalog> }> {
   const { sandbox, dataset } = benchSetup();
   const server = await startScriptedServer(script);
   try {
-    const trace = new MemoryTrace();
+    const trace = new MemoryTrace<BenchTraceCatalog>();
     const r = await runTask({
       dataset,
       program: program(dataset, "gcd"),
@@ -150,10 +152,10 @@ for (const [name, source] of Object.entries(ATTACKS).filter(([n]) => !PUBLIC_ONL
     assert.notEqual(result.outcome, "fixed");
     assert.notEqual(result.grade.outcome, "passed");
     assert.equal(result.falseFixed, true);
-    const grade = trace.records.find((r) => r.event === "grade");
+    const grade = trace.records.find((r) => r.type === "grade")?.data as DataOf<BenchTraceCatalog, "grade"> | undefined;
     assert.equal(typeof grade?.reason, "string");
     assert.ok(String(grade?.reason).length > 0);
-    assert.equal(grade?.grader, "trusted-runner-v3");
+    assert.equal(grade?.grader, "trusted-runner-v4");
   });
 }
 
@@ -227,12 +229,14 @@ test("D: the pytest monkeypatch fools run_tests (feedback only), but the grade s
     { toolCalls: [{ name: "run_tests", arguments: {} }] },
     { content: "Fixed." },
   ]);
-  const testRun = trace.records.find((r) => r.event === "test_run");
+  const testRun = trace.records.find((r) => r.type === "test_run")?.data as
+    DataOf<BenchTraceCatalog, "test_run"> | undefined;
   assert.equal(testRun?.outcome, "passed"); // pytest's own verdict, forged: the model sees this
   assert.equal(result.claimedFixed, true);
   assert.notEqual(result.outcome, "fixed");
   assert.equal(result.falseFixed, true);
-  assert.match(result.grade.reason ?? "", /^public cases: /);
+  // The grade's Python has no site-packages (-S, issue #34): pytest is not even importable there.
+  assert.equal(result.grade.reason, "the file under test could not be imported (ModuleNotFoundError)");
 });
 
 test("the reference fix sent the same way is fixed, public and held-out", async () => {

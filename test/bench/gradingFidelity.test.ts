@@ -1,7 +1,8 @@
 // The grading-fidelity corpus (issue #24): candidate programs written for this test
 // (test/fixtures/grading-fidelity/<program>__<variant>.py: results as Fraction, Decimal, complex,
 // UserList, UserDict, UserString, OrderedDict, tuple or deque; iterative and recursive rewrites;
-// recursion at pytest's limit; programs that mutate their inputs; `from node import Node`),
+// recursion at pytest's limit; programs that mutate their inputs or the test file's shared
+// objects; int subclasses with and without their own __eq__; `from node import Node`),
 // each judged by upstream pytest (the data set's own test file, run as the agent's run_tests
 // runs it, in the sandbox) and by the trusted grader (public cases). Each file declares the
 // verdict pytest must give (`# pytest: pass|fail`), so a pytest run that broke for another
@@ -87,7 +88,7 @@ test(
     // The documented differences, by name (docs/quixbugs-benchmark.md counts them).
     assert.deepEqual(
       entries.filter((e) => e.difference !== null).map((e) => e.file),
-      ["bitcount__forged_eq.py", "detect_cycle__destructive.py"],
+      ["bitcount__forged_eq.py"],
     );
     t.diagnostic(
       `${entries.length} programs judged by pytest and the grader in ${((performance.now() - started) / 1000).toFixed(1)} s`,
@@ -149,8 +150,11 @@ test("canonical form across the numeric tower and the standard library's wrapper
   rows.forEach(([expr, canonical], k) =>
     assert.deepEqual(output.results.get(k), { status: "ok", value: canonical }, expr),
   );
-  // sqrt's tolerance comparison reads the rational form as a number too.
-  assert.equal(valueMatches(`["q","1/3"]`, `["f","0.3333"]`, { kind: "approx_abs", tolerance: 0.001 }), true);
-  assert.equal(valueMatches(`["q","1/3"]`, `["f","0.5"]`, { kind: "approx_abs", tolerance: 0.001 }), false);
-  assert.equal(valueMatches(`["c",["n","1"],["n","2"]]`, `["n","1"]`, { kind: "approx_abs", tolerance: 5 }), false);
+  // sqrt's pytest.approx reads the typed number (approxScalar.ts): Fraction through float(),
+  // complex by its modulus.
+  const tol = (tolerance: number) => ({ kind: "approx_abs", tolerance }) as const;
+  assert.equal(valueMatches(`["fraction","1","3"]`, `["float","0.3333"]`, tol(0.001)), true);
+  assert.equal(valueMatches(`["fraction","1","3"]`, `["float","0.5"]`, tol(0.001)), false);
+  assert.equal(valueMatches(`["complex","1.0","2.0"]`, `["int","1"]`, tol(5)), true);
+  assert.equal(valueMatches(`["complex","1.0","2.0"]`, `["int","1"]`, tol(1.9)), false);
 });

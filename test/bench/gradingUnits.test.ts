@@ -13,7 +13,7 @@ import { loadDataset } from "../../src/bench/dataset/dataset.ts";
 import { heldOutRows, renderHeldOutSection } from "../../src/bench/results/heldOutSummary.ts";
 import { renderResultsMarkdown } from "../../src/bench/results/resultsSummary.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
-import { parseRunnerOutput, valueMatches } from "../../src/bench/grading/caseResults.ts";
+import { parseRunnerOutput, uncomparedClass, valueMatches } from "../../src/bench/grading/caseResults.ts";
 import {
   generateHeldOutInputs,
   HELD_OUT_GENERATORS,
@@ -63,16 +63,34 @@ test("result lines: duplicates, unknown cases, garbage, two markers and unknown 
   assert.equal(parseRunnerOutput(line({ import_error: "SyntaxError" }), 2).importError, "SyntaxError");
 });
 
-test("comparison: exact canonical text, or the absolute tolerance of pytest.approx", () => {
+test("comparison: exact canonical text, or pytest.approx replayed on the typed number", () => {
   assert.equal(valueMatches('["n","6"]', '["n","6"]', { kind: "equal" }), true);
   assert.equal(valueMatches('["n","6"]', '["n","7"]', { kind: "equal" }), false);
   const tol = { kind: "approx_abs", tolerance: 0.01 } as const;
-  assert.equal(valueMatches('["f","1.414"]', '["f","1.4166666666666665"]', tol), true);
-  assert.equal(valueMatches('["f","1.40"]', '["f","1.4166666666666665"]', tol), false);
-  assert.equal(valueMatches('["n","2"]', '["f","2.005"]', tol), true);
-  assert.equal(valueMatches('["s","1.414"]', '["f","1.414"]', tol), false);
-  assert.equal(valueMatches('["nan"]', '["f","1.0"]', tol), false);
-  assert.equal(valueMatches('["f","inf"]', '["f","inf"]', tol), true);
+  assert.equal(valueMatches('["float","1.414"]', '["float","1.4166666666666665"]', tol), true);
+  assert.equal(valueMatches('["float","1.40"]', '["float","1.4166666666666665"]', tol), false);
+  assert.equal(valueMatches('["int","2"]', '["float","2.005"]', tol), true);
+  assert.equal(valueMatches('["other","str"]', '["float","1.414"]', tol), false);
+  assert.equal(valueMatches('["float","nan"]', '["float","1.0"]', tol), false);
+  assert.equal(valueMatches('["float","inf"]', '["float","inf"]', tol), true);
+  assert.equal(valueMatches('["float","1e308"]', '["float","inf"]', tol), false);
+  // The old canonical forms are no typed numbers: never a pass.
+  assert.equal(valueMatches('["f","1.414"]', '["float","1.414"]', tol), false);
+  assert.equal(valueMatches("not json", '["float","1.414"]', tol), false);
+});
+
+test("a refused class is named wherever it sits in the value (list, tuple, set item, dict key or value), and nowhere else", () => {
+  const other = '["other","No"]';
+  assert.equal(uncomparedClass(other), "No");
+  assert.equal(uncomparedClass(`["l",[["n","1"],["t",[${other}]]]]`), "No");
+  assert.equal(uncomparedClass(JSON.stringify(["set", ['["n","1"]', other]])), "No");
+  assert.equal(uncomparedClass(JSON.stringify(["d", [[other, ["n", "1"]]]])), "No");
+  assert.equal(uncomparedClass(JSON.stringify(["d", [['["s","k"]', JSON.parse(other)]]])), "No");
+  // A string that looks like a refused value is a string.
+  assert.equal(uncomparedClass(JSON.stringify(["s", other])), undefined);
+  assert.equal(uncomparedClass(JSON.stringify(["l", [["s", other]]])), undefined);
+  assert.equal(uncomparedClass('["n","1"]'), undefined);
+  assert.equal(uncomparedClass("not json"), undefined);
 });
 
 test("test-data reader: an untranscribed test file, no cases, no marker and a malformed case are refused", () => {

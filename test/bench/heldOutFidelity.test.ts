@@ -227,8 +227,10 @@ function datasetWithWrongReference(): { dataset: QuixDataset; cleanup: () => voi
   return { dataset: ds.value, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-const argNumbers = (args: readonly unknown[]): number[] => args.map((a) => Number((a as [string, string])[1]));
+// Exact ints: gcd's held-out inputs reach 128 bits.
+const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
+const argNumbers = (args: readonly unknown[]): bigint[] => args.map((a) => BigInt((a as [string, string])[1]));
+const NB = (x: bigint): string => JSON.stringify(["n", String(x)]);
 
 sandboxTest(
   "a held-out input where a (deliberately wrong) reference fix and the independent implementation disagree is dropped, recorded and replaced, never used",
@@ -243,15 +245,15 @@ sandboxTest(
       assert.equal(held.cases.length, 50);
       for (const c of held.cases) {
         const [a, b] = argNumbers(c.input.args);
-        assert.notEqual((a ?? 0) % 10, 3, "a disagreeing input was used");
-        assert.equal(c.expected, N(gcd(a ?? 0, b ?? 0)), "every expected value is the true gcd");
+        assert.notEqual((a ?? 0n) % 10n, 3n, "a disagreeing input was used");
+        assert.equal(c.expected, NB(gcd(a ?? 0n, b ?? 0n)), "every expected value is the true gcd");
       }
       assert.ok((held.disagreeing ?? []).length > 0);
       for (const d of held.disagreeing ?? []) {
         const [a, b] = argNumbers(d.input.args);
-        assert.equal((a ?? 0) % 10, 3);
+        assert.equal((a ?? 0n) % 10n, 3n);
         assert.equal(d.reference, N(0));
-        assert.equal(d.independent, N(gcd(a ?? 0, b ?? 0)));
+        assert.equal(d.independent, NB(gcd(a ?? 0n, b ?? 0n)));
       }
       // verify-dataset reports the count for the program, and the wrong reference still passes the
       // held-out cases that remain (it agrees on them by construction).

@@ -3,6 +3,7 @@
 // gcd with a tiny synthetic (random-weight) checkpoint — a pipeline check whose outcome is
 // whatever the random model earns.
 import { after, before, test } from "node:test";
+import { dataOf, readTraceRecords } from "./traceFixtures.ts";
 import { sandboxPackages } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -370,11 +371,8 @@ test(
       assert.equal(t.usageReported, true);
       assert.ok(t.promptTokens > 0 && t.completionTokens > 0);
       assert.ok(t.grade.counts.passed + t.grade.counts.failed > 0, "the grading run executed the tests in the sandbox");
-      const events = readFileSync(join(outDir, RUN_FILES.traces, `${t.taskId}.ndjson`), "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as { type?: string; event?: string; [k: string]: unknown });
-      const responses = events.filter((e) => (e.type ?? e.event) === "model_response");
+      const events = readTraceRecords(join(outDir, RUN_FILES.traces, `${t.taskId}.ndjson`));
+      const responses = dataOf(events, "model_response");
       assert.equal(responses.length, t.turns);
       for (const r of responses) {
         const usage = r.usage as { promptTokens: number; completionTokens: number; source: string };
@@ -388,7 +386,7 @@ test(
         if (t.condition === "A") assert.equal(r.content, response.text);
         else assert.ok(response.text.includes(String(r.content)));
       }
-      assert.ok(events.some((e) => (e.type ?? e.event) === "grade"));
+      assert.ok(events.some((e) => e.type === "grade"));
     }
     const manifest = JSON.parse(readFileSync(join(outDir, RUN_FILES.manifest), "utf8")) as {
       model: Record<string, unknown>;

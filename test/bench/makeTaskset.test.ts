@@ -290,7 +290,11 @@ sandboxTest("make-taskset refuses bad input with one line in the project's form,
       "--out",
       join(scratch, "no", "such"),
     ]);
-    assert.match(noParent.err, /^tca bench quixbugs make-taskset: invalid_option: the parent folder of --out/);
+    // The one output rule: the folder is made, never its parents; the refusal gives the mkdir.
+    assert.equal(
+      noParent.err,
+      `tca bench quixbugs make-taskset: path_not_found: --out ${join(scratch, "no", "such")}: its parent ${join(scratch, "no")} does not exist (create it first, e.g. mkdir -p ${join(scratch, "no")})\n`,
+    );
     // An existing --out, a folder or a file, is refused and left exactly as it was.
     mkdirSync(join(scratch, "taken"));
     writeFileSync(join(scratch, "taken", "mine.txt"), "keep");
@@ -310,7 +314,7 @@ sandboxTest("make-taskset refuses bad input with one line in the project's form,
       assert.equal(r.code, 1);
       assert.match(
         r.err,
-        /^tca bench quixbugs make-taskset: output_exists: .* exists; make-taskset writes a new folder and replaces nothing\n$/,
+        /^tca bench quixbugs make-taskset: output_exists: --out .* exists; it is never overwritten \(make-taskset writes a new folder and replaces nothing\)\n$/,
       );
     }
     assert.equal(readFileSync(join(scratch, "taken", "mine.txt"), "utf8"), "keep");

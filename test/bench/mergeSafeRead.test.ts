@@ -2,6 +2,7 @@
 // is a link to a host directory contributes its results but never a host file, and a FIFO in
 // place of tasks.ndjson is refused at once instead of blocking the merge.
 import { after, test } from "node:test";
+import { taskStartData, traceLine } from "./traceFixtures.ts";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -62,7 +63,10 @@ function shard(name: string): string {
     diffPath: "diffs/A-gcd.diff",
   };
   writeFileSync(join(dir, "tasks.ndjson"), `${JSON.stringify(result)}\n`);
-  writeFileSync(join(dir, "traces", "A-gcd.ndjson"), `${JSON.stringify({ v: 1, event: "task_start", t: 0 })}\n`);
+  writeFileSync(
+    join(dir, "traces", "A-gcd.ndjson"),
+    traceLine("task_start", taskStartData({ taskId: "A-gcd", condition: "A" })),
+  );
   return dir;
 }
 

@@ -2,6 +2,7 @@
 // two run directories read back and compared task by task. Agreement, each kind of
 // disagreement, a task missing from one run, and a task that ended other than as trained.
 import { test } from "node:test";
+import { modelResponseData, taskStartData, traceLine } from "./traceFixtures.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,18 +35,31 @@ function writeRun(root: string, name: string, tasks: readonly FakeTask[]): strin
   const dir = join(root, name);
   mkdirSync(join(dir, "traces"), { recursive: true });
   const lines = tasks.map((t) => {
+    const exchange = { request: {}, response: {}, httpStatus: null, elapsedMs: 1 };
     const events = [
-      { event: "task_start" },
-      ...t.replies.map((r, i) => ({
-        event: "model_response",
-        turn: i + 1,
-        content: r.content,
-        toolCalls: r.toolCalls ?? [],
-        finishReason: r.finishReason ?? "stop",
-      })),
-      ...(t.modelError ? [{ event: "model_error", error: "model_timeout" }] : []),
+      traceLine("task_start", taskStartData({ taskId: t.taskId })),
+      ...t.replies.map((r, i) =>
+        traceLine(
+          "model_response",
+          {
+            ...modelResponseData(r.content),
+            toolCalls: (r.toolCalls ?? []).map((c, k) => ({ id: `call-${k}`, ...c })),
+            finishReason: r.finishReason ?? "stop",
+          },
+          { eventId: i + 2, proposal: i + 1 },
+        ),
+      ),
+      ...(t.modelError
+        ? [
+            traceLine(
+              "model_error",
+              { error: "model_timeout", message: "timed out", exchange, retries: 0 },
+              { eventId: t.replies.length + 2, proposal: t.replies.length + 1 },
+            ),
+          ]
+        : []),
     ];
-    writeFileSync(join(dir, "traces", `${t.taskId}.ndjson`), events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    writeFileSync(join(dir, "traces", `${t.taskId}.ndjson`), events.join(""));
     return JSON.stringify({
       taskId: t.taskId,
       condition: t.taskId.slice(0, 1),

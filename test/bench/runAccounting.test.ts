@@ -2,6 +2,7 @@
 // OpenAI-compatible server through the real client, the real agent loop, the real sandbox and
 // the real grading: the expected outcome, the trace, and what the run directory records.
 import { sandboxTest as test } from "../support/systemPackages.ts";
+import { readTraceRecords } from "./traceFixtures.ts";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { loadComparison, renderComparison } from "../../src/bench/runs/runCompar
 import { readTaskResults } from "../../src/bench/runs/runDirectory.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { MemoryTrace } from "../../src/bench/agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, buggy, program, referenceFix } from "./benchFixtures.ts";
 import {
@@ -34,9 +36,9 @@ async function runTask(
   server: ScriptedServer,
   condition: ConditionId,
   o: { signal?: AbortSignal; taskTimeoutMs?: number } = {},
-): Promise<{ ended: TaskResult | TaskInterruption; trace: MemoryTrace }> {
+): Promise<{ ended: TaskResult | TaskInterruption; trace: MemoryTrace<BenchTraceCatalog> }> {
   const { sandbox, dataset } = benchSetup();
-  const trace = new MemoryTrace();
+  const trace = new MemoryTrace<BenchTraceCatalog>();
   const ended = await runHarnessTask({
     dataset,
     program: program(dataset, "gcd"),
@@ -57,7 +59,7 @@ async function scripted(
   condition: ConditionId,
   script: ScriptedTurn[],
   fallback?: ScriptedTurn,
-): Promise<{ result: TaskResult; trace: MemoryTrace }> {
+): Promise<{ result: TaskResult; trace: MemoryTrace<BenchTraceCatalog> }> {
   const server = await startScriptedServer(script, fallback);
   try {
     const { ended, trace } = await runTask(server, condition);
@@ -67,8 +69,9 @@ async function scripted(
   }
 }
 
-const events = (trace: MemoryTrace, event: string): Record<string, unknown>[] =>
-  trace.records.filter((r) => r.event === event);
+/** The data of the trace's records of one type. */
+const events = (trace: MemoryTrace<BenchTraceCatalog>, type: string): Record<string, unknown>[] =>
+  trace.records.filter((r) => r.type === type).map((r) => ({ ...r.data }));
 
 async function withRunDir<T>(fn: (out: string) => Promise<T>): Promise<T> {
   const out = mkdtempSync(join(tmpdir(), "tca-accounting-"));
@@ -99,11 +102,9 @@ function runOptions(server: ScriptedServer, outDir: string, extra: Partial<Bench
   };
 }
 
+/** A trace through the strict reader, each record as its type and its data's fields. */
 function traceEvents(path: string): { event: string; [k: string]: unknown }[] {
-  return readFileSync(path, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as { event: string });
+  return readTraceRecords(path).map((r) => ({ event: r.type, ...r.data }));
 }
 
 test("case 1: Ctrl-C during grading is not a wrong fix: not graded, not recorded, redone by --resume (attempt 2, attempt 1's trace kept)", async () => {

@@ -100,7 +100,7 @@ sandboxTest(
     assert.deepEqual(report.excluded.slice(1), ["levenshtein: case 4: skipped upstream (takes too long)"]);
     // The trusted grader asks every case the data set defines (minus the listed exclusions), and
     // the reference fix passes all of them.
-    assert.equal(report.grader, "trusted-runner-v3");
+    assert.equal(report.grader, "trusted-runner-v4");
     const countMismatch = report.records.filter(
       (r) =>
         r.publicCases + r.excluded.length !== casesInDataset(REAL.path, r.program) ||

@@ -29,7 +29,7 @@ import type { Outcome } from "./badPathDriver.ts";
 
 const DRIVER = fileURLToPath(new URL("./badPathDriver.ts", import.meta.url));
 
-/** What a path argument must be: an existing folder or file, a new file or folder, or a folder made with its parents. */
+/** What a path argument must be: an existing folder or file, a new file or folder, or a folder made or reused. */
 type Role = "folder" | "file" | "new" | "made";
 
 interface PathArgument {
@@ -246,6 +246,11 @@ const ARGUMENTS: readonly PathArgument[] = [
       join(f.scratch, "out"),
     ],
   },
+  {
+    command: "bench quixbugs make-taskset",
+    role: "new",
+    argv: (p) => ["bench", "quixbugs", "make-taskset", "--dataset", MINI_DATASET_DIR, "--seed", "1", "--out", p],
+  },
   { command: "bench quixbugs compare", role: "folder", argv: (p) => ["bench", "quixbugs", "compare", p] },
   {
     command: "bench quixbugs merge",
@@ -298,7 +303,7 @@ function badPaths(role: Role, scratch: string): { kind: string; path: string; al
     { kind: "a file as parent", path: join(file, "new"), alsoNamed: file },
     link,
   ];
-  if (role === "made") return made;
+  // One rule for every output (issue 35): the command makes the folder, never its parents.
   return [
     ...made,
     { kind: "missing parent", path: join(scratch, "missing", "new"), alsoNamed: join(scratch, "missing") },
@@ -399,7 +404,11 @@ test("every command answers every kind of bad path with one error line naming it
         planned.push({
           command: argument.command,
           kind: bad.kind,
-          named: [bad.path, bad.alsoNamed],
+          // A missing parent must come with the mkdir that makes it (the one output rule), not only its name.
+          named:
+            bad.kind === "missing parent"
+              ? [`mkdir -p ${bad.alsoNamed}`, `mkdir -p -m 700 ${bad.alsoNamed}`]
+              : [bad.path, bad.alsoNamed],
           scratch,
           argv: argument.argv(bad.path, { ...shared, scratch }),
         });

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { listFiles, STAMP_NAME } from "../../bin/compiledBuild.js";
+import { BUNDLED_PACKAGES, installedPackageJson, listFiles, sha256Hex, STAMP_NAME } from "../../bin/compiledBuild.js";
 import { makeTinyCheckpoint } from "../engine/tinyCheckpoint.ts";
 import {
   BIN_ALONE_TRACE,
@@ -81,6 +81,88 @@ test("the compiled tree mirrors src/: a .js for every .ts, every other file copi
     readFileSync(join(root, "lib/cli/main.js"), "utf8"),
     /from "\.\.\/\.\.\/package\.json" with \{ type: "json" \}/,
   );
+});
+
+test("typebox and ajv are bundled into lib/_bundled/: lib/ imports them there, each exports what its package does, the stamp names the packages", async () => {
+  assert.deepEqual([...BUNDLED_PACKAGES], ["typebox", "ajv"]);
+  const stampPath = join(root, "lib", STAMP_NAME);
+  const stampBytes = readFileSync(stampPath);
+  const stamp = JSON.parse(stampBytes.toString("utf8")) as {
+    bundled?: Record<string, { package_json_sha256?: string }>;
+  };
+  for (const name of BUNDLED_PACKAGES) {
+    const installed = installedPackageJson(root, name);
+    assert.ok(installed !== null, name);
+    assert.equal(stamp.bundled?.[name]?.package_json_sha256, sha256Hex(installed), name);
+  }
+  for (const path of listFiles(root, "lib")) {
+    if (!path.endsWith(".js") || path.startsWith("lib/_bundled/")) continue;
+    assert.doesNotMatch(readFileSync(join(root, path), "utf8"), /from\s*"(?:typebox|ajv)(?:\/[^"]*)?"/, path);
+  }
+  assert.match(
+    readFileSync(join(root, "lib/recording/labAuditEvents.js"), "utf8"),
+    /from "\.\.\/_bundled\/typebox\.js"/,
+  );
+  assert.match(
+    readFileSync(join(root, "lib/bench/runs/runFileSchemas.js"), "utf8"),
+    /from "\.\.\/\.\.\/_bundled\/typebox\.js"/,
+  );
+  assert.match(readFileSync(join(root, "lib/recording/evidenceSchemas.js"), "utf8"), /from "\.\.\/_bundled\/ajv\.js"/);
+  // Each bundle and its package side by side: the same export names, the same schema built by
+  // each typebox, the same verdicts from each Ajv.
+  writeFileSync(
+    join(root, "probe-bundle.mjs"),
+    `import * as bundledTypebox from "./lib/_bundled/typebox.js";
+import * as originalTypebox from "typebox";
+import * as bundledAjv from "./lib/_bundled/ajv.js";
+import * as originalAjv from "ajv";
+const build = (T) => JSON.stringify(T.Object({ a: T.Union([T.String({ pattern: "^x" }), T.Null()]), b: T.Array(T.Integer({ minimum: 1 })) }, { additionalProperties: false }));
+const check = (A) => { const v = new A.Ajv({ strict: false }).compile(JSON.parse(build(originalTypebox.default))); return [{ a: "xy", b: [1] }, { a: "y", b: [] }, { a: null, b: [0] }, { a: null, b: [], c: 1 }].map((x) => v(x)); };
+const keys = (m) => Object.keys(m).sort();
+process.stdout.write(JSON.stringify({ typebox: [keys(bundledTypebox), keys(originalTypebox)], ajv: [keys(bundledAjv), keys(originalAjv)], same: build(bundledTypebox.default) === build(originalTypebox.default), schema: build(bundledTypebox.default), verdicts: [check(bundledAjv), check(originalAjv)] }));
+`,
+  );
+  const probe = await runNode(root, ["probe-bundle.mjs"]);
+  assert.equal(probe.code, 0, probe.stderr);
+  const seen = JSON.parse(probe.stdout) as {
+    typebox: [string[], string[]];
+    ajv: [string[], string[]];
+    same: boolean;
+    schema: string;
+    verdicts: [boolean[], boolean[]];
+  };
+  assert.ok(seen.typebox[1].length > 100, `${seen.typebox[1].length} exports`);
+  assert.deepEqual(seen.typebox[0], seen.typebox[1]);
+  assert.ok(seen.ajv[1].includes("Ajv"));
+  assert.deepEqual(seen.ajv[0], seen.ajv[1]);
+  assert.equal(seen.same, true);
+  assert.match(seen.schema, /"additionalProperties":false/);
+  assert.deepEqual(seen.verdicts, [
+    [true, false, false, false],
+    [true, false, false, false],
+  ]);
+  // A stamp naming another installed package, or none, is not a build of what is installed now.
+  const zero = { package_json_sha256: "0".repeat(64) };
+  try {
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [{ ...stamp.bundled, typebox: zero }, "typebox"],
+      [{ ...stamp.bundled, ajv: zero }, "ajv"],
+      [undefined, "typebox"],
+    ];
+    for (const [bundled, name] of cases) {
+      writeFileSync(stampPath, JSON.stringify({ ...stamp, bundled }));
+      const run = await runTca(root, EXPR_OK);
+      assert.equal(
+        run.stderr,
+        tsxTrace(`the installed ${name} package changed since the build`),
+        JSON.stringify(bundled),
+      );
+      assert.equal(run.stdout, '{"ok":true,"value":7}\n');
+    }
+  } finally {
+    writeFileSync(stampPath, stampBytes);
+  }
+  assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
 });
 
 test("--help and --version are answered by bin/tca.js alone, with or without a build", async () => {

@@ -15,6 +15,7 @@ import {
   watchElapsed,
   watchRunProgress,
 } from "../../src/cli/runProgress.ts";
+import { auditLine, generationData, REQUEST_DATA } from "../support/auditLines.ts";
 
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
   const stream = {
@@ -87,7 +88,7 @@ test("a notice from the next call starts over even without proposal numbers (the
 test("lab model's line during prefill and decode", () => {
   const requested = foldAuditLine(
     INITIAL_RUN_PROGRESS,
-    JSON.stringify({ type: "request", proposal: 3, data: {} }),
+    auditLine("request", REQUEST_DATA, { proposal: 3 }),
     65_000,
   ).state;
   const prefill = foldProgress(null, {
@@ -144,7 +145,7 @@ test("on a terminal, a progress notice redraws lab model's line at once; the aud
   let clock = 0;
   const watch = watchRunProgress(run, { stream, now: () => clock, pollMs: 60_000 });
   assert.equal(watch.active, true);
-  writeFileSync(join(run, "audit.jsonl"), `${JSON.stringify({ type: "request", proposal: 1, data: {} })}\n`);
+  writeFileSync(join(run, "audit.jsonl"), `${auditLine("request", REQUEST_DATA, { proposal: 1 })}\n`);
   clock = 1_000;
   watch.poll();
   clock = 3_000;
@@ -159,7 +160,7 @@ test("on a terminal, a progress notice redraws lab model's line at once; the aud
   );
   writeFileSync(
     join(run, "audit.jsonl"),
-    `${JSON.stringify({ type: "generation", proposal: 1, data: { elapsed_ms: 5_000, metadata: { outputTokens: 12 } } })}\n`,
+    `${auditLine("generation", generationData(12, 5_000), { event_id: 2, proposal: 1 })}\n`,
     { flag: "a" },
   );
   clock = 6_000;

@@ -14,6 +14,7 @@ import {
   watchElapsed,
   watchRunProgress,
 } from "../../src/cli/runProgress.ts";
+import { auditLine, generationData, REQUEST_DATA } from "../support/auditLines.ts";
 
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
   const stream = {
@@ -28,14 +29,9 @@ function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
   return stream as unknown as NodeJS.WriteStream & { text: string };
 }
 
-const request = (proposal: number) => JSON.stringify({ type: "request", proposal, t_ms: 10, data: {} });
+const request = (proposal: number) => auditLine("request", REQUEST_DATA, { proposal, t_ms: 10 });
 const generation = (proposal: number, tokens: number, ms: number) =>
-  JSON.stringify({
-    type: "generation",
-    proposal,
-    t_ms: 20,
-    data: { elapsed_ms: ms, metadata: { outputTokens: tokens } },
-  });
+  auditLine("generation", generationData(tokens, ms), { proposal, t_ms: 20 });
 
 test("the status line: loading before any event, then the running generation, then the last event", () => {
   assert.equal(
@@ -45,13 +41,23 @@ test("the status line: loading before any event, then the running generation, th
   // The run folder and its first event exist while the model still loads; source_load ends loading.
   const started = foldAuditLine(
     INITIAL_RUN_PROGRESS,
-    JSON.stringify({ type: "run_started", proposal: null, data: {} }),
+    auditLine("run_started", {
+      run_kind: "model_trial",
+      labels: {},
+      initial_state: {
+        version: 0,
+        sourceSha256: "0".repeat(64),
+        taskSha256: "1".repeat(64),
+        expressions: { clamp: "x", total: "y" },
+      },
+      overall_deadline_ms: 1,
+    }),
     100,
   ).state;
   assert.equal(describeRunProgress(started, 5_000), "lab model: verifying, converting and loading the model… 5 s");
   const loaded = foldAuditLine(
     started,
-    JSON.stringify({ type: "source_load", proposal: null, data: { ok: true } }),
+    auditLine("source_load", { ok: true, error: null, message: null, elapsed_ms: 1 }),
     11_000,
   ).state;
   assert.equal(describeRunProgress(loaded, 11_500), "lab model: model loaded (run 12 s)");
@@ -87,12 +93,27 @@ test("each generation: tokens, seconds and tok/s; without a token count, only th
   );
 });
 
-test("a line that is not JSON, or not an object, changes nothing", () => {
+test("a line that is not JSON, not an object, or not a record of the catalog changes nothing", () => {
   assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, "{not json", 1), {
     state: INITIAL_RUN_PROGRESS,
     finished: null,
   });
   assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, "42", 1), { state: INITIAL_RUN_PROGRESS, finished: null });
+  // A record the strict reader refuses (format 1, an unknown field) is not counted either.
+  const v1 = JSON.stringify({
+    schema: "tca.audit/1",
+    run_id: "r",
+    event_id: 1,
+    t_ms: 0,
+    source: "m",
+    proposal: 1,
+    type: "request",
+    data: {},
+  });
+  assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, v1, 1), { state: INITIAL_RUN_PROGRESS, finished: null });
+  const drifted = request(1).replace('"call_deadline_ms":1', '"call_deadline_ms":1,"extra":true');
+  assert.notEqual(drifted, request(1));
+  assert.deepEqual(foldAuditLine(INITIAL_RUN_PROGRESS, drifted, 1), { state: INITIAL_RUN_PROGRESS, finished: null });
 });
 
 test("on a terminal, the watcher reads the audit as it grows and keeps one line per generation", (t) => {

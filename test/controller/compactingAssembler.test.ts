@@ -11,6 +11,7 @@ import {
   type TokenCounter,
 } from "../../src/controller/compactingAssembler.ts";
 import type { LoggedObservation } from "../../src/controller/observationLog.ts";
+import type { Observation } from "../../src/controller/controllerWorkspace.ts";
 import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
@@ -21,7 +22,19 @@ const byteCounter: TokenCounter = async (messages) =>
 const state = { remainingProposals: 3, currentVersion: 1, sourceRead: true, latestPublicTest: "not_run" as const };
 
 function entry(eventId: number, kind: LoggedObservation["kind"], size = 10): LoggedObservation {
-  return { eventId, proposalNumber: eventId, kind, observation: { ok: kind !== "error", kind, pad: "p".repeat(size) } };
+  // The entry's kind is given; its observation is a real one of about `size` bytes (only its size matters here).
+  const observation: Observation =
+    kind === "error"
+      ? { ok: false, action: null, error: "invalid_json", message: "p".repeat(size), version: 0 }
+      : {
+          ok: true,
+          action: "read",
+          file: "TASK.txt",
+          version: 0,
+          sha256: "0".repeat(64),
+          content: `${kind} ${"p".repeat(size)}`,
+        };
+  return { eventId, proposalNumber: eventId, kind, observation };
 }
 
 const LOG: LoggedObservation[] = [

@@ -31,7 +31,7 @@ function fakeWorkspace(readObservation: Observation): ControllerWorkspace & { re
       workspace.reads += 1;
       return readObservation;
     },
-    replace: async () => ({
+    replace: async (): Promise<Observation> => ({
       ok: false,
       action: "replace",
       error: "old_expression_mismatch",
@@ -45,11 +45,18 @@ function fakeWorkspace(readObservation: Observation): ControllerWorkspace & { re
   return workspace;
 }
 
-function recordingSink(): EvidenceSink & {
-  records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[];
-} {
-  const records: { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null }[] = [];
-  return { records, append: (type, payload, proposal = null) => records.push({ type, payload, proposal }) };
+/** What the loop appended, each payload as the typed sink received it, viewed as JSON for the assertions. */
+type SunkRecord = { type: string; payload: Readonly<Record<string, unknown>>; proposal: number | null };
+
+function recordingSink(): EvidenceSink & { records: SunkRecord[] } {
+  const records: SunkRecord[] = [];
+  return {
+    records,
+    append(type, payload, proposal = null) {
+      const json: Readonly<Record<string, unknown>> = payload;
+      return records.push({ type, payload: json, proposal });
+    },
+  };
 }
 
 const READ = '{"action":"read","file":"toy_math.py"}';
@@ -158,7 +165,11 @@ test("a failing public test is a successful tool call, not an invalid proposal",
   assert.equal(result.invalidProposals, 2);
   const tests = result.log.filter((entry) => entry.kind === "test_result");
   assert.equal(tests.length, 3);
-  assert.ok(tests.every((entry) => entry.observation["passed"] === 0));
+  assert.ok(
+    tests.every(
+      (entry) => entry.observation.ok && entry.observation.action === "test" && entry.observation.passed === 0,
+    ),
+  );
 });
 
 test("a deadline that has passed before a proposal stops without calling the source", async () => {

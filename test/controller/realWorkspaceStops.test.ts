@@ -38,7 +38,8 @@ function withOversizedRead(real: ControllerWorkspace): ControllerWorkspace {
     reconcile: () => real.reconcile(),
     async read(file) {
       const observation = await real.read(file);
-      const padded = { ...observation, content: `${String(observation["content"])}${"#".repeat(3000)}` } as Observation;
+      assert.ok(observation.ok && observation.action === "read");
+      const padded: Observation = { ...observation, content: `${observation.content}${"#".repeat(3000)}` };
       return capObservation(padded, "read", real.state().version);
     },
   };

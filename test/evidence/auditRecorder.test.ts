@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AUDIT_SCHEMA, AuditRecorder, readAuditRecords } from "../../src/recording/auditRecorder.ts";
+import { AuditRecorder } from "../../src/recording/auditRecorder.ts";
+import { readAuditFile } from "../../src/recording/auditLog.ts";
+
+const STOP_DATA = { stop_reason: "script_exhausted", at: "before_request", proposals_scripted: 0 } as const;
 
 function scratch(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "tca-audit-"));
@@ -25,36 +28,64 @@ test("one JSON object per line with the envelope, monotonic ids and times, mode 
       sourceLabel: "scripted",
       clock: steppingClock([5, 9, 7]),
     });
-    assert.equal(recorder.append("run_started", { note: 'line\nbreak "quoted"' }), 1);
-    assert.equal(recorder.append("proposal", { raw: '}\n{"type":"forged"}' }, 1), 2);
-    assert.equal(recorder.append("observation", { ok: true }, 1), 3);
+    assert.equal(
+      recorder.append("source_load", {
+        ok: false,
+        error: "model_error",
+        message: 'line\nbreak "quoted"',
+        elapsed_ms: 1,
+      }),
+      1,
+    );
+    const generation = {
+      outcome: "text",
+      raw_text: '}\n{"type":"forged"}',
+      message: null,
+      metadata: {},
+      elapsed_ms: 3,
+    } as const;
+    assert.equal(recorder.append("generation", generation, 1), 2);
+    assert.equal(recorder.append("stop", STOP_DATA, 1), 3);
     recorder.close();
     recorder.close();
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const text = readFileSync(file, "utf8");
     assert.equal(text.split("\n").length, 4, "three lines and a final newline: embedded newlines are escaped");
-    const read = readAuditRecords(file);
+    const read = readAuditFile(file);
     assert.ok(read.ok);
-    assert.equal(read.value.tornTail, false);
+    assert.equal(read.log.tornTail, false);
     assert.deepEqual(
-      read.value.records.map((r) => [r.event_id, r.t_ms, r.proposal, r.type]),
+      read.log.records.map((r) => [r.event_id, r.t_ms, r.proposal, r.type]),
       [
-        [1, 5, null, "run_started"],
-        [2, 9, 1, "proposal"],
-        [3, 9, 1, "observation"],
+        [1, 5, null, "source_load"],
+        [2, 9, 1, "generation"],
+        [3, 9, 1, "stop"],
       ],
     );
-    assert.deepEqual(read.value.records[1], {
-      schema: AUDIT_SCHEMA,
+    assert.deepEqual(read.log.records[1], {
+      format: "tca.audit",
+      v: 2,
       run_id: "r1",
       event_id: 2,
       t_ms: 9,
+      type: "generation",
       source: "scripted",
       proposal: 1,
-      type: "proposal",
-      data: { raw: '}\n{"type":"forged"}' },
+      data: generation,
     });
-    assert.throws(() => recorder.append("late", {}));
+    // The envelope's keys in the documented order (docs/evidence-format.md).
+    assert.deepEqual(Object.keys(JSON.parse(text.split("\n")[0]!) as object), [
+      "format",
+      "v",
+      "run_id",
+      "event_id",
+      "t_ms",
+      "type",
+      "source",
+      "proposal",
+      "data",
+    ]);
+    assert.throws(() => recorder.append("stop", STOP_DATA));
   } finally {
     process.umask(previous);
     cleanup();
@@ -80,42 +111,39 @@ test("the reader reports a torn last line and rejects malformed or reordered fil
   try {
     const file = path.join(dir, "audit.jsonl");
     const recorder = AuditRecorder.create(file, { runId: "r", sourceLabel: "s", clock: { now: () => 1 } });
-    recorder.append("a", {});
+    recorder.append("stop", STOP_DATA);
     recorder.close();
-    appendFileSync(file, '{"schema":"tca.audit/1","run_id":"r"');
-    const torn = readAuditRecords(file);
-    assert.ok(torn.ok && torn.value.tornTail && torn.value.records.length === 1);
+    appendFileSync(file, '{"format":"tca.audit","v":2,"run_id":"r"');
+    const torn = readAuditFile(file);
+    assert.ok(torn.ok && torn.log.tornTail && torn.log.records.length === 1);
 
     const line = (id: number, t: number) =>
       JSON.stringify({
-        schema: AUDIT_SCHEMA,
+        format: "tca.audit",
+        v: 2,
         run_id: "r",
         event_id: id,
         t_ms: t,
+        type: "stop",
         source: "s",
         proposal: null,
-        type: "x",
-        data: {},
+        data: STOP_DATA,
       });
-    const cases: Record<string, string> = {
-      "not json": "nope\n",
-      "skipped id": `${line(1, 0)}\n${line(3, 0)}\n`,
-      "time goes back": `${line(1, 5)}\n${line(2, 4)}\n`,
-      "wrong schema": `${line(1, 0).replace(AUDIT_SCHEMA, "other/1")}\n`,
-      "payload not an object": `${line(1, 0).replace('"data":{}', '"data":[]')}\n`,
+    const cases: Record<string, [string, string]> = {
+      "not json": ["nope\n", "not_json"],
+      "skipped id": [`${line(1, 0)}\n${line(3, 0)}\n`, "out_of_order"],
+      "time goes back": [`${line(1, 5)}\n${line(2, 4)}\n`, "out_of_order"],
+      "wrong format": [`${line(1, 0).replace('"tca.audit"', '"other"')}\n`, "wrong_format"],
+      "payload not an object": [`${line(1, 0).replace(/"data":\{.*\}\}$/, '"data":[]}')}\n`, "wrong_type"],
     };
-    for (const [name, content] of Object.entries(cases)) {
+    for (const [name, [content, code]] of Object.entries(cases)) {
       writeFileSync(path.join(dir, "bad.jsonl"), content);
-      const read = readAuditRecords(path.join(dir, "bad.jsonl"));
-      assert.equal(!read.ok && read.error, "audit_malformed", name);
+      const read = readAuditFile(path.join(dir, "bad.jsonl"));
+      assert.equal(!read.ok && read.problem.code, code, name);
+      assert.equal(!read.ok && read.problem.file, "audit.jsonl", name);
     }
-    assert.equal(
-      (() => {
-        const r = readAuditRecords(path.join(dir, "missing.jsonl"));
-        return !r.ok && r.error;
-      })(),
-      "audit_unreadable",
-    );
+    const missing = readAuditFile(path.join(dir, "missing.jsonl"));
+    assert.equal(!missing.ok && missing.problem.code, "audit_unreadable");
   } finally {
     cleanup();
   }

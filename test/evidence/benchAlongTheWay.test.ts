@@ -55,10 +55,10 @@ function forged(name: string, taskId: string, edit: (task: TaskResult) => TaskRe
   const task = edited.find((t) => t.taskId === taskId)!;
   const tracePath = join(dir, task.tracePath!);
   const lines = readFileSync(tracePath, "utf8").trimEnd().split("\n");
-  const end = JSON.parse(lines.at(-1) ?? "{}") as { event: string; result: unknown };
-  assert.equal(end.event, "task_end");
+  const end = JSON.parse(lines.at(-1) ?? "{}") as { type: string; data: { result: unknown; diff: string } };
+  assert.equal(end.type, "task_end");
   const { tracePath: _trace, diffPath: _diff, ...result } = task;
-  lines[lines.length - 1] = JSON.stringify({ ...end, result });
+  lines[lines.length - 1] = JSON.stringify({ ...end, data: { ...end.data, result } });
   writeFileSync(tracePath, lines.join("\n") + "\n");
   writeResults(dir, manifest.value, edited, edited.length);
   return dir;

@@ -92,12 +92,12 @@ test("a trace line cut in half and a trace stripped to its grade: EVIDENCE INVAL
   const lines = readFileSync(traceOf(torn, "A-gcd"), "utf8").split("\n");
   lines[1] = lines[1]!.slice(0, Math.floor(lines[1]!.length / 2));
   writeFileSync(traceOf(torn, "A-gcd"), lines.join("\n"));
-  assertInvalid(torn, /traces\/A-gcd\.ndjson: line 2 is not JSON/);
+  assertInvalid(torn, /traces\/A-gcd\.ndjson:2: the line is not JSON/, "not_json");
 
   const stripped = copyOf("stripped-trace");
   const events = readFileSync(traceOf(stripped, "A-gcd"), "utf8")
     .split("\n")
-    .filter((line) => /"event":"(grade|diff|task_end)"/.test(line));
+    .filter((line) => /"type":"(grade|diff|task_end)"/.test(line));
   writeFileSync(traceOf(stripped, "A-gcd"), events.join("\n") + "\n");
   assertInvalid(stripped, /traces\/A-gcd\.ndjson: does not start with task_start/);
 });
@@ -105,17 +105,17 @@ test("a trace line cut in half and a trace stripped to its grade: EVIDENCE INVAL
 test("JSON nested 2,000 deep in a trace event, in tasks.ndjson and in run.json: refused as json_too_deep, no RangeError", () => {
   const inTrace = copyOf("deep-trace");
   const lines = readFileSync(traceOf(inTrace, "A-gcd"), "utf8").split("\n");
-  lines.splice(1, 0, `{"v":1,"event":"tool_result","t":1,"x":${deep(2000)}}`);
+  lines.splice(1, 0, lines[1]!.replace(/"data":.*\}$/, `"data":{"x":${deep(2000)}}}`));
   writeFileSync(traceOf(inTrace, "A-gcd"), lines.join("\n"));
-  assertInvalid(inTrace, /traces\/A-gcd\.ndjson: json_too_deep: .*deeper than 128 levels/);
+  assertInvalid(inTrace, /traces\/A-gcd\.ndjson:2: .*deeper than 128 levels/, "json_too_deep");
 
   const inLog = copyOf("deep-log");
   appendFileSync(join(inLog, "tasks.ndjson"), `{"taskId":"A-gcd","x":${deep(100_000)}}\n`);
-  assertInvalid(inLog, /tasks\.ndjson: json_too_deep/);
+  assertInvalid(inLog, /tasks\.ndjson:\d+: json_too_deep/, "json_too_deep");
 
   const inManifest = copyOf("deep-manifest");
   writeFileSync(join(inManifest, "run.json"), `{"kind":"quixbugs-run","x":${deep(5000)}}`);
-  assertInvalid(inManifest, /run\.json: json_too_deep/);
+  assertInvalid(inManifest, /run\.json: json_too_deep/, "json_too_deep");
 });
 
 test("a hard-linked tasks.ndjson and a hard-linked trace are refused as hard_link_refused", () => {

@@ -5,20 +5,18 @@ import assert from "node:assert/strict";
 import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
 import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
 
+/** A trace line as the attacker edits it: the v2 envelope, its data an open object. */
+export type TraceLine = { readonly type: string; readonly data: Readonly<Record<string, unknown>> } & Readonly<
+  Record<string, unknown>
+>;
+
 /** Rewrites every event of a task's trace through `edit`, as a text editor would. */
-export function rewriteTrace(
-  dir: string,
-  task: TaskResult,
-  edit: (event: Record<string, unknown>) => Record<string, unknown>,
-): void {
+export function rewriteTrace(dir: string, task: TaskResult, edit: (event: TraceLine) => TraceLine): void {
   const path = join(dir, task.tracePath!);
   const lines = readFileSync(path, "utf8")
     .split("\n")
     .filter((line) => line !== "");
-  writeFileSync(
-    path,
-    lines.map((line) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>))).join("\n") + "\n",
-  );
+  writeFileSync(path, lines.map((line) => JSON.stringify(edit(JSON.parse(line) as TraceLine))).join("\n") + "\n");
 }
 
 /** The forgery of issue 23: a wrong fix turned into "fixed" in tasks.ndjson, its trace and results.json, consistently. */
@@ -55,10 +53,10 @@ export function forgeFixed(dir: string, taskId: string): void {
     tasks.value.map((task) => JSON.stringify(task.taskId === taskId ? forged : task) + "\n").join(""),
   );
   rewriteTrace(dir, victim, (event) =>
-    event.event === "grade"
-      ? { v: 1, event: "grade", t: event.t, ...grade, output: event.output }
-      : event.event === "task_end"
-        ? { ...event, result: forgedInTrace }
+    event.type === "grade"
+      ? { ...event, data: { ...grade, output: event.data.output } }
+      : event.type === "task_end"
+        ? { ...event, data: { ...event.data, result: forgedInTrace } }
         : event,
   );
   const all = tasks.value.map((task) => (task.taskId === taskId ? forged : task));

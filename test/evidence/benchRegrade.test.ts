@@ -122,10 +122,10 @@ test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt f
   const gcdDiff = readFileSync(join(dir, gcd.diffPath!), "utf8");
   writeFileSync(join(dir, pascal.diffPath!), gcdDiff);
   rewriteTrace(dir, pascal, (event) =>
-    event.event === "diff"
-      ? { ...event, diff: gcdDiff }
-      : event.event === "task_end"
-        ? { ...event, diff: gcdDiff }
+    event.type === "diff"
+      ? { ...event, data: { diff: gcdDiff } }
+      : event.type === "task_end"
+        ? { ...event, data: { ...event.data, diff: gcdDiff } }
         : event,
   );
   assert.equal(deriveBenchVerdict(dir).kind, "complete");

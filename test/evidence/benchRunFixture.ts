@@ -1,5 +1,5 @@
 // A bench run folder of any size, written through the bench's own writers (writeManifest,
-// appendTaskResult, writeResults, MemoryTrace-shaped trace lines), for the bench verdict's tests
+// appendTaskResult, writeResults, the trace's FileTrace), for the bench verdict's tests
 // and for its speed figure (bench/verdict.bench.ts: 40 programs x 4 conditions = 160 tasks).
 // The traces carry model replies and test output of realistic size (a few kB per event).
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,6 +17,9 @@ import {
 import { classifyOutcome, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import type { TestOutcome } from "../../src/bench/agent/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
+import { FileTrace } from "../../src/bench/agent/taskTrace.ts";
+import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
+import { modelResponseData, taskStartData, testRunData } from "../bench/traceFixtures.ts";
 
 export interface BenchFixtureOptions {
   readonly programs: number;
@@ -27,10 +30,6 @@ export interface BenchFixtureOptions {
 }
 
 const FILLER = "def gcd(a, b):\n    if b == 0:\n        return a\n    return gcd(b, a % b)\n".repeat(24);
-
-function line(event: string, t: number, fields: Record<string, unknown>): string {
-  return `${JSON.stringify({ v: 1, event, t, ...fields })}\n`;
-}
 
 /** Writes the run into `dir` (created) and returns the task records written to tasks.ndjson. */
 export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskResult[] {
@@ -97,38 +96,56 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
         specialCasing: null,
         servedModel: "scripted",
       };
-      let trace = line("task_start", 0, { taskId, program, condition, run: runBinding(manifest) });
+      // Through the typed writer (src/bench/agent/taskTrace.ts), on a clock set before each event.
+      let now = 0;
+      const trace = new FileTrace<BenchTraceCatalog>(join(dir, tracePath), {
+        runId: manifest.createdAt,
+        source: "scripted",
+        clock: () => now,
+      });
+      const at = (t: number): void => {
+        now = t;
+      };
+      trace.append("task_start", taskStartData({ taskId, program, condition, run: runBinding(manifest) }));
       for (let turn = 1; turn <= options.turns; turn++) {
-        trace += line("model_request", turn * 10, { turn, messages: turn * 2 });
-        trace += line("model_response", turn * 10 + 5, {
+        at(turn * 10);
+        trace.append("model_request", { messages: turn * 2 }, turn);
+        at(turn * 10 + 5);
+        trace.append(
+          "model_response",
+          { ...modelResponseData(FILLER), toolCalls: [{ id: `call-${turn}`, name: "run_tests", argumentsText: "{}" }] },
           turn,
-          content: FILLER,
-          toolCalls: [{ name: "run_tests", arguments: {} }],
-        });
-        trace += line("tool_call", turn * 10 + 6, { turn, name: "run_tests" });
-        trace += line("test_run", turn * 10 + 8, { turn, output: FILLER });
+        );
+        at(turn * 10 + 6);
+        trace.append("tool_call", { id: `call-${turn}`, name: "run_tests", arguments: "{}" }, turn);
+        at(turn * 10 + 8);
+        trace.append("test_run", { ...testRunData(sha256Hex(FILLER), "failed", FILLER), id: `call-${turn}` }, turn);
       }
       // The events the record's counts and claim stand for: the verdict recounts them from here.
       const g = result.guardrails;
-      const refused = (error: string, n: number): string =>
-        Array.from({ length: Math.max(0, n) }, () => line("tool_refused", 900, { turn: 1, error })).join("");
-      trace +=
-        refused("read_reference_fix", g.referenceReadAttempts) +
-        refused("read_not_allowed", g.blockedReads - g.referenceReadAttempts);
-      trace +=
-        refused("write_to_tests", g.testEditAttempts) +
-        refused("write_not_allowed", g.blockedWrites - g.testEditAttempts);
-      trace += Array.from({ length: g.toolErrors }, () =>
-        line("tool_error", 901, { turn: 1, error: "invalid_arguments" }),
-      ).join("");
-      trace += Array.from({ length: g.refusedStopAttempts }, () =>
-        line("stop_attempt", 902, { turn: 1, accepted: false, refusal: "run the tests first" }),
-      ).join("");
-      trace += line("stop_attempt", 903, { turn: options.turns, accepted: true });
-      trace += line("grade", 1000, { ...result.grade, output: "graded" });
-      if (changed) trace += line("diff", 1001, { diff });
-      trace += line("task_end", 1002, { result, diff });
-      writeFileSync(join(dir, tracePath), trace);
+      at(900);
+      const refused = (tool: string, error: string, n: number): void => {
+        for (let k = 0; k < n; k++)
+          trace.append("tool_refused", { id: "call-1", tool, path: null, error, message: "refused" }, 1);
+      };
+      refused("read_file", "read_reference_fix", g.referenceReadAttempts);
+      refused("read_file", "read_not_allowed", g.blockedReads - g.referenceReadAttempts);
+      refused("write_file", "write_to_tests", g.testEditAttempts);
+      refused("write_file", "write_not_allowed", g.blockedWrites - g.testEditAttempts);
+      at(901);
+      for (let k = 0; k < g.toolErrors; k++)
+        trace.append("tool_error", { id: "call-1", error: "invalid_arguments" }, 1);
+      at(902);
+      for (let k = 0; k < g.refusedStopAttempts; k++)
+        trace.append("stop_attempt", { accepted: false, refusal: "run the tests first" }, 1);
+      at(903);
+      trace.append("stop_attempt", { accepted: true }, options.turns);
+      at(1000);
+      trace.append("grade", { ...result.grade, output: "graded" });
+      at(1001);
+      if (changed) trace.append("diff", { diff });
+      at(1002);
+      trace.append("task_end", { result: { ...result }, diff });
       let recorded: TaskResult = { ...result, tracePath };
       if (changed) {
         const diffPath = `${RUN_FILES.diffs}/${taskId}.diff`;

@@ -9,8 +9,8 @@ import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab, type LabRunOptions } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
-import { readAuditRecords } from "../../src/recording/auditRecorder.ts";
-import { freshRoot } from "../lab/labRunTestSupport.ts";
+import { readAuditFile } from "../../src/recording/auditLog.ts";
+import { freshRoot, type AuditLine } from "../lab/labRunTestSupport.ts";
 
 const root = freshRoot("fail-closed");
 const PLANTED = JSON.stringify({ schema: "tca.final/1", verified_success: true });
@@ -26,10 +26,10 @@ async function baseline(name: string, extra: Partial<Omit<LabRunOptions, "runDir
   return result.value;
 }
 
-function recordsOf(path: string) {
-  const read = readAuditRecords(path);
+function recordsOf(path: string): AuditLine[] {
+  const read = readAuditFile(path);
   assert.ok(read.ok, "the audit the recorder wrote is readable");
-  return read.value.records;
+  return read.log.records.map((record): AuditLine => record);
 }
 
 test("final.json planted before the controller writes it: recorded harness_error, planted file untouched, verdict invalid", async () => {

@@ -119,7 +119,7 @@ test("an empty, truncated, non-JSON or invalid UTF-8 audit is EVIDENCE INVALID",
 
   const notJson = copyOf(baseline, "not-json-audit");
   appendFileSync(join(notJson, "audit.jsonl"), "this is not json\n");
-  assertInvalid(deriveRunVerdict(notJson), /audit_malformed: audit line \d+ is not JSON/);
+  assertInvalid(deriveRunVerdict(notJson), /^not_json: audit\.jsonl:\d+: the line is not JSON$/);
 
   const badUtf8 = copyOf(baseline, "bad-utf8-audit");
   const text = readFileSync(join(badUtf8, "audit.jsonl"));
@@ -136,7 +136,7 @@ test("a record that breaks its schema, a second stop, or another run's manifest 
   const stopIndex = lines.findIndex((line) => line.includes('"type":"stop"'));
   lines[stopIndex] = lines[stopIndex]!.replace('"stop_reason":"finish_accepted"', '"stop_reason":"because_i_said_so"');
   writeFileSync(join(badRecord, "audit.jsonl"), lines.join("\n"));
-  assertInvalid(deriveRunVerdict(badRecord), /event \d+ \(stop\) does not match its schema/);
+  assertInvalid(deriveRunVerdict(badRecord), /^wrong_type: audit\.jsonl:\d+ \(stop\): data\.stop_reason /);
 
   const twoStops = copyOf(modelError, "two-stops");
   const records = readFileSync(join(twoStops, "audit.jsonl"), "utf8")

@@ -24,6 +24,7 @@ import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { benchSetup, MINI_DATASET_DIR } from "../bench/benchFixtures.ts";
 import { realBenchRun } from "./regradeRunFixture.ts";
 import { forgeFixed } from "./benchForgeries.ts";
+import { formatProblem } from "../../src/recording/evidenceProblem.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "tca-verify-records-"));
@@ -251,11 +252,23 @@ test("attack: run.json's data set identity pointed elsewhere without the traces 
   });
   const verdict = deriveBenchVerdict(dir);
   assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((p) => /A-gcd\.ndjson: task_start's programSha256 is not the digest/.test(p)));
+  assert.ok(
+    verdict.problems.some(
+      (p) =>
+        p.code === "dataset_digest_mismatch" &&
+        /A-gcd\.ndjson: task_start's programSha256 is not the digest/.test(formatProblem(p)),
+    ),
+  );
   editManifest(dir, (manifest) => {
     (manifest.dataset as { sha256: string }).sha256 = "f".repeat(64);
   });
-  assert.ok(deriveBenchVerdict(dir).problems.some((p) => /run\.json: its dataset's sha256 is not the digest/.test(p)));
+  assert.ok(
+    deriveBenchVerdict(dir).problems.some(
+      (p) =>
+        p.code === "dataset_identity_invalid" &&
+        /run\.json: its dataset's sha256 is not the digest/.test(formatProblem(p)),
+    ),
+  );
 });
 
 test("attack: a hand-written verification.json on a forged run changes nothing the report, compare and merge decide; verify-run re-grades and replaces it", async () => {

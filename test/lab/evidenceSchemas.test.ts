@@ -105,20 +105,23 @@ test("a deadline expiring during final evaluation records it as interrupted", as
   assert.equal(final["verified_success"], false);
 });
 
-test("the audit schema checks each record type's payload", () => {
+test("the audit schema (generated from the catalog) checks each record type's payload", () => {
   const good = {
-    schema: "tca.audit/1",
+    format: "tca.audit",
+    v: 2,
     run_id: "r",
     event_id: 1,
     t_ms: 0,
+    type: "generation",
     source: "scripted",
     proposal: 1,
-    type: "generation",
-    data: { outcome: "text", raw_text: "{}", metadata: {}, elapsed_ms: 1 },
+    data: { outcome: "text", raw_text: "{}", message: null, metadata: {}, elapsed_ms: 1 },
   };
   assert.ok(validateAudit(good));
+  assert.equal(validateAudit({ ...good, v: 1 }), false, "only format version 2 is a record of this schema");
+  assert.equal(validateAudit({ ...good, data: { ...good.data, extra: 1 } }), false, "an unknown data field is refused");
   assert.equal(
-    validateAudit({ ...good, data: { outcome: "text", metadata: {}, elapsed_ms: 1 } }),
+    validateAudit({ ...good, data: { outcome: "text", message: null, metadata: {}, elapsed_ms: 1 } }),
     false,
     "raw_text is required",
   );

@@ -133,6 +133,42 @@ test("tca lab submission writes beside the baseline run by default, never into t
   assert.deepEqual(readdirSync(cwd), ["mine.md"]);
 });
 
+test("tca lab submission refuses --model with --blocked, and names a run folder given as --checks (writing nothing)", () => {
+  const root = freshRoot("cli-submission-edges");
+  const run = join(root, "baseline");
+  assert.equal(tca("lab", "baseline", "--run", run).status, 0);
+  const before = readdirSync(root).sort();
+  // Both a trial and "no trial could run": one of them is wrong, and neither is silently dropped.
+  const both = tca("lab", "submission", "--baseline", run, "--model", run, "--blocked", "x");
+  assert.equal(both.status, 2);
+  assert.equal(
+    both.stderr,
+    `tca lab submission: usage_error: --blocked says the model stage could not run, but --model ${run} gives a trial: give --model (and --extension) for a trial that ran, or --blocked REASON alone\n`,
+  );
+  const withExtension = tca("lab", "submission", "--baseline", run, "--extension", run, "--blocked", "x");
+  assert.equal(withExtension.status, 2);
+  assert.match(
+    withExtension.stderr,
+    /^tca lab submission: usage_error: --blocked says .* but --extension gives a trial/,
+  );
+  // The baseline folder given as --checks: what the folder is, not EVIDENCE INVALID.
+  const wrongChecks = tca("lab", "submission", "--baseline", run, "--checks", run, "--blocked", "x");
+  assert.equal(wrongChecks.status, 2);
+  assert.match(
+    wrongChecks.stderr,
+    /^tca lab submission: checks_invalid: --checks .* is the baseline run folder \(it holds audit\.jsonl\), not a checks folder: give the root that tca lab checks --root DIR wrote \(it holds checks\.json\)\n$/,
+  );
+  assert.doesNotMatch(wrongChecks.stderr, /EVIDENCE INVALID/);
+  const other = join(root, "other-baseline");
+  assert.equal(tca("lab", "baseline", "--run", other).status, 0);
+  const otherChecks = tca("lab", "submission", "--baseline", run, "--checks", other, "--blocked", "x");
+  assert.match(
+    otherChecks.stderr,
+    /^tca lab submission: checks_invalid: --checks .* is a Lab run folder \(it holds audit\.jsonl\)/,
+  );
+  assert.deepEqual(readdirSync(root).sort(), [...before, "other-baseline"].sort(), "no submission.md was written");
+});
+
 test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   const root = join(freshRoot("cli-checks"), "checks");
   const result = tca("lab", "checks", "--root", root);

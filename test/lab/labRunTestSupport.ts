@@ -3,10 +3,15 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
-import { readAuditRecords, type AuditRecord } from "../../src/recording/auditRecorder.ts";
+import { readAuditLog } from "../../src/recording/auditLog.ts";
+import { formatProblem } from "../../src/recording/evidenceProblem.ts";
+import type { LabAuditRecord } from "../../src/recording/labAuditEvents.ts";
 
-/** Audit lines as the recorder defines them; read back through the recorder's own strict reader. */
-export type AuditLine = AuditRecord;
+/**
+ * Audit lines read back through the one strict reader (so each matches the catalog), with `data`
+ * viewed as plain JSON: the tests assert on fields by name, whatever the event.
+ */
+export type AuditLine = Omit<LabAuditRecord, "data"> & { readonly data: Readonly<Record<string, unknown>> };
 
 /** A fresh directory (outside any repository) removed after the test file. */
 export function freshRoot(prefix: string): string {
@@ -16,10 +21,10 @@ export function freshRoot(prefix: string): string {
 }
 
 export function readAudit(runDirectory: string): AuditLine[] {
-  const read = readAuditRecords(join(runDirectory, "audit.jsonl"));
-  if (!read.ok) throw new Error(`audit.jsonl unreadable: ${read.message}`);
-  if (read.value.tornTail) throw new Error("audit.jsonl ends in a torn line");
-  return [...read.value.records];
+  const read = readAuditLog(runDirectory);
+  if (!read.ok) throw new Error(`audit.jsonl unreadable: ${formatProblem(read.problem)}`);
+  if (read.log.tornTail) throw new Error("audit.jsonl ends in a torn line");
+  return read.log.records.map((record): AuditLine => record);
 }
 
 export function readJson(path: string): Record<string, unknown> {

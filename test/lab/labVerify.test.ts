@@ -317,7 +317,7 @@ test("the comparison: identical texts, the first differing byte (multi-byte text
   assert.equal(deadline.compared, false, "a recorded deadline is no model response to compare");
   assert.equal(deadline.regenerated_outcome, "not_asked");
   assert.deepEqual(
-    recordedTurns(readAudit(honest)).map((t) => t.outcome),
+    recordedTurns(deriveRunVerdict(honest).records).map((t) => t.outcome),
     readAudit(honest)
       .filter((r) => r.type === "generation")
       .map((r) => r.data["outcome"]),

@@ -30,7 +30,8 @@ for (const [name, rejected] of [
     assert.ok(result.ok);
     const log = result.value.loop.log;
     assert.equal(log[4]?.observation.ok, false, "the fifth proposal was rejected");
-    assert.equal(log[5]?.observation["status"], "finish_accepted");
+    const finish = log[5]?.observation;
+    assert.equal(finish?.ok === true && finish.action === "finish" ? finish.status : finish, "finish_accepted");
     assert.equal(result.value.final.verified_success, true);
     assert.equal(result.value.workspace.state().version, 2);
     assert.deepEqual(readdirSync(join(result.value.runDirectory, "backups")).sort(), [

@@ -6,7 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { join, resolve } from "node:path";
 import { scratchParent } from "./fixtureHub.ts";
 
@@ -29,8 +30,9 @@ test("acquire fails, is continued by the printed command, and lab model names th
     return;
   }
   assert.equal(first.status, 1);
-  const again = `node ${BIN} model acquire --directory ${directory} --endpoint ${CLOSED}`;
-  const blocked = `node ${BIN} lab submission --baseline BASELINE_RUN --blocked REASON`;
+  // Off a terminal (stdin is a pipe here) the continue command carries --yes: consent cannot be asked.
+  const again = `node ${BIN} model acquire --directory ${directory} --endpoint ${CLOSED} --yes`;
+  const blocked = `node ${BIN} lab submission --baseline BASELINE_RUN --checks CHECKS_ROOT --predictions ${join(directory, "predictions.json")} --blocked REASON`;
   // After the progress lines (stderr is a pipe: one line per event), the error and the ways on.
   assert.deepEqual(first.stderr.trimEnd().split("\n").slice(-4), [
     `tca model acquire: transfer_interrupted: --directory ${directory}: generation_config.json: connection to ${CLOSED} failed`,
@@ -63,7 +65,7 @@ test("acquire fails, is continued by the printed command, and lab model names th
     `tca lab model: model_directory_rejected: model_not_verified: --model-directory ${directory} holds an unfinished download ` +
       `(the manifest records "failed": transfer_interrupted (generation_config.json): connection to ${CLOSED} failed); 0 of 8 pinned files present; ` +
       "missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; " +
-      `continue it with node ${BIN} model acquire --directory ${directory}, or without access to the model hub finish the Lab with ${blocked}\n`,
+      `continue it with node ${BIN} model acquire --directory ${directory} --yes, or without access to the model hub finish the Lab with ${blocked}\n`,
   );
   assert.equal(model.stdout, "");
 
@@ -88,4 +90,40 @@ test("an existing folder that is no download is refused in one line, without the
   assert.equal(result.status, 1);
   assert.equal(result.stdout, "");
   assert.match(result.stderr, /^tca model acquire: destination_exists: --directory .*; choose a new directory\n$/);
+});
+
+test("the README's blocked path: acquire fails, lab predict --model-directory, then the printed --blocked submission cites those predictions", async (t) => {
+  const { parent, cleanup } = await scratchParent();
+  t.after(cleanup);
+  const directory = join(realpathSync(parent), "qwen");
+  const failed = tca("model", "acquire", "--directory", directory, "--yes", "--endpoint", CLOSED);
+  if (/insufficient_(disk|memory)/.test(failed.stderr)) {
+    t.skip("this machine has less free disk or memory than the real plan asks for");
+    return;
+  }
+  assert.equal(failed.status, 1);
+  const hint = failed.stderr.split("\n").find((l) => l.startsWith("without access to the model hub"));
+  assert.ok(hint, failed.stderr);
+  const printed = hint.slice(hint.indexOf(`node ${BIN} `) + `node ${BIN} `.length);
+  const answers = join(parent, "answers.json");
+  writeFileSync(answers, JSON.stringify(["one", "two", "three", "four", "five-predicted"]));
+  const predicted = tca("lab", "predict", "--model-directory", directory, "--answers", answers);
+  assert.equal(predicted.status, 0, predicted.stderr);
+  const baseline = join(parent, "baseline");
+  assert.ok((await runScriptedBaseline(baseline)).ok);
+  const checks = join(parent, "checks");
+  assert.equal(tca("lab", "checks", "--root", checks).status, 0);
+  // The hint as printed, its three placeholders filled in (no path here has a space).
+  const words = printed
+    .split(" ")
+    .map((w) =>
+      w === "BASELINE_RUN" ? baseline : w === "CHECKS_ROOT" ? checks : w === "REASON" ? "no hub access" : w,
+    );
+  const submitted = tca(...words);
+  assert.equal(submitted.status, 0, submitted.stderr);
+  const text = readFileSync(join(parent, "submission.md"), "utf8");
+  assert.match(text, /five-predicted/);
+  assert.doesNotMatch(text, /No predictions were recorded/);
+  assert.match(text, /blocked: no hub access/);
+  assert.match(text, new RegExp(`${checks.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/checks\\.json`));
 });

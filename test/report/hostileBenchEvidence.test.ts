@@ -1,6 +1,7 @@
 // A bench run folder built by an attacker with same-user access: symlinked diffs/ and traces/,
 // a FIFO trace. The report must never embed a host file, never block, and say what it refused.
 import { after, test } from "node:test";
+import { taskStartData, traceLine } from "../bench/traceFixtures.ts";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -83,7 +84,10 @@ test("diffs -> outside directory: the recorded diffs/passwd is refused, the host
   const dir = benchRun("diffs-link", [task("A-gcd", { diffPath: "diffs/passwd", tracePath: "traces/A-gcd.ndjson" })]);
   symlinkSync(hostDir, join(dir, "diffs"));
   mkdirSync(join(dir, "traces"));
-  writeFileSync(join(dir, "traces", "A-gcd.ndjson"), `${JSON.stringify({ v: 1, event: "task_start", t: 0 })}\n`);
+  writeFileSync(
+    join(dir, "traces", "A-gcd.ndjson"),
+    traceLine("task_start", taskStartData({ taskId: "A-gcd", condition: "A" })),
+  );
   const built = buildReport(dir);
   assert.ok(built.ok);
   assert.ok(!built.value.html.includes("host-secret-marker"), "the host file is not in the page");
@@ -98,7 +102,7 @@ test("traces -> outside directory and a FIFO trace: refused with a note, the pag
   mkdirSync(hostDir);
   writeFileSync(
     join(hostDir, "A-gcd.ndjson"),
-    `${JSON.stringify({ v: 1, event: "task_start", t: 0, secret: HOST_SECRET })}\n`,
+    traceLine("task_start", taskStartData({ taskId: "A-gcd", condition: "A", target: HOST_SECRET })),
   );
   const linked = benchRun("traces-link", [task("A-gcd", { tracePath: "traces/A-gcd.ndjson" })]);
   symlinkSync(hostDir, join(linked, "traces"));

@@ -193,7 +193,7 @@ test("damaged evidence is reported, never papered over", () => {
   rmSync(join(damaged, "backups"), { recursive: true });
   const report = lab(damaged);
   assert.equal(report.verdict.headline, "EVIDENCE INVALID", "a non-JSON audit line is never a softer headline");
-  assert.ok(report.problems.some((p) => p.startsWith("audit.jsonl: audit_malformed")));
+  assert.ok(report.problems.some((p) => p.startsWith("not_json: audit.jsonl:")));
   assert.ok(
     report.problems.some((p) => p.includes("2 line(s) are not JSON objects")),
     "the readable lines are still shown",

@@ -29,7 +29,7 @@ export type Room = (typeof LAYERS)[number];
 
 /** The only modules of src/ that may import a file outside src/, and what. */
 export const OUTSIDE_SRC: Readonly<Record<string, readonly string[]>> = {
-  "recording/runtimeIdentity.ts": ["bin/compiledBuild.js"],
+  "recording/runtimeIdentity.ts": ["bin/compiledBuild.js", "bin/treeHashOnce.js"],
   "cli/main.ts": ["package.json"],
 };
 

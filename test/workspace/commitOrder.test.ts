@@ -9,6 +9,7 @@ import path from "node:path";
 import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { renderToyMathSource } from "../../src/expr/index.ts";
 import { createRun, type CommitGuard, type ReplaceRequest } from "../../src/workspace/index.ts";
+import type { EditJournal } from "../../src/workspace/editJournal.ts";
 import { freshRun, memoryJournal, picture, tempRoot } from "./workspaceFixture.ts";
 
 const FIX_CLAMP: ReplaceRequest = { function: "clamp", old: "x", new: REPAIR_EXPRESSIONS.clamp, version: 0 };
@@ -137,8 +138,8 @@ test("a guard that lets the edit through is asked exactly once, after the rechec
 test("the journal fails to record a committed edit: an exception (harness error), not edit_interrupted", async () => {
   const { root, cleanup } = tempRoot();
   const journal = memoryJournal();
-  const failing = {
-    append(type: Parameters<typeof journal.append>[0], payload: Parameters<typeof journal.append>[1]) {
+  const failing: EditJournal = {
+    append(type, payload) {
       if (type === "edit_committed") throw new Error("disk full");
       return journal.append(type, payload);
     },

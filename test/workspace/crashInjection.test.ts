@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
 import { INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { renderToyMathSource } from "../../src/expr/index.ts";
-import { readAuditRecords } from "../../src/recording/auditRecorder.ts";
+import { readAuditFile } from "../../src/recording/auditLog.ts";
 import { recoverRun, type EditStep, type ReplaceRequest } from "../../src/workspace/index.ts";
 import { memoryJournal, noGuard, tempRoot } from "./workspaceFixture.ts";
 
@@ -73,12 +73,12 @@ for (const [step, expected] of Object.entries(EXPECTED) as Array<[EditStep | "no
       if (step === "none") assert.equal(exit.code, 0, exit.stdout);
       else assert.equal(exit.signal, "SIGKILL", exit.stdout);
 
-      const audit = readAuditRecords(path.join(run, "audit.jsonl"));
+      const audit = readAuditFile(path.join(run, "audit.jsonl"));
       assert.ok(audit.ok, "the audit is well-formed after the kill");
-      assert.equal(audit.value.tornTail, false);
-      const types = audit.value.records.map((r) => r.type);
+      assert.equal(audit.log.tornTail, false);
+      const types = audit.log.records.map((r) => r.type);
       assert.ok(
-        audit.value.records.every((r) => r.run_id === "crash-test" && r.proposal === 3 && r.source === "scripted"),
+        audit.log.records.every((r) => r.run_id === "crash-test" && r.proposal === 3 && r.source === "scripted"),
       );
       assert.equal(
         types.filter((t) => t === "edit_intent").length,
@@ -88,7 +88,7 @@ for (const [step, expected] of Object.entries(EXPECTED) as Array<[EditStep | "no
       assert.ok(types.filter((t) => t === "edit_committed").length <= 1);
 
       const journal = memoryJournal();
-      const recovered = await recoverRun({ runDirectory: run, records: audit.value.records, journal });
+      const recovered = await recoverRun({ runDirectory: run, records: audit.log.records, journal });
       assert.ok(recovered.ok);
       const ws = recovered.value;
       assert.equal(ws.hasUncertainEdit(), expected.pendingAfterCrash);
@@ -127,7 +127,7 @@ for (const [step, expected] of Object.entries(EXPECTED) as Array<[EditStep | "no
         // A later process that replays the audit plus the reconciliation record refuses it too.
         const reopened = await recoverRun({
           runDirectory: run,
-          records: [...audit.value.records, ...journal.records],
+          records: [...audit.log.records, ...journal.records],
           journal: memoryJournal(),
         });
         assert.ok(reopened.ok && !reopened.value.hasUncertainEdit());

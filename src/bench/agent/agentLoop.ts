@@ -15,6 +15,7 @@ import { programDigest } from "../dataset/programDigest.ts";
 import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
+import type { TraceRunBinding } from "./traceEvents.ts";
 import { TaskDeadline } from "./taskDeadline.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
 import { parseToolCallText } from "../../sources/textToolCalls.ts";
@@ -56,7 +57,7 @@ export interface AgentTaskContext {
   /** Crash injection for tests: called while a model call is in flight (src/core/stepHook.ts). */
   readonly hook?: StepHook<"modelCall">;
   /** What the run's labels were when this task started (runs/runDirectory.ts runBinding), recorded in task_start. */
-  readonly runBinding?: Readonly<Record<string, unknown>>;
+  readonly runBinding?: TraceRunBinding;
 }
 
 /** What the agent did, as plain data: its transcript, why it stopped, and the file it left. */
@@ -147,7 +148,6 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
   const { condition, program, budget, trace, clock } = ctx;
   const startedAt = clock();
   const deadline = startedAt + budget.taskTimeoutMs;
-  const t = (): number => clock() - startedAt;
   const original = buggySource(ctx.dataset, program.name).toString("utf8");
   const tools = new AgentTools(
     {
@@ -177,7 +177,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
     modelRetries: 0,
     protocolFindings: 0,
   };
-  trace.write("task_start", 0, {
+  trace.append("task_start", {
     taskId: taskId(condition.id, program.name),
     program: program.name,
     condition: condition.id,
@@ -193,7 +193,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
   });
   const interrupted = (): AgentInterruption => {
     const seconds = Math.round((clock() - startedAt) / 10) / 100;
-    trace.write("task_interrupted", t(), {
+    trace.append("task_interrupted", {
       stage: "agent",
       seconds,
       note: "cancelled: not graded, not recorded; --resume redoes this task",
@@ -219,7 +219,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         break;
       }
       const turn = state.turns + 1;
-      trace.write("model_request", t(), { turn, messages: messages.length });
+      trace.append("model_request", { messages: messages.length }, turn);
       const pending = ctx.backend.complete({
         messages,
         tools: schemas,
@@ -232,13 +232,16 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       state.turns = turn;
       state.modelRetries += reply.exchange.retries?.length ?? 0;
       if (!reply.ok) {
-        trace.write("model_error", t(), {
+        trace.append(
+          "model_error",
+          {
+            error: reply.error,
+            message: reply.message,
+            exchange: reply.exchange,
+            retries: reply.exchange.retries?.length ?? 0,
+          },
           turn,
-          error: reply.error,
-          message: reply.message,
-          exchange: reply.exchange,
-          retries: reply.exchange.retries?.length ?? 0,
-        });
+        );
         if (ctx.signal?.aborted) {
           stopReason = "cancelled";
           break;
@@ -259,15 +262,18 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       state.promptTokens += reply.usage.promptTokens ?? 0;
       state.completionTokens += reply.usage.completionTokens ?? 0;
       state.servedModel = reply.servedModel ?? state.servedModel;
-      trace.write("model_response", t(), {
+      trace.append(
+        "model_response",
+        {
+          content: reply.content,
+          toolCalls: reply.toolCalls,
+          finishReason: reply.finishReason,
+          usage: reply.usage,
+          servedModel: reply.servedModel,
+          exchange: reply.exchange,
+        },
         turn,
-        content: reply.content,
-        toolCalls: reply.toolCalls,
-        finishReason: reply.finishReason,
-        usage: reply.usage,
-        servedModel: reply.servedModel,
-        exchange: reply.exchange,
-      });
+      );
       messages.push({
         role: "assistant",
         content: reply.content,
@@ -288,12 +294,15 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         } else {
           stopReason = "no_answer";
         }
-        trace.write("stop_attempt", t(), {
+        trace.append(
+          "stop_attempt",
+          {
+            accepted: stopReason === "agent_done",
+            codeBlock: code !== undefined,
+            truncated: reply.finishReason === "length",
+          },
           turn,
-          accepted: stopReason === "agent_done",
-          codeBlock: code !== undefined,
-          truncated: reply.finishReason === "length",
-        });
+        );
         break;
       }
       if (reply.toolCalls.length === 0) {
@@ -306,17 +315,17 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         const asText = textToolCallsIn(reply.content);
         if (asText.wellFormed > 0) {
           state.protocolFindings++;
-          trace.write("protocol_finding", t(), {
+          trace.append(
+            "protocol_finding",
+            { kind: "tool_calls_as_text", blocks: asText.wellFormed + asText.malformed },
             turn,
-            kind: "tool_calls_as_text",
-            blocks: asText.wellFormed + asText.malformed,
-          });
+          );
           stopReason = "tool_calls_as_text";
           break;
         }
         if (asText.malformed > 0) {
-          trace.write("protocol_finding", t(), { turn, kind: "malformed_tool_call_text", blocks: asText.malformed });
-          trace.write("stop_attempt", t(), { turn, accepted: false, malformedToolCall: true });
+          trace.append("protocol_finding", { kind: "malformed_tool_call_text", blocks: asText.malformed }, turn);
+          trace.append("stop_attempt", { accepted: false, malformedToolCall: true }, turn);
           stopReason = "no_answer";
           break;
         }
@@ -332,7 +341,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
       // A reply cut off at the per-turn token limit is not a statement that the work is done:
       // it ends the task as out of budget (truncated), never as a claimed fix.
       if (reply.finishReason === "length") {
-        trace.write("stop_attempt", t(), { turn, accepted: false, truncated: true });
+        trace.append("stop_attempt", { accepted: false, truncated: true }, turn);
         stopReason = "truncated";
         break;
       }
@@ -345,12 +354,12 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
               ? PROMPT_TEMPLATES.harness_refusal_D_fail
               : PROMPT_TEMPLATES.harness_refusal_D_not_run;
           tools.guardrails.refusedStopAttempts++;
-          trace.write("stop_attempt", t(), { turn, accepted: false, refusal: text });
+          trace.append("stop_attempt", { accepted: false, refusal: text }, turn);
           messages.push({ role: "user", content: text });
           continue;
         }
       }
-      trace.write("stop_attempt", t(), { turn, accepted: true });
+      trace.append("stop_attempt", { accepted: true }, turn);
       state.claimed = true;
       stopReason = "agent_done";
     }
@@ -359,7 +368,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
   }
   if (stopReason === "cancelled" || ctx.signal?.aborted) return interrupted();
   if (stopReason === "turn_budget" || stopReason === "time_budget" || stopReason === "context_limit") {
-    trace.write("budget_exhausted", t(), { reason: stopReason, turns: state.turns });
+    trace.append("budget_exhausted", { reason: stopReason, turns: state.turns });
   }
   return {
     taskId: taskId(condition.id, program.name),

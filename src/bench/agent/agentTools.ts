@@ -64,30 +64,29 @@ export class AgentTools {
     this.testFiles = new Map(supportFiles(o.dataset, o.program).map((f) => [f.path, f.content.toString("utf8")]));
   }
 
-  private t(): number {
-    return this.o.clock() - this.o.startedAt;
-  }
-
   async execute(call: ProposedToolCall, turn: number): Promise<string> {
     const { trace } = this.o;
-    trace.write("tool_call", this.t(), { turn, id: call.id, name: call.name, arguments: call.argumentsText });
+    trace.append("tool_call", { id: call.id, name: call.name, arguments: call.argumentsText }, turn);
     const parsed = parseToolCall(call.name, call.argumentsText);
     if (!parsed.ok) {
       this.guardrails.toolErrors++;
-      trace.write("tool_error", this.t(), { turn, id: call.id, error: parsed.error, message: parsed.message });
+      trace.append("tool_error", { id: call.id, error: parsed.error, message: parsed.message }, turn);
       return `Error (${parsed.error}): ${parsed.message}`;
     }
     const decision = authorizeToolCall(this.o.condition, this.o.program.name, [...this.testFiles.keys()], parsed.call);
     if (!decision.allow) {
       countRefusal(this.guardrails, decision.error);
-      trace.write("tool_refused", this.t(), {
+      trace.append(
+        "tool_refused",
+        {
+          id: call.id,
+          tool: parsed.call.tool,
+          path: "path" in parsed.call ? parsed.call.path : null,
+          error: decision.error,
+          message: decision.message,
+        },
         turn,
-        id: call.id,
-        tool: parsed.call.tool,
-        path: "path" in parsed.call ? parsed.call.path : null,
-        error: decision.error,
-        message: decision.message,
-      });
+      );
       return `Error (${decision.error}): ${decision.message}`;
     }
     const call2 = parsed.call;
@@ -96,22 +95,25 @@ export class AgentTools {
       const text = path === targetPath(this.o.program.name) ? this.target : this.testFiles.get(path);
       if (text === undefined) {
         this.guardrails.toolErrors++;
-        trace.write("tool_error", this.t(), { turn, id: call.id, error: "file_not_found" });
+        trace.append("tool_error", { id: call.id, error: "file_not_found" }, turn);
         return "Error (file_not_found): no such file.";
       }
-      trace.write("tool_result", this.t(), { turn, id: call.id, tool: "read_file", path, chars: text.length });
+      trace.append("tool_result", { id: call.id, tool: "read_file", path, chars: text.length }, turn);
       return bound(text);
     }
     if (call2.tool === "write_file") {
       this.target = call2.content;
-      trace.write("tool_result", this.t(), {
+      trace.append(
+        "tool_result",
+        {
+          id: call.id,
+          tool: "write_file",
+          path: decision.path ?? "",
+          chars: call2.content.length,
+          sha256: sha256Hex(call2.content),
+        },
         turn,
-        id: call.id,
-        tool: "write_file",
-        path: decision.path,
-        chars: call2.content.length,
-        sha256: sha256Hex(call2.content),
-      });
+      );
       return `Wrote ${call2.content.length} characters to ${decision.path}.`;
     }
     this.guardrails.testRuns++;
@@ -125,17 +127,20 @@ export class AgentTools {
     this.lastRunHash = hash;
     this.lastPassedHash = result.outcome === "passed" ? hash : undefined;
     const observation = testObservation(result, timeoutMs);
-    trace.write("test_run", this.t(), {
+    trace.append(
+      "test_run",
+      {
+        id: call.id,
+        purpose: "run_tests",
+        targetSha256: hash,
+        outcome: result.outcome,
+        counts: result.counts,
+        seconds: result.seconds,
+        exitCode: result.exitCode,
+        output: result.output,
+      },
       turn,
-      id: call.id,
-      purpose: "run_tests",
-      targetSha256: hash,
-      outcome: result.outcome,
-      counts: result.counts,
-      seconds: result.seconds,
-      exitCode: result.exitCode,
-      output: result.output,
-    });
+    );
     return bound(observation);
   }
 }

@@ -66,8 +66,8 @@ function chatFailure(
     return { error: "endpoint_unreachable", message: `${base}; is the server running?` };
   if (reply.error === "model_timeout")
     return {
-      error: "endpoint_rejected",
-      message: `${base}: no answer to a tiny request within the preflight's time; is the server overloaded or still loading the model?`,
+      error: "endpoint_silent",
+      message: silentMessage(`POST ${o.endpoint.replace(/\/+$/, "")}/chat/completions`, o),
     };
   if (status === 401 || status === 403)
     return { error: "endpoint_rejected", message: `${base}; ${authHint(o.apiKeySent)}` };
@@ -88,13 +88,32 @@ function chatFailure(
   return { error: "endpoint_rejected", message: base };
 }
 
+/** The preflight's bound when the caller names none. */
+const PREFLIGHT_TIMEOUT_MS = 120_000;
+
+function timeoutSeconds(o: Pick<PreflightOptions, "timeoutMs">): number {
+  return Math.round((o.timeoutMs ?? PREFLIGHT_TIMEOUT_MS) / 100) / 10;
+}
+
+/** The line a command prints before the preflight, so a silent server is not a silent wait. */
+export function preflightStartLine(o: Pick<PreflightOptions, "endpoint" | "timeoutMs">): string {
+  return `checking the endpoint ${o.endpoint} (the model list, then one tiny request; timeout ${timeoutSeconds(o)} s, --preflight-timeout)…`;
+}
+
+/** A request whose connection was not refused, with no answer within the preflight's time. */
+function silentMessage(request: string, o: Pick<PreflightOptions, "timeoutMs">): string {
+  return `${request}: connected but no answer within ${timeoutSeconds(o)} s (--preflight-timeout); the server may still be loading the model or be hung, or another program listens on that port`;
+}
+
 export async function preflightEndpoint(
   client: OpenAiCompatibleClient,
   o: PreflightOptions,
 ): Promise<Result<PreflightReport, BenchErrorCode>> {
-  const signal = AbortSignal.timeout(o.timeoutMs ?? 120_000);
+  const signal = AbortSignal.timeout(o.timeoutMs ?? PREFLIGHT_TIMEOUT_MS);
   const listed = await client.listModels(signal);
   const modelsUrl = `GET ${o.endpoint.replace(/\/+$/, "")}/models`;
+  // A refused or unresolvable connection fails at once; only a connection left unanswered reaches the bound.
+  if (listed.status === null && signal.aborted) return err("endpoint_silent", silentMessage(modelsUrl, o));
   if (listed.status === null)
     return err("endpoint_unreachable", `nothing answered ${modelsUrl}; is the server running and the URL right?`);
   if (!listed.ok) {

@@ -3,6 +3,8 @@
 // (src/verdicts/benchVerdict.ts), so the counts behind a report's guardrail flags are never
 // believed from the task record. Kept apart from the tools so that the verdict does not load
 // the sandbox and test runner to recount.
+import type { DataOf } from "../../recording/evidenceEnvelope.ts";
+import type { AgentTraceCatalog } from "./traceEvents.ts";
 
 /** What the guardrails counted in one task: tool runs, refusals and refused stops. */
 export type GuardrailCounts = Readonly<MutableGuardrails>;
@@ -58,15 +60,18 @@ export function countRefusal(g: MutableGuardrails, error: string): void {
  * counts were edited (a guardrail flag hidden behind a plain "fixed") does not agree.
  */
 export function guardrailsFromTrace(
-  events: readonly { readonly event?: unknown; readonly [key: string]: unknown }[],
+  events: readonly { readonly type: string; readonly data: unknown }[],
 ): GuardrailCounts {
   const g = noGuardrailHits();
   for (const e of events) {
-    if (e.event === "tool_refused") countRefusal(g, typeof e.error === "string" ? e.error : "");
-    else if (e.event === "tool_error") g.toolErrors++;
-    else if (e.event === "test_run") g.testRuns++;
-    else if (e.event === "stop_attempt" && e.accepted === false && typeof e.refusal === "string")
-      g.refusedStopAttempts++;
+    // Records of the trace's catalog (the typed writer's, or the strict reader's): these types carry these fields.
+    if (e.type === "tool_refused") countRefusal(g, (e.data as DataOf<AgentTraceCatalog, "tool_refused">).error);
+    else if (e.type === "tool_error") g.toolErrors++;
+    else if (e.type === "test_run") g.testRuns++;
+    else if (e.type === "stop_attempt") {
+      const stop = e.data as DataOf<AgentTraceCatalog, "stop_attempt">;
+      if (!stop.accepted && typeof stop.refusal === "string") g.refusedStopAttempts++;
+    }
   }
   return g;
 }

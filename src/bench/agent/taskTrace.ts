@@ -1,81 +1,136 @@
 // The per-task trace: one NDJSON record per event (every turn, model request and response,
-// tool call, refusal, test run with its output, stop attempt, grade, diff). Append-only.
+// tool call, refusal, test run with its output, stop attempt, grade, diff), each in the v2
+// evidence envelope (src/recording/evidenceEnvelope.ts; docs/evidence-format.md). Append-only.
+//
+// The envelope of a trace record, as this writer fills it:
+//   format    BENCH_TRACE_FORMAT ("tca.trace")
+//   run_id    the run's createdAt in run.json (the same for every attempt of a resumed run; a merged
+//             run's traces keep their shard's): what a run directory has that names it
+//   event_id  1, 2, 3, … in the order this trace's records were appended
+//   t_ms      milliseconds since the trace was opened (the task's start), from the run's injected
+//             clock, rounded, never decreasing
+//   source    the backend the run's model answered through, as its description names it
+//             ("openai-compatible", "local-engine"; "unnamed" for a backend that names none, such
+//             as a test's scripted one)
+//   proposal  the model turn (1-based) an event belongs to; null for the task's own events
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepHook } from "../../core/stepHook.ts";
+import {
+  encodeRecord,
+  EVIDENCE_FORMAT_VERSION,
+  type DataOf,
+  type EventCatalog,
+  type EventOf,
+  type EvidenceLog,
+  type EvidenceRecord,
+} from "../../recording/evidenceEnvelope.ts";
+import type { AgentTraceCatalog } from "./traceEvents.ts";
 
-export const TRACE_SCHEMA_VERSION = 1;
+/** The format id of every trace record. */
+export const BENCH_TRACE_FORMAT = "tca.trace";
+/** The trace's versions before 2 (`{v: 1, event, t, ...fields}`): refused with old_format_version. */
+export const BENCH_TRACE_OLDER_VERSIONS: readonly number[] = [1];
 
-export type TraceEvent =
-  | "task_start"
-  | "model_request"
-  | "model_response"
-  | "model_error"
-  | "tool_call"
-  | "tool_refused"
-  | "tool_error"
-  | "tool_result"
-  | "test_run"
-  | "stop_attempt"
-  | "budget_exhausted"
-  | "protocol_finding"
-  | "task_interrupted"
-  | "grade"
-  | "diff"
-  | "task_end";
+/** What the agent writes to: its events, typed by the catalog (a payload that drifts fails tsc). */
+export type TraceSink = EvidenceLog<AgentTraceCatalog>;
 
-export interface TraceRecord {
-  readonly v: number;
-  readonly event: TraceEvent;
-  /** Milliseconds since the task started (monotonic). */
-  readonly t: number;
-  readonly [key: string]: unknown;
+/** The envelope fields every record of one trace shares, and the clock of its t_ms. */
+export interface TraceIdentity {
+  readonly runId: string;
+  readonly source: string;
+  /** Monotonic milliseconds (the run's injected clock). */
+  readonly clock: () => number;
 }
 
-export interface TraceSink {
-  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void;
+/** The source label of a run's model description (see the header). */
+export function traceSourceOf(modelDescription: Readonly<Record<string, unknown>>): string {
+  const backend = modelDescription.backend;
+  return typeof backend === "string" && backend !== "" ? backend : "unnamed";
 }
 
-export class MemoryTrace implements TraceSink {
-  readonly records: TraceRecord[] = [];
-  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
-    this.records.push({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields });
+/** Numbers and stamps the records of one trace. */
+class TraceEnvelope<C extends EventCatalog> {
+  private nextId = 1;
+  private lastT = 0;
+  private readonly origin: number;
+  constructor(private readonly identity: TraceIdentity) {
+    this.origin = identity.clock();
+  }
+  record<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null): EvidenceRecord<C, K> {
+    this.lastT = Math.max(this.lastT, Math.round(this.identity.clock() - this.origin));
+    return {
+      format: BENCH_TRACE_FORMAT,
+      v: EVIDENCE_FORMAT_VERSION,
+      run_id: this.identity.runId,
+      event_id: this.nextId++,
+      t_ms: this.lastT,
+      type,
+      source: this.identity.source,
+      proposal,
+      data,
+    };
   }
 }
 
-export class FileTrace implements TraceSink {
+const MEMORY_IDENTITY: TraceIdentity = { runId: "memory", source: "memory", clock: () => performance.now() };
+
+/** The records in memory (tests, and a task run outside a run directory). */
+export class MemoryTrace<C extends EventCatalog = AgentTraceCatalog> implements EvidenceLog<C> {
+  readonly records: EventOf<C>[] = [];
+  private readonly envelope: TraceEnvelope<C>;
+  constructor(identity: Partial<TraceIdentity> = {}) {
+    this.envelope = new TraceEnvelope({ ...MEMORY_IDENTITY, ...identity });
+  }
+  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null = null): number {
+    const record = this.envelope.record(type, data, proposal);
+    this.records.push(record as unknown as EventOf<C>);
+    return record.event_id;
+  }
+}
+
+export class FileTrace<C extends EventCatalog = AgentTraceCatalog> implements EvidenceLog<C> {
   /** The last diff event's text, for the run's diffs/ folder. */
   lastDiff: string | undefined;
+  private readonly envelope: TraceEnvelope<C>;
   /** hook: "traceWrite" with half of a line on disk (tests only; see src/core/stepHook.ts). */
   constructor(
     private readonly path: string,
+    identity: TraceIdentity,
     private readonly hook?: StepHook<"traceWrite">,
   ) {
     // Created exclusively: a trace is never overwritten (an earlier attempt's trace is
     // evidence; the caller picks a fresh attempt-numbered path, see attemptTracePath).
     writeFileSync(path, "", { flag: "wx" });
+    this.envelope = new TraceEnvelope(identity);
   }
-  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
-    if (event === "diff" && typeof fields.diff === "string") this.lastDiff = fields.diff;
-    const line = JSON.stringify({ v: TRACE_SCHEMA_VERSION, event, t: Math.round(t), ...fields }) + "\n";
+  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null = null): number {
+    const record = this.envelope.record(type, data, proposal);
+    const diff: unknown = (data as { readonly diff?: unknown }).diff;
+    if (type === "diff" && typeof diff === "string") this.lastDiff = diff;
+    const line = encodeRecord(record);
     if (this.hook === undefined) {
       appendFileSync(this.path, line);
-      return;
+      return record.event_id;
     }
     // Tests: the line in two writes, so a kill between them leaves a torn line, as a kill inside
     // one large write can.
     const half = Math.floor(line.length / 2);
     appendFileSync(this.path, line.slice(0, half));
-    void this.hook("traceWrite", event);
+    void this.hook("traceWrite", type);
     appendFileSync(this.path, line.slice(half));
+    return record.event_id;
   }
 }
 
-/** Writes to several sinks (a file and an in-memory copy, for instance). */
-export class TeeTrace implements TraceSink {
-  constructor(private readonly sinks: readonly TraceSink[]) {}
-  write(event: TraceEvent, t: number, fields: Readonly<Record<string, unknown>>): void {
-    for (const s of this.sinks) s.write(event, t, fields);
+/** Writes to several sinks (a file and an in-memory copy, for instance); returns the first sink's event id. */
+export class TeeTrace<C extends EventCatalog = AgentTraceCatalog> implements EvidenceLog<C> {
+  constructor(private readonly sinks: readonly [EvidenceLog<C>, ...EvidenceLog<C>[]]) {}
+  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null = null): number {
+    const [first, ...rest] = this.sinks;
+    const id = first.append(type, data, proposal);
+    for (const s of rest) s.append(type, data, proposal);
+    return id;
   }
 }
 

@@ -2,9 +2,11 @@
 // (outside every sandbox). The lines come from a process the candidate shares, so they are
 // treated as untrusted data: anything malformed, duplicated, out of range or missing fails the
 // grade; a value passes only if it equals the expected canonical text (or, for the one test
-// that uses pytest.approx, is within the test's absolute tolerance; or, for a held-out case of a
-// program whose answer is not unique, is a valid answer for the case's input).
+// that uses pytest.approx, passes it as pytest.approx would: approxScalar.ts; or, for a held-out
+// case of a program whose answer is not unique, is a valid answer for the case's input).
+import { approxEqual, parseTypedNumber } from "./approxScalar.ts";
 import type { CaseComparison } from "./publicCases.ts";
+import { isRecord } from "../../core/isRecord.ts";
 
 export type CaseStatus = "ok" | "error" | "too_large" | "timeout";
 
@@ -26,10 +28,6 @@ export interface RunnerOutput {
   readonly finished: boolean;
   /** Why the output cannot be trusted to describe the run (a forged or broken channel). */
   readonly malformed: string | undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 const MAX_NAME = 80;
@@ -70,26 +68,6 @@ export function parseRunnerOutput(stdout: string, caseCount: number): RunnerOutp
     }
   }
   return { results, importError, finished, malformed };
-}
-
-function canonicalNumber(text: string): number | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[1] !== "string") return undefined;
-  // ["q", "p/q"]: a rational no float holds exactly (a Fraction or Decimal); pytest.approx
-  // compares it as a number too.
-  if (parsed[0] === "q") {
-    const [p, q] = parsed[1].split("/");
-    const n = Number(p) / Number(q);
-    return Number.isNaN(n) ? undefined : n;
-  }
-  if (parsed[0] !== "n" && parsed[0] !== "f") return undefined;
-  const n = Number(parsed[1] === "inf" ? "Infinity" : parsed[1] === "-inf" ? "-Infinity" : parsed[1]);
-  return Number.isNaN(n) ? undefined : n;
 }
 
 /** The parsed canonical text, or undefined (candidate output is untrusted: anything goes). */
@@ -208,11 +186,39 @@ function validAnswer(
 export function valueMatches(actual: string, expected: string, compare: CaseComparison): boolean {
   if (compare.kind === "equal") return actual === expected;
   if (compare.kind !== "approx_abs") return validAnswer(actual, expected, compare);
-  const a = canonicalNumber(actual);
-  const e = canonicalNumber(expected);
-  if (a === undefined || e === undefined) return false;
-  if (a === e) return true;
-  return Math.abs(a - e) <= compare.tolerance;
+  // Both written by trusted_runner.typed_number (the case's adapter is approx_number).
+  const a = parseTypedNumber(actual);
+  const e = parseTypedNumber(expected);
+  return a !== undefined && e !== undefined && approxEqual(a, e, compare.tolerance);
+}
+
+/**
+ * The class name of a value the grader does not compare (trusted_runner.canon's "other": a
+ * subclass of a built-in class, a class the program defined, a deque...), first found; else undefined.
+ */
+export function uncomparedClass(text: string): string | undefined {
+  // Walks the canonical form by its tags (trusted_runner.canon): list and tuple items, set items
+  // and dict keys (each a canonical text of its own), dict values.
+  const walk = (v: unknown, depth: number): string | undefined => {
+    if (!Array.isArray(v) || depth > 64) return undefined;
+    const [tag, body] = v as unknown[];
+    if (tag === "other") return typeof body === "string" ? body : undefined;
+    if (!Array.isArray(body)) return undefined;
+    for (const item of body as unknown[]) {
+      const found =
+        tag === "l" || tag === "t"
+          ? walk(item, depth + 1)
+          : tag === "set" && typeof item === "string"
+            ? walk(parseCanonical(item), depth + 1)
+            : tag === "d" && Array.isArray(item)
+              ? (walk(typeof item[0] === "string" ? parseCanonical(item[0]) : undefined, depth + 1) ??
+                walk(item[1], depth + 1))
+              : undefined;
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return walk(parseCanonical(text), 0);
 }
 
 /** A short description of a value for the trace (never shown to a model). */

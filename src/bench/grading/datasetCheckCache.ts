@@ -177,8 +177,15 @@ export interface CachedCheck {
   readonly file: string;
 }
 
+/**
+ * Why a lookup found no pass, decided by code: no_cached_check (none was ever stored for this key:
+ * the ordinary first run), cache_unusable (an entry is there but is not believed; the reason says why).
+ */
+export type CacheMissCode = "no_cached_check" | "cache_unusable";
+
 export type CacheLookup =
-  { readonly hit: true; readonly value: CachedCheck } | { readonly hit: false; readonly reason: string };
+  | { readonly hit: true; readonly value: CachedCheck }
+  | { readonly hit: false; readonly code: CacheMissCode; readonly reason: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -227,26 +234,27 @@ export function lookupDatasetCheck(cacheDir: string, key: DatasetCheckKey, datas
   try {
     stat = lstatSync(file);
   } catch {
-    return { hit: false, reason: "no cached check for this data set and sandbox" };
+    return { hit: false, code: "no_cached_check", reason: "no cached check for this data set and sandbox" };
   }
   // Only a plain file of this user that no one else can write is read at all.
-  if (!stat.isFile()) return { hit: false, reason: `${file} is not a plain file; ignored` };
+  if (!stat.isFile()) return { hit: false, code: "cache_unusable", reason: `${file} is not a plain file; ignored` };
   if (typeof process.getuid === "function" && stat.uid !== process.getuid())
-    return { hit: false, reason: `${file} belongs to another user; ignored` };
-  if ((stat.mode & 0o022) !== 0) return { hit: false, reason: `${file} is writable by others; ignored` };
+    return { hit: false, code: "cache_unusable", reason: `${file} belongs to another user; ignored` };
+  if ((stat.mode & 0o022) !== 0)
+    return { hit: false, code: "cache_unusable", reason: `${file} is writable by others; ignored` };
   const bytes = readFileUnder(cacheDir, name, DATASET_CHECK_CACHE_MAX_BYTES);
-  if (!bytes.ok) return { hit: false, reason: `${file}: ${bytes.message}; ignored` };
+  if (!bytes.ok) return { hit: false, code: "cache_unusable", reason: `${file}: ${bytes.message}; ignored` };
   let entry: unknown;
   try {
     entry = JSON.parse(bytes.value.toString("utf8"));
   } catch {
-    return { hit: false, reason: `${file} is not JSON; ignored` };
+    return { hit: false, code: "cache_unusable", reason: `${file} is not JSON; ignored` };
   }
   try {
     return checkedEntry(entry, key, digest, file, datasetRoot);
   } catch {
     // JSON nested deep enough to exhaust the stack while compared: damaged, never a pass.
-    return { hit: false, reason: `${file} could not be compared with the key; ignored` };
+    return { hit: false, code: "cache_unusable", reason: `${file} could not be compared with the key; ignored` };
   }
 }
 
@@ -258,14 +266,14 @@ function checkedEntry(
   datasetRoot: string,
 ): CacheLookup {
   if (!isObject(entry) || entry.schema !== DATASET_CHECK_CACHE_SCHEMA)
-    return { hit: false, reason: `${file} is not a cache entry of this version; ignored` };
+    return { hit: false, code: "cache_unusable", reason: `${file} is not a cache entry of this version; ignored` };
   // The stored key must be the key computed now, byte for byte; the file's name alone proves nothing.
   if (entry.keySha256 !== digest || canonicalJson(entry.key) !== canonicalJson(key))
-    return { hit: false, reason: `${file} records another data set or sandbox; ignored` };
+    return { hit: false, code: "cache_unusable", reason: `${file} records another data set or sandbox; ignored` };
   if (typeof entry.checkedAt !== "string" || Number.isNaN(Date.parse(entry.checkedAt)))
-    return { hit: false, reason: `${file} has no check time; ignored` };
+    return { hit: false, code: "cache_unusable", reason: `${file} has no check time; ignored` };
   const problem = passingReportProblem(entry.report, Object.keys(key.programs), key.includeSlow);
-  if (problem !== null) return { hit: false, reason: `${file}: ${problem}; ignored` };
+  if (problem !== null) return { hit: false, code: "cache_unusable", reason: `${file}: ${problem}; ignored` };
   // The report names the data set folder it was made in; this run's folder may be another copy.
   const report = {
     ...(entry.report as unknown as VerifyReport),

@@ -5,13 +5,22 @@
 # by "{p}"): a changed test file is reported "untranscribed", never graded with stale cases.
 # Static text owned by the project (trusted); it runs only in `prepare` mode.
 #
-# A builder yields (label, args, adapter, expected, slow). Adapters (trusted_runner.ADAPTERS):
+# A builder yields (label, args, adapter, expected, slow[, setup]), after (SHARED, objects) where
+# the test file shares module-level objects. Adapters (trusted_runner.ADAPTERS):
 # "truthy" for `assert result` / `assert not result`; "node_values" for
 # `[x.value for x in result]`; "linked_list" for reverse_linked_list, whose test checks both
 # that the result IS the old tail node and the values along .successor (stricter than pytest in
 # one respect: where the test says `assert not result`, the grade wants None exactly).
 
 INF = float("inf")
+
+# Yielded first by the builder of a test file whose module-level objects its tests share,
+# with those objects: the runner builds them once and every case after refers to the same ones
+# (trusted_runner.Scope). Its tests may then also yield a sixth item, their setup: the
+# (object, attribute, value) assignments the test makes to those objects before its call.
+# Every other test file builds its objects inside each test (checked for each transcription
+# below against the upstream file: only detect_cycle and shortest_path_length share any).
+SHARED = object()
 
 
 def bfs_dfs(Node):
@@ -38,22 +47,18 @@ def bfs_dfs(Node):
 
 
 def detect_cycle(Node):
-    # The upstream tests share five module-level nodes and mutate them from test to test; each
-    # case here rebuilds the state that its test sees when the file runs in order.
-    def chain():
-        n1 = Node(1); n2 = Node(2, n1); n3 = Node(3, n2); n4 = Node(4, n3); n5 = Node(5, n4)
-        return n1, n2, n3, n4, n5
-    n1, n2, n3, n4, n5 = chain()
-    yield "test1", (n5,), "truthy", False, False
-    n1, n2, n3, n4, n5 = chain(); n1.successor = n5
-    yield "test2", (n5,), "truthy", True, False
-    n1, n2, n3, n4, n5 = chain(); n1.successor = n2
-    yield "test3", (n2,), "truthy", True, False
-    n6 = Node(6); n7 = Node(7, n6)
-    yield "test4", (n7,), "truthy", False, False
+    # The upstream test file's five module-level nodes, shared by all six tests; tests 2, 3 and
+    # 6 relink node1 before their call (their setup), so a program that changes the nodes it
+    # walks leaves the later tests a different list, as under pytest.
+    node1 = Node(1); node2 = Node(2, node1); node3 = Node(3, node2); node4 = Node(4, node3); node5 = Node(5, node4)
+    yield SHARED, [node1, node2, node3, node4, node5]
+    yield "test1", (node5,), "truthy", False, False
+    yield "test2", (node5,), "truthy", True, False, [(node1, "successor", node5)]
+    yield "test3", (node2,), "truthy", True, False, [(node1, "successor", node2)]
+    node6 = Node(6); node7 = Node(7, node6)
+    yield "test4", (node7,), "truthy", False, False
     yield "test5", (Node(0),), "truthy", False, False
-    n1, n2, n3, n4, n5 = chain(); n1.successor = n2
-    yield "test6", (n5,), "truthy", True, False
+    yield "test6", (node5,), "truthy", True, False, [(node1, "successor", node2)]
 
 
 def reverse_linked_list(Node):
@@ -65,20 +70,17 @@ def reverse_linked_list(Node):
 
 
 def shortest_path_length(Node):
-    def graph():
-        node1 = Node("1"); node5 = Node("5"); node4 = Node("4", None, [node5]); node3 = Node("3", None, [node4])
-        node2 = Node("2", None, [node1, node3, node4]); node0 = Node("0", None, [node2, node5])
-        length_by_edge = {(node0, node2): 3, (node0, node5): 10, (node2, node1): 1, (node2, node3): 2,
-                          (node2, node4): 4, (node3, node4): 1, (node4, node5): 1}
-        return length_by_edge, node0, node1, node2, node5
-    e, node0, node1, node2, node5 = graph()
-    yield "test1", (e, node0, node1), "identity", 4, False
-    e, node0, node1, node2, node5 = graph()
-    yield "test2", (e, node0, node5), "identity", 7, False
-    e, node0, node1, node2, node5 = graph()
-    yield "test3", (e, node2, node2), "identity", 0, False
-    e, node0, node1, node2, node5 = graph()
-    yield "test4", (e, node1, node5), "identity", INF, False
+    # The upstream test file's module-level nodes and length_by_edge, shared by all four tests:
+    # a program that changes the dict (or the nodes' successors) changes the later tests' input.
+    node1 = Node("1"); node5 = Node("5"); node4 = Node("4", None, [node5]); node3 = Node("3", None, [node4])
+    node2 = Node("2", None, [node1, node3, node4]); node0 = Node("0", None, [node2, node5])
+    length_by_edge = {(node0, node2): 3, (node0, node5): 10, (node2, node1): 1, (node2, node3): 2,
+                      (node2, node4): 4, (node3, node4): 1, (node4, node5): 1}
+    yield SHARED, [node1, node5, node4, node3, node2, node0, length_by_edge]
+    yield "test1", (length_by_edge, node0, node1), "identity", 4, False
+    yield "test2", (length_by_edge, node0, node5), "identity", 7, False
+    yield "test3", (length_by_edge, node2, node2), "identity", 0, False
+    yield "test4", (length_by_edge, node1, node5), "identity", INF, False
 
 
 def topological_ordering(Node):

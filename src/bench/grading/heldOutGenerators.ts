@@ -1,9 +1,12 @@
 // Input generators for held-out verification: for each program whose inputs can be generated,
 // fresh inputs from a seeded generator (the seed is recorded with every grade). Their expected
 // values come from running the reference fix on them in its own sandbox (heldOutCases.ts); a
-// program special-cased to the public inputs fails them. Inputs are small on purpose: several
-// reference fixes are exponential (levenshtein, possible_change), and the whole set must grade
-// in well under a second. Programs without a generator here are listed in HELD_OUT_NOT_GENERATED.
+// program special-cased to the public inputs fails them. Inputs reach past the public tests'
+// (issue #34: ints past 2^53 and 2^64 where the docstring sets no bound, lists longer than the
+// tests'), except where a reference fix is exponential (levenshtein, possible_change; knapsack's
+// independent check tries every subset) or quadratic in the value (sieve, get_factors' trial
+// division): there they stay small enough for the set to grade in about a second. Programs
+// without a generator here are listed in HELD_OUT_NOT_GENERATED.
 import type { CaseComparison, CaseInput } from "./publicCases.ts";
 
 /** mulberry32: a tiny, well-known seeded generator (hand-written: 6 lines, no dependency). */
@@ -21,7 +24,7 @@ export function seededRandom(seed: number): () => number {
 type Rng = () => number;
 type Tagged = readonly unknown[];
 
-const n = (x: number): Tagged => ["n", String(x)];
+const n = (x: number | bigint): Tagged => ["n", String(x)];
 const f = (x: number): Tagged => ["f", String(x)];
 const s = (x: string): Tagged => ["s", x];
 const l = (xs: readonly Tagged[]): Tagged => ["l", xs];
@@ -31,6 +34,16 @@ const node = (i: number): Tagged => ["node", i];
 const ints = (xs: readonly number[]): Tagged => l(xs.map(n));
 
 const int = (r: Rng, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
+/** A uniform integer of exactly `bits` bits (the top one set; 0 for 0 bits), exact past 2^53. */
+function bigBits(r: Rng, bits: number): bigint {
+  if (bits <= 0) return 0n;
+  let v = 1n;
+  for (let i = 1; i < bits; i++) v = (v << 1n) | (r() < 0.5 ? 1n : 0n);
+  return v;
+}
+/** A nonnegative int: small ones often, else of a size from 1 to maxBits bits (far past 2^53). */
+const wideNatural = (r: Rng, maxBits: number): bigint =>
+  r() < 0.25 ? BigInt(int(r, 0, 64)) : bigBits(r, int(r, 1, maxBits));
 const list = (r: Rng, len: number, lo: number, hi: number): number[] =>
   Array.from({ length: len }, () => int(r, lo, hi));
 function shuffle<T>(r: Rng, xs: T[]): T[] {
@@ -116,45 +129,57 @@ const skewed = (r: Rng, lo: number, hi: number): number =>
 // because several reference fixes are exponential (levenshtein, possible_change, knapsack's
 // independent check tries every subset).
 export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
-  // "a nonnegative int": zero, small, and up to 2^50 (beyond 32 bits, where a mask would show).
-  bitcount: (r) => ({ args: [n(r() < 0.3 ? int(r, 0, 64) : Math.floor(r() * 2 ** int(r, 1, 50)))] }),
+  // "a nonnegative int" (Python's: no bound): zero, small, and up to 256 bits (past 32, 50, 53
+  // and 64 bits, where a mask, a table or a float would show).
+  bitcount: (r) => ({ args: [n(wideNatural(r, 256))] }),
   // k >= 1 (the precondition 0 <= x < k needs one value for a non-empty list); k may exceed the values.
   bucketsort: (r) => {
-    const k = int(r, 1, 20);
-    return { args: [ints(list(r, int(r, 0, 15), 0, k - 1)), n(k)] };
+    const k = r() < 0.5 ? int(r, 1, 20) : int(r, 1, 200);
+    return { args: [ints(list(r, int(r, 0, 60), 0, k - 1)), n(k)] };
   },
   // "a sorted list of ints" (empty and negative included), x anywhere.
   // Half the lists over a few values only: long runs of x, and lists that are x throughout.
   find_first_in_sorted: (r) => {
     const spread = r() < 0.5 ? 2 : 15;
-    const arr = list(r, int(r, 0, 12), -spread, spread).sort((a, b) => a - b);
+    const arr = list(r, int(r, 0, r() < 0.5 ? 12 : 60), -spread, spread).sort((a, b) => a - b);
     return {
       args: [ints(arr), n(arr.length > 0 && r() < 0.7 ? (arr[int(r, 0, arr.length - 1)] ?? 0) : int(r, -17, 17))],
     };
   },
   // Repeats allowed by the docstring: any index holding x is correct, so the grade checks validity.
   find_in_sorted: (r) => {
-    const arr = (r() < 0.5 ? list(r, int(r, 0, 12), -15, 15) : distinct(r, int(r, 0, 12), -40, 40)).sort(
-      (a, b) => a - b,
-    );
+    const len = int(r, 0, r() < 0.5 ? 12 : 60);
+    const arr = (r() < 0.5 ? list(r, len, -15, 15) : distinct(r, len, -80, 80)).sort((a, b) => a - b);
     const x = arr.length > 0 && r() < 0.7 ? (arr[int(r, 0, arr.length - 1)] ?? 0) : int(r, -42, 42);
     return { args: [ints(arr), n(x)], compare: { kind: "index_of", arr, x } };
   },
   flatten: (r) => ({ args: [nested(r, 3)], adapter: "list" }),
-  // Nonnegative ints, zero on either side included.
-  gcd: (r) => ({ args: [n(skewed(r, 0, 1_000_000)), n(skewed(r, 0, 1_000_000))] }),
-  get_factors: (r) => ({ args: [n(r() < 0.3 ? int(r, 1, 64) : int(r, 1, 1_000_000))] }),
+  // Nonnegative ints (Python's: no bound), zero on either side included, up to 128 bits (past
+  // 2^53, where a float's modulo is no longer exact); half the pairs share a large factor.
+  gcd: (r) => {
+    if (r() < 0.5) return { args: [n(wideNatural(r, 128)), n(wideNatural(r, 128))] };
+    const g = wideNatural(r, 64);
+    return { args: [n(g * wideNatural(r, 64)), n(g * wideNatural(r, 64))] };
+  },
+  // n >= 1, no upper bound: products of a few factors (small ones often, one up to 10^6 at
+  // most, so that trial division stays quick), up to about 2^100 (past 2^53 and 2^64).
+  get_factors: (r) => {
+    if (r() < 0.3) return { args: [n(int(r, 1, 64))] };
+    let v = BigInt(int(r, 1, 1_000_000));
+    for (let k = int(r, 0, 6); k > 0; k--) v *= BigInt(r() < 0.6 ? int(r, 2, 13) : int(r, 2, 5000));
+    return { args: [n(v)] };
+  },
   // start != end: the docstring's goal is to move the stack "to a different peg".
   hanoi: (r) => {
     const start = int(r, 1, 3);
     const end = ((start + int(r, 0, 1)) % 3) + 1;
-    return { args: [n(int(r, 0, 7)), n(start), n(end)] };
+    return { args: [n(int(r, 0, 10)), n(start), n(end)] };
   },
-  is_valid_parenthesization: (r) => ({ args: [s(word(r, int(r, 0, 16), "()"))] }),
+  is_valid_parenthesization: (r) => ({ args: [s(word(r, int(r, 0, r() < 0.5 ? 16 : 60), "()"))] }),
   // k from 0 (an already sorted list) to 5; unique ints, negative included.
   kheapsort: (r) => {
-    const k = int(r, 0, 5);
-    const sorted = distinct(r, int(r, 0, 14), -30, 60).sort((a, b) => a - b);
+    const k = int(r, 0, 10);
+    const sorted = distinct(r, int(r, 0, 50), -60, 120).sort((a, b) => a - b);
     const perturbed: number[] = [];
     for (let i = 0; i < sorted.length; i += k + 1) perturbed.push(...shuffle(r, sorted.slice(i, i + k + 1)));
     return { args: [ints(perturbed), n(k)], adapter: "list" };
@@ -169,21 +194,23 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
   }),
   // "A list of ints": repeats allowed; 0 <= k < len(arr).
   kth: (r) => {
-    const arr = r() < 0.5 ? list(r, int(r, 1, 12), -10, 10) : distinct(r, int(r, 1, 12), -40, 40);
+    const len = int(r, 1, r() < 0.5 ? 12 : 50);
+    const arr = r() < 0.5 ? list(r, len, -10, 10) : distinct(r, len, -80, 80);
     return { args: [ints(arr), n(int(r, 0, arr.length - 1))] };
   },
-  lcs_length: (r) => ({ args: [s(word(r, int(r, 0, 10), "abcd")), s(word(r, int(r, 0, 10), "abcd"))] }),
+  lcs_length: (r) => ({ args: [s(word(r, int(r, 0, 30), "abcd")), s(word(r, int(r, 0, 30), "abcd"))] }),
   levenshtein: (r) => ({ args: [s(word(r, int(r, 0, 5), "abcd")), s(word(r, int(r, 0, 5), "abcd"))] }),
   // Unique ints (the precondition), negative included.
-  lis: (r) => ({ args: [ints(distinct(r, int(r, 0, 12), -30, 30))] }),
+  lis: (r) => ({ args: [ints(distinct(r, int(r, 0, 40), -60, 60))] }),
   // Several longest common subsequences often tie: any one is accepted (validity check).
   longest_common_subsequence: (r) => {
     const a = word(r, int(r, 0, 9), "abcd");
     const b = word(r, int(r, 0, 9), "abcd");
     return { args: [s(a), s(b)], compare: { kind: "common_subsequence", a, b } };
   },
-  max_sublist_sum: (r) => ({ args: [ints(list(r, int(r, 0, 12), -10, 10))] }),
-  mergesort: (r) => ({ args: [ints(list(r, int(r, 0, 16), -20, 20))] }),
+  max_sublist_sum: (r) => ({ args: [ints(list(r, int(r, 0, 50), -50, 50))] }),
+  // "A list of ints": any length (up to 100, past the public tests' 25), repeats and negatives.
+  mergesort: (r) => ({ args: [ints(list(r, int(r, 0, r() < 0.4 ? 16 : 100), -50, 50))] }),
   // A palindrome of any length, the one-digit ones (0..9) included.
   next_palindrome: (r) => {
     const len = int(r, 1, 8);
@@ -199,34 +226,37 @@ export const HELD_OUT_GENERATORS: Readonly<Record<string, Generator>> = {
     while (perm.every((v, i) => i === 0 || (perm[i - 1] ?? 0) > v)) perm = shuffle(r, perm);
     return { args: [ints(perm)] };
   },
-  pascal: (r) => ({ args: [n(int(r, 1, 15))] }),
+  // n >= 1: up to 70 rows (entries past 2^53 from row 58 on, where floats lose them).
+  pascal: (r) => ({ args: [n(r() < 0.5 ? int(r, 1, 15) : int(r, 1, 70))] }),
   // Positive, distinct denominations; any int total (negative gives 0 ways, 0 gives one).
   possible_change: (r) => ({ args: [ints(distinct(r, int(r, 0, 4), 1, 12)), n(int(r, -3, 25))] }),
-  powerset: (r) => ({ args: [l(distinct(r, int(r, 0, 6), 0, 25).map((i) => s(String.fromCharCode(97 + i))))] }),
-  quicksort: (r) => ({ args: [ints(list(r, int(r, 0, 16), -20, 20))] }),
+  powerset: (r) => ({ args: [l(distinct(r, int(r, 0, 8), 0, 25).map((i) => s(String.fromCharCode(97 + i))))] }),
+  quicksort: (r) => ({ args: [ints(list(r, int(r, 0, r() < 0.4 ? 16 : 100), -50, 50))] }),
   rpn_eval: (r) => ({ args: [l(rpnTokens(r, 3))] }),
   shunting_yard: (r) => {
     const tokens: Tagged[] = [n(int(r, 0, 99))];
     for (let i = int(r, 0, 6); i > 0; i--) tokens.push(s("+-*/"[int(r, 0, 3)] ?? "+"), n(int(r, 0, 99)));
     return { args: [l(tokens)] };
   },
-  // "A positive int": 1 (no primes) upward.
-  sieve: (r) => ({ args: [n(skewed(r, 1, 400))] }),
+  // "A positive int": 1 (no primes) upward, to 3,000 (past the public tests' 101 and any
+  // table of a few hundred; the reference's trial division is quadratic, so no further).
+  sieve: (r) => ({ args: [n(r() < 0.5 ? skewed(r, 1, 400) : int(r, 1, 3000))] }),
   // x >= 1 (a float, not only whole numbers: 1 <= x < 2 a quarter of the time), epsilon > 0.
   // The answer is any float within epsilon of sqrt(x) (the docstring's interval); the expected
   // value is the true root from the independent implementation.
   sqrt: (r) => {
     const epsilon = [0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6][int(r, 0, 5)] ?? 0.01;
     const x = r() < 0.25 ? Number((1 + r()).toPrecision(6)) : r() < 0.2 ? int(r, 1, 100) : logFloat(r, 1, 1e6);
-    return { args: [f(x), f(epsilon)], compare: { kind: "approx_abs", tolerance: epsilon } };
+    return { args: [f(x), f(epsilon)], adapter: "approx_number", compare: { kind: "approx_abs", tolerance: epsilon } };
   },
   // Any ints a and b (b below a included), k >= 1.
   subsequences: (r) => {
-    const a = int(r, -5, 5);
-    return { args: [n(a), n(a + int(r, -2, 7)), n(int(r, 1, 4))] };
+    const a = int(r, -20, 20);
+    return { args: [n(a), n(a + int(r, -2, 12)), n(int(r, 1, 6))] };
   },
+  // num > 0 (no upper bound: up to 200 bits, past 2^53 and 2^64), 2 <= b <= 36.
   to_base: (r) => ({
-    args: [n(r() < 0.3 ? int(r, 1, 40) : Math.floor(r() * 2 ** int(r, 1, 48)) + 1), n(int(r, 2, 36))],
+    args: [n(r() < 0.3 ? BigInt(int(r, 1, 40)) : bigBits(r, int(r, 1, 200))), n(int(r, 2, 36))],
   }),
   wrap: (r) => {
     // Words joined by one to three spaces. Lines at least one word (and a space) wide: the

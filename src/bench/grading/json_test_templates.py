@@ -37,5 +37,7 @@ def json_rules(template_hash):
     if template_hash == LEVENSHTEIN:
         return {"skip": lambda args, slow: "skipped upstream (takes too long)" if args == LEVENSHTEIN_SKIPPED else None}
     if template_hash == SQRT:
-        return {"compare": lambda args: {"kind": "approx_abs", "tolerance": repr(float(args[-1]))}}
+        # The result is written with its class ("approx_number": approx compares by class).
+        return {"adapter": "approx_number",
+                "compare": lambda args: {"kind": "approx_abs", "tolerance": repr(float(args[-1]))}}
     return None

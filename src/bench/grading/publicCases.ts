@@ -11,6 +11,7 @@ import type { BenchErrorCode } from "../errorCodes.ts";
 import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import { trustedRunnerFiles, TRUSTED_RUNNER_ARGV, RESULT_CHANNEL_MAX_BYTES } from "./runnerFiles.ts";
+import { isRecord } from "../../core/isRecord.ts";
 
 /**
  * How a returned value is compared with the expected one: the test's own assert for public
@@ -29,11 +30,18 @@ export type CaseComparison =
   /** An index i with arr[i] == x, or -1 when x is not in arr. */
   | { readonly kind: "index_of"; readonly arr: readonly number[]; readonly x: number };
 
-/** A case's input as the runner reads it: tagged arguments, an adapter, optional Node graph. */
+/**
+ * A case's input as the runner reads it: tagged arguments, an adapter, optional Node graph.
+ * Where the test file shares module-level objects across its tests, the first case carries
+ * them (`scene`, built once and kept for the cases after it) and a case lists the test's own
+ * assignments to them before its call (`setup`): trusted_runner.Scope.
+ */
 export interface CaseInput {
   readonly args: readonly unknown[];
   readonly adapter: string;
   readonly nodes?: readonly unknown[];
+  readonly scene?: Readonly<Record<string, unknown>>;
+  readonly setup?: readonly unknown[];
 }
 
 export interface GradingCase {
@@ -52,10 +60,6 @@ export interface PublicCases {
 
 const cache = new Map<string, Promise<Result<PublicCases, BenchErrorCode>>>();
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function parseComparison(v: unknown): CaseComparison | undefined {
   if (!isRecord(v)) return undefined;
   if (v.kind === "equal") return { kind: "equal" };
@@ -67,11 +71,25 @@ function parseComparison(v: unknown): CaseComparison | undefined {
 function parseCase(v: unknown): GradingCase | undefined {
   if (!isRecord(v) || typeof v.label !== "string" || typeof v.expected !== "string" || !isRecord(v.input))
     return undefined;
-  const { args, adapter, nodes } = v.input;
+  const { args, adapter, nodes, scene, setup } = v.input;
   const compare = parseComparison(v.compare);
-  if (!Array.isArray(args) || typeof adapter !== "string" || (nodes !== undefined && !Array.isArray(nodes)) || !compare)
+  if (
+    !Array.isArray(args) ||
+    typeof adapter !== "string" ||
+    (nodes !== undefined && !Array.isArray(nodes)) ||
+    (scene !== undefined && !isRecord(scene)) ||
+    (setup !== undefined && !Array.isArray(setup)) ||
+    !compare
+  )
     return undefined;
-  return { label: v.label, input: { args, adapter, ...(nodes ? { nodes } : {}) }, expected: v.expected, compare };
+  const input: CaseInput = {
+    args,
+    adapter,
+    ...(nodes ? { nodes } : {}),
+    ...(scene ? { scene } : {}),
+    ...(setup ? { setup } : {}),
+  };
+  return { label: v.label, input, expected: v.expected, compare };
 }
 
 /** Parses the prepare run's output: cases, exclusions, and the completion marker. */

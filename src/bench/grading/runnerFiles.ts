@@ -23,8 +23,14 @@ export function trustedRunnerFiles(prepare: boolean): TaskFile[] {
   return [RUNNER, ...(prepare ? PREPARE_ONLY : [])].map((name) => ({ path: name, content: load(name) }));
 }
 
-/** `-B`: no bytecode files; `-s`: no user site. The job file is read-only beside the runner. */
-export const TRUSTED_RUNNER_ARGV: readonly string[] = ["python", "-B", "-s", RUNNER, "job.json"];
+/**
+ * `-B`: no bytecode files; `-s`: no user site; `-S`: no `site` module, so no site-packages on
+ * sys.path: only the standard library is importable by the program under test (numpy, present
+ * in this machine's interpreter beside pytest, is not: `import numpy` raises
+ * ModuleNotFoundError, so no numpy value reaches a comparison; docs: "numpy"). The job file is
+ * read-only beside the runner.
+ */
+export const TRUSTED_RUNNER_ARGV: readonly string[] = ["python", "-B", "-s", "-S", RUNNER, "job.json"];
 
 /** Most bytes of result lines read from one run (more means a failed grade, never a cut). */
 export const RESULT_CHANNEL_MAX_BYTES = 16 * 1024 * 1024;

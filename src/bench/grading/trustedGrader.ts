@@ -13,7 +13,7 @@ import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "..
 import { cpuAccounting, runInSandbox, type SandboxConfig, type SandboxRunResult } from "../sandbox/sandbox.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import type { GradeCounts, GradeOutcome, GradeRecord } from "./gradeRecord.ts";
-import { parseRunnerOutput, shortValue, valueMatches, type RunnerOutput } from "./caseResults.ts";
+import { parseRunnerOutput, shortValue, uncomparedClass, valueMatches, type RunnerOutput } from "./caseResults.ts";
 import { publicCases, type CaseInput, type GradingCase } from "./publicCases.ts";
 import { RESULT_CHANNEL_MAX_BYTES, TRUSTED_RUNNER_ARGV, trustedRunnerFiles } from "./runnerFiles.ts";
 import { BudgetWatch, budgetText, type BudgetStop, type GradingBudget } from "./runBudget.ts";
@@ -23,7 +23,11 @@ import { BudgetWatch, budgetText, type BudgetStop, type GradingBudget } from "./
 // tower, pytest's imports and recursion headroom, the CPU limit held by a supervisor process.
 // v3 (issue #34): every limit on the run's cgroup CPU time (per case, per run) or idle time, held
 // from outside the sandbox; public and held-out cases in separate runs with their own budgets.
-export const GRADER_ID = "trusted-runner-v3";
+// v4 (issue #34): the test file's module-level objects shared across its cases as pytest shares
+// them; sqrt's pytest.approx replayed on the returned value's class and exact value; only
+// built-in and known standard-library classes compared (a subclass is refused); held-out
+// generators over the docstrings' whole domains; site-packages (numpy) not importable.
+export const GRADER_ID = "trusted-runner-v4";
 
 export interface CaseSetGrade {
   readonly total: number;
@@ -111,6 +115,13 @@ export interface RunUsage {
 }
 
 const FAILURES_KEPT = 5;
+
+/**
+ * The code a failure line starts with when the returned value is of a class the grader does
+ * not compare (docs/quixbugs-benchmark.md, "Forged equality"): refused, never compared through
+ * the class's own __eq__, so never graded better than pytest would grade it.
+ */
+export const UNSUPPORTED_TYPE = "unsupported_type";
 
 /** The budgets of a run from the sandbox's limits and a grade's options. */
 export function gradingBudget(
@@ -218,7 +229,12 @@ function gradeCaseSet(
       passed++;
     } else if (r.status === "ok") {
       failed++;
-      note(`${name}: expected ${shortValue(c.expected)}, got ${shortValue(r.value ?? "")}`);
+      const refused = uncomparedClass(r.value ?? "");
+      note(
+        refused !== undefined
+          ? `${name}: ${UNSUPPORTED_TYPE}: returned a value of class ${refused}, which the grader does not compare (only built-in and known standard-library classes are; a class's own == is never called)`
+          : `${name}: expected ${shortValue(c.expected)}, got ${shortValue(r.value ?? "")}`,
+      );
     } else {
       errors++;
       note(

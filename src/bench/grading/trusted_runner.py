@@ -18,9 +18,11 @@
 # alone holds the result channel to Node, measures from outside the CPU time of every process
 # the worker started (it is their subreaper) and SIGKILLs them when one case takes more than its
 # CPU limit (a limit that a handler inside the candidate's process could catch would not be one).
-# Canonical values use exact type checks against the built-in and standard-library classes and
-# read them through those classes' own methods, never calling code a candidate defined: an object
-# with a forged __eq__ is reported as "other", never as a passing value.
+# Canonical values use type checks against the built-in and standard-library classes and read
+# them through those classes' own methods, never calling code a candidate defined: a value of a
+# class with its own __eq__ (or __hash__) is reported as "other", never as a passing value
+# (builtin_base). sqrt's values are written with their class for pytest.approx's arithmetic
+# (typed_number). Python starts with -S (runnerFiles.ts): only the standard library imports.
 import collections
 import decimal
 import fractions
@@ -76,16 +78,56 @@ def real_float(f):
     return ["f", float.__repr__(f)]
 
 
+BUILTIN_BASES = (bool, int, float, complex, str, list, tuple, set, frozenset, dict)
+# OrderedDict and Counter define their own __eq__, which against a plain dict is dict's.
+DICT_LIKE = (collections.OrderedDict, collections.Counter)
+
+
+def class_dict(cls):
+    return type.__dict__["__dict__"].__get__(cls)
+
+
+def builtin_base(cls):
+    """The built-in class whose == (and hash) a value of class cls has, or None.
+
+    A subclass of a built-in class that defines neither __eq__ nor __hash__ anywhere below it
+    compares as that class does (`result == expected` calls the inherited method, which reads
+    the built-in storage; a set or dict key is found by the inherited hash): pytest then gives
+    the verdict the built-in value would get, and so does the grade. A class that defines
+    either is refused ("other"): its == is its own code.
+    """
+    if cls in BUILTIN_BASES:
+        return cls
+    if cls in DICT_LIKE:
+        return dict
+    mro = type.__dict__["__mro__"].__get__(cls)
+    for i, c in enumerate(mro):
+        if c in BUILTIN_BASES:
+            base = c
+            below = mro[:i]
+            break
+    else:
+        return None
+    for c in below:
+        d = class_dict(c)
+        if "__eq__" in d or "__hash__" in d:
+            return None
+    return base
+
+
 def canon(value, node_ids, budget, depth=0):
     """A JSON-able canonical form in which values that Python's == finds equal are identical.
 
-    Built-in containers and numbers are read through the base type's own methods, so a
-    subclass (defaultdict, or a candidate's class with a forged __eq__/__iter__) is described
-    by what it really holds, never by what it claims. Standard-library classes that are not
-    built-in (Fraction, Decimal, UserList, UserDict, UserString) count only with their exact
-    type, read through slots and the instance dict: a subclass could override any method, and
-    calling it would run code the candidate defined. deque, array, range, dict views and
-    iterators are "other": a list never equals them in Python either (deque([1]) != [1]).
+    Only values whose == is known are described: those of the built-in classes and their
+    subclasses that leave == and hash alone (builtin_base), and a few standard-library classes
+    (Fraction, Decimal, UserList, UserDict, UserString, OrderedDict, Counter), each read through
+    the built-in or standard class's own methods and slots, never a method the candidate
+    defined. Anything else, a class with its own __eq__ included, is ["other", its class name]:
+    pytest's `result == expected` would call that __eq__ (an int subclass may answer anything),
+    which the grade never does, since it would need the expected value beside the candidate
+    (docs: "Forged equality"). So such a value never passes, whatever it holds. deque, array,
+    range, dict views and iterators are "other" too: a list never equals them in Python either
+    (deque([1]) != [1]).
     """
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
@@ -93,13 +135,14 @@ def canon(value, node_ids, budget, depth=0):
     t = type(value)
     if value is None:
         return ["none"]
-    if value is True or value is False:
+    b = builtin_base(t)
+    if b is bool:
         return ["n", "1" if value is True else "0"]
-    if isinstance(value, int):
+    if b is int:
         return ["n", int.__repr__(value)]
-    if isinstance(value, float):
+    if b is float:
         return real_float(float.__float__(value))
-    if isinstance(value, complex):
+    if b is complex:
         re, im = complex.real.__get__(value), complex.imag.__get__(value)
         if im == 0:
             return real_float(re)
@@ -117,7 +160,7 @@ def canon(value, node_ids, budget, depth=0):
         if abs(decimal.Decimal.adjusted(value)) > DECIMAL_MAX_EXPONENT:
             raise TooLarge()
         return rational(*decimal.Decimal.as_integer_ratio(value))
-    if isinstance(value, str):
+    if b is str:
         return ["s", str.__str__(value)]
     d = depth + 1
     if t is collections.UserList or t is collections.UserString:
@@ -127,29 +170,109 @@ def canon(value, node_ids, budget, depth=0):
         # Mapping.__eq__: dict(self.items()) == dict(other.items()), i.e. the dict it holds.
         inner = canon(object.__getattribute__(value, "data"), node_ids, budget, d)
         return inner if inner[0] == "d" else ["other", "UserDict"]
-    if isinstance(value, list):
+    if b is list:
         return ["l", [canon(list.__getitem__(value, i), node_ids, budget, d) for i in range(list.__len__(value))]]
-    if isinstance(value, tuple):
+    if b is tuple:
         return ["t", [canon(tuple.__getitem__(value, i), node_ids, budget, d) for i in range(tuple.__len__(value))]]
-    if isinstance(value, (set, frozenset)):
-        items = set.__iter__(value) if isinstance(value, set) else frozenset.__iter__(value)
+    if b is set or b is frozenset:
+        items = set.__iter__(value) if b is set else frozenset.__iter__(value)
         return ["set", sorted(json.dumps(canon(v, node_ids, budget, d), sort_keys=True) for v in items)]
-    if isinstance(value, dict):
+    if b is dict:
         pairs = [[json.dumps(canon(k, node_ids, budget, d), sort_keys=True), canon(v, node_ids, budget, d)] for k, v in dict.items(value)]
         pairs.sort(key=lambda p: p[0])
         return ["d", pairs]
-    if node_ids is not None and id(value) in node_ids:
+    if node_ids is not None and id(value) in node_ids and compares_by_identity(t):
         return ["node", node_ids[id(value)]]
-    return ["other", t.__name__[:40]]
+    return ["other", type.__dict__["__name__"].__get__(t)[:40]]
+
+
+def compares_by_identity(cls):
+    """Whether instances of cls compare with == as object does (by identity): no class of its
+    MRO but object defines __eq__ (node.py's Node does not; a program could give it one)."""
+    for c in type.__dict__["__mro__"].__get__(cls):
+        if c is not object and "__eq__" in class_dict(c):
+            return False
+    return True
 
 
 def canon_text(value, node_ids):
     return json.dumps(canon(value, node_ids, [MAX_ITEMS]), sort_keys=True, separators=(",", ":"))
 
 
+# pytest.approx (sqrt's test: `sqrt(*input_data) == pytest.approx(expected, abs=input_data[-1])`)
+# does arithmetic on the value it is given, and the result depends on the value's class:
+# `float - Decimal` raises, `int - Decimal` rounds to the decimal context, `float - Fraction`
+# goes through float(Fraction). So for that comparison a number is written with its class and
+# its exact value (approxScalar.ts replays ApproxScalar.__eq__ on it); anything else is "other".
+# Python's default context, and its traps in DECIMAL_SIGNALS' order.
+DECIMAL_SIGNALS = (decimal.Clamped, decimal.DivisionByZero, decimal.Inexact, decimal.InvalidOperation,
+                   decimal.Overflow, decimal.Rounded, decimal.Subnormal, decimal.Underflow, decimal.FloatOperation)
+DEFAULT_DECIMAL_CONTEXT = (28, decimal.ROUND_HALF_EVEN, -999999, 999999, 0,
+                           (decimal.DivisionByZero, decimal.InvalidOperation, decimal.Overflow))
+
+
+def decimal_context_is_default():
+    """Whether the decimal context (which `int - Decimal` rounds in) is Python's default one;
+    a program may change it, and the comparison is then refused rather than guessed."""
+    ctx = decimal.getcontext()
+    if type(ctx) is not decimal.Context:
+        return False
+    traps = tuple(s for s in DECIMAL_SIGNALS if ctx.traps[s])
+    return (ctx.prec, ctx.rounding, ctx.Emin, ctx.Emax, ctx.clamp, traps) == DEFAULT_DECIMAL_CONTEXT
+
+
+def typed_number(value):
+    t = type(value)
+    if t is bool:
+        return ["bool", "1" if value is True else "0"]
+    if t is int:
+        return ["int", int.__repr__(value)]
+    if t is float:
+        return ["float", float.__repr__(value)]
+    if t is complex:
+        return ["complex", float.__repr__(complex.real.__get__(value)), float.__repr__(complex.imag.__get__(value))]
+    if t is fractions.Fraction:
+        num, den = object.__getattribute__(value, "_numerator"), object.__getattribute__(value, "_denominator")
+        if type(num) is not int or type(den) is not int or den <= 0:
+            return ["other", "Fraction"]
+        return ["fraction", int.__repr__(num), int.__repr__(den)]
+    if t is decimal.Decimal:
+        ctx = decimal_context_is_default()
+        if decimal.Decimal.is_snan(value):
+            return ["decimal", "snan", ctx]
+        if decimal.Decimal.is_qnan(value):
+            return ["decimal", "nan", ctx]
+        if decimal.Decimal.is_infinite(value):
+            return ["decimal", "-inf" if decimal.Decimal.is_signed(value) else "inf", ctx]
+        sign, digits, exponent = decimal.Decimal.as_tuple(value)
+        if len(digits) + abs(exponent) > DECIMAL_MAX_EXPONENT:
+            raise TooLarge()
+        return ["decimal", "finite", ctx, "-" if sign else "", "".join(str(x) for x in digits), str(exponent)]
+    return ["other", type.__dict__["__name__"].__get__(t)[:40]]
+
+
+def result_text(adapter, value, node_ids):
+    """The canonical text of a value as a case's comparison reads it."""
+    if adapter == "approx_number":
+        return json.dumps(typed_number(value), separators=(",", ":"))
+    return canon_text(ADAPTERS[adapter](value), node_ids)
+
+
 # ---- tagged inputs (the format the Node side also writes for held-out cases) ----
+#
+# A case's Node objects are described in its "nodes" and referred to as ["node", i]. Where the
+# upstream test file shares module-level objects across its tests (detect_cycle's five nodes,
+# shortest_path_length's nodes and length_by_edge), the first case carries them as its "scene"
+# ({"nodes": [...], "values": [...]}), built once in the worker and kept for the cases after
+# it, which refer to them as ["gnode", i] and ["global", i] (the same objects every time, with
+# whatever the program did to them), and whose "setup" lists the test's own assignments to
+# them before its call ([target, attribute, value]), made in the test file's order.
 
 def encode_input(value, graph):
+    if graph is not None:
+        shared = graph.shared_ref(value)
+        if shared is not None:
+            return shared
     t = type(value)
     if value is None:
         return ["none"]
@@ -170,7 +293,7 @@ def encode_input(value, graph):
     if t is dict:
         return ["d", [[encode_input(k, graph), encode_input(v, graph)] for k, v in value.items()]]
     if graph is not None and t.__name__ == "Node":
-        return ["node", graph.node_id(value)]
+        return [graph.tag, graph.node_id(value)]
     raise TypeError("cannot encode " + t.__name__)
 
 
@@ -187,9 +310,25 @@ def constructor_defaults(cls):
 
 
 class GraphEncoder:
-    def __init__(self):
+    """The Node objects of one case (tag "node"), or of a test file's module level (a scene:
+    tag "gnode", with its other shared objects as "global" values)."""
+
+    def __init__(self, scene=None, tag="node"):
         self.ids = {}
         self.nodes = []
+        self.scene = scene
+        self.tag = tag
+        self.global_ids = {}
+
+    def shared_ref(self, value):
+        scene = self.scene
+        if scene is None:
+            return None
+        if id(value) in scene.global_ids:
+            return ["global", scene.global_ids[id(value)]]
+        if id(value) in scene.ids:
+            return ["gnode", scene.ids[id(value)]]
+        return None
 
     def node_id(self, node):
         key = id(node)
@@ -214,13 +353,37 @@ class GraphEncoder:
                 # tests; the run builds its nodes the same way, so they share it there too).
                 if v is None or v is defaults.get(attr):
                     continue
+                targets = [v] if type(v).__name__ == "Node" else list(v)
+                if self.scene is not None and any(self.shared_ref(n) is not None for n in targets):
+                    raise TypeError("a test's own node refers to a module-level one (not transcribable)")
                 rec[attr] = self.node_id(v) if type(v).__name__ == "Node" else [self.node_id(n) for n in v]
             out.append(rec)
             i += 1
         return out
 
+    def describe_scene(self, objects):
+        """This (scene) encoder's description of a test file's module-level objects."""
+        values = []
+        for obj in objects:
+            if type(obj).__name__ == "Node":
+                self.node_id(obj)
+        for obj in objects:
+            if type(obj).__name__ != "Node":
+                values.append(encode_input(obj, self))
+                self.global_ids[id(obj)] = len(values) - 1
+        return {"nodes": self.describe(), "values": values}
 
-def decode_input(tagged, nodes):
+
+class Scope:
+    """What tagged inputs refer to: a case's own nodes and the test file's shared objects."""
+
+    def __init__(self, nodes=(), scene_nodes=(), scene_values=()):
+        self.nodes = nodes
+        self.scene_nodes = scene_nodes
+        self.scene_values = scene_values
+
+
+def decode_input(tagged, scope):
     tag = tagged[0]
     if tag == "none":
         return None
@@ -233,22 +396,28 @@ def decode_input(tagged, nodes):
     if tag == "s":
         return str(tagged[1])
     if tag == "l":
-        return [decode_input(v, nodes) for v in tagged[1]]
+        return [decode_input(v, scope) for v in tagged[1]]
     if tag == "t":
-        return tuple(decode_input(v, nodes) for v in tagged[1])
+        return tuple(decode_input(v, scope) for v in tagged[1])
     if tag == "set":
-        return set(decode_input(v, nodes) for v in tagged[1])
+        return set(decode_input(v, scope) for v in tagged[1])
     if tag == "d":
-        return {decode_input(k, nodes): decode_input(v, nodes) for k, v in tagged[1]}
+        return {decode_input(k, scope): decode_input(v, scope) for k, v in tagged[1]}
     if tag == "node":
-        return nodes[int(tagged[1])]
+        return scope.nodes[int(tagged[1])]
+    if tag == "gnode":
+        return scope.scene_nodes[int(tagged[1])]
+    if tag == "global":
+        return scope.scene_values[int(tagged[1])]
     raise ValueError("unknown tag")
 
 
-def build_nodes(specs, node_class):
+def build_nodes(specs, node_class, scope_of):
+    """The Node objects of specs; scope_of(nodes) is what their values' tags refer to."""
     nodes = [node_class(None) for _ in specs]
+    inner = scope_of(nodes)
     for node, spec in zip(nodes, specs):
-        node.value = decode_input(spec["value"], nodes)
+        node.value = decode_input(spec["value"], inner)
         for attr in NODE_ATTRS:
             v = spec.get(attr)
             if type(v) is int:
@@ -257,6 +426,23 @@ def build_nodes(specs, node_class):
                 setattr(node, attr, [nodes[j] for j in v])
             # Not given: left as node.py's constructor made it (None, or its shared default list).
     return nodes
+
+
+def build_scene(scene, node_class):
+    """A test file's module-level objects (built once, shared by the cases after it)."""
+    values = []
+    nodes = build_nodes(scene.get("nodes", []), node_class, lambda ns: Scope((), ns, values))
+    scope = Scope((), nodes, values)
+    for v in scene.get("values", []):
+        values.append(decode_input(v, scope))
+    return nodes, values
+
+
+def node_ids_of(scope):
+    """id(node) -> its canonical id: a case's own nodes by number, shared ones as "g<i>"."""
+    ids = {id(n): i for i, n in enumerate(scope.nodes)}
+    ids.update({id(n): "g%d" % i for i, n in enumerate(scope.scene_nodes)})
+    return ids
 
 
 # ---- adapters: what the test does with the return value before comparing ----
@@ -275,6 +461,7 @@ ADAPTERS = {
     "truthy": lambda r: bool(r),
     "node_values": lambda r: [x.value for x in r],
     "linked_list": lambda r: (r, walk_values(r)),
+    "approx_number": lambda r: r,  # written by typed_number (result_text), not canon
 }
 
 
@@ -310,12 +497,13 @@ def template_hash(text, program):
 
 def prepare(job, out):
     from json_test_templates import json_rules  # trusted, beside this file
-    from handwritten_cases import handwritten   # trusted, beside this file
+    from handwritten_cases import handwritten, SHARED   # trusted, beside this file
     program = job["program"]
     test_text = open(os.path.join("python_testcases", "test_" + program + ".py"), encoding="utf-8").read()
     h = template_hash(test_text, program)
     cases = []
     excluded = []
+    scene = None
     data_path = os.path.join("json_testcases", program + ".json")
     rule = json_rules(h) if os.path.exists(data_path) else None
     if rule is not None:
@@ -329,24 +517,41 @@ def prepare(job, out):
                 continue
             expected = rule.get("expected", lambda e: e)(expected)
             compare = rule.get("compare", lambda a: {"kind": "equal"})(args)
-            cases.append((label, None, list(args), rule.get("adapter", "identity"), expected, compare))
+            cases.append((label, None, list(args), rule.get("adapter", "identity"), expected, compare, []))
     else:
         builder = handwritten(program, h)
         if builder is None:
             out({"untranscribed": h})
             return
-        for label, args, adapter, expected, slow in builder(node_class("."), job["includeSlow"]):
+        for item in builder(node_class("."), job["includeSlow"]):
+            if item[0] is SHARED:
+                # The test file's module-level objects, shared by its tests (see Scope).
+                scene = GraphEncoder(tag="gnode")
+                scene_description = scene.describe_scene(item[1])
+                continue
+            label, args, adapter, expected, slow = item[:5]
             if slow and not job["includeSlow"]:
                 excluded.append(label + ": slow case (run with --include-slow)")
                 continue
-            cases.append((label, GraphEncoder(), list(args), adapter, expected, {"kind": "equal"}))
-    for label, graph, args, adapter, expected, compare in cases:
+            setup = item[5] if len(item) > 5 else []
+            cases.append((label, GraphEncoder(scene), list(args), adapter, expected, {"kind": "equal"}, setup))
+    for k, (label, graph, args, adapter, expected, compare, setup) in enumerate(cases):
         inputs = {"args": [encode_input(a, graph) for a in args], "adapter": adapter}
+        if setup:
+            inputs["setup"] = [[encode_input(target, graph), attr, encode_input(v, graph)] for target, attr, v in setup]
         ids = None
         if graph is not None:
             inputs["nodes"] = graph.describe()
-            ids = {key: i for key, i in graph.ids.items()}
-        out({"case": {"label": label, "input": inputs, "expected": canon_text(expected, ids), "compare": compare}})
+            ids = dict(graph.ids)
+            if scene is not None:
+                ids.update({key: "g%d" % i for key, i in scene.ids.items()})
+        if k == 0 and scene is not None:
+            inputs["scene"] = scene_description
+        if adapter == "approx_number":
+            expected_text = json.dumps(typed_number(expected), separators=(",", ":"))
+        else:
+            expected_text = canon_text(expected, ids)
+        out({"case": {"label": label, "input": inputs, "expected": expected_text, "compare": compare}})
     for label in excluded:
         out({"excluded": label})
 
@@ -388,15 +593,25 @@ def run_worker(job, out):
     # The function runs at this frame's depth + 1; 960 more frames fit, 961 do not.
     sys.setrecursionlimit(frame_depth() + 1 + PYTEST_HEADROOM)
     # One process for all cases, in the tests' order, as pytest runs them: a program that
-    # mutates shared state (node.py's default lists, its own globals) sees it mutated in later
-    # cases as it would under pytest. Each case's inputs are built fresh (see the docs).
+    # mutates shared state (node.py's default lists, its own globals, the test file's
+    # module-level objects: see Scope) sees it mutated in later cases as it would under pytest.
+    # A case's own inputs are built fresh, as each test function (or JSON row) builds its own.
+    scene_nodes, scene_values = [], []
     for k, case in enumerate(job["cases"]):
         try:
-            nodes = build_nodes(case.get("nodes", []), nclass) if case.get("nodes") else []
-            args = [decode_input(a, nodes) for a in case["args"]]
-            ids = {id(n): i for i, n in enumerate(nodes)}
-            result = ADAPTERS[case["adapter"]](function(*args))
-            text = canon_text(result, ids)
+            if "scene" in case:
+                scene_nodes, scene_values = build_scene(case["scene"], nclass)
+            nodes = (
+                build_nodes(case["nodes"], nclass, lambda ns: Scope(ns, scene_nodes, scene_values))
+                if case.get("nodes") else []
+            )
+            scope = Scope(nodes, scene_nodes, scene_values)
+            for target, attr, value in case.get("setup", []):
+                if attr not in NODE_ATTRS:
+                    raise ValueError("setup of an unknown attribute")
+                setattr(decode_input(target, scope), attr, decode_input(value, scope))
+            args = [decode_input(a, scope) for a in case["args"]]
+            text = result_text(case["adapter"], function(*args), node_ids_of(scope))
         except TooLarge:
             out({"i": k, "s": "too_large"})
             continue

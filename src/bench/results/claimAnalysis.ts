@@ -4,7 +4,9 @@
 // (b) "done" straight after a failing run on the current file, or (c) "done" without ever
 // running the tests (B, and A whose answer is the file). The claim's own final words are kept
 // so that results.md can quote them, as the document does.
-import type { TraceEvent, TraceSink } from "../agent/taskTrace.ts";
+import type { DataOf } from "../../recording/evidenceEnvelope.ts";
+import type { TraceSink } from "../agent/taskTrace.ts";
+import type { AgentTraceCatalog, AgentTraceEventType } from "../agent/traceEvents.ts";
 
 export const CLAIM_KINDS = ["verified", "final_change_not_rerun", "after_failing_run", "never_ran_tests"] as const;
 export type ClaimKind = (typeof CLAIM_KINDS)[number];
@@ -26,13 +28,33 @@ export interface ClaimRecord {
 export const FINAL_WORDS_LIMIT = 2000;
 const CUT_MARK = " […]";
 
+/** What the claim and statement analyses read of each event they read (a trace record has more). */
+interface ClaimViews {
+  readonly task_start: { readonly originalSha256: string };
+  readonly tool_result: { readonly tool: string; readonly sha256?: string };
+  readonly test_run: { readonly targetSha256: string; readonly outcome: string };
+  readonly model_response: { readonly content: string };
+  readonly stop_attempt: { readonly accepted: boolean; readonly codeBlock?: boolean };
+}
+type ClaimView = { [K in keyof ClaimViews]: { readonly type: K; readonly data: ClaimViews[K] } }[keyof ClaimViews];
+
+/** One event of a trace, as the analyses take it: a record of the trace's catalog (runs/benchTrace.ts) or ClaimRecorder's copy. */
 export interface ClaimEvent {
-  readonly event: string;
-  readonly [key: string]: unknown;
+  readonly type: string;
+  readonly data: unknown;
 }
 
 /** The events the analysis reads; every other event (and field) is ignored. */
 const READ: ReadonlySet<string> = new Set(["task_start", "tool_result", "test_run", "stop_attempt", "model_response"]);
+
+/**
+ * The event as the analyses read it. Sound because every event comes from the typed writer
+ * (ClaimRecorder) or the strict trace reader, whose catalog gives these five types these fields;
+ * every other type matches no branch.
+ */
+export function claimView(event: ClaimEvent): ClaimView {
+  return event as ClaimView;
+}
 
 /**
  * The claim of one task from its trace events in order, or null when the agent made none (its
@@ -43,12 +65,12 @@ export function analyzeClaim(events: readonly ClaimEvent[]): ClaimRecord | null 
   let current: unknown;
   let lastRun: { hash: unknown; passed: boolean } | null = null;
   let lastWords = "";
-  for (const e of events) {
-    if (e.event === "task_start") current = e.originalSha256;
-    else if (e.event === "tool_result" && e.tool === "write_file") current = e.sha256;
-    else if (e.event === "test_run") lastRun = { hash: e.targetSha256, passed: e.outcome === "passed" };
-    else if (e.event === "model_response") lastWords = typeof e.content === "string" ? e.content : "";
-    else if (e.event === "stop_attempt" && e.accepted === true) {
+  for (const e of events.map(claimView)) {
+    if (e.type === "task_start") current = e.data.originalSha256;
+    else if (e.type === "tool_result" && e.data.tool === "write_file") current = e.data.sha256;
+    else if (e.type === "test_run") lastRun = { hash: e.data.targetSha256, passed: e.data.outcome === "passed" };
+    else if (e.type === "model_response") lastWords = e.data.content;
+    else if (e.type === "stop_attempt" && e.data.accepted) {
       const kind: ClaimKind =
         lastRun === null
           ? "never_ran_tests"
@@ -68,10 +90,33 @@ export function analyzeClaim(events: readonly ClaimEvent[]): ClaimRecord | null 
 /** A trace sink that keeps, in memory, only what analyzeClaim reads (never a whole transcript). */
 export class ClaimRecorder implements TraceSink {
   readonly events: ClaimEvent[] = [];
-  write(event: TraceEvent, _t: number, fields: Readonly<Record<string, unknown>>): void {
-    if (!READ.has(event)) return;
-    const { originalSha256, tool, sha256, targetSha256, outcome, content, accepted, codeBlock } = fields;
-    // codeBlock: a one-shot answer's stop carries the file (claimStatements.ts reads it).
-    this.events.push({ event, originalSha256, tool, sha256, targetSha256, outcome, content, accepted, codeBlock });
+  append<K extends AgentTraceEventType>(
+    type: K,
+    data: DataOf<AgentTraceCatalog, K>,
+    _proposal?: number | null,
+  ): number {
+    if (!READ.has(type)) return 0;
+    const e = claimView({ type, data });
+    const kept: ClaimView =
+      e.type === "task_start"
+        ? { type: e.type, data: { originalSha256: e.data.originalSha256 } }
+        : e.type === "tool_result"
+          ? {
+              type: e.type,
+              data: { tool: e.data.tool, ...(e.data.sha256 === undefined ? {} : { sha256: e.data.sha256 }) },
+            }
+          : e.type === "test_run"
+            ? { type: e.type, data: { targetSha256: e.data.targetSha256, outcome: e.data.outcome } }
+            : e.type === "model_response"
+              ? { type: e.type, data: { content: e.data.content } }
+              : {
+                  type: e.type,
+                  data: {
+                    accepted: e.data.accepted,
+                    ...(e.data.codeBlock === undefined ? {} : { codeBlock: e.data.codeBlock }),
+                  },
+                };
+    this.events.push(kept);
+    return this.events.length;
   }
 }

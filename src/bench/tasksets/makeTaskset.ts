@@ -35,6 +35,8 @@ export interface MakeTasksetOptions {
   readonly jobs: number;
   readonly maxTries?: number;
   readonly onProgram?: (selection: ProgramSelection, done: number, total: number) => void;
+  /** Told the staging folder's path once it exists, so a Ctrl-C handler can remove it with the claim. */
+  readonly onStaging?: (path: string) => void;
 }
 
 export interface MakeTasksetResult {
@@ -201,6 +203,7 @@ export async function makeTaskset(
     };
     const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
     staging = await mkdtemp(join(dirname(out), ".partial-taskset-"));
+    options.onStaging?.(staging);
     for (const f of [...files, { path: TASKSET_MANIFEST, content: Buffer.from(manifestText) }]) {
       const target = join(staging, ...f.path.split("/"));
       await mkdir(dirname(target), { recursive: true, mode: 0o700 });

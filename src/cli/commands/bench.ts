@@ -9,6 +9,7 @@ import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { tcaCommand } from "../invocation.ts";
+import { exitOnInterrupt } from "../interruption.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import {
@@ -61,6 +62,12 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (unknown.length > 0)
         return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
       const tty = process.stderr.isTTY && !json;
+      // Ctrl-C: nothing is written, so nothing to keep; the line says so and how to run it again.
+      const uninstall = exitOnInterrupt({
+        command: "bench quixbugs verify-dataset",
+        partial: () => null,
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       const report = await verifyDataset(env.value.sandbox, env.value.dataset, {
         jobs,
         includeSlow: flags.includeSlow === true,
@@ -72,6 +79,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         },
       });
       if (tty) process.stderr.write("\n");
+      uninstall();
       process.stdout.write(json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyTable(report) + "\n");
       setExitCode(report.ok ? 0 : 1);
     });

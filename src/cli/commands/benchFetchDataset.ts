@@ -48,7 +48,8 @@ export function registerFetchDatasetCommand(quix: Command, setExitCode: SetExitC
       const refuse = refusal(setExitCode, 1);
       const json = flags.json === true;
       const directory = resolve(flags.directory ?? fetchedDatasetDir());
-      const usable = outputFolder("--directory", directory);
+      // The default cache location is made with its parents; a --directory given is made, its parent must exist.
+      const usable = outputFolder("--directory", directory, { makeParents: flags.directory === undefined });
       if (!usable.ok) {
         if (json)
           process.stdout.write(`${JSON.stringify({ ok: false, error: usable.error, message: usable.message })}\n`);

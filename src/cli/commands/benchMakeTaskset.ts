@@ -1,7 +1,6 @@
 // tca bench quixbugs make-taskset --dataset DIR --seed N --out DIR2: a new task set in QuixBugs
 // layout, one seeded one-line mutant of each reference fix, validated by the trusted grader in
 // the sandbox (src/bench/tasksets/). Argument checks and printing only.
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
@@ -11,6 +10,10 @@ import { parseSeed } from "../../bench/tasksets/seededOrder.ts";
 import { formatTasksetSummary } from "../../bench/tasksets/tasksetSummary.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { refusal } from "../commandError.ts";
+import { newOutput } from "../pathArguments.ts";
+import { exitOnInterrupt } from "../interruption.ts";
+import { tcaCommand } from "../invocation.ts";
+import { rmdirSync, rmSync } from "node:fs";
 import type { SetExitCode } from "./index.ts";
 
 interface MakeTasksetFlags {
@@ -50,17 +53,35 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
         flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : null;
       if (jobs === null)
         return fail("invalid_option", `--jobs ${JSON.stringify(flags.jobs)} is not a positive integer`);
-      const out = resolve(flags.out);
-      // Refused before the sandbox self-test: an existing --out never costs a minute.
-      if (existsSync(out))
-        return fail("output_exists", `${out} exists; make-taskset writes a new folder and replaces nothing`);
+      // Refused before the sandbox self-test: an existing --out or a missing parent never costs a
+      // minute. The one output rule (pathArguments.ts): the folder is made, never its parents.
+      const checkedOut = newOutput(
+        "--out",
+        resolve(flags.out),
+        "make-taskset writes a new folder and replaces nothing",
+      );
+      if (!checkedOut.ok) return fail(checkedOut.error, checkedOut.message);
+      const out = checkedOut.value;
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir());
       if (!env.ok) return fail(env.error, env.message);
       const started = performance.now();
+      // Ctrl-C: the claimed --out and the staging folder go, so a rerun is not refused output_exists.
+      let staging: string | null = null;
+      const uninstall = exitOnInterrupt({
+        command: "bench quixbugs make-taskset",
+        partial: () => out,
+        removePartial: () => {
+          if (staging !== null) rmSync(staging, { recursive: true, force: true });
+          // Only the empty claim (rmdir refuses a folder with files): a set already renamed into place stays.
+          rmdirSync(out);
+        },
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       const made = await makeTaskset(env.value.sandbox, env.value.dataset, {
         out,
         seed,
         jobs,
+        onStaging: (path) => (staging = path),
         onProgram: (s, done, total) => {
           if (json) return;
           const what =
@@ -70,6 +91,7 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
           process.stderr.write(`${done}/${total} ${what}\n`);
         },
       });
+      uninstall();
       if (!made.ok) return fail(made.error, made.message);
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       if (json) {

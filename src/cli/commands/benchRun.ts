@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
-import { inputDirectory, outputFolder } from "../pathArguments.ts";
+import { inputDirectory, outputFolder, type PathErrorCode } from "../pathArguments.ts";
+import { err, type Result } from "../../core/result.ts";
 import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { DATASET_CHECK_CACHE_FOLDER } from "../../bench/grading/datasetCheckCache.ts";
@@ -70,6 +71,21 @@ function datasetCheckPrinter(json: boolean): (event: DatasetCheckEvent) => void 
         process.stderr.write(line + "\n");
     }
   };
+}
+
+/**
+ * --out of a run, by the one output rule (outputFolder): created if missing, never its parents.
+ * --resume alone continues a run, so its folder must exist (a typo must not start a new run).
+ * With --shard-count, --out holds the shard folders and every task of a scheduler's array runs
+ * the same line, --resume included: the first one creates --out and its shard folder, a requeued
+ * one continues its shard.
+ */
+export function runOutArgument(out: string, resume: boolean, sharded: boolean): Result<string, PathErrorCode> {
+  if (!resume || sharded) return outputFolder("--out", out);
+  const found = inputDirectory("--out", out);
+  if (!found.ok && found.error === "path_not_found")
+    return err(found.error, `${found.message}, so there is no run to resume (without --resume a new run starts there)`);
+  return found;
 }
 
 /** Registers `run` on the quixbugs command. */
@@ -163,10 +179,7 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       const timeout = settings.testTimeoutMs / 1000;
       // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
       if (flags.out !== undefined) {
-        const out =
-          flags.resume === true
-            ? inputDirectory("--out", resolve(flags.out))
-            : outputFolder("--out", resolve(flags.out));
+        const out = runOutArgument(resolve(flags.out), flags.resume === true, flags.shardCount !== undefined);
         if (!out.ok) return fail(setExitCode, out.error, out.message, json);
       }
       if (flags.backend === "local" && flags.modelDirectory !== undefined) {

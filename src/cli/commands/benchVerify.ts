@@ -6,13 +6,14 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { formatProblem } from "../../recording/evidenceProblem.ts";
 import { tcaCommand } from "../invocation.ts";
 import { fail } from "./benchOptions.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
 import { chooseVerifyDataset, datasetContent, parseDatasetIdentity } from "../../bench/dataset/datasetIdentity.ts";
 import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetFetch.ts";
-import { regradeRun, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
+import { regradeRun, taskStartOf, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
 import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { deriveBenchVerdict, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
@@ -35,7 +36,7 @@ export function verifiedRuns(
   for (const dir of dirs) {
     const verdict = deriveBenchVerdict(dir);
     if (verdict.kind === "evidence_invalid" || verdict.manifest === null) {
-      const shown = verdict.problems.slice(0, 3).join("; ");
+      const shown = verdict.problems.slice(0, 3).map(formatProblem).join("; ");
       return {
         ok: false,
         error: "evidence_invalid",
@@ -116,7 +117,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       const { snapshot } = verdict;
       const inputs: RegradeInput[] = verdict.tasks.map((task) => ({
         task,
-        taskStart: task.tracePath === undefined ? undefined : snapshot.traces.get(task.tracePath)?.records[0],
+        taskStart: task.tracePath === undefined ? undefined : taskStartOf(snapshot.traces.get(task.tracePath)?.records),
         diff: task.diffPath === undefined ? undefined : snapshot.diffs.get(task.diffPath),
       }));
       const tty = process.stderr.isTTY && !json;

@@ -7,7 +7,7 @@ import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
 import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
 import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
-import { CANCELLED_EXIT_CODE, cancellingNotice } from "../interruption.ts";
+import { CANCELLED_EXIT_CODE, cancellingNotice, exitOnInterrupt } from "../interruption.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
@@ -27,6 +27,7 @@ import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
 import { readPredictions } from "../../recording/predictions.ts";
 import { tcaCommand } from "../invocation.ts";
+import { blockedSubmissionCommand, continueAcquireCommand } from "../downloadHints.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 import { registerLabVerifyCommand } from "./labVerify.ts";
@@ -90,6 +91,13 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
           `--root ${root} could not be created: it must not exist yet, and its parent must be a folder`,
         );
       }
+      // Ctrl-C: the partial root goes (a root without checks.json would block a rerun and read as
+      // unknown_run_kind), and the line says how to run them again.
+      const uninstall = exitOnInterrupt({
+        command: "lab checks",
+        partial: () => root,
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       // No check may start a process (no model is ever invoked by a check); the count is recorded.
       const watch = watchProcesses();
       let rows: CheckRow[];
@@ -97,6 +105,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
         rows = await runAllChecks(root);
       } finally {
         watch.stop();
+        uninstall();
       }
       const failed = rows.filter((row) => !row.passed);
       const report = {
@@ -171,6 +180,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (!checkedModel.ok) {
           return refuse(checkedModel.error, checkedModel.message);
         }
+        // The one output rule, as lab baseline says it: --run makes one folder, never its parents.
+        if (!existsSync(dirname(runDirectory)))
+          return refuse(
+            "run_directory_rejected",
+            runErrorMessage("run_parent_invalid", "the parent of the run directory does not exist", runDirectory),
+          );
         // A download that failed or was cut off is the most likely reason a newcomer has no verified
         // model: name it and the way on, before predictions or the lockfile are asked about.
         const unfinished = await findUnfinishedDownload(modelDirectory, PINNED_FILES, Date.now(), {
@@ -180,15 +195,13 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           return refuse(
             "model_directory_rejected",
             `model_not_verified: --model-directory ${modelDirectory} holds ${describeUnfinishedDownload(unfinished, PINNED_FILES)}; ` +
-              `continue it with ${tcaCommand(["model", "acquire", "--directory", modelDirectory])}, or without access to the model hub finish the Lab with ` +
-              tcaCommand([
-                "lab",
-                "submission",
-                "--baseline",
-                options.baseline === undefined ? "BASELINE_RUN" : resolve(options.baseline),
-                "--blocked",
-                "REASON",
-              ]),
+              `continue it with ${continueAcquireCommand(modelDirectory)}, or without access to the model hub finish the Lab with ` +
+              blockedSubmissionCommand({
+                baseline: options.baseline === undefined ? undefined : resolve(options.baseline),
+                checks: options.checks === undefined ? undefined : resolve(options.checks),
+                modelDirectory,
+                predictions: options.predictions === undefined ? undefined : resolve(options.predictions),
+              }),
           );
         }
         if (options.predictions) {
@@ -387,6 +400,12 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         predictions?: string;
         out?: string;
       }) => {
+        // --blocked says no trial could run: a trial given beside it would be dropped or contradicted.
+        if (options.blocked !== undefined && (options.model !== undefined || options.extension.length > 0))
+          return refuse(
+            "usage_error",
+            `--blocked says the model stage could not run, but ${options.model !== undefined ? `--model ${resolve(options.model)}` : "--extension"} gives a trial: give --model (and --extension) for a trial that ran, or --blocked REASON alone`,
+          );
         // Beside the runs, never into the current directory (often the git checkout) unless asked.
         const pathProblem = submissionPathProblem({
           baseline: resolve(options.baseline),
@@ -395,21 +414,13 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           checks: options.checks ? resolve(options.checks) : null,
           predictions: options.predictions ? resolve(options.predictions) : null,
         });
-        if (pathProblem !== null) {
-          printCommandError(pathProblem.error, pathProblem.message);
-          setExitCode(2);
-          return;
-        }
+        if (pathProblem !== null) return refuse(pathProblem.error, pathProblem.message);
         const checkedOut = newOutput(
           "--out",
           resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")),
           "choose another path with --out FILE",
         );
-        if (!checkedOut.ok) {
-          printCommandError(checkedOut.error, checkedOut.message);
-          setExitCode(2);
-          return;
-        }
+        if (!checkedOut.ok) return refuse(checkedOut.error, checkedOut.message);
         const out = checkedOut.value;
         const built = buildSubmission({
           baselineDirectory: resolve(options.baseline),
@@ -419,11 +430,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           blockedReason: options.blocked ?? null,
           extensionDirectories: options.extension.map((directory) => resolve(directory)),
         });
-        if (!built.ok) {
-          printCommandError(built.error, built.message);
-          setExitCode(2);
-          return;
-        }
+        if (!built.ok) return refuse(built.error, built.message);
         writeFileSync(out, built.value, { flag: "wx", mode: 0o600 });
         process.stdout.write(`submission written: ${out}\n`);
       },

@@ -1,6 +1,7 @@
 // tca model plan | acquire | verify (issue 5). Thin layer: parses options, reads only the
 // HF_ENDPOINT and CI variables, asks the consent question on a terminal, prints. All rules
 // live in src/model/artifacts/. The CLI always uses the real pins.
+import { blockedSubmissionCommand, consentNeedsFlag, continueAcquireCommand } from "../downloadHints.ts";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
@@ -13,7 +14,7 @@ import { lineProgress, terminalProgress } from "../../model/artifacts/progress.t
 import { PINNED_FILES } from "../../model/pins.ts";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
-import { inputDirectory } from "../pathArguments.ts";
+import { existingParent, inputDirectory } from "../pathArguments.ts";
 import { shellWord, tcaCommand } from "../invocation.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import {
@@ -56,6 +57,9 @@ export function registerModelArtifactCommands(program: Command, setExitCode: Set
       const endpoint = endpointFromEnvironment(options.endpoint);
       if (!endpoint.ok) return fail(setExitCode, endpoint.error, endpoint.message);
       const directory = resolve(options.directory);
+      // The one output rule: the folder is made, never its parents (a missing one gets its mkdir).
+      const parent = existingParent("--directory", directory);
+      if (!parent.ok) return fail(setExitCode, "destination_invalid", parent.message);
       // The plan is shown only when consent is asked, i.e. after the destination was accepted:
       // a refusal is one line, not thirty lines of plan followed by an error.
       const plan = `${formatPlan(buildPlan(PINNED_FILES, endpoint.value, directory)).join("\n")}\n\n`;
@@ -131,19 +135,13 @@ function acquireFailureHints(
   directory: string,
   endpoint: string | undefined,
 ): string[] {
-  const again = [
-    "model",
-    "acquire",
-    "--directory",
-    directory,
-    ...(endpoint === undefined ? [] : ["--endpoint", endpoint]),
-  ];
-  const blocked = `without access to the model hub, finish the Lab with the baseline: ${tcaCommand(["lab", "submission", "--baseline", "BASELINE_RUN", "--blocked", "REASON"])}`;
-  if (result.startOver === true) return [`start over: rm -r ${shellWord(directory)} && ${tcaCommand(again)}`, blocked];
+  const again = continueAcquireCommand(directory, endpoint);
+  const blocked = `without access to the model hub, finish the Lab with the baseline: ${blockedSubmissionCommand({ modelDirectory: directory })}`;
+  if (result.startOver === true) return [`start over: rm -r ${shellWord(directory)} && ${again}`, blocked];
   if (result.manifestPath === undefined) return [];
   return [
     `the download manifest records why: ${result.manifestPath}`,
-    `to continue (files already verified are kept): ${tcaCommand(again)}`,
+    `to continue (files already verified are kept): ${again}`,
     blocked,
   ];
 }
@@ -155,7 +153,7 @@ function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
       process.stdout.write(`${prompt}\nconsent given by --yes\n`);
       return { given: true, form: "flag_yes" };
     }
-    if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+    if (consentNeedsFlag()) {
       return {
         given: false,
         code: "consent_required",

@@ -15,6 +15,8 @@ import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
 import { inputDirectory, inputFile, newOutput } from "../pathArguments.ts";
+import { exitOnInterrupt } from "../interruption.ts";
+import { tcaCommand } from "../invocation.ts";
 
 /** A new checkpoint folder: nothing there yet (destination_exists) and its parent a folder. */
 function newCheckpointDirectory(directory: string): { ok: true } | { ok: false; error: string; message: string } {
@@ -71,6 +73,13 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         return fail(setExitCode, "input_invalid", "--tokenizer must be synthetic or qwen2.5");
       const destination = newCheckpointDirectory(path.resolve(options.directory));
       if (!destination.ok) return fail(setExitCode, destination.error, destination.message);
+      // Ctrl-C: the folder did not exist (checked above), so all of it is this command's partial
+      // output; it goes, rather than stay as weights without a manifest.
+      const uninstall = exitOnInterrupt({
+        command: "model make-test-checkpoint",
+        partial: () => path.resolve(options.directory),
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       const result = await makeTestCheckpoint({
         directory: path.resolve(options.directory),
         size: options.size as SyntheticSize,
@@ -78,6 +87,7 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         tokenizer: options.tokenizer === "qwen2.5" ? "qwen2.5-stand-in" : "synthetic-bpe",
         ...(options.size === "full" ? { onProgress: progressPrinter("writing weights") } : {}),
       });
+      uninstall();
       if (!result.ok) return fail(setExitCode, result.error, result.message);
       process.stdout.write(
         `${JSON.stringify({ directory: path.resolve(options.directory), synthetic: true, label: result.value.label, tokenizer: result.value.tokenizer, ...(result.value.tokenizer_note !== undefined ? { tokenizer_note: result.value.tokenizer_note } : {}), size: result.value.size, seed: result.value.seed, parameters: result.value.parameters }, null, 2)}\n`,

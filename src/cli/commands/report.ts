@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
+import { existingParent } from "../pathArguments.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
 import { serveReport } from "../../report/reportServer.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
@@ -55,6 +56,18 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
         return;
       }
       const out = flags.out ?? defaultReportPath(runDirectory);
+      // The one output rule: a missing parent folder is refused with its mkdir, before anything is read.
+      const parent = flags.out === undefined ? null : existingParent("--out", resolve(flags.out));
+      if (parent !== null && !parent.ok && parent.error === "path_not_found")
+        return fail(
+          setExitCode,
+          "output_unwritable",
+          parent.message.replace(`--out ${resolve(flags.out ?? "")}: `, ""),
+          {
+            run: runDirectory,
+            out,
+          },
+        );
       const written = writeReport(runDirectory, { out, force: flags.force === true });
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;

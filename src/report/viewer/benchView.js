@@ -140,10 +140,24 @@ function summaryTables(bench) {
   return [tca.el("h3", null, "Outcomes"), outcomes, tca.el("h3", null, "Guardrails"), guardrails];
 }
 
+/**
+ * A trace record (the v2 envelope, docs/evidence-format.md) in the view's reading form: its type,
+ * its t_ms, its model turn (the envelope's proposal, where it belongs to one) and its data's fields.
+ * No data key of the trace's catalog is named event, t or turn.
+ */
+function eventView(record) {
+  const data = record.data !== null && typeof record.data === "object" ? record.data : {};
+  return {
+    event: record.type,
+    t: record.t_ms,
+    ...(record.proposal === null ? {} : { turn: record.proposal }),
+    ...data,
+  };
+}
+
 /** One trace event: the fields a reader needs first, the rest (and the raw HTTP exchange) on demand. */
 function traceEvent(record) {
-  const { v, event, t, exchange, ...rest } = record;
-  void v;
+  const { event, t, exchange, ...rest } = eventView(record);
   const parts = [];
   if (event === "model_response") {
     if (typeof rest.content === "string" && rest.content !== "")
@@ -256,7 +270,7 @@ function countsText(counts) {
  * order; null for records the transcript does not show (the raw events keep every one).
  */
 function transcriptStep(record) {
-  const { event, ...rest } = record;
+  const { event, ...rest } = eventView(record);
   // head: what the line says (a string or an array of parts); content: below it.
   const step = (role, head, ...content) =>
     tca.el(
@@ -387,8 +401,8 @@ function transcriptView(trace) {
 }
 
 function gradeOutput(task) {
-  const grade = (task.trace || []).find((record) => record.event === "grade");
-  return grade && typeof grade.output === "string" ? grade.output : null;
+  const grade = (task.trace || []).find((record) => record.type === "grade");
+  return grade && typeof grade.data.output === "string" ? grade.data.output : null;
 }
 
 function flagged(task) {

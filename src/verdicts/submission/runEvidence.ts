@@ -3,7 +3,11 @@
 // manifest.json and the final source, read without following links or blocking on FIFOs);
 // evidence that is invalid or incomplete is refused, so submission.md never cites it.
 import { err, ok, type Result } from "../../core/result.ts";
-import type { AuditRecord } from "../../recording/auditRecorder.ts";
+import type {
+  LabAuditEventType,
+  LabAuditRecord as AuditRecord,
+  LabAuditRecordOf,
+} from "../../recording/labAuditEvents.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../runVerdict.ts";
 
 export type AuditEvent = AuditRecord;
@@ -39,8 +43,15 @@ export function readRunEvidence(name: string, directory: string): Result<RunEvid
   return ok({ name, directory, manifest: verdict.manifest, final: verdict.final, audit: verdict.records, verdict });
 }
 
-export function eventsOf(run: RunEvidence, type: string, proposal?: number): AuditEvent[] {
-  return run.audit.filter((event) => event.type === type && (proposal === undefined || event.proposal === proposal));
+export function eventsOf<K extends LabAuditEventType>(
+  run: RunEvidence,
+  type: K,
+  proposal?: number,
+): LabAuditRecordOf<K>[] {
+  return run.audit.filter(
+    (event): event is LabAuditRecordOf<K> =>
+      event.type === type && (proposal === undefined || event.proposal === proposal),
+  );
 }
 
 export function record(value: unknown): Readonly<Record<string, unknown>> {
