@@ -104,6 +104,12 @@ export interface RunVerdict {
   readonly recomputed: Recomputed;
   /** Every disagreement or defect found; non-empty exactly when kind is evidence_invalid. */
   readonly problems: readonly string[];
+  /**
+   * The evidence files that are not there at all (audit.jsonl not found; final.json or manifest.json
+   * missing although the audit says the run finished or started), each with its listed problem: a
+   * fact for consumers to decide on (submission.md's run_evidence_missing), never a prefix to match.
+   */
+  readonly absent: readonly { readonly file: string; readonly problem: string }[];
   readonly facts: AuditFacts;
   /** The audit records as read (empty when the audit could not be read), for the renderings. */
   readonly records: readonly AuditRecord[];
@@ -125,36 +131,53 @@ const canonical = canonicalJson;
 
 class ProblemList {
   readonly items: string[] = [];
+  readonly absent: { readonly file: string; readonly problem: string }[] = [];
   #dropped = 0;
   add(problem: string): void {
     if (this.items.length < MAX_LISTED_PROBLEMS) this.items.push(problem);
     else this.#dropped += 1;
+  }
+  /** A problem that says the file is not there at all. */
+  addAbsent(file: string, problem: string): void {
+    this.absent.push({ file, problem });
+    this.add(problem);
   }
   done(): string[] {
     return this.#dropped === 0 ? this.items : [...this.items, `... and ${this.#dropped} more problem(s)`];
   }
 }
 
-/** Reads one JSON evidence file: null when absent; a problem for anything else that is wrong. */
+/**
+ * Reads one JSON evidence file: null when absent; a problem for anything else that is wrong.
+ * `present` says whether anything is there (a link, FIFO or oversized file is, and is refused).
+ */
 function readJsonEvidence(
   runDirectory: string,
   name: string,
   schema: EvidenceSchemaName,
   problems: ProblemList,
-): Json | null {
+): { readonly value: Json | null; readonly present: boolean } {
   const bytes = readFileUnder(runDirectory, name, JSON_FILE_MAX_BYTES);
   if (!bytes.ok) {
     if (bytes.error !== "not_found") problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
-    return null;
+    return { value: null, present: bytes.error !== "not_found" };
   }
-  const text = decodeUtf8Strict(bytes.value, name);
+  return { value: parseJsonEvidence(bytes.value, name, schema, problems), present: true };
+}
+
+function parseJsonEvidence(
+  bytes: Buffer,
+  name: string,
+  schema: EvidenceSchemaName,
+  problems: ProblemList,
+): Json | null {
+  const text = decodeUtf8Strict(bytes, name);
   if (!text.ok) {
     problems.add(`${name}: ${text.error}: ${text.message}`);
     return null;
   }
   // The harness writes LF only and escapes every CR inside strings: a raw CR means an edit.
-  if (bytes.value.includes(0x0d))
-    problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
+  if (bytes.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
   // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
   const parsed = parseBoundedJson(text.value, name);
   if (!parsed.ok) {
@@ -177,7 +200,9 @@ function readAudit(runDirectory: string, problems: ProblemList): AuditRecord[] {
   const name = LAB_EVIDENCE_FILES.audit;
   const bytes = readFileUnder(runDirectory, name, AUDIT_MAX_BYTES);
   if (!bytes.ok) {
-    problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
+    const problem = `${name}: ${bytes.error}: ${bytes.message}`;
+    if (bytes.error === "not_found") problems.addAbsent(name, problem);
+    else problems.add(problem);
     return [];
   }
   if (bytes.value.length === 0) {
@@ -438,23 +463,27 @@ export function deriveRunVerdict(runDirectory: string): RunVerdict {
   const facts = auditFacts(records, problems);
   const replay = replayDecisionChain(records, (problem) => problems.add(problem));
   const recomputed = reevaluateFinal(runDirectory, facts, replay, problems);
-  const final = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.final, "final", problems);
-  const manifest = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.manifest, "manifest", problems);
-  const finalPresent =
-    final !== null || problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.final}:`));
+  const finalRead = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.final, "final", problems);
+  const manifestRead = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.manifest, "manifest", problems);
+  const final = finalRead.value;
+  const manifest = manifestRead.value;
+  const finalPresent = finalRead.present;
   if (final !== null) checkFinal(final, facts, records, recomputed, problems);
   // "missing" only when there is nothing there: a link, FIFO, directory or oversized file was
   // already named by the read's own refusal.
   else if (facts.finished && !finalPresent)
-    problems.add("final.json: missing, although the audit records that the run finished");
+    problems.addAbsent(
+      LAB_EVIDENCE_FILES.final,
+      "final.json: missing, although the audit records that the run finished",
+    );
   if (final !== null && !facts.finished && records.length > 0)
     problems.add("audit.jsonl: no run_finished record, although final.json exists");
   if (manifest !== null) checkManifest(manifest, facts, records, replay, problems);
-  else if (
-    records.some((record) => record.type === "run_started") &&
-    !problems.items.some((problem) => problem.startsWith(`${LAB_EVIDENCE_FILES.manifest}:`))
-  )
-    problems.add("manifest.json: missing, although the audit records the run started");
+  else if (records.some((record) => record.type === "run_started") && !manifestRead.present)
+    problems.addAbsent(
+      LAB_EVIDENCE_FILES.manifest,
+      "manifest.json: missing, although the audit records the run started",
+    );
   if (records.length > 0) checkBackups(runDirectory, replay, problems);
   const listed = problems.done();
   const kind: RunVerdictKind =
@@ -465,5 +494,5 @@ export function deriveRunVerdict(runDirectory: string): RunVerdict {
         : recomputed.verifiedSuccess
           ? "verified_success"
           : "not_verified";
-  return { kind, problems: listed, recomputed, facts, records, manifest, final };
+  return { kind, problems: listed, absent: problems.absent, recomputed, facts, records, manifest, final };
 }

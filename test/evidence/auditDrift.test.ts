@@ -4,6 +4,7 @@
 // way a hand edit or an older tca would leave it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
@@ -141,4 +142,25 @@ test("the honest run the drifts are made from is read whole, and verifies", () =
   assert.ok(read.ok);
   assert.ok(read.log.records.length > 10);
   assert.equal(deriveRunVerdict(baseline).kind, "verified_success");
+});
+
+test("a missing evidence file is a fact of the verdict (absent), which submission's run evidence decides on", () => {
+  const noAudit = copyRun(baseline, join(root, "no-audit"));
+  rmSync(join(noAudit, "audit.jsonl"));
+  assert.deepEqual(
+    deriveRunVerdict(noAudit).absent.map((entry) => entry.file),
+    ["audit.jsonl"],
+  );
+  const noFinal = copyRun(baseline, join(root, "no-final"));
+  rmSync(join(noFinal, "final.json"));
+  const verdict = deriveRunVerdict(noFinal);
+  assert.deepEqual(
+    verdict.absent.map((entry) => entry.file),
+    ["final.json"],
+  );
+  const evidence = readRunEvidence("baseline", noFinal);
+  assert.equal(!evidence.ok && evidence.error, "run_evidence_missing");
+  assert.equal(!evidence.ok && evidence.message, `baseline run: ${verdict.absent[0]!.problem}`);
+  // A damaged audit is invalid evidence, not missing evidence.
+  assert.deepEqual(deriveRunVerdict(join(root, "unknown_field")).absent, []);
 });

@@ -28,10 +28,9 @@ export type EvidenceErrorCode = "run_evidence_missing" | "run_evidence_invalid";
 export function readRunEvidence(name: string, directory: string): Result<RunEvidence, EvidenceErrorCode> {
   const verdict = deriveRunVerdict(directory);
   if (verdict.kind === "evidence_invalid") {
-    const missing = verdict.problems.find((problem) =>
-      /^(audit\.jsonl|manifest\.json|final\.json): (not_found|missing)/.test(problem),
-    );
-    if (missing !== undefined) return err("run_evidence_missing", `${name} run: ${missing}`);
+    // Decided on the verdict's own fact (which evidence files are not there), never on a problem's wording.
+    const missing = verdict.absent[0];
+    if (missing !== undefined) return err("run_evidence_missing", `${name} run: ${missing.problem}`);
     return err(
       "run_evidence_invalid",
       `${name} run: ${RUN_VERDICT_HEADLINES.evidence_invalid}: ${verdict.problems.slice(0, 3).join("; ")}`,
