@@ -8,6 +8,7 @@ import { baseName, numberField, objectField, readNdjson, stringField, type JsonO
 import { buildEditViews, collectSourceVersions } from "./editDiffs.ts";
 import { labKindLabel, labVerdict, proposalTextLabel, withModelCheck } from "./labVerdict.ts";
 import { buildTimeline } from "./proposalTimeline.ts";
+import { readRecordedRegeneration, recordedRegenerationLine } from "../verdicts/labRegenerationRecord.ts";
 import type { LabReportData } from "./reportDocument.ts";
 
 export const LAB_FILES = LAB_EVIDENCE_FILES;
@@ -54,9 +55,18 @@ export function readLabReport(
           return ms === null ? [] : [{ name, ms }];
         });
   const label = withModelCheck(labKindLabel(manifest, final), verdict.modelTrial);
+  // regeneration.json is shown as a record with its time (never a finding of this report); a run
+  // whose every record is scripted had no model to re-ask, so it gets no line unless it holds one.
+  const regeneration = readRecordedRegeneration(runDirectory);
+  const askedModel = verdict.records.some((record) => record.type === "request" && record.source !== "scripted");
+  const shown = labVerdict(verdict);
+  const details =
+    regeneration.state === "absent" && !askedModel
+      ? shown.details
+      : [...shown.details, recordedRegenerationLine(regeneration, runDirectory)];
   return {
     directoryName: baseName(runDirectory),
-    verdict: labVerdict(verdict),
+    verdict: { ...shown, details },
     label,
     textLabel: proposalTextLabel(manifest, final, label),
     runId: verdict.facts.runId ?? stringField(manifest, "run_id") ?? stringField(final, "run_id"),

@@ -1,108 +1,211 @@
-// tca lab verify RUN_OR_CHECKS_DIR: prints the verdict re-derived from a Lab run's artifacts (the
-// model directory opened now for a run that claims a model) or from a checks root, in the same
-// words as the report. Exit 0 only when the evidence is valid (not EVIDENCE INVALID, not
-// INCOMPLETE); with --strict also only when the run was made by this harness version. Thin:
-// the verdicts decide, this prints.
+// tca lab verify RUN_OR_CHECKS_DIR [--regenerate --model-directory DIR] [--strict] [--json]:
+// prints the verdict re-derived from the folder by the same functions `tca report` uses
+// (deriveRunVerdictCheckingModel for a Lab run: the model directory a model trial names is opened now;
+// deriveChecksVerdict for a checks root), with the harness digests compared with this harness's
+// (--strict: another harness version is not accepted), and with --regenerate
+// re-asks the model every recorded request (src/lab/labRegeneration.ts) and records the result in
+// regeneration.json. Exit 0 only when the evidence holds (the verdict may still be NOT VERIFIED:
+// a valid record of a failure); 1 when it is EVIDENCE INVALID or INCOMPLETE, or when --strict
+// finds another harness version or a regenerated response that differs; 2 when refused (nothing was asked or written).
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
+import { modelDirectoryArgument } from "../labPathArguments.ts";
+import { detectRunKind } from "../../report/runKind.ts";
 import { labVerdict } from "../../report/labVerdict.ts";
 import { checksVerdict } from "../../report/checksReport.ts";
-import { isRegularFileUnder } from "../../report/evidenceFiles.ts";
+import type { Verdict } from "../../report/reportDocument.ts";
+import { deriveRunVerdictCheckingModel, RUN_VERDICT_HEADLINES } from "../../verdicts/runVerdict.ts";
 import { CHECKS_FILE, deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
-import { deriveRunVerdictCheckingModel, LAB_EVIDENCE_FILES } from "../../verdicts/runVerdict.ts";
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
 import { readJsonObjectUnder } from "../../core/safeRead.ts";
+import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
+import { regenerateLabRun, writeRegenerationRecord } from "../../lab/labRegeneration.ts";
 
-const VERIFY_REFUSED = 2;
+const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
+/** How much of each differing text the terminal shows around the first difference (the record keeps more). */
+const EXCERPT_BEFORE = 40;
+const EXCERPT_AFTER = 120;
+
+interface VerifyFlags {
+  regenerate?: boolean;
+  modelDirectory?: string;
+  strict?: boolean;
+  json?: boolean;
+}
+
+/** The bytes around `offset` of `text`, JSON-escaped so control characters and line breaks stay on one line. */
+function excerpt(text: string | null, offset: number): string {
+  if (text === null) return "(no text)";
+  const bytes = Buffer.from(text, "utf8");
+  const start = Math.max(0, offset - EXCERPT_BEFORE);
+  const end = Math.min(bytes.length, offset + EXCERPT_AFTER);
+  const shown = bytes.subarray(start, end).toString("utf8");
+  return `${start > 0 ? "…" : ""}${JSON.stringify(shown)}${end < bytes.length ? "…" : ""} (bytes ${start}-${end} of ${bytes.length})`;
+}
+
+/** Every line of a regeneration's output, each labelled SYNTHETIC when the model was a synthetic checkpoint. */
+export function regenerationLines(record: RegenerationRecord, recordPath: string): string[] {
+  const label = record.model_directory.synthetic_label;
+  const tag = label === null ? "" : `[SYNTHETIC checkpoint: ${label}] `;
+  const lines = [
+    `model directory: ${record.model_directory.path} (${record.model_directory.model_name}; verified by ${record.model_directory.verified_by})`,
+    `normalization: ${record.normalization}`,
+    `${regenerationSummary({ ...record, model_directory: { ...record.model_directory, synthetic_label: null } })}${
+      record.not_compared > 0
+        ? ` (${record.not_compared} request(s) not compared: their recorded outcome is no model response)`
+        : ""
+    }`,
+  ];
+  for (const turn of record.turns) {
+    if (!turn.compared || turn.identical) continue;
+    const offset = turn.first_difference_offset ?? 0;
+    lines.push(
+      `proposal ${turn.proposal} (request #${turn.request_event_id}): differs at byte ${offset} (recorded ${turn.recorded_outcome}, regenerated ${turn.regenerated_outcome})`,
+      `  recorded:    ${excerpt(turn.recorded?.text ?? null, offset)}`,
+      `  regenerated: ${excerpt(turn.regenerated?.text ?? null, offset)}`,
+    );
+  }
+  lines.push(
+    record.outcome === "reproduced"
+      ? "every compared response was reproduced"
+      : record.strict
+        ? "--strict: a regenerated response differs from the recorded one: EVIDENCE INVALID"
+        : "not reproduced (a difference is not proof of forgery: the server need not be deterministic; --strict makes it EVIDENCE INVALID)",
+    `recorded in ${recordPath} (a record: it never makes a verdict valid by itself)`,
+  );
+  return lines.map((line) => `${tag}${line}`);
+}
+
+function verdictLines(kind: "lab run" | "checks", verdict: Verdict): string[] {
+  return [`${kind}: ${verdict.headline}`, ...verdict.details.map((line) => `  ${line}`)];
+}
 
 export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode): void {
-  const refuse = refusal(setExitCode, VERIFY_REFUSED);
   lab
     .command("verify")
     .description(
-      "print the verdict re-derived from a Lab run or a checks root (exit 0 only when the evidence is valid)",
+      "re-derive a Lab run's (or checks root's) verdict; --regenerate re-asks the model every recorded request",
     )
-    .argument("<dir>", "a Lab run directory (audit.jsonl) or a `tca lab checks` root (checks.json)")
-    .option("--json", "print the verdict as JSON")
-    .option("--strict", "also fail when the evidence was made by another harness version")
-    .action(async (target: string, options: { json?: boolean; strict?: boolean }) => {
-      const checked = inputDirectory("the run directory", resolve(target));
+    .argument("<run-or-checks-dir>", "a Lab run folder (tca lab baseline/model) or a tca lab checks root")
+    .option("--regenerate", "send every recorded request again to the model and compare the responses byte for byte")
+    .option(
+      "--model-directory <dir>",
+      "with --regenerate: the run's model, verified now (pinned files or its own synthetic manifest)",
+    )
+    .option(
+      "--strict",
+      "fail when the evidence was made by another harness version; with --regenerate, any regenerated response " +
+        "that differs makes the verdict EVIDENCE INVALID",
+    )
+    .option("--json", "print the verdict (and the regeneration record) as JSON")
+    .action(async (directoryArgument: string, flags: VerifyFlags) => {
+      const json = flags.json === true;
+      const refuse = (code: string, message: string): void =>
+        refusal(setExitCode, LAB_REFUSED)(code, message, { json });
+      if (flags.regenerate !== true && flags.modelDirectory !== undefined)
+        return refuse("usage_error", "--model-directory and the model it names belong to --regenerate");
+      const checked = inputDirectory("the run directory", resolve(directoryArgument));
       if (!checked.ok) return refuse(checked.error, checked.message);
       const directory = checked.value;
-      const checks = isRegularFileUnder(directory, CHECKS_FILE);
-      if (!checks && !isRegularFileUnder(directory, LAB_EVIDENCE_FILES.audit))
+      const kind = detectRunKind(directory);
+      if (!kind.ok) return refuse(kind.error, `${directoryArgument}: ${kind.message}`);
+      if (kind.value === "bench")
         return refuse(
-          "not_lab_evidence",
-          `neither ${LAB_EVIDENCE_FILES.audit} (a Lab run) nor ${CHECKS_FILE} (a checks root) is there`,
+          "not_a_lab_run",
+          `${directoryArgument} is a bench run: tca bench quixbugs verify-run verifies it`,
         );
-      let result: {
-        kind: "lab" | "checks";
-        verdict: string;
-        headline: string;
-        details: readonly string[];
-        valid: boolean;
-        sameHarness: boolean;
-        extra: Record<string, unknown>;
-      };
-      if (checks) {
-        const verdict = deriveChecksVerdict(directory);
+
+      if (kind.value === "checks") {
+        if (flags.regenerate === true)
+          return refuse(
+            "nothing_to_regenerate",
+            "nothing to regenerate: scripted proposals (a checks root holds only scripted check runs)",
+          );
+        const derived = deriveChecksVerdict(directory);
+        // checks.json records the harness aggregate only: compared with this harness's, never shown as it.
         const recorded = readJsonObjectUnder(directory, CHECKS_FILE, CHECKS_SUMMARY_MAX_BYTES)?.["harness_sha256"];
-        // checks.json records the aggregate only: compared with this harness's, never shown as it.
         const current = harnessHashes().aggregate_sha256;
         const sameHarness = recorded === current;
-        const words = checksVerdict(verdict);
-        result = {
-          kind: "checks",
-          verdict: verdict.kind,
-          headline: words.headline,
+        const valid =
+          (derived.kind === "all_passed" || derived.kind === "failed") && (flags.strict !== true || sameHarness);
+        const words = checksVerdict(derived);
+        const shown = {
+          ...words,
           details: [
             ...words.details,
             sameHarness
               ? `harness: made by this harness version (aggregate sha256 ${current})`
               : `harness: made by another harness version: checks.json records aggregate sha256 ${typeof recorded === "string" ? recorded : "none"}, this harness is ${current}`,
           ],
-          valid: verdict.kind !== "evidence_invalid" && verdict.kind !== "incomplete",
-          sameHarness,
-          extra: { total: verdict.total, passed: verdict.passed, failed: verdict.failed, problems: verdict.problems },
         };
-      } else {
-        const verdict = await deriveRunVerdictCheckingModel(directory);
-        const words = labVerdict(verdict);
-        result = {
-          kind: "lab",
-          verdict: verdict.kind,
-          headline: words.headline,
-          details: words.details,
-          valid: verdict.kind !== "evidence_invalid" && verdict.kind !== "incomplete",
-          sameHarness: verdict.harness?.sameVersion === true,
-          extra: {
-            problems: verdict.problems,
-            model: verdict.modelTrial,
-            harness: verdict.harness,
-            replay: {
-              proposals_used: verdict.recomputed.replay.proposalsUsed,
-              invalid_proposals: verdict.recomputed.replay.invalidProposals,
-              final_version: verdict.recomputed.replay.finalVersion,
-            },
-          },
-        };
-      }
-      const passes = result.valid && (options.strict !== true || result.sameHarness);
-      if (options.json) {
-        const { extra, ...rest } = result;
         process.stdout.write(
-          `${JSON.stringify({ directory, ...rest, ...extra, strict: options.strict === true, passes }, null, 2)}\n`,
+          json
+            ? `${JSON.stringify({ ok: true, directory, kind: "checks", verdict: derived.kind, headline: derived.headline, problems: derived.problems, sameHarness, strict: flags.strict === true, valid, passes: valid }, null, 2)}\n`
+            : `${verdictLines("checks", shown).join("\n")}\n`,
+        );
+        setExitCode(valid ? 0 : 1);
+        return;
+      }
+
+      let modelDirectory: string | null = null;
+      if (flags.regenerate === true && flags.modelDirectory !== undefined) {
+        const checked = modelDirectoryArgument(flags.modelDirectory);
+        if (!checked.ok) return refuse(checked.error, checked.message);
+        modelDirectory = resolve(checked.value);
+      }
+      // The model directory a model trial names is opened now (lab-replay): a relabelled run is not a model trial.
+      const verdict = await deriveRunVerdictCheckingModel(directory);
+      let record: RegenerationRecord | null = null;
+      let recordPath: string | null = null;
+      if (flags.regenerate === true) {
+        const regenerated = await regenerateLabRun({
+          runDirectory: directory,
+          modelDirectory,
+          records: verdict.records,
+          manifest: verdict.manifest,
+          strict: flags.strict === true,
+        });
+        if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
+        record = regenerated.value;
+        recordPath = writeRegenerationRecord(directory, record);
+      }
+      const strictFailure = record !== null && record.strict && record.outcome !== "reproduced";
+      const otherHarness = flags.strict === true && verdict.harness?.sameVersion !== true;
+      const valid =
+        !strictFailure && !otherHarness && (verdict.kind === "verified_success" || verdict.kind === "not_verified");
+      const headline = strictFailure ? RUN_VERDICT_HEADLINES.evidence_invalid : RUN_VERDICT_HEADLINES[verdict.kind];
+      if (json) {
+        process.stdout.write(
+          `${JSON.stringify(
+            {
+              ok: true,
+              directory,
+              kind: "lab",
+              verdict: strictFailure ? "evidence_invalid" : verdict.kind,
+              headline,
+              problems: verdict.problems,
+              model: verdict.modelTrial,
+              harness: verdict.harness,
+              strict: flags.strict === true,
+              valid,
+              passes: valid,
+              regeneration: record,
+            },
+            null,
+            2,
+          )}\n`,
         );
       } else {
-        process.stdout.write(`${result.kind === "lab" ? "lab run" : "checks"}: ${result.headline}\n`);
-        for (const line of result.details) process.stdout.write(`  ${line}\n`);
-        if (options.strict === true && result.valid && !result.sameHarness)
-          process.stdout.write("strict: made by another harness version, so not accepted\n");
+        const lines = verdictLines("lab run", labVerdict(verdict));
+        if (record !== null && recordPath !== null) lines.push(...regenerationLines(record, recordPath));
+        if (strictFailure) lines.push(`verdict: ${headline} (a regenerated response differs and --strict was given)`);
+        if (otherHarness) lines.push("strict: made by another harness version, so not accepted");
+        process.stdout.write(`${lines.join("\n")}\n`);
       }
-      setExitCode(passes ? 0 : 1);
+      setExitCode(valid ? 0 : 1);
     });
 }
