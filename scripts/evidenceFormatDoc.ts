@@ -31,6 +31,7 @@ import {
 } from "./evidenceFormat/labAuditDescriptions.ts";
 import { BENCH_TRACE_DESCRIPTIONS } from "./evidenceFormat/benchTraceDescriptions.ts";
 import { BENCH_TRACE_EVENTS, BENCH_TRACE_FORMAT } from "../src/bench/runs/benchTrace.ts";
+import { BENCH_PROBLEM_MEANINGS } from "../src/verdicts/benchProblems.ts";
 import {
   BENCH_RESULTS_FIELDS,
   BENCH_RUN_FIELDS,
@@ -183,6 +184,14 @@ function envelopeSection(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The bench verdict's codes (src/verdicts/benchProblems.ts): the reader's, and one per check. */
+function benchProblemSection(): string {
+  const lines = ["| code | meaning |", "| --- | --- |"];
+  for (const [code, meaning] of Object.entries(BENCH_PROBLEM_MEANINGS))
+    lines.push(`| \`${code}\` | ${escapeCell(meaning)} |`);
+  return `${lines.join("\n")}\n`;
+}
+
 function problemSection(): string {
   const lines = ["| code | meaning |", "| --- | --- |"];
   for (const [code, meaning] of Object.entries(PROBLEM_MEANINGS))
@@ -238,6 +247,7 @@ export function generatedSections(
   return {
     envelope: envelopeSection(),
     "problem-codes": problemSection(),
+    "bench-problem-codes": benchProblemSection(),
     events: eventsSection(catalogs),
     "run-files": filesSection(files),
   };
