@@ -23,14 +23,15 @@ import {
   TaskRecordSchema,
   VerificationJsonSchema,
 } from "../src/bench/runs/runFileSchemas.ts";
-import { BENCH_TRACE_EVENTS, BENCH_TRACE_FORMAT } from "../src/bench/runs/benchTrace.ts";
-import { BENCH_TRACE_DESCRIPTIONS } from "./evidenceFormat/benchTraceDescriptions.ts";
 import {
   LAB_ACTION_DESCRIPTION,
   LAB_AUDIT_DESCRIPTIONS,
   LAB_OBSERVATION_DESCRIPTION,
   type EventDescription,
 } from "./evidenceFormat/labAuditDescriptions.ts";
+import { BENCH_TRACE_DESCRIPTIONS } from "./evidenceFormat/benchTraceDescriptions.ts";
+import { BENCH_TRACE_EVENTS, BENCH_TRACE_FORMAT } from "../src/bench/runs/benchTrace.ts";
+import { BENCH_PROBLEM_MEANINGS } from "../src/verdicts/benchProblems.ts";
 import {
   BENCH_RESULTS_FIELDS,
   BENCH_RUN_FIELDS,
@@ -53,6 +54,8 @@ export interface DocumentedCatalog {
   readonly descriptions: Readonly<Record<string, EventDescription>>;
   /** Shared types of this catalog, printed once and linked from every field that has one. */
   readonly named: readonly NamedType[];
+  /** The events' anchor prefix (default `event-`): two catalogs may have an event of the same name. */
+  readonly anchorPrefix?: string;
 }
 
 /** Every catalog the doc lists, in this order. */
@@ -74,10 +77,11 @@ export const DOCUMENTED_CATALOGS: readonly DocumentedCatalog[] = [
     file: "traces/<task>.ndjson",
     format: BENCH_TRACE_FORMAT,
     definedIn:
-      "src/bench/agent/traceEvents.ts (agent events), src/bench/runs/traceResultEvents.ts (grade, diff, task_end)",
+      "src/bench/agent/traceEvents.ts (the agent's events) and src/bench/runs/traceResultEvents.ts (grade, diff, task_end)",
     catalog: BENCH_TRACE_EVENTS,
     descriptions: BENCH_TRACE_DESCRIPTIONS,
     named: [],
+    anchorPrefix: "trace-event-",
   },
 ];
 
@@ -130,11 +134,14 @@ type EnvelopeKey = (typeof ENVELOPE_KEYS)[number];
 const ENVELOPE_MEANINGS: Readonly<Record<EnvelopeKey, string>> = {
   format: "the log's format id: `tca.audit` (Lab) or the bench trace's; a reader refuses any other (wrong_format)",
   v: "the format version; this document describes version 2 (older: old_format_version, newer: unknown_format_version)",
-  run_id: "the run's id (a UUID); every record of a file carries the same one, as manifest.json does",
+  run_id:
+    "the run's id: a UUID in the Lab (as manifest.json has it), run.json's createdAt in a bench trace; every record of a file carries the same one",
   event_id: "the sequence number: 1, 2, 3, … in append order, no gap, no repeat",
   t_ms: "monotonic milliseconds from the writer's injected clock; never decreases within a file (not wall-clock time)",
   type: "the event type: one of the catalog's events below; it fixes the shape of `data`",
-  source: "the proposal-source label (`scripted`, a model's label), the same on every record of a run",
+  source:
+    "the proposal-source label (`scripted`, a model's label); in a bench trace, the backend the model answered through " +
+    "(`openai-compatible`, `local-engine`, `unnamed`); the same on every record of a run",
   proposal: "the 1-based proposal (Lab) or model turn (bench) the record belongs to; null for run-level records",
   data: "the event's payload, an object whose fields are listed per event below; nothing of it is spread over the envelope",
 };
@@ -177,6 +184,14 @@ function envelopeSection(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The bench verdict's codes (src/verdicts/benchProblems.ts): the reader's, and one per check. */
+function benchProblemSection(): string {
+  const lines = ["| code | meaning |", "| --- | --- |"];
+  for (const [code, meaning] of Object.entries(BENCH_PROBLEM_MEANINGS))
+    lines.push(`| \`${code}\` | ${escapeCell(meaning)} |`);
+  return `${lines.join("\n")}\n`;
+}
+
 function problemSection(): string {
   const lines = ["| code | meaning |", "| --- | --- |"];
   for (const [code, meaning] of Object.entries(PROBLEM_MEANINGS))
@@ -188,16 +203,17 @@ function eventsSection(catalogs: readonly DocumentedCatalog[]): string {
   const parts: string[] = [];
   for (const documented of catalogs) {
     const events = Object.keys(documented.catalog);
+    const prefix = documented.anchorPrefix ?? "event-";
     parts.push(
       `### ${documented.heading}\n\n` +
         `Format id \`${documented.format}\`, version 2, in \`${documented.file}\`; declared in \`${documented.definedIn}\`. ` +
-        `${events.length} events: ${events.map((e) => `[\`${e}\`](#event-${e.replaceAll("_", "-")})`).join(", ")}.\n`,
+        `${events.length} events: ${events.map((e) => `[\`${e}\`](#${prefix}${e.replaceAll("_", "-")})`).join(", ")}.\n`,
     );
     for (const event of events) {
       const description = documented.descriptions[event];
       const context: TableContext = { named: documented.named, descriptions: description?.fields ?? {} };
       parts.push(
-        `<a id="event-${event.replaceAll("_", "-")}"></a>\n#### \`${event}\`\n\n${description?.meaning ?? ""}\n\n` +
+        `<a id="${prefix}${event.replaceAll("_", "-")}"></a>\n#### \`${event}\`\n\n${description?.meaning ?? ""}\n\n` +
           shapesTable(documented.catalog[event], context),
       );
     }
@@ -231,6 +247,7 @@ export function generatedSections(
   return {
     envelope: envelopeSection(),
     "problem-codes": problemSection(),
+    "bench-problem-codes": benchProblemSection(),
     events: eventsSection(catalogs),
     "run-files": filesSection(files),
   };

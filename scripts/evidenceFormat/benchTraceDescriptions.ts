@@ -1,148 +1,131 @@
 // What each bench trace event (traces/<task>.ndjson) and its fields mean, for docs/evidence-format.md.
-// Kept beside the generator, as the Lab's are (labAuditDescriptions.ts says why). Typed by the catalog:
-// an event added to or removed from BENCH_TRACE_EVENTS without its meaning here fails tsc, and
-// test/docs/evidenceFormatDoc.test.ts fails when a field named here is no longer in the event's data.
+// Typed by the trace's catalog (src/bench/runs/benchTrace.ts): an event added to or removed from it
+// without its meaning here fails tsc, and test/docs/evidenceFormatDoc.test.ts fails when a field named
+// here is no longer in the event's data. Data keys are camelCase (the trace's since format 1); the model
+// turn an event belongs to is the envelope's `proposal`.
 import type { BenchTraceEventType } from "../../src/bench/runs/benchTrace.ts";
 import type { EventDescription } from "./labAuditDescriptions.ts";
 
+const exchange = {
+  exchange: "the raw model exchange, kept verbatim",
+  "exchange.request": "the request body as sent (the endpoint's or the local engine's own)",
+  "exchange.response": "the response body as parsed",
+  "exchange.httpStatus": "the HTTP status; null for the local engine or no response",
+  "exchange.elapsedMs": "how long the call took",
+  "exchange.retries": "requests retried after a transient failure (429, 502-504, connection refused)",
+};
+
 export const BENCH_TRACE_DESCRIPTIONS: Readonly<Record<BenchTraceEventType, EventDescription>> = {
   task_start: {
-    meaning:
-      "The first record of every trace: which task, under which condition and budget, on which file. `proposal` " +
-      "is null. Everything a replay of the task needs that is not a model response is named here or in run.json.",
+    meaning: "The task starts: which program under which condition, its budget, and what the run was when it started.",
     fields: {
       taskId: "`<condition>-<program>`",
-      condition: "A (one-shot), B (no tests), C (with tests) or D (verified completion)",
-      budget: "the turn, token and time budget the task was held to",
-      target: "the path of the program in the task folder, as the tools name it",
-      originalSha256: "sha256 of the program as the task began (the data set's buggy version)",
-      programSha256: "the data set program's digest (programDigest), bound to run.json's dataset identity",
-      run: "the run's labels when the task started: a trace copied into another run does not match it",
-      tools: "the tools offered to the model under this condition, by name",
-      attempt: "1, or the attempt number when --resume redid the task",
-      repeat: "1, or k under --repeats",
-      seed: "the sampling seed sent with each request, when the run set one",
+      budget: "turns, tokens per turn and milliseconds the task may spend",
+      target: "the program file the agent may change, relative to the task folder",
+      originalSha256: "sha256 of the buggy program as given to the agent",
+      programSha256: "digest of the data set's files for this program (verify-run checks its data set against it)",
+      run: "the run's labels when the task started (run.json's fingerprint digest, label, plan); the verdict checks them",
+      tools: "the tools offered, by name (none: condition A)",
+      attempt: "1, or the next number when --resume redid the task",
+      repeat: "which of --repeats k runs this is",
+      seed: "the sampling seed sent with every request (repeats only)",
     },
   },
   model_request: {
-    meaning: "A request is about to be sent to the model. `proposal` is the turn (1-based).",
-    fields: { messages: "how many messages the request holds" },
+    meaning: "A request to the model for this turn.",
+    fields: { messages: "how many chat messages the request holds" },
   },
   model_error: {
-    meaning: "The model call failed (transport, HTTP status, timeout, context limit); the task stops.",
+    meaning: "The model call failed; the task ends (a model error, or out of budget past the deadline).",
     fields: {
-      error: "the stable error code",
-      message: "a short explanation",
-      exchange: "the raw exchange, verbatim",
-      retries: "how many retries were made before giving up",
+      error: "the chat error code (model_http_error, model_timeout, ...)",
+      message: "a short message",
+      retries: "how many requests were retried",
+      ...exchange,
     },
   },
   model_response: {
-    meaning: "The model's reply to the turn's request, as received. `proposal` is the turn.",
+    meaning: "The model's reply for this turn, as returned.",
     fields: {
-      content: "the reply's text",
-      toolCalls: "the tool calls the reply made, arguments as the text the model wrote",
-      finishReason: "the server's finish reason (`length`: cut off at the token limit)",
-      usage: "token counts, and who counted them (server, local engine, or none)",
-      servedModel: "the model name the server reported",
-      exchange: "the raw exchange: request and response bodies, HTTP status, time, retries",
+      content: "the reply's text, verbatim (tool calls parsed out of it by a local engine are not in it)",
+      toolCalls: "the tool calls proposed, arguments unparsed",
+      finishReason: "stop, tool_calls, length, ... as reported; null if absent",
+      usage: "token counts: by the server, by the local engine, or none",
+      servedModel: "the model name the server says answered",
+      ...exchange,
     },
   },
   stop_attempt: {
-    meaning:
-      "The model asked to stop (a reply without tool calls), or condition A answered; `accepted` is the harness's " +
-      "decision. Under D a stop before a passing test run on the current file is refused with `refusal`.",
+    meaning: "The model asked to stop (or, under condition A, answered); `accepted` is the harness's decision.",
     fields: {
-      accepted: "whether the harness ended the task on this stop",
-      codeBlock: "condition A: whether the answer held a code block (the file A is graded on)",
-      truncated: "the reply was cut off at the token limit: never a claim",
-      malformedToolCall: "the reply held tool-call text the harness could not parse",
-      refusal: "condition D: the harness's refusal, exactly as sent to the model",
+      accepted: "whether the harness accepted the stop (an accepted stop is the claim of done)",
+      codeBlock: "condition A: whether the answer held a code block",
+      truncated: "the reply was cut at the token limit: never a claim",
+      malformedToolCall: "the reply held only malformed tool calls as text",
+      refusal: "condition D: the harness's refusal, as sent to the model",
     },
   },
   protocol_finding: {
-    meaning: "The reply held tool calls written as text instead of tool calls; counted, never executed.",
-    fields: { kind: "what was found", blocks: "how many such blocks" },
+    meaning: "The reply held tool calls as text: the endpoint did not parse them, or the model's own were malformed.",
+    fields: { kind: "tool_calls_as_text or malformed_tool_call_text", blocks: "how many blocks the text held" },
   },
   tool_call: {
-    meaning: "One tool call of the turn's reply, before the policy decides on it.",
-    fields: { id: "the call's id", name: "the tool named", arguments: "the arguments, as the text the model wrote" },
+    meaning: "A tool call the model proposed, before the policy decides on it.",
+    fields: { id: "the call's id", name: "the tool", arguments: "the arguments' JSON text, unparsed" },
   },
   tool_error: {
-    meaning: "The call could not run: bad arguments, unknown tool, a missing file.",
-    fields: { id: "the call's id", error: "the stable error code", message: "a short explanation" },
+    meaning: "A tool call that could not run: unparseable arguments, an unknown tool, a file that is not there.",
+    fields: { error: "the tool error code", message: "a short message, when the policy gave one" },
   },
   tool_refused: {
-    meaning:
-      "The condition's tool policy refused the call (a path outside the task folder, a test file, a tool not offered).",
+    meaning: "A tool call the condition's policy refused (a write to the tests, a read of the reference fix, ...).",
     fields: {
-      id: "the call's id",
-      tool: "the tool named",
-      path: "the path asked for, when the call named one",
-      error: "the stable refusal code",
-      message: "the refusal, as sent to the model",
+      tool: "the tool",
+      path: "the path asked for; null for a tool without one",
+      error: "the refusal's code (it moves the guardrail counters)",
+      message: "the message the model was sent",
     },
   },
   tool_result: {
-    meaning: "The call ran: a read (how much was returned) or a write (the new file's digest).",
+    meaning: "A read or a write the policy allowed. The trace keeps sizes and digests, not the file text.",
     fields: {
-      id: "the call's id",
-      tool: "read_file or write_file",
       path: "the file read or written",
-      chars: "characters read or written",
-      sha256: "write_file: sha256 of the file written",
+      chars: "its length in characters",
+      sha256: "write_file: sha256 of the content written",
     },
   },
   test_run: {
-    meaning:
-      "The model's run_tests call (conditions C and D): the public tests on the current file in a fresh sandbox, " +
-      "and what the model was shown. D's stop rule is decided from these.",
+    meaning: "The model's run_tests: pytest on the current file in a fresh sandbox. Feedback only, never the grade.",
     fields: {
-      id: "the call's id",
-      purpose: "always run_tests (the trusted grade is the grade event)",
-      targetSha256: "sha256 of the file tested",
-      outcome: "passed, failed, timeout or error",
-      counts: "the tests' counts",
-      seconds: "the run's wall time",
-      exitCode: "pytest's exit code, null when it was killed",
-      output: "pytest's output as shown to the model (bounded)",
+      targetSha256: "sha256 of the file the tests ran on",
+      outcome: "pytest's outcome",
+      counts: "pytest's counts",
+      seconds: "how long the run took",
+      exitCode: "pytest's exit code; null when it was stopped",
+      output: "pytest's full output",
     },
   },
   budget_exhausted: {
-    meaning: "The task ran out of turns, time or context before the model stopped.",
-    fields: { reason: "which budget", turns: "turns used" },
+    meaning: "The task ran out of turns, time or context.",
+    fields: { reason: "which budget", turns: "the turns taken" },
   },
   task_interrupted: {
-    meaning: "The run was cancelled during the task: not graded, not recorded; --resume redoes it (a new attempt).",
-    fields: { stage: "agent or grading", seconds: "time into the task", note: "what happens next" },
+    meaning: "Cancelled (Ctrl-C): the task is not graded and not recorded; --resume redoes it.",
+    fields: { stage: "where the cancellation caught it", seconds: "how long it had run", note: "what happens next" },
   },
   grade: {
-    meaning:
-      "The trusted grade of the file the agent left: public tests and held-out cases in the grader's sandbox, " +
-      "never the model's own test runs.",
-    fields: {
-      outcome: "passed, failed, timeout or error",
-      counts: "the public tests' counts",
-      seconds: "the grade's wall time",
-      summary: "one line for people",
-      grader: "the grader's id (GRADER_ID)",
-      reason: "why the grade is not a pass, when known",
-      fixedPublic: "the headline: every public test passed",
-      fixedWithHeldOut: "the public tests and every held-out case passed (null: held-out not run)",
-      heldOut: "the held-out cases: seed, passed, total, dropped",
-      excluded: "public tests excluded from the count, by name (a slow test without --include-slow)",
-      output: "the grader's full output",
-    },
+    meaning: "The trusted grader's grade of the file the agent left (public and held-out cases), with its output.",
+    fields: { output: "the grader's full output" },
   },
   diff: {
-    meaning: "The unified diff from the original program to the file the agent left (only when it changed).",
-    fields: { diff: "the diff's text; diffs/<task>.diff holds the same bytes" },
+    meaning: "The unified diff of the file against the buggy program; only when the task changed it.",
+    fields: { diff: "the diff's text (the same bytes as diffs/<task>.diff)" },
   },
   task_end: {
-    meaning: "The last record: the task record as appended to tasks.ndjson (less its paths) and the diff.",
+    meaning: "The task's result: the record tasks.ndjson holds, less its paths. Always the trace's last record.",
     fields: {
-      result: "the task record; the verdict requires it to equal the one in tasks.ndjson",
-      diff: "the diff again",
+      result: "the task record (see tasks.ndjson below), without tracePath and diffPath",
+      diff: "the diff's text; empty when unchanged",
     },
   },
 };

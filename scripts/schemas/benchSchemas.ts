@@ -1,12 +1,14 @@
 // The benchmark's evidence files whose schemas/ files are generated: run.json, tasks.ndjson records,
-// results.json, verification.json (src/bench/runs/runFileSchemas.ts) and trace records (added when the
-// trace moves onto its catalog).
+// results.json, verification.json (src/bench/runs/runFileSchemas.ts) and the records of a task trace
+// (traces/<task>.ndjson: the v2 envelope over the trace's catalog, src/bench/runs/benchTrace.ts).
 import {
   ResultsJsonSchema,
   RunJsonSchema,
   TaskRecordSchema,
   VerificationJsonSchema,
 } from "../../src/bench/runs/runFileSchemas.ts";
+import { recordSchema } from "../../src/recording/evidenceEnvelope.ts";
+import { BENCH_TRACE_EVENTS, BENCH_TRACE_FORMAT } from "../../src/bench/runs/benchTrace.ts";
 import type { SchemaFile } from "./schemaFile.ts";
 
 export const BENCH_SCHEMA_FILES: readonly SchemaFile[] = [
@@ -33,5 +35,13 @@ export const BENCH_SCHEMA_FILES: readonly SchemaFile[] = [
     title: "quixbugs-verification schema 1 — verification.json",
     description: "verify-run's re-grade of a bench run (src/bench/runs/runFileSchemas.ts).",
     schema: VerificationJsonSchema,
+  },
+  {
+    name: "bench-trace-record.schema.json",
+    title: `${BENCH_TRACE_FORMAT} version 2 — one record of traces/<task>.ndjson`,
+    description:
+      "One event of a bench task's trace: the evidence envelope, its data per event type " +
+      "(src/bench/agent/traceEvents.ts, src/bench/runs/traceResultEvents.ts).",
+    schema: recordSchema(BENCH_TRACE_FORMAT, BENCH_TRACE_EVENTS, `${BENCH_TRACE_FORMAT} version 2 — one record of traces/<task>.ndjson`),
   },
 ];

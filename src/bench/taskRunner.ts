@@ -6,9 +6,8 @@
 import { sha256Hex } from "../core/digest.ts";
 import type { StepHook } from "../core/stepHook.ts";
 import { runAgentLoop, type AgentTaskContext } from "./agent/agentLoop.ts";
-import { TeeTrace } from "./agent/taskTrace.ts";
+import { TeeTrace, type TraceLog } from "./agent/taskTrace.ts";
 import type { AgentTraceCatalog } from "./agent/traceEvents.ts";
-import type { EvidenceLog } from "../recording/evidenceEnvelope.ts";
 import type { BenchTraceCatalog } from "./runs/benchTrace.ts";
 import { referenceFixSource, supportFiles, targetPath } from "./dataset/dataset.ts";
 import { heldOutCases, processHeldOutSeed } from "./grading/heldOutCases.ts";
@@ -22,7 +21,7 @@ import { sameModuloTrailingWhitespace, unifiedDiff } from "./results/unifiedDiff
 
 export interface TaskContext extends Omit<AgentTaskContext, "hook" | "trace"> {
   /** The task's trace: the agent's events, then the grade, the diff and the result (runs/benchTrace.ts). */
-  readonly trace: EvidenceLog<BenchTraceCatalog>;
+  readonly trace: TraceLog<BenchTraceCatalog>;
   /** Seed of the held-out grading inputs (default: one per process, recorded in every grade). */
   readonly heldOutSeed?: number;
   /** Crash injection for tests: a model call or the grading run in flight (src/core/stepHook.ts). */
@@ -121,6 +120,7 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
     attempt: ctx.attempt ?? 1,
     repeat: ctx.repeat ?? 1,
   };
-  trace.append("task_end", { result: { ...result }, diff });
+  const { tracePath: _tracePath, diffPath: _diffPath, ...recorded } = result;
+  trace.append("task_end", { result: recorded, diff });
   return result;
 }

@@ -6,59 +6,56 @@
 import type { TraceProblemCode } from "../bench/runs/benchTrace.ts";
 import type { EvidenceProblem } from "../recording/evidenceProblem.ts";
 
-export const BENCH_PROBLEM_CODES = [
-  // Reading the folder (benchSnapshot.ts)
-  "file_unreadable", // a run file is missing, a link, too large, not a plain file or not UTF-8 (the read error is in the detail)
-  "not_json", // a JSON file, or a line of tasks.ndjson or of a trace, is not JSON
-  "json_too_deep",
-  "not_json_object", // run.json, results.json or verification.json is not a JSON object
-  "truncated_log", // tasks.ndjson's last line is incomplete
-  "not_task_result", // a line of tasks.ndjson is not a task result
-  // A trace line that is not a record of the trace's catalog (the trace reader's codes)
-  "truncated_trace",
-  "wrong_format",
-  "old_format_version",
-  "unknown_format_version",
-  "bad_envelope",
-  "unknown_event",
-  "unknown_field",
-  "missing_field",
-  "wrong_type",
-  // run.json
-  "not_run_manifest",
-  // One task against its record, trace and diff (checkTask)
-  "not_in_plan",
-  "outcome_mismatch",
-  "false_fixed_mismatch",
-  "no_trace_named",
-  "trace_start_missing",
-  "trace_task_mismatch",
-  "trace_binding_mismatch",
-  "trace_end_missing",
-  "task_end_mismatch",
-  "grade_event_count",
-  "grade_mismatch",
-  "guardrail_recount",
-  "claimed_fixed_mismatch",
-  "claim_recount",
-  "statements_recount",
-  "diff_event_count",
-  "diff_path_mismatch",
-  "diff_mismatch",
-  // results.json against the log (checkResults)
-  "results_missing",
-  "results_tasks_mismatch",
-  "results_summary_mismatch",
-  "results_count_mismatch",
-  "results_fingerprint_mismatch",
-  // run.json's data set identity against the traces (benchDatasetCheck.ts)
-  "dataset_identity_invalid", // run.json's dataset is malformed, or has no digest for a program it lists
-  "dataset_digest_mismatch", // a task_start's programSha256 is not the digest run.json's dataset records
-  // More problems than the verdict lists
-  "problems_omitted",
-] as const satisfies readonly (string | TraceProblemCode)[];
+/** Every code, with what it means (docs/evidence-format.md lists them from here: npm run evidence-doc). */
+export const BENCH_PROBLEM_MEANINGS = {
+  file_unreadable:
+    "a run file is missing, a link, too large, not a plain file or not UTF-8 (the read error is in the detail)",
+  not_json: "a JSON file, or a line of tasks.ndjson or of a trace, is not JSON",
+  json_too_deep: "JSON nested deeper than the reader allows",
+  not_json_object: "run.json, results.json or verification.json is not a JSON object",
+  truncated_log: "tasks.ndjson's last line is incomplete",
+  not_task_result: "a line of tasks.ndjson is not a task result",
+  truncated_trace: "a trace's last line is incomplete (a kill mid-write)",
+  wrong_format: "a trace line is not of tca.trace (the strict reader's code)",
+  old_format_version: "a trace of format 1: made by an older tca; rerun the run (one problem per file)",
+  unknown_format_version: "a trace line of an unknown version",
+  bad_envelope: "a trace line's envelope field is missing, unknown or of the wrong type",
+  unknown_event: "a trace line's type is not an event of the trace's catalog",
+  unknown_field: "a trace line's data has a field its event does not declare",
+  missing_field: "a trace line's data lacks a required field",
+  wrong_type: "a field of a trace line's data has the wrong type or value",
+  not_run_manifest: "run.json is not a QuixBugs run manifest of this schema",
+  not_in_plan: "a task of tasks.ndjson is not in run.json's plan",
+  outcome_mismatch: "a task's outcome is not the one its grade, stop reason and change give",
+  false_fixed_mismatch: "a task's falseFixed (or falseFixedHeldOut) disagrees with its claim and grade",
+  no_trace_named: "a task record names no trace",
+  trace_start_missing: "a trace does not start with task_start",
+  trace_task_mismatch: "a trace's task_start names another task",
+  trace_binding_mismatch: "a trace's task_start was made under other run labels than run.json's",
+  trace_end_missing: "a trace does not end in task_end",
+  task_end_mismatch: "a trace's task_end differs from the task's record",
+  grade_event_count: "a trace has no grade event, or more than one",
+  grade_mismatch: "a trace's grade event differs from the record's grade",
+  guardrail_recount: "the guardrail counts recounted from the trace differ from the record's",
+  claimed_fixed_mismatch: "the record's claimedFixed disagrees with the trace's accepted stop",
+  claim_recount: "the claim recomputed from the trace differs from the record's",
+  statements_recount: "the along-the-way statements recomputed from the trace differ from the record's",
+  diff_event_count: "a trace's diff events do not match the task's change",
+  diff_path_mismatch: "a record names a diff without a change, or a change without a diff",
+  diff_mismatch: "diffs/<task>.diff differs from the trace's diff event",
+  results_missing: "results.json is missing for a run with finished tasks",
+  results_tasks_mismatch: "results.json's tasks differ from tasks.ndjson's latest records",
+  results_summary_mismatch: "results.json's summary differs from the summary of tasks.ndjson",
+  results_count_mismatch: "results.json's tasksDone, tasksExpected or complete disagree with the recomputed counts",
+  results_fingerprint_mismatch: "results.json's fingerprint differs from run.json's",
+  dataset_identity_invalid: "run.json's dataset is malformed, or has no digest for a program it lists",
+  dataset_digest_mismatch: "a task_start's programSha256 is not the digest run.json's dataset records",
+  problems_omitted: "more problems than the verdict lists (the count is in the detail)",
+} as const satisfies Readonly<Record<string, string>>;
 
-export type BenchProblemCode = (typeof BENCH_PROBLEM_CODES)[number];
+export type BenchProblemCode = keyof typeof BENCH_PROBLEM_MEANINGS;
+export const BENCH_PROBLEM_CODES = Object.keys(BENCH_PROBLEM_MEANINGS) as BenchProblemCode[];
+
 export type BenchProblem = EvidenceProblem<BenchProblemCode>;
 
 // Every code the trace reader can give is one of the verdict's (a new reader code fails tsc here).

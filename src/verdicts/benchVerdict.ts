@@ -11,7 +11,8 @@
 //                  the plan; per task, the outcome recomputed from its grade, stop reason and change
 //                  and falseFixed from its claim and grade (classifyTask, by the rule the record
 //                  names in fixedMeans)
-//   traces/<task>  every line a JSON event (a corrupt line is a problem, never dropped); starts in
+//   traces/<task>  every line a record of the trace's catalog (src/bench/runs/benchTrace.ts, strict; a
+//                  corrupt or drifted line is a coded problem, never dropped); starts in
 //                  task_start for the same task, whose run binding fits run.json (fingerprint,
 //                  label, pipeline check, plan); ends in task_end equal to the task record; its
 //                  grade event equals the record's grade; a diff event exactly when changed; the

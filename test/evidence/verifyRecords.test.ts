@@ -24,6 +24,7 @@ import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { benchSetup, MINI_DATASET_DIR } from "../bench/benchFixtures.ts";
 import { realBenchRun } from "./regradeRunFixture.ts";
 import { forgeFixed } from "./benchForgeries.ts";
+import { dataOf, readTraceRecords } from "../bench/traceFixtures.ts";
 import { formatProblem } from "../../src/recording/evidenceProblem.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
@@ -147,10 +148,8 @@ test("run.json records the data set the run was made on: its folder, the folder 
   const tasks = readTaskResults(honest);
   assert.ok(tasks.ok && tasks.value.length === 3);
   for (const task of tasks.value) {
-    const start = JSON.parse(readFileSync(join(honest, task.tracePath!), "utf8").split("\n")[0]!) as {
-      programSha256: string;
-    };
-    assert.equal(identity.programs[task.program], start.programSha256, task.taskId);
+    const [start] = dataOf(readTraceRecords(join(honest, task.tracePath!)), "task_start");
+    assert.equal(identity.programs[task.program], start?.programSha256, task.taskId);
   }
 });
 

@@ -22,7 +22,6 @@ import {
   type DataOf,
   type EventCatalog,
   type EventOf,
-  type EvidenceLog,
   type EvidenceRecord,
 } from "../../recording/evidenceEnvelope.ts";
 import type { AgentTraceCatalog } from "./traceEvents.ts";
@@ -32,8 +31,25 @@ export const BENCH_TRACE_FORMAT = "tca.trace";
 /** The trace's versions before 2 (`{v: 1, event, t, ...fields}`): refused with old_format_version. */
 export const BENCH_TRACE_OLDER_VERSIONS: readonly number[] = [1];
 
-/** What the agent writes to: its events, typed by the catalog (a payload that drifts fails tsc). */
-export type TraceSink = EvidenceLog<AgentTraceCatalog>;
+/** A value as a writer may hand it over: read-only all the way down (the trace only serializes it). */
+export type ReadonlyDeep<T> = T extends readonly (infer U)[]
+  ? readonly ReadonlyDeep<U>[]
+  : T extends object
+    ? { readonly [P in keyof T]: ReadonlyDeep<T[P]> }
+    : T;
+
+/**
+ * A trace writer: EvidenceLog's append (src/recording/evidenceEnvelope.ts), typed by the catalog (a
+ * payload that drifts fails tsc), taking the data read-only: the task and grade records are read-only
+ * types, and the trace only serializes them. Its own interface only because tsc cannot relate the two
+ * generic signatures; every call EvidenceLog<C> accepts, it accepts.
+ */
+export interface TraceLog<C extends EventCatalog> {
+  append<K extends keyof C & string>(type: K, data: ReadonlyDeep<DataOf<C, K>>, proposal?: number | null): number;
+}
+
+/** What the agent writes to: its events, typed by the agent's catalog. */
+export type TraceSink = TraceLog<AgentTraceCatalog>;
 
 /** The envelope fields every record of one trace shares, and the clock of its t_ms. */
 export interface TraceIdentity {
@@ -57,7 +73,11 @@ class TraceEnvelope<C extends EventCatalog> {
   constructor(private readonly identity: TraceIdentity) {
     this.origin = identity.clock();
   }
-  record<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null): EvidenceRecord<C, K> {
+  record<K extends keyof C & string>(
+    type: K,
+    data: ReadonlyDeep<DataOf<C, K>>,
+    proposal: number | null,
+  ): EvidenceRecord<C, K> {
     this.lastT = Math.max(this.lastT, Math.round(this.identity.clock() - this.origin));
     return {
       format: BENCH_TRACE_FORMAT,
@@ -68,7 +88,8 @@ class TraceEnvelope<C extends EventCatalog> {
       type,
       source: this.identity.source,
       proposal,
-      data,
+      // The record holds the writer's value as given; it is serialized, never changed.
+      data: data as DataOf<C, K>,
     };
   }
 }
@@ -76,20 +97,24 @@ class TraceEnvelope<C extends EventCatalog> {
 const MEMORY_IDENTITY: TraceIdentity = { runId: "memory", source: "memory", clock: () => performance.now() };
 
 /** The records in memory (tests, and a task run outside a run directory). */
-export class MemoryTrace<C extends EventCatalog = AgentTraceCatalog> implements EvidenceLog<C> {
+export class MemoryTrace<C extends EventCatalog = AgentTraceCatalog> implements TraceLog<C> {
   readonly records: EventOf<C>[] = [];
   private readonly envelope: TraceEnvelope<C>;
   constructor(identity: Partial<TraceIdentity> = {}) {
     this.envelope = new TraceEnvelope({ ...MEMORY_IDENTITY, ...identity });
   }
-  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null = null): number {
+  append<K extends keyof C & string>(
+    type: K,
+    data: ReadonlyDeep<DataOf<C, K>>,
+    proposal: number | null = null,
+  ): number {
     const record = this.envelope.record(type, data, proposal);
     this.records.push(record as unknown as EventOf<C>);
     return record.event_id;
   }
 }
 
-export class FileTrace<C extends EventCatalog = AgentTraceCatalog> implements EvidenceLog<C> {
+export class FileTrace<C extends EventCatalog = AgentTraceCatalog> implements TraceLog<C> {
   /** The last diff event's text, for the run's diffs/ folder. */
   lastDiff: string | undefined;
   private readonly envelope: TraceEnvelope<C>;
@@ -104,7 +129,11 @@ export class FileTrace<C extends EventCatalog = AgentTraceCatalog> implements Ev
     writeFileSync(path, "", { flag: "wx" });
     this.envelope = new TraceEnvelope(identity);
   }
-  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null = null): number {
+  append<K extends keyof C & string>(
+    type: K,
+    data: ReadonlyDeep<DataOf<C, K>>,
+    proposal: number | null = null,
+  ): number {
     const record = this.envelope.record(type, data, proposal);
     const diff: unknown = (data as { readonly diff?: unknown }).diff;
     if (type === "diff" && typeof diff === "string") this.lastDiff = diff;
@@ -124,9 +153,13 @@ export class FileTrace<C extends EventCatalog = AgentTraceCatalog> implements Ev
 }
 
 /** Writes to several sinks (a file and an in-memory copy, for instance); returns the first sink's event id. */
-export class TeeTrace<C extends EventCatalog = AgentTraceCatalog> implements EvidenceLog<C> {
-  constructor(private readonly sinks: readonly [EvidenceLog<C>, ...EvidenceLog<C>[]]) {}
-  append<K extends keyof C & string>(type: K, data: DataOf<C, K>, proposal: number | null = null): number {
+export class TeeTrace<C extends EventCatalog = AgentTraceCatalog> implements TraceLog<C> {
+  constructor(private readonly sinks: readonly [TraceLog<C>, ...TraceLog<C>[]]) {}
+  append<K extends keyof C & string>(
+    type: K,
+    data: ReadonlyDeep<DataOf<C, K>>,
+    proposal: number | null = null,
+  ): number {
     const [first, ...rest] = this.sinks;
     const id = first.append(type, data, proposal);
     for (const s of rest) s.append(type, data, proposal);

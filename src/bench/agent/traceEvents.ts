@@ -1,6 +1,6 @@
 // The agent's events of a task trace (traces/<task>.ndjson), declared once: event type → TypeBox
 // schema of its `data` (the envelope: src/recording/evidenceEnvelope.ts). The agent loop and its
-// tools write through EvidenceLog<AgentTraceCatalog> (taskTrace.ts), so a payload that drifts from
+// tools write through TraceSink (taskTrace.ts: EvidenceLog's typed append), so a payload that drifts from
 // this catalog fails tsc; the one reader (src/bench/runs/benchTrace.ts) parses every record through
 // it, so a record that drifts from it is a coded problem. The task runner's own events (grade, diff,
 // task_end) are declared beside the results they carry (src/bench/runs/traceResultEvents.ts): this

@@ -5,7 +5,7 @@
 // running the tests (B, and A whose answer is the file). The claim's own final words are kept
 // so that results.md can quote them, as the document does.
 import type { DataOf } from "../../recording/evidenceEnvelope.ts";
-import type { TraceSink } from "../agent/taskTrace.ts";
+import type { ReadonlyDeep, TraceSink } from "../agent/taskTrace.ts";
 import type { AgentTraceCatalog, AgentTraceEventType } from "../agent/traceEvents.ts";
 
 export const CLAIM_KINDS = ["verified", "final_change_not_rerun", "after_failing_run", "never_ran_tests"] as const;
@@ -92,11 +92,11 @@ export class ClaimRecorder implements TraceSink {
   readonly events: ClaimEvent[] = [];
   append<K extends AgentTraceEventType>(
     type: K,
-    data: DataOf<AgentTraceCatalog, K>,
+    data: ReadonlyDeep<DataOf<AgentTraceCatalog, K>>,
     _proposal?: number | null,
   ): number {
     if (!READ.has(type)) return 0;
-    const e = claimView({ type, data });
+    const e = claimView({ type, data: data as unknown });
     const kept: ClaimView =
       e.type === "task_start"
         ? { type: e.type, data: { originalSha256: e.data.originalSha256 } }

@@ -2,35 +2,18 @@
 // of the file the agent left, and the task's result, written after the agent's own events
 // (src/bench/agent/traceEvents.ts). Declared here, in the room above the grader and the tables
 // whose records they carry. Data keys are camelCase, as the grade and task records are.
-import Type, { type TSchema } from "typebox";
+import Type from "typebox";
+import { TaskRecordSchema } from "./runFileSchemas.ts";
 
 const closed = { additionalProperties: false } as const;
-/** An array the writer may hand over read-only (the JSON Schema is a plain array). */
-function list<T extends TSchema>(items: T) {
-  return Type.Immutable(Type.Array(items));
-}
-const Count = Type.Integer({ minimum: 0 });
+
+// The task record's own definition (runFileSchemas.ts): the grade event is its grade plus the grader's
+// output, task_end's result is the record less its paths.
+const { tracePath: _tracePath, diffPath: _diffPath, ...TASK_RESULT_FIELDS } = TaskRecordSchema.properties;
 
 /** The grade record (src/bench/grading/gradeRecord.ts) and the grader's full output. */
 const GradeEventSchema = Type.Object(
-  {
-    outcome: Type.Enum(["passed", "failed", "timeout", "error"] as const),
-    counts: Type.Object({ passed: Count, failed: Count, errors: Count, skipped: Count }, closed),
-    seconds: Type.Number({ minimum: 0 }),
-    summary: Type.String(),
-    grader: Type.Optional(Type.String()),
-    reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    fixedPublic: Type.Optional(Type.Boolean()),
-    fixedWithHeldOut: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-    heldOut: Type.Optional(
-      Type.Union([
-        Type.Object({ seed: Type.Integer(), passed: Count, total: Count, dropped: Count }, closed),
-        Type.Null(),
-      ]),
-    ),
-    excluded: Type.Optional(list(Type.String())),
-    output: Type.String(),
-  },
+  { ...TaskRecordSchema.properties.grade.properties, output: Type.String() },
   closed,
 );
 
@@ -39,10 +22,9 @@ export const TRACE_RESULT_EVENTS = {
   diff: Type.Object({ diff: Type.String() }, closed),
   task_end: Type.Object(
     {
-      // The task record (src/bench/results/taskOutcome.ts TaskResult) less its paths. Its shape is
-      // the task record's (runs/runDirectory.ts parseTaskResult checks it in tasks.ndjson); the
-      // bench verdict requires this copy to equal that record exactly, so no key of it goes unchecked.
-      result: Type.Record(Type.String(), Type.Unknown()),
+      // The task record as tasks.ndjson holds it, less tracePath and diffPath; the bench verdict also
+      // requires it to equal that record exactly.
+      result: Type.Object(TASK_RESULT_FIELDS, closed),
       diff: Type.String(),
     },
     closed,
