@@ -38,6 +38,9 @@ import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts
 import { guardrailsFromTrace } from "../bench/agent/guardrailCounts.ts";
 import { statementProblem } from "./benchStatementCheck.ts";
 import { readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
+import type { QuixDataset } from "../bench/dataset/dataset.ts";
+import { replayTask, type BenchReplayProblem } from "./benchReplay.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
 
@@ -47,6 +50,18 @@ export type RegradeState =
   | { readonly state: "absent" }
   | { readonly state: "stale" }
   | { readonly state: "disagrees"; readonly tasks: readonly string[] };
+
+/** What the replay (benchReplay.ts) did: tasks replayed, tasks whose run predates the replay, its problems. */
+export interface ReplayState {
+  readonly replayed: number;
+  readonly predatesReplay: number;
+  readonly problems: readonly BenchReplayProblem[];
+}
+
+export interface BenchVerdictOptions {
+  /** The data set the run was made on (verify-run): the replay then rebuilds test file reads from it too. */
+  readonly dataset?: QuixDataset;
+}
 
 export interface BenchVerdict {
   readonly kind: BenchVerdictKind;
@@ -58,6 +73,7 @@ export interface BenchVerdict {
   /** How many files were read and cross-checked (for the figures in docs/report.md). */
   readonly filesChecked: number;
   readonly regrade: RegradeState;
+  readonly replay: ReplayState;
   /** run.json, when it is a usable manifest. */
   readonly manifest: RunManifest | null;
   /** The one read everything above was derived from; the report and merge use it too. */
@@ -96,7 +112,14 @@ function gradeOfEvent(event: Json): Json {
 }
 
 /** One task against its trace and diff, both from the snapshot. */
-function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: TaskResult, problems: string[]): void {
+function checkTask(
+  snapshot: BenchSnapshot,
+  manifest: RunManifest | null,
+  task: TaskResult,
+  problems: string[],
+  replay: MutableReplay,
+  options: BenchVerdictOptions,
+): void {
   const key = resultKey(task);
   // Each record by the rule it was written under (fixedMeans; absent in older runs).
   const recomputed = classifyTask(task.grade, task.stopReason, task.changed, task.claimedFixed, task.fixedMeans);
@@ -115,6 +138,16 @@ function checkTask(snapshot: BenchSnapshot, manifest: RunManifest | null, task: 
   const trace = snapshot.traces.get(task.tracePath);
   if (trace === undefined) return; // its read problem is listed already
   const records = trace.records;
+  // What the agent did, replayed from its start with the harness's own decisions.
+  if (manifest !== null) {
+    const replayed = replayTask(task.tracePath, records, task, manifest, options);
+    if (replayed.state === "predates_replay") replay.predatesReplay += 1;
+    else {
+      replay.replayed += 1;
+      replay.problems.push(...replayed.problems);
+      for (const problem of replayed.problems) problems.push(formatProblem(problem));
+    }
+  }
   const start = records[0];
   if (start?.event !== "task_start") problems.push(`${task.tracePath}: does not start with task_start`);
   else {
@@ -231,8 +264,32 @@ function regradeOf(snapshot: BenchSnapshot, tasks: readonly TaskResult[], proble
   };
 }
 
+/**
+ * The replay of every task again, with the data set the run was made on (verify-run): the original
+ * file and the test files are then the data set's, and every test file read is rebuilt from its bytes.
+ * Over the verdict's own snapshot, never a second read.
+ */
+export function replayWithDataset(verdict: BenchVerdict, dataset: QuixDataset): BenchReplayProblem[] {
+  const problems: BenchReplayProblem[] = [];
+  if (verdict.manifest === null) return problems;
+  for (const task of verdict.tasks) {
+    const trace = task.tracePath === undefined ? undefined : verdict.snapshot.traces.get(task.tracePath);
+    if (trace === undefined || task.tracePath === undefined) continue;
+    const replayed = replayTask(task.tracePath, trace.records, task, verdict.manifest, { dataset });
+    if (replayed.state === "replayed") problems.push(...replayed.problems);
+  }
+  return problems;
+}
+
+interface MutableReplay {
+  replayed: number;
+  predatesReplay: number;
+  problems: BenchReplayProblem[];
+}
+
 /** The verdict of the bench run in `runDirectory`, derived from one read of it. */
-export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
+export function deriveBenchVerdict(runDirectory: string, options: BenchVerdictOptions = {}): BenchVerdict {
+  const replay: MutableReplay = { replayed: 0, predatesReplay: 0, problems: [] };
   const problems: string[] = [];
   const snapshot = readBenchSnapshot(runDirectory, problems);
   const manifest = asManifest(snapshot.manifest, problems);
@@ -250,7 +307,7 @@ export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
   for (const task of tasks) {
     if (plan !== null && !planned.has(resultKey(task)))
       problems.push(`${RUN_FILES.tasks}: ${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`);
-    checkTask(snapshot, manifest, task, problems);
+    checkTask(snapshot, manifest, task, problems, replay, options);
   }
   const expected = plan === null ? null : plan.length;
   if (snapshot.results !== null) checkResults(snapshot.results, snapshot.manifest, tasks, expected, problems);
@@ -270,6 +327,7 @@ export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
     tasksExpected: expected,
     filesChecked: snapshot.filesRead,
     regrade,
+    replay,
     manifest,
     snapshot,
   };

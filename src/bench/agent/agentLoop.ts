@@ -10,7 +10,7 @@ import type { GuardrailCounts } from "./guardrailCounts.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import type { StepHook } from "../../core/stepHook.ts";
 import { taskId, type AgentBudget, type Condition, type ConditionId } from "./conditions.ts";
-import { buggySource, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import { buggySource, supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import { programDigest } from "../dataset/programDigest.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
@@ -149,6 +149,8 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
     programSha256: programDigest(ctx.dataset, program),
     // The buggy file itself: the replay's start (src/verdicts/benchReplay.ts), bound by originalSha256.
     original,
+    // The files the policy lets C and D read (path → SHA-256): the replay authorizes reads against them.
+    testFiles: Object.fromEntries(supportFiles(ctx.dataset, program).map((f) => [f.path, sha256Hex(f.content)])),
     ...(ctx.runBinding ? { run: ctx.runBinding } : {}),
     tools: schemas.map((s) => s.function.name),
     attempt: ctx.attempt ?? 1,

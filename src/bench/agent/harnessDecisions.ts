@@ -18,6 +18,13 @@ import { progressLine, type TestOutcome } from "./testRunner.ts";
 import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
 
+/**
+ * The trace layout the replay reads (task_start's original file and test files, model_request's
+ * digests, test_run's summary and timeout). In the run's fingerprint: a run that says it was made
+ * with it must have traces the replay can replay; a run without it predates the replay.
+ */
+export const TRACE_REPLAY_FORMAT = "bench-replay-1";
+
 /** Why the agent loop ended. */
 /** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
 /** tool_calls_as_text: the endpoint returned tool calls as text in the content (it does not parse them); an endpoint failure. */

@@ -13,7 +13,8 @@ import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetF
 import { regradeRun, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
 import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
-import { deriveBenchVerdict, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
+import { deriveBenchVerdict, replayWithDataset, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
+import { formatProblem } from "../../recording/evidenceProblem.ts";
 import type { RunManifest } from "../../bench/runs/runDirectory.ts";
 import type { MergeInput } from "../../bench/runs/runMerge.ts";
 
@@ -100,6 +101,15 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
             json,
           );
       }
+      // The replay again, now with the data set's own files (the test files a C or D agent read).
+      const replayed = replayWithDataset(verdict, env.value.dataset);
+      if (replayed.length > 0)
+        return fail(
+          setExitCode,
+          "evidence_invalid",
+          `${dir}: EVIDENCE INVALID (${replayed.length} problem(s)): ${replayed.slice(0, 3).map(formatProblem).join("; ")}`,
+          json,
+        );
       const { snapshot } = verdict;
       const inputs: RegradeInput[] = verdict.tasks.map((task) => ({
         task,
