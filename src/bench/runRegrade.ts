@@ -4,7 +4,8 @@
 // must be the recorded finalSha256; it is graded by the trusted grader in a fresh sandbox (public
 // cases, and held-out cases from the recorded seed); and the recomputed grade, outcome, change,
 // false-fixed flag and special-casing report are compared with the record field by field.
-// Nothing the run recorded about the grade is believed: any difference names the task.
+// Nothing the run recorded about the grade is believed: any difference names the task. Every
+// run_tests the agent made is re-run too, on the version the bench replay rebuilt for it.
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mapWithConcurrency } from "../core/concurrency.ts";
@@ -22,12 +23,24 @@ import { checkSpecialCasing } from "./results/specialCasing.ts";
 import { classifyTask, type TaskResult } from "./results/taskOutcome.ts";
 import { applyUnifiedDiff, sameModuloTrailingWhitespace } from "./results/unifiedDiff.ts";
 import { resultKey, RUN_FILES } from "./runs/runDirectory.ts";
+import { runProgramTests } from "./agent/testRunner.ts";
+
+/** One recorded run_tests, on the version of the file the bench replay rebuilt for it. */
+export interface RecordedTestRun {
+  readonly id: string;
+  readonly target: string;
+  readonly outcome: string;
+  readonly counts: unknown;
+  readonly timeoutMs: number;
+}
 
 /** One task as the run recorded it: its record, its trace's task_start, its diff file's text. */
 export interface RegradeInput {
   readonly task: TaskResult;
   readonly taskStart: Readonly<Record<string, unknown>> | undefined;
   readonly diff: string | undefined;
+  /** The agent's test runs, re-run in a fresh sandbox: the model's feedback, which D's decisions rest on. */
+  readonly testRuns?: readonly RecordedTestRun[];
 }
 
 export interface RegradeOptions {
@@ -155,6 +168,15 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
         ? measureFixSize(original, final, referenceFixSource(options.dataset, program.name).toString("utf8"))
         : null,
     );
+  // Each run_tests again, on its replayed version: same outcome and counts as the model was shown.
+  for (const run of input.testRuns ?? []) {
+    const rerun = await runProgramTests(options.sandbox, options.dataset, program, run.target, {
+      includeSlow: options.includeSlow,
+      timeoutMs: run.timeoutMs,
+    });
+    compare(differences, `test_run ${run.id}.outcome`, run.outcome, rerun.outcome);
+    if (run.outcome !== "timeout") compare(differences, `test_run ${run.id}.counts`, run.counts, rerun.counts);
+  }
   return done();
 }
 

@@ -9,7 +9,7 @@ import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
-import { deriveBenchVerdict, type RegradeState } from "../verdicts/benchVerdict.ts";
+import { deriveBenchVerdict, type RegradeState, type ReplayState } from "../verdicts/benchVerdict.ts";
 import { VERIFICATION_FILE, type BenchSnapshot } from "../verdicts/benchSnapshot.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import {
@@ -177,6 +177,19 @@ export function regradeLine(regrade: RegradeState, directory: string): string {
   }
 }
 
+/** What the bench replay (src/verdicts/benchReplay.ts) recomputed, in the verdict's words. */
+function replayLine(replay: ReplayState): string {
+  const replayed =
+    replay.replayed > 0
+      ? `replayed ${replay.replayed} task(s) from their recorded replies with the harness's own decisions${replay.problems.length > 0 ? `: ${replay.problems.length} problem(s)` : ": every request, tool decision, stop and final file agrees"}`
+      : "";
+  const predates =
+    replay.predatesReplay > 0
+      ? `not replayed: ${replay.predatesReplay} task(s) of a run whose fingerprint predates the replay (no traceReplay); their agents' decisions are not recomputed`
+      : "";
+  return [replayed, predates].filter((line) => line !== "").join("; ") || "not replayed: no task trace";
+}
+
 export function readBenchReport(runDirectory: string): BenchReportData {
   // One read: the verdict's snapshot is the only source of the headline, the tables and the traces.
   const derived = deriveBenchVerdict(runDirectory);
@@ -205,7 +218,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
         : null
       : derived.kind === "complete";
   const expected = derived.tasksExpected ?? numberField(results, "tasksExpected");
-  const regrade = regradeLine(derived.regrade, baseName(runDirectory));
+  const regrade = `${regradeLine(derived.regrade, baseName(runDirectory))}; ${replayLine(derived.replay)}`;
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {

@@ -39,6 +39,7 @@ import { statementsOf } from "../bench/results/claimStatements.ts";
 import type { TaskResult } from "../bench/results/taskOutcome.ts";
 import { sameModuloTrailingWhitespace, unifiedDiff } from "../bench/results/unifiedDiff.ts";
 import type { RunManifest } from "../bench/runs/runDirectory.ts";
+import type { RecordedTestRun } from "../bench/runRegrade.ts";
 import type { EvidenceProblem } from "../recording/evidenceProblem.ts";
 import { asClaimEvent, traceEntries, type TraceEntry, type TraceFields } from "./benchTraceAdapter.ts";
 
@@ -70,7 +71,12 @@ const AFTER_AGENT: ReadonlySet<string> = new Set(["grade", "diff", "task_end"]);
 
 /** What one task's replay gives: whether it ran, and its problems. */
 export type TaskReplay =
-  | { readonly state: "replayed"; readonly problems: readonly BenchReplayProblem[] }
+  | {
+      readonly state: "replayed";
+      readonly problems: readonly BenchReplayProblem[];
+      /** Each run_tests with the version of the file it ran on (verify-run re-runs them). */
+      readonly testRuns: readonly RecordedTestRun[];
+    }
   /** The trace predates the replay (its run's fingerprint does not name TRACE_REPLAY_FORMAT). */
   | { readonly state: "predates_replay" };
 
@@ -92,6 +98,7 @@ class TaskReplayer {
   private cursor = 0;
   /** The events as replayed, in the flat form the claim analysis reads. */
   readonly replayed: ClaimEvent[] = [];
+  readonly testRuns: RecordedTestRun[] = [];
 
   constructor(
     private readonly file: string,
@@ -333,6 +340,7 @@ function testRunOf(
       entry,
     );
   r.replayed.push(asClaimEvent(entry));
+  r.testRuns.push({ id: call.id, target, outcome, counts, timeoutMs: data.timeoutMs });
   return {
     tests: afterTestRun(hash, outcome),
     observation: boundObservation(
@@ -545,7 +553,7 @@ export function replayTask(
   const r = new TaskReplayer(file, entries);
   if (unreadable.length > 0) {
     r.problem("replay_inputs_missing", `lines ${unreadable.join(", ")} are not trace events`);
-    return { state: "replayed", problems: r.problems };
+    return { state: "replayed", problems: r.problems, testRuns: [] };
   }
   try {
     const startEntry = r.take("task_start", "the task's start");
@@ -556,5 +564,5 @@ export function replayTask(
   } catch (error) {
     if (!(error instanceof ReplayAbort)) throw error;
   }
-  return { state: "replayed", problems: r.problems };
+  return { state: "replayed", problems: r.problems, testRuns: r.testRuns };
 }

@@ -15,6 +15,10 @@
 //                  label, pipeline check, plan); ends in task_end equal to the task record; its
 //                  grade event equals the record's grade; a diff event exactly when changed; the
 //                  record's guardrail counts, claimedFixed and claim recounted from its events
+//   replay         each task replayed from its start with the harness's own decisions
+//                  (benchReplay.ts): requests, tool decisions, test runs, stops, the final file, diff,
+//                  claim, guardrail counts, held-out seed and grader (a run whose fingerprint predates
+//                  the replay is counted in `replay.predatesReplay`, not replayed)
 //   diffs/<task>   when recorded, equals the trace's diff event
 //   results.json   its tasks equal the log's latest record per task, its summary equals the bench's
 //                  own summarize() over them, done/expected/complete equal the recomputed counts
@@ -40,7 +44,9 @@ import { statementProblem } from "./benchStatementCheck.ts";
 import { readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 import { formatProblem } from "../recording/evidenceProblem.ts";
 import type { QuixDataset } from "../bench/dataset/dataset.ts";
+import { programDigest } from "../bench/dataset/programDigest.ts";
 import { replayTask, type BenchReplayProblem } from "./benchReplay.ts";
+import type { RecordedTestRun } from "../bench/runRegrade.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
 
@@ -269,16 +275,25 @@ function regradeOf(snapshot: BenchSnapshot, tasks: readonly TaskResult[], proble
  * file and the test files are then the data set's, and every test file read is rebuilt from its bytes.
  * Over the verdict's own snapshot, never a second read.
  */
-export function replayWithDataset(verdict: BenchVerdict, dataset: QuixDataset): BenchReplayProblem[] {
+export function replayWithDataset(
+  verdict: BenchVerdict,
+  dataset: QuixDataset,
+): { problems: BenchReplayProblem[]; testRuns: ReadonlyMap<string, readonly RecordedTestRun[]> } {
   const problems: BenchReplayProblem[] = [];
-  if (verdict.manifest === null) return problems;
+  const testRuns = new Map<string, readonly RecordedTestRun[]>();
+  if (verdict.manifest === null) return { problems, testRuns };
   for (const task of verdict.tasks) {
     const trace = task.tracePath === undefined ? undefined : verdict.snapshot.traces.get(task.tracePath);
     if (trace === undefined || task.tracePath === undefined) continue;
+    // A program whose files are not the ones the task recorded is the re-grade's to name (runRegrade.ts).
+    const program = dataset.programs.find((p) => p.name === task.program);
+    if (program === undefined || trace.records[0]?.programSha256 !== programDigest(dataset, program)) continue;
     const replayed = replayTask(task.tracePath, trace.records, task, verdict.manifest, { dataset });
-    if (replayed.state === "replayed") problems.push(...replayed.problems);
+    if (replayed.state !== "replayed") continue;
+    problems.push(...replayed.problems);
+    testRuns.set(resultKey(task), replayed.testRuns);
   }
-  return problems;
+  return { problems, testRuns };
 }
 
 interface MutableReplay {

@@ -154,7 +154,7 @@ test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks 
   assert.match(compare.err, /evidence_invalid/);
 });
 
-test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt file's digest disagrees", async () => {
+test("a recorded diff swapped for the real fix (finalSha256 left): the replay finds the diff is not the replayed file's, verify-run refuses", async () => {
   const dir = copyOf("swapped-diff");
   const tasks = readTaskResults(dir);
   assert.ok(tasks.ok);
@@ -170,10 +170,13 @@ test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt f
         ? { ...event, diff: gcdDiff }
         : event,
   );
-  assert.equal(deriveBenchVerdict(dir).kind, "complete");
+  // The replay (benchReplay.ts) finds it before any re-grade: the diff is not the replayed file's.
+  const verdict = deriveBenchVerdict(dir);
+  assert.equal(verdict.kind, "evidence_invalid");
+  assert.ok(verdict.problems.some((problem) => /^replay_diff_differs: traces\/A-pascal\.ndjson/.test(problem)));
   const run = await verifyRun(dir);
   assert.equal(run.code, 1);
-  assert.match(run.out, /A-pascal: its diff does not apply to the pristine program/);
+  assert.match(run.err, /evidence_invalid: .*replay_diff_differs: traces\/A-pascal\.ndjson/);
 });
 
 test("re-grading against another data set (one test file changed) is refused per task, never a silent pass", async () => {

@@ -20,6 +20,15 @@ import { analyzeClaim, type ClaimEvent } from "../../src/bench/results/claimAnal
 import { guardrailsFromTrace } from "../../src/bench/agent/guardrailCounts.ts";
 import { classifyTask, type TaskResult } from "../../src/bench/results/taskOutcome.ts";
 import { unifiedDiff } from "../../src/bench/results/unifiedDiff.ts";
+import {
+  boundObservation,
+  buildModelRequest,
+  messageSha256,
+  requestSha256,
+  testObservation,
+  toolMessage,
+} from "../../src/bench/agent/harnessDecisions.ts";
+import { AGENT_BUDGET, CONDITIONS } from "../../src/bench/agent/conditions.ts";
 import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { loadDataset } from "../../src/bench/dataset/dataset.ts";
 import { MINI_DATASET_DIR, referenceFix } from "../bench/benchFixtures.ts";
@@ -36,6 +45,14 @@ before(async () => {
 after(() => rmSync(root, { recursive: true, force: true }));
 
 type Event = Record<string, unknown>;
+
+/** Where a test run's tool message sits in the conversation: after the messages of the request before it, its reply and the calls before it. */
+function toolMessageIndex(events: readonly Event[], run: Event): number {
+  const request = events.find((event) => event.event === "model_request" && event.turn === run.turn)!;
+  const response = events.find((event) => event.event === "model_response" && event.turn === run.turn)!;
+  const calls = response.toolCalls as { id: string }[];
+  return (request.messages as number) + 1 + calls.findIndex((call) => call.id === run.id);
+}
 
 function tca(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -269,6 +286,45 @@ test("the refused calls deleted from the model's reply too (a changed model resp
     dir,
     /replay_request_differs: traces\/B-gcd\.ndjson:\d+ \(model_request\): turn 2's request is not the conversation replayed so far/,
   );
+});
+
+test("C's failing test run rewritten as passing (outcome, counts, exit code, the claim, and the next request's digests recomputed with the harness's own functions): the replay cannot see it, verify-run's re-run does", async () => {
+  const dir = copyRun(honest, root, "test-run-passed");
+  const c = taskOf(dir, "C-gcd");
+  const events = traceOf(dir, c);
+  const run = events.find((event) => event.event === "test_run")!;
+  const counts = run.counts as { passed: number; failed: number };
+  const passing = {
+    ...run,
+    outcome: "passed",
+    exitCode: 0,
+    counts: { ...counts, passed: counts.passed + counts.failed, failed: 0 },
+  };
+  const call = { id: run.id as string, name: "run_tests", argumentsText: "{}" };
+  const observation = boundObservation(
+    testObservation(
+      { outcome: "passed", output: run.output as string, summary: run.summary as string },
+      run.timeoutMs as number,
+    ),
+  );
+  const index = events.indexOf(run);
+  const forgedEvents = events.map((event, at) => {
+    if (at === index) return passing;
+    if (event.event !== "model_request" || (event.turn as number) <= (run.turn as number)) return event;
+    const digests = [...(event.messageSha256s as string[])];
+    digests[toolMessageIndex(events, run)] = messageSha256(toolMessage(call, observation));
+    const request = buildModelRequest(CONDITIONS.C, [], AGENT_BUDGET, undefined);
+    return { ...event, messageSha256s: digests, requestSha256: requestSha256(digests, request) };
+  });
+  const forged = recounted(c, forgedEvents);
+  assert.equal(forged.claim?.kind, "verified");
+  writeRecord(dir, forged, forgedEvents, readFileSync(join(dir, c.diffPath!), "utf8"));
+  // The model's feedback is recorded, not recomputed: the verdict alone accepts it...
+  assert.deepEqual(deriveBenchVerdict(dir).problems, []);
+  // ...and verify-run runs the test again on the replayed version.
+  const verify = await verifyRun(dir);
+  assert.equal(verify.code, 1);
+  assert.match(verify.out, /C-gcd: test_run [^ ]+\.outcome: recorded "passed", re-graded "failed"/);
 });
 
 test("a run relabelled as made before the replay (traceReplay removed from run.json): its own traces' binding refuses it", () => {

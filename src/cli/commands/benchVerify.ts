@@ -15,7 +15,7 @@ import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { deriveBenchVerdict, replayWithDataset, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
 import { formatProblem } from "../../recording/evidenceProblem.ts";
-import type { RunManifest } from "../../bench/runs/runDirectory.ts";
+import { resultKey, type RunManifest } from "../../bench/runs/runDirectory.ts";
 import type { MergeInput } from "../../bench/runs/runMerge.ts";
 
 /** A run that passed the bench verdict, with the snapshot it was derived from. */
@@ -103,11 +103,11 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       }
       // The replay again, now with the data set's own files (the test files a C or D agent read).
       const replayed = replayWithDataset(verdict, env.value.dataset);
-      if (replayed.length > 0)
+      if (replayed.problems.length > 0)
         return fail(
           setExitCode,
           "evidence_invalid",
-          `${dir}: EVIDENCE INVALID (${replayed.length} problem(s)): ${replayed.slice(0, 3).map(formatProblem).join("; ")}`,
+          `${dir}: EVIDENCE INVALID (${replayed.problems.length} problem(s)): ${replayed.problems.slice(0, 3).map(formatProblem).join("; ")}`,
           json,
         );
       const { snapshot } = verdict;
@@ -115,6 +115,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         task,
         taskStart: task.tracePath === undefined ? undefined : snapshot.traces.get(task.tracePath)?.records[0],
         diff: task.diffPath === undefined ? undefined : snapshot.diffs.get(task.diffPath),
+        testRuns: replayed.testRuns.get(resultKey(task)) ?? [],
       }));
       const tty = process.stderr.isTTY && !json;
       const report = await regradeRun(inputs, {
