@@ -10,6 +10,7 @@ import type { ChatBackend } from "../sources/openaiCompatibleChat.ts";
 import { mapWithConcurrency } from "../core/concurrency.ts";
 import { AGENT_BUDGET, CONDITIONS, type AgentBudget, type ConditionId } from "./agent/conditions.ts";
 import type { QuixDataset } from "./dataset/dataset.ts";
+import { datasetIdentity, parseDatasetIdentity } from "./dataset/datasetIdentity.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
@@ -134,6 +135,16 @@ export async function runBenchmark(
         "run_dir_invalid",
         `the existing run is shard ${shardOf(m.value.shard)}; resume it with the same --shard`,
       );
+    // The tasks of one run are graded on one data set: a resume on another content is refused
+    // (a run recorded before the identity was keeps none: its traces' digests stay the check).
+    const priorDataset = parseDatasetIdentity(m.value.dataset);
+    const now = datasetIdentity(o.dataset, o.outDir);
+    if ("problem" in priorDataset) return err("run_dir_invalid", `${RUN_FILES.manifest}: ${priorDataset.problem}`);
+    if (priorDataset.identity !== null && priorDataset.identity.sha256 !== now.sha256)
+      return err(
+        "run_dir_invalid",
+        `the existing run was made on another data set (${priorDataset.identity.root}); resume it with that --dataset`,
+      );
     prior = m.value;
     // A run killed anywhere (a preempted array task, a time limit) left at most torn last lines
     // and partial replacements: cut and remove them (never through a link) before reading what it finished.
@@ -166,6 +177,7 @@ export async function runBenchmark(
     shard: o.shard ?? null,
     repeats: allRepeats,
     environment: o.environment,
+    ...(prior === undefined || prior.dataset !== undefined ? { dataset: datasetIdentity(o.dataset, o.outDir) } : {}),
   };
   writeManifest(o.outDir, manifest, o.hook);
   const binding = { ...runBinding(manifest) };

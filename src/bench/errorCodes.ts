@@ -30,6 +30,10 @@ export const BENCH_ERROR_CODES = [
   // The run's evidence disagrees with itself or with its re-grade (verdicts/benchVerdict.ts,
   // runRegrade.ts): verify-run, compare and merge refuse it, naming the task or file.
   "evidence_invalid",
+  // verify-run (issue 33): the run's data set is not found (run.json names it, or records none and
+  // no --dataset was given), or --dataset is another data set than the one run.json records.
+  "dataset_required",
+  "dataset_mismatch",
 ] as const;
 export type BenchErrorCode = (typeof BENCH_ERROR_CODES)[number];
 

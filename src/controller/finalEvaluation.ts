@@ -1,7 +1,13 @@
 // Independent final evaluation (Part 6 and 9): after every terminal condition, capture an
 // integrity-checked snapshot and evaluate it on all twelve cases, but only while the harness is
 // healthy and the deadline permits; recheck the digest afterwards before any success claim.
-import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES, type Fixture, type StopReason } from "../constants/labConstants.ts";
+import {
+  HELD_OUT_FIXTURES,
+  PUBLIC_FIXTURES,
+  type Fixture,
+  type FunctionName,
+  type StopReason,
+} from "../constants/labConstants.ts";
 import { evaluateFixtures } from "../expr/index.ts";
 import type { MonotonicClock } from "../core/clock.ts";
 import type { ControllerWorkspace } from "./controllerWorkspace.ts";
@@ -22,7 +28,7 @@ export type FinalEvaluationStatus = (typeof FINAL_EVALUATION_STATUSES)[number];
 
 export interface CaseOutcome {
   readonly set: "public" | "held_out";
-  readonly function: string;
+  readonly function: FunctionName;
   readonly inputs: readonly number[];
   readonly expected: number;
   readonly actual: number | null;

@@ -32,6 +32,12 @@ import {
   writeJsonExclusive,
   type EvidenceFileIdentity,
 } from "../recording/evidenceFile.ts";
+import {
+  LAB_FINAL_SCHEMA_ID,
+  LAB_MANIFEST_SCHEMA_ID,
+  type LabFinal,
+  type LabManifest,
+} from "../recording/labRunFiles.ts";
 import { harnessHashes, runtimeIdentity } from "../recording/runtimeIdentity.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { auditEditJournal } from "../workspace/editJournal.ts";
@@ -94,19 +100,8 @@ export interface LabRunResult {
   readonly workspace: RunWorkspace;
 }
 
-export interface FinalReport {
-  readonly schema: "tca.final/1";
-  readonly run_id: string;
-  readonly labels: Readonly<Record<string, unknown>>;
-  readonly stop_reason: StopReason;
-  readonly proposals_used: number;
-  readonly invalid_proposals: number;
-  readonly finish: { readonly version: number; readonly sha256: string } | null;
-  readonly final_evaluation: Readonly<Record<string, unknown>>;
-  readonly verified_success: boolean;
-  readonly elapsed_ms: Readonly<Record<string, number | null>>;
-  readonly diagnostic?: Readonly<Record<string, unknown>>;
-}
+/** final.json, as its one definition types it (src/recording/labRunFiles.ts). */
+export type FinalReport = LabFinal;
 
 export function runLabels(kind: RunKind): {
   kind: RunKind;
@@ -203,8 +198,8 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
     source = options.source;
   }
 
-  const manifestWrite = writeEvidence(runDirectory, "manifest.json", {
-    schema: "tca.manifest/1",
+  const manifest: LabManifest = {
+    schema: LAB_MANIFEST_SCHEMA_ID,
     run_id: runId,
     created_at: new Date().toISOString(),
     labels,
@@ -242,7 +237,8 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       proposal_max_bytes: PROPOSAL_LIMITS.maxBytes,
     },
     ...options.manifestExtras,
-  });
+  };
+  const manifestWrite = writeEvidence(runDirectory, "manifest.json", manifest);
 
   let loop: LoopOutcome;
   let diagnostic: Record<string, unknown> | undefined;
@@ -339,7 +335,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
   }
   const failedClosed = lateProblem !== null;
   const final: FinalReport = {
-    schema: "tca.final/1",
+    schema: LAB_FINAL_SCHEMA_ID,
     run_id: runId,
     labels,
     stop_reason: failedClosed ? "harness_error" : loop.stopReason,
@@ -354,7 +350,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       public_total: finalEvaluation.publicTotal,
       held_out_passed: finalEvaluation.heldOutPassed,
       held_out_total: finalEvaluation.heldOutTotal,
-      cases: finalEvaluation.cases,
+      cases: finalEvaluation.cases.map((c) => ({ ...c, inputs: [...c.inputs] })),
     },
     verified_success: finalEvaluation.verifiedSuccess && !failedClosed,
     elapsed_ms: {

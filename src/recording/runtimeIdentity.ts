@@ -13,7 +13,7 @@ import { COMPILED_DIRECTORY, hashSourceTree, hashTree, sameDigests, STAMP_NAME }
 
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-export function runtimeIdentity(): Record<string, unknown> {
+export function runtimeIdentity() {
   const cpuList = cpus();
   return {
     node: process.versions.node,

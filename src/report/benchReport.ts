@@ -9,8 +9,9 @@ import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
-import { deriveBenchVerdict, type RegradeState, type ReplayState } from "../verdicts/benchVerdict.ts";
-import { VERIFICATION_FILE, type BenchSnapshot } from "../verdicts/benchSnapshot.ts";
+import { deriveBenchVerdict, type ReplayState } from "../verdicts/benchVerdict.ts";
+import type { BenchSnapshot } from "../verdicts/benchSnapshot.ts";
+import { recordedVerificationLine } from "../verdicts/recordedVerification.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import {
   baseName,
@@ -162,21 +163,6 @@ function benchVerdict(
   };
 }
 
-/** What the page says about verify-run (src/bench/runRegrade.ts) for this run. */
-export function regradeLine(regrade: RegradeState, directory: string): string {
-  switch (regrade.state) {
-    case "identical":
-      // verification.json is verify-run's record, not a re-grade the page made: it says so.
-      return `re-graded ${regrade.tasks}/${regrade.tasks} tasks: identical (as tca bench quixbugs verify-run recorded at ${regrade.verifiedAt}; run it again to recompute)`;
-    case "disagrees":
-      return `re-graded: the re-grade disagrees with ${regrade.tasks.length} task record(s): ${regrade.tasks.join(", ")}`;
-    case "stale":
-      return `not re-graded: ${VERIFICATION_FILE} is of another tasks.ndjson; run tca bench quixbugs verify-run ${directory}`;
-    case "absent":
-      return `not re-graded: run tca bench quixbugs verify-run ${directory}`;
-  }
-}
-
 /** What the bench replay (src/verdicts/benchReplay.ts) recomputed, in the verdict's words. */
 function replayLine(replay: ReplayState): string {
   const replayed =
@@ -218,7 +204,10 @@ export function readBenchReport(runDirectory: string): BenchReportData {
         : null
       : derived.kind === "complete";
   const expected = derived.tasksExpected ?? numberField(results, "tasksExpected");
-  const regrade = `${regradeLine(derived.regrade, baseName(runDirectory))}; ${replayLine(derived.replay)}`;
+  // verification.json is verify-run's record, not a re-grade the page made: shown as recorded, deciding nothing.
+  const regrade = recordedVerificationLine(derived.recordedVerification, baseName(runDirectory), "this report");
+  // What the replay recomputed: the verdict's own finding, on its own line beside the record.
+  const replay = replayLine(derived.replay);
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
@@ -227,12 +216,14 @@ export function readBenchReport(runDirectory: string): BenchReportData {
           details: [
             "The run's files disagree with its task log and traces: the tables below are not verified.",
             regrade,
+            replay,
             ...derived.problems,
           ],
         }
       : withRegrade(
           benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
           regrade,
+          replay,
         );
   return {
     directoryName: baseName(runDirectory),
@@ -249,6 +240,6 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   };
 }
 
-function withRegrade(verdict: Verdict, regrade: string): Verdict {
-  return { ...verdict, details: [regrade, ...verdict.details] };
+function withRegrade(verdict: Verdict, regrade: string, replay: string): Verdict {
+  return { ...verdict, details: [regrade, replay, ...verdict.details] };
 }

@@ -32,6 +32,8 @@ export interface BenchSnapshot {
   readonly manifest: Json | null;
   readonly results: Json | null;
   readonly verification: Json | null;
+  /** Why verification.json, present, was not read: never a problem of the run (recordedVerification.ts). */
+  readonly verificationReadError: string | null;
   /** sha256 of tasks.ndjson's bytes as read (verify-run records it; the report compares). */
   readonly tasksSha256: string | null;
   /** Latest record per task key, sorted by key. */
@@ -131,7 +133,9 @@ export function readBenchSnapshot(runDirectory: string, problems: string[]): Ben
   const manifest = readJson(runDirectory, RUN_FILES.manifest, problems, true);
   const log = readTaskLog(runDirectory, problems);
   const results = readJson(runDirectory, RUN_FILES.resultsJson, problems, false);
-  const verification = readJson(runDirectory, VERIFICATION_FILE, problems, false);
+  // verify-run's record is shown as a record and decides nothing: a bad one is not the run's problem.
+  const verificationProblems: string[] = [];
+  const verification = readJson(runDirectory, VERIFICATION_FILE, verificationProblems, false);
   const traces = new Map<string, TraceEvidence>();
   const diffs = new Map<string, string>();
   const readErrors = new Map<string, string>();
@@ -159,6 +163,7 @@ export function readBenchSnapshot(runDirectory: string, problems: string[]): Ben
     manifest,
     results,
     verification,
+    verificationReadError: verificationProblems[0] ?? null,
     tasksSha256: log.sha256,
     tasks: log.tasks,
     traces,

@@ -1,7 +1,8 @@
 // The verdict of a QuixBugs bench run, derived from ONE snapshot of its folder (benchSnapshot.ts)
 // and cross-checked against its summary files, the bench counterpart of runVerdict.ts. The event
 // log is tasks.ndjson (one record per finished task) and each task's trace; results.json is a
-// summary that must agree; verification.json is verify-run's re-grade (src/bench/runRegrade.ts).
+// summary that must agree; verification.json is verify-run's record (src/bench/runRegrade.ts),
+// shown as a record and never checked here (recordedVerification.ts).
 //
 // What is checked (each failure is listed; any one makes the verdict evidence_invalid):
 //   run.json       present, a quixbugs-run manifest; the number of tasks expected is recomputed
@@ -22,9 +23,9 @@
 //   diffs/<task>   when recorded, equals the trace's diff event
 //   results.json   its tasks equal the log's latest record per task, its summary equals the bench's
 //                  own summarize() over them, done/expected/complete equal the recomputed counts
-//   verification   when present and of this tasks.ndjson: every task re-graded identical
+//   run.json's dataset  when recorded, the digest each trace's task_start recorded (benchDatasetCheck.ts)
 // What is not re-derived here: the grade itself (verify-run re-grades in a sandbox and writes
-// verification.json; the report shows whether it did).
+// verification.json, which no consumer believes: they show it as a recorded result).
 import { isRecord } from "../core/isRecord.ts";
 import type { ConditionId } from "../bench/agent/conditions.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
@@ -41,7 +42,9 @@ import { classifyTask, type TaskResult } from "../bench/results/taskOutcome.ts";
 import { analyzeClaim, type ClaimEvent } from "../bench/results/claimAnalysis.ts";
 import { guardrailsFromTrace } from "../bench/agent/guardrailCounts.ts";
 import { statementProblem } from "./benchStatementCheck.ts";
-import { readBenchSnapshot, VERIFICATION_FILE, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
+import { readBenchSnapshot, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
+import { datasetIdentityProblems } from "./benchDatasetCheck.ts";
+import { recordedVerificationOf, type RecordedVerification } from "./recordedVerification.ts";
 import { formatProblem } from "../recording/evidenceProblem.ts";
 import type { QuixDataset } from "../bench/dataset/dataset.ts";
 import { programDigest } from "../bench/dataset/programDigest.ts";
@@ -49,13 +52,6 @@ import { replayTask, type BenchReplayProblem } from "./benchReplay.ts";
 import type { RecordedTestRun } from "../bench/runRegrade.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
-
-/** Whether verify-run re-graded this run (as verification.json records, for this very tasks.ndjson). */
-export type RegradeState =
-  | { readonly state: "identical"; readonly tasks: number; readonly verifiedAt: string }
-  | { readonly state: "absent" }
-  | { readonly state: "stale" }
-  | { readonly state: "disagrees"; readonly tasks: readonly string[] };
 
 /** What the replay (benchReplay.ts) did: tasks replayed, tasks whose run predates the replay, its problems. */
 export interface ReplayState {
@@ -78,7 +74,8 @@ export interface BenchVerdict {
   readonly tasksExpected: number | null;
   /** How many files were read and cross-checked (for the figures in docs/report.md). */
   readonly filesChecked: number;
-  readonly regrade: RegradeState;
+  /** What verification.json says, shown as a record: it changes nothing in this verdict. */
+  readonly recordedVerification: RecordedVerification;
   readonly replay: ReplayState;
   /** run.json, when it is a usable manifest. */
   readonly manifest: RunManifest | null;
@@ -243,33 +240,6 @@ function checkResults(
     problems.push(`${name}: its fingerprint differs from ${RUN_FILES.manifest}'s`);
 }
 
-/** verify-run's record, taken only for the tasks.ndjson it re-graded; a disagreement names the tasks. */
-function regradeOf(snapshot: BenchSnapshot, tasks: readonly TaskResult[], problems: string[]): RegradeState {
-  const record = snapshot.verification;
-  if (record === null) return { state: "absent" };
-  if (record.kind !== "quixbugs-verification" || !Array.isArray(record.tasks)) {
-    problems.push(`${VERIFICATION_FILE}: not a verify-run record`);
-    return { state: "absent" };
-  }
-  if (record.tasksSha256 !== snapshot.tasksSha256) return { state: "stale" };
-  const entries = record.tasks.filter(isRecord);
-  const disagreeing = entries.filter((entry) => entry.identical !== true).map((entry) => String(entry.key));
-  const keys = new Set(entries.map((entry) => String(entry.key)));
-  const unverified = tasks.map(resultKey).filter((key) => !keys.has(key));
-  if (disagreeing.length > 0 || unverified.length > 0 || entries.length !== tasks.length) {
-    const named = [...disagreeing, ...unverified];
-    problems.push(
-      `${VERIFICATION_FILE}: the re-grade disagrees with the record of ${named.length > 0 ? named.join(", ") : "the task list"}`,
-    );
-    return { state: "disagrees", tasks: named };
-  }
-  return {
-    state: "identical",
-    tasks: tasks.length,
-    verifiedAt: typeof record.verifiedAt === "string" ? record.verifiedAt : "?",
-  };
-}
-
 /**
  * The replay of every task again, with the data set the run was made on (verify-run): the original
  * file and the test files are then the data set's, and every test file read is rebuilt from its bytes.
@@ -328,7 +298,7 @@ export function deriveBenchVerdict(runDirectory: string, options: BenchVerdictOp
   if (snapshot.results !== null) checkResults(snapshot.results, snapshot.manifest, tasks, expected, problems);
   else if (tasks.length > 0)
     problems.push(`${RUN_FILES.resultsJson}: missing for a run with ${tasks.length} finished tasks`);
-  const regrade = regradeOf(snapshot, tasks, problems);
+  if (manifest !== null) problems.push(...datasetIdentityProblems(snapshot, manifest, tasks));
   const listed =
     problems.length <= MAX_LISTED_PROBLEMS
       ? problems
@@ -341,7 +311,7 @@ export function deriveBenchVerdict(runDirectory: string, options: BenchVerdictOp
     tasks,
     tasksExpected: expected,
     filesChecked: snapshot.filesRead,
-    regrade,
+    recordedVerification: recordedVerificationOf(snapshot, tasks),
     replay,
     manifest,
     snapshot,

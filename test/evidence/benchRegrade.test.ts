@@ -14,12 +14,12 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { applyUnifiedDiff, unifiedDiff } from "../../src/bench/results/unifiedDiff.ts";
 import { writeVerification } from "../../src/bench/runRegrade.ts";
-import { readManifest, readTaskResults, writeResults } from "../../src/bench/runs/runDirectory.ts";
-import type { TaskResult } from "../../src/bench/results/taskOutcome.ts";
+import { readTaskResults } from "../../src/bench/runs/runDirectory.ts";
 import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { buildReportDocument } from "../../src/report/reportBuilder.ts";
 import { MINI_DATASET_DIR } from "../bench/benchFixtures.ts";
 import { realBenchRun } from "./regradeRunFixture.ts";
+import { forgeFixed, rewriteTrace } from "./benchForgeries.ts";
 
 const TCA = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "tca-bench-regrade-"));
@@ -55,71 +55,16 @@ function headline(dir: string): { headline: string; details: readonly string[] }
   return built.value.bench.verdict;
 }
 
-function rewriteTrace(
-  dir: string,
-  task: TaskResult,
-  edit: (event: Record<string, unknown>) => Record<string, unknown>,
-): void {
-  const path = join(dir, task.tracePath!);
-  const lines = readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line !== "");
-  writeFileSync(
-    path,
-    lines.map((line) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>))).join("\n") + "\n",
+test("an honest run: verify-run re-grades every task identical, the report and the terminal show it as a record", async () => {
+  assert.match(
+    headline(honest).details.join("\n"),
+    /^no recorded verification: not re-graded by this report; tca bench quixbugs verify-run/m,
   );
-}
-
-/** The forgery of issue 23: a wrong fix turned into "fixed" in tasks.ndjson, its trace and results.json, consistently. */
-function forgeFixed(dir: string, taskId: string): void {
-  const tasks = readTaskResults(dir);
-  const manifest = readManifest(dir);
-  assert.ok(tasks.ok && manifest.ok);
-  const victim = tasks.value.find((task) => task.taskId === taskId)!;
-  const total = victim.grade.counts.passed + victim.grade.counts.failed + victim.grade.counts.errors;
-  const heldOut = victim.grade.heldOut
-    ? { ...victim.grade.heldOut, passed: victim.grade.heldOut.total }
-    : victim.grade.heldOut;
-  const grade = {
-    ...victim.grade,
-    outcome: "passed" as const,
-    counts: { ...victim.grade.counts, passed: total, failed: 0, errors: 0 },
-    reason: null,
-    fixedPublic: true,
-    fixedWithHeldOut: heldOut ? true : victim.grade.fixedWithHeldOut,
-    heldOut,
-    summary: victim.grade.summary.replace(/public \d+\/(\d+)/, "public $1/$1"),
-  };
-  // Consistent under the record's own rule (fixedMeans): the held-out finding forged along with it.
-  const forged: TaskResult = {
-    ...victim,
-    outcome: "fixed",
-    falseFixed: false,
-    ...(victim.falseFixedHeldOut !== undefined ? { falseFixedHeldOut: false } : {}),
-    grade,
-  };
-  const { tracePath: _t, diffPath: _d, ...forgedInTrace } = forged;
-  writeFileSync(
-    join(dir, "tasks.ndjson"),
-    tasks.value.map((task) => JSON.stringify(task.taskId === taskId ? forged : task) + "\n").join(""),
-  );
-  rewriteTrace(dir, victim, (event) =>
-    event.event === "grade"
-      ? { v: 1, event: "grade", t: event.t, ...grade, output: event.output }
-      : event.event === "task_end"
-        ? { ...event, result: forgedInTrace }
-        : event,
-  );
-  const all = tasks.value.map((task) => (task.taskId === taskId ? forged : task));
-  writeResults(dir, manifest.value, all, all.length);
-}
-
-test("an honest run: verify-run re-grades every task identical, the report and the terminal say so", async () => {
-  assert.match(headline(honest).details.join("\n"), /not re-graded: run tca bench quixbugs verify-run/);
   const run = await verifyRun(honest);
   assert.equal(run.code, 0, run.err);
   assert.match(run.out, /re-graded 3\/3 tasks: identical/);
   const record = JSON.parse(readFileSync(join(honest, "verification.json"), "utf8")) as {
+    verifiedAt: string;
     tasks: { identical: boolean }[];
   };
   assert.deepEqual(
@@ -128,10 +73,26 @@ test("an honest run: verify-run re-grades every task identical, the report and t
   );
   const verdict = headline(honest);
   assert.match(verdict.headline, /1 OF 3 TASKS FIXED/);
-  assert.match(verdict.details.join("\n"), /re-graded 3\/3 tasks: identical/);
+  // The page never says it re-graded: the line is verify-run's record, with its time.
+  assert.ok(
+    verdict.details.includes(
+      `recorded verification (${record.verifiedAt}): verify-run re-graded 3/3 tasks identical (a record, not re-graded by this report; tca bench quixbugs verify-run honest re-grades)`,
+    ),
+    JSON.stringify(verdict.details),
+  );
+  assert.ok(!verdict.details.some((line) => line.startsWith("re-graded")));
+  const report = await tca(["report", honest, "--out", join(root, "honest-report.html")]);
+  assert.equal(report.code, 0, report.err);
+  assert.match(
+    report.out,
+    new RegExp(
+      `^recorded verification \\(${record.verifiedAt.replace(/\./g, "\\.")}\\): verify-run re-graded 3/3`,
+      "m",
+    ),
+  );
 });
 
-test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks agree, verify-run says EVIDENCE INVALID naming it, and the report follows", async () => {
+test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks agree, verify-run says EVIDENCE INVALID naming it; its record is shown, never believed", async () => {
   const dir = copyOf("forged-fixed");
   forgeFixed(dir, "A-pascal");
   // Claims that agree with each other are still claims: only the re-grade sees the forgery.
@@ -141,17 +102,14 @@ test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks 
   assert.match(run.err, /^tca bench quixbugs verify-run: evidence_invalid: .*A-pascal/m);
   assert.match(run.out, /A-pascal: grade\.outcome: recorded "passed", re-graded "failed"/);
   assert.doesNotMatch(run.out, /A-gcd:/);
+  // verification.json is a record anyone could write: it changes no verdict, and the page shows it as recorded.
   const verdict = deriveBenchVerdict(dir);
-  assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(
-    verdict.problems.some((problem) =>
-      /verification\.json: the re-grade disagrees with the record of A-pascal/.test(problem),
-    ),
+  assert.equal(verdict.kind, "complete");
+  assert.deepEqual(verdict.recordedVerification.state, "disagrees");
+  assert.match(
+    headline(dir).details.join("\n"),
+    /^recorded verification \(.*\): the re-grade disagreed with 1 task record\(s\): A-pascal \(a record, not re-graded by this report/m,
   );
-  assert.equal(headline(dir).headline, "EVIDENCE INVALID");
-  const compare = await tca(["bench", "quixbugs", "compare", dir]);
-  assert.equal(compare.code, 1);
-  assert.match(compare.err, /evidence_invalid/);
 });
 
 test("a recorded diff swapped for the real fix (finalSha256 left): the replay finds the diff is not the replayed file's, verify-run refuses", async () => {
@@ -179,8 +137,11 @@ test("a recorded diff swapped for the real fix (finalSha256 left): the replay fi
   assert.match(run.err, /evidence_invalid: .*replay_diff_differs: traces\/A-pascal\.ndjson/);
 });
 
-test("re-grading against another data set (one test file changed) is refused per task, never a silent pass", async () => {
+test("a run that records no data set identity (an older run), re-graded against another data set (one test file changed): refused per task, never a silent pass", async () => {
   const dir = copyOf("other-dataset");
+  const manifest = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as Record<string, unknown>;
+  delete manifest.dataset;
+  writeFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
   const dataset = join(root, "edited-dataset");
   cpSync(MINI_DATASET_DIR, dataset, { recursive: true });
   writeFileSync(
@@ -193,7 +154,7 @@ test("re-grading against another data set (one test file changed) is refused per
   assert.doesNotMatch(run.out, /A-gcd:/);
 });
 
-test("a verification of another tasks.ndjson is not shown as a re-grade", async () => {
+test("a verification of another tasks.ndjson is shown as a record of another log, never as a re-grade", async () => {
   const dir = copyOf("stale-verification");
   cpSync(join(honest, "verification.json"), join(dir, "verification.json"));
   const log = readFileSync(join(dir, "tasks.ndjson"), "utf8");
@@ -207,7 +168,7 @@ test("a verification of another tasks.ndjson is not shown as a re-grade", async 
   );
   const verdict = headline(dir);
   assert.notEqual(verdict.headline, "EVIDENCE INVALID");
-  assert.match(verdict.details.join("\n"), /not re-graded: verification\.json is of another tasks\.ndjson/);
+  assert.match(verdict.details.join("\n"), /^recorded verification \(.*\): of another tasks\.ndjson than this run's/m);
 });
 
 test("compare and merge refuse a run with one edited tasks.ndjson line and write nothing", async () => {

@@ -34,6 +34,8 @@ export interface ComparedRun {
   readonly findings: Partial<Record<ConditionId, ConditionFindings>>;
   /** The document's "along the way" statements and the fixed tasks' fix sizes per condition (alongTheWay.ts). */
   readonly alongTheWay: Partial<Record<ConditionId, ConditionAlongTheWay>>;
+  /** The CLI's line about the run's verification.json: a record, shown and never believed (absent: not given). */
+  readonly recordedVerification?: string;
 }
 
 /** compare --json: the runs, and the document's model × condition table of them. */
@@ -65,9 +67,14 @@ function datasetOf(manifest: RunManifest | undefined): string {
 
 /** The comparison rows of runs already read. */
 export function compareRuns(
-  runs: readonly { readonly dir: string; readonly manifest: RunManifest; readonly tasks: readonly TaskResult[] }[],
+  runs: readonly {
+    readonly dir: string;
+    readonly manifest: RunManifest;
+    readonly tasks: readonly TaskResult[];
+    readonly recordedVerification?: string;
+  }[],
 ): ComparedRun[] {
-  return runs.map(({ dir, manifest, tasks }) => {
+  return runs.map(({ dir, manifest, tasks, recordedVerification }) => {
     const name = typeof manifest.model.label === "string" ? manifest.model.label : String(manifest.fingerprint.model);
     // A rehearsal or pipeline check can never sit in a comparison unnamed as a model result.
     const kind = runKindTitle(manifest.model);
@@ -79,7 +86,16 @@ export function compareRuns(
     for (const f of conditionFindings(tasks)) findings[f.condition] = f;
     const along: Partial<Record<ConditionId, ConditionAlongTheWay>> = {};
     for (const a of alongTheWay(tasks)) along[a.condition] = a;
-    return { dir, label, dataset, tasks: tasks.length, byCondition, findings, alongTheWay: along };
+    return {
+      dir,
+      label,
+      dataset,
+      tasks: tasks.length,
+      byCondition,
+      findings,
+      alongTheWay: along,
+      ...(recordedVerification !== undefined ? { recordedVerification } : {}),
+    };
   });
 }
 
@@ -142,7 +158,12 @@ export function renderComparison(
   if (warning !== null) lines.push(...wrapLine(`> **Warning:** ${warning}`, MAX_COLUMNS, "> "), "");
   if (runs.length > 0) {
     lines.push("Runs:", "");
-    runs.forEach((r, i) => lines.push(`- ${runKey(i)}: ${r.label} on ${r.dataset} (${r.dir}), ${r.tasks} tasks`));
+    runs.forEach((r, i) => {
+      lines.push(`- ${runKey(i)}: ${r.label} on ${r.dataset} (${r.dir}), ${r.tasks} tasks`);
+      // verify-run's record, under its run and labelled as one: compare re-grades nothing.
+      if (r.recordedVerification !== undefined)
+        lines.push(...wrapLine(r.recordedVerification, MAX_COLUMNS - 2).map((line) => `  ${line}`));
+    });
   }
   const published = reference === "published" ? publishedComparisonRows(conds) : [];
   if (published.length > 0) {

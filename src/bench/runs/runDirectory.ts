@@ -23,6 +23,7 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { parseBoundedJson } from "../../core/boundedJson.ts";
 import { readFileUnder, readTextUnder } from "../../core/safeRead.ts";
 import { CONDITION_IDS } from "../agent/conditions.ts";
+import type { DatasetIdentity } from "../dataset/datasetIdentity.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import {
   endpointWarnings,
@@ -58,6 +59,8 @@ export interface RunManifest {
   /** --repeats k (absent in runs that never used it: 1). */
   readonly repeats?: number;
   readonly environment: Readonly<Record<string, unknown>>;
+  /** The data set the run was made on (dataset/datasetIdentity.ts); absent in older runs. */
+  readonly dataset?: DatasetIdentity;
   readonly mergedFrom?: readonly string[];
   /** When --resume continued this run (createdAt stays the first start). */
   readonly resumedAt?: readonly string[];
@@ -75,8 +78,10 @@ export const RUN_FILES = {
   resultsMd: "results.md",
   traces: "traces",
   diffs: "diffs",
-  /** verify-run's re-grade record (runRegrade.ts), tied to the tasks.ndjson it re-graded. */
+  /** verify-run's re-grade record (runRegrade.ts), tied to the tasks.ndjson it re-graded: the last one. */
   verification: "verification.json",
+  /** The records verification.json held before each newer verify-run replaced it, one per line. */
+  verificationHistory: "verifications.ndjson",
 } as const;
 
 /** Checks the fields the tables use; anything else in a record is kept as written. */

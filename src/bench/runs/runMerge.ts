@@ -2,7 +2,7 @@
 // their traces and diffs, and rewrites results.json and results.md over the union.
 import { existsSync, readdirSync } from "node:fs";
 import { readFileUnder } from "../../core/safeRead.ts";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { planTasks } from "./taskPlan.ts";
@@ -73,6 +73,13 @@ export function mergeInputs(
         `${input.dir} used a different model, prompts, budget, grading or task set than ${inputs[0]!.dir}; use compare for different runs`,
       );
     }
+    // Shards of one benchmark are graded on one data set: two recorded identities must agree.
+    const other = manifests.find((m) => m.dataset !== undefined && input.manifest.dataset !== undefined);
+    if (other !== undefined && other.dataset!.sha256 !== input.manifest.dataset!.sha256)
+      return err(
+        "run_dir_invalid",
+        `${input.dir} was made on another data set (${input.manifest.dataset!.root}) than ${inputs[manifests.indexOf(other)]!.dir} (${other.dataset!.root})`,
+      );
     manifests.push(input.manifest);
     for (const r of input.tasks) {
       const key = resultKey(r);
@@ -98,6 +105,10 @@ export function mergeInputs(
     shard: null,
     repeats: Math.max(...manifests.map((m) => m.repeats ?? 1)),
     environment: first.environment,
+    // Recorded only when every shard recorded it (else the merged run is verified with --dataset).
+    ...(manifests.every((m) => m.dataset !== undefined)
+      ? { dataset: { ...first.dataset!, relativeToRun: relative(outDir, first.dataset!.root) } }
+      : {}),
     mergedFrom: inputs.map((input) => input.dir),
   };
   writeManifest(outDir, manifest);

@@ -22,6 +22,7 @@ import { PUBLISHED } from "../../bench/runs/publishedResults.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { mergeInputs } from "../../bench/runs/runMerge.ts";
 import { mergeInputOf, registerVerifyRunCommand, verifiedRuns } from "./benchVerify.ts";
+import { recordedVerificationLine } from "../../verdicts/recordedVerification.ts";
 import { formatVerifyTable, verifyDataset } from "../../bench/grading/verifyDataset.ts";
 import { fail, positiveInt, programList, type VerifyFlags } from "./benchOptions.ts";
 import { registerRunCommand } from "./benchRun.ts";
@@ -108,7 +109,12 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const gate = runs.length === 0 ? { ok: true as const, value: [] } : verifiedRuns(runs);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, flags.json === true);
       const scoped = restrictToCommonTasks(
-        gate.value.map((run) => ({ dir: run.dir, manifest: run.manifest, tasks: run.verdict.tasks })),
+        gate.value.map((run) => ({
+          dir: run.dir,
+          manifest: run.manifest,
+          tasks: run.verdict.tasks,
+          recordedVerification: recordedVerificationLine(run.verdict.recordedVerification, run.dir, "compare"),
+        })),
         flags.allTasks === true,
       );
       const compared = compareRuns(scoped.runs);
@@ -138,6 +144,9 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, false);
       const r = mergeInputs(gate.value.map(mergeInputOf), resolve(flags.out));
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
+      // Each shard's verification.json is a record merge neither re-grades nor copies.
+      for (const run of gate.value)
+        process.stdout.write(`${recordedVerificationLine(run.verdict.recordedVerification, run.dir, "merge")}\n`);
       if (r.value.duplicates.length > 0)
         process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
       process.stdout.write(

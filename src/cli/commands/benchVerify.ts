@@ -1,6 +1,7 @@
 // tca bench quixbugs verify-run RUN, and the gate compare and merge pass every run through: the
 // bench verdict (src/verdicts/benchVerdict.ts) over one read of the run, then, for verify-run, a
-// re-grade of every task (src/bench/runRegrade.ts). Argument parsing and printing only.
+// re-grade of every task (src/bench/runRegrade.ts) against the run's own data set (the one
+// run.json records, src/bench/dataset/datasetIdentity.ts). Argument parsing and printing only.
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
@@ -9,6 +10,7 @@ import { tcaCommand } from "../invocation.ts";
 import { fail } from "./benchOptions.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
+import { chooseVerifyDataset, datasetContent, parseDatasetIdentity } from "../../bench/dataset/datasetIdentity.ts";
 import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetFetch.ts";
 import { regradeRun, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
 import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
@@ -67,12 +69,12 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
   quix
     .command("verify-run")
     .description(
-      "re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json beside the run",
+      "re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json (the last verification) beside the run",
     )
     .argument("<run>", "run directory")
     .option(
       "--dataset <dir>",
-      "QuixBugs folder (default: as for run); its files must match what the run's traces recorded",
+      "QuixBugs folder (default: the one run.json records, found by its content); another content is refused",
     )
     .option("--jobs <n>", "tasks re-graded in parallel (default: core count, at most 8)")
     .option("--json", "print the re-grade as JSON")
@@ -87,8 +89,19 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       const { verdict, manifest } = gate.value[0]!;
       const testTimeoutMs =
         typeof manifest.fingerprint.testTimeoutMs === "number" ? manifest.fingerprint.testTimeoutMs : 60_000;
-      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: testTimeoutMs });
+      // The run's own data set (run.json's identity) unless --dataset names one with the same
+      // content; any other is refused here, before anything is re-graded or written.
+      const recordedDataset = parseDatasetIdentity(manifest.dataset);
+      const chosen = chooseVerifyDataset(
+        "identity" in recordedDataset ? recordedDataset.identity : null,
+        dir,
+        flags.dataset,
+        defaultDatasetDir(),
+      );
+      if (!chosen.ok) return fail(setExitCode, chosen.error, chosen.message, json);
+      const env = await prepareBenchEnvironment(chosen.value.dataset.root, { timeoutMs: testTimeoutMs });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
+      if (!json) process.stderr.write(`data set: ${env.value.dataset.root} (${chosen.value.choice})\n`);
       // A run on the real QuixBugs is re-graded only against the pinned files (the hash manifest);
       // any data set is also checked per program against the digests the traces recorded.
       if (manifest.environment.datasetSource === `jkoppel/QuixBugs@${QUIXBUGS_COMMIT}`) {
@@ -134,6 +147,8 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       const written = writeVerification(dir, snapshot.tasksSha256 ?? "", report, {
         grader: GRADER_ID,
         dataset: env.value.dataset.root,
+        datasetSha256: datasetContent(env.value.dataset).sha256,
+        datasetChoice: chosen.value.choice,
       });
       const disagreeing = report.entries.filter((entry) => !entry.identical);
       const timing = `${report.seconds.toFixed(1)} s; the run's own grading took ${report.recordedGradingSeconds.toFixed(1)} s of grader time`;
@@ -143,6 +158,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
             {
               ok: disagreeing.length === 0 && written.ok,
               run: dir,
+              dataset: { root: env.value.dataset.root, choice: chosen.value.choice },
               verification: written.ok ? written.value : null,
               ...report,
             },

@@ -7,6 +7,7 @@ import { printCommandError, refusal } from "../commandError.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
 import { serveReport } from "../../report/reportServer.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
+import { RECORDED_VERIFICATION_PREFIXES } from "../../verdicts/recordedVerification.ts";
 
 interface ReportFlags {
   out?: string;
@@ -57,10 +58,12 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       const written = writeReport(runDirectory, { out, force: flags.force === true });
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
-      // A bench run's page says whether verify-run re-graded it; the terminal says it too.
+      // A bench run's page shows verify-run's recorded verification (a record); the terminal shows it too.
       const regrade =
         document.kind === "bench"
-          ? document.bench.verdict.details.find((line) => /^(not )?re-graded/.test(line))
+          ? document.bench.verdict.details.find((line) =>
+              RECORDED_VERIFICATION_PREFIXES.some((prefix) => line.startsWith(prefix)),
+            )
           : undefined;
       process.stdout.write(
         `${document.kind} run: ${verdictOf(document).headline}\n${regrade !== undefined ? `${regrade}\n` : ""}report: ${written.value.path}\n`,
