@@ -17,8 +17,14 @@ const V1_ENVELOPE: ReadonlySet<string> = new Set(["v", "event", "t"]);
 
 /** A record's entry, or undefined when it has neither layout. */
 export function traceEntryOf(record: TraceFields, line: number): TraceEntry | undefined {
+  // v2 keeps the model turn an event belongs to in the envelope's `proposal`; the harness's
+  // decisions (harnessDecisions.ts) name it `turn`, so it is put back into the fields here.
   if (record.v === 2 && typeof record.type === "string" && isRecord(record.data))
-    return { type: record.type, data: record.data, line };
+    return {
+      type: record.type,
+      data: typeof record.proposal === "number" ? { ...record.data, turn: record.proposal } : record.data,
+      line,
+    };
   if (typeof record.event === "string")
     return {
       type: record.event,
