@@ -17,16 +17,24 @@ export const BENCH_TRACE_DESCRIPTIONS: Readonly<Record<BenchTraceEventType, Even
       target: "the path of the program in the task folder, as the tools name it",
       originalSha256: "sha256 of the program as the task began (the data set's buggy version)",
       programSha256: "the data set program's digest (programDigest), bound to run.json's dataset identity",
+      original: "the program as the task began, whole (bound by originalSha256): where the bench replay starts",
+      testFiles:
+        "the files the tool policy lets C and D read, path → sha256: the replay authorizes and rebuilds reads against them",
       run: "the run's labels when the task started: a trace copied into another run does not match it",
       tools: "the tools offered to the model under this condition, by name",
       attempt: "1, or the attempt number when --resume redid the task",
       repeat: "1, or k under --repeats",
       seed: "the sampling seed sent with each request, when the run set one",
+      heldOutSeed: "the seed of the held-out grading inputs the task is graded with (the grade must name the same)",
     },
   },
   model_request: {
     meaning: "A request is about to be sent to the model. `proposal` is the turn (1-based).",
-    fields: { messages: "how many messages the request holds" },
+    fields: {
+      messages: "how many messages the request holds",
+      messageSha256s: "each message's sha256 of its canonical JSON, in order: the replay rebuilds every one",
+      requestSha256: "sha256 of the request: the message digests, the tools, the token limit and the seed",
+    },
   },
   model_error: {
     meaning: "The model call failed (transport, HTTP status, timeout, context limit); the task stops.",
@@ -106,6 +114,8 @@ export const BENCH_TRACE_DESCRIPTIONS: Readonly<Record<BenchTraceEventType, Even
       seconds: "the run's wall time",
       exitCode: "pytest's exit code, null when it was killed",
       output: "pytest's output as shown to the model (bounded)",
+      summary: "pytest's final summary line, from which the replay rebuilds the model's observation",
+      timeoutMs: "the timeout the run had, in milliseconds (part of the observation)",
     },
   },
   budget_exhausted: {

@@ -5,6 +5,7 @@
 // reader's codes, src/bench/runs/benchTrace.ts).
 import type { TraceProblemCode } from "../bench/runs/benchTrace.ts";
 import type { EvidenceProblem } from "../recording/evidenceProblem.ts";
+import { BENCH_REPLAY_CODES } from "./benchReplay.ts";
 
 export const BENCH_PROBLEM_CODES = [
   // Reading the folder (benchSnapshot.ts)
@@ -54,6 +55,8 @@ export const BENCH_PROBLEM_CODES = [
   // run.json's data set identity against the traces (benchDatasetCheck.ts)
   "dataset_identity_invalid", // run.json's dataset is malformed, or has no digest for a program it lists
   "dataset_digest_mismatch", // a task_start's programSha256 is not the digest run.json's dataset records
+  // The replay of a task with the harness's own decisions (benchReplay.ts)
+  ...BENCH_REPLAY_CODES,
   // More problems than the verdict lists
   "problems_omitted",
 ] as const satisfies readonly (string | TraceProblemCode)[];
