@@ -16,6 +16,7 @@ import { canonicalJson } from "../../src/core/canonicalJson.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 import { runBenchmark } from "../../src/bench/benchmarkRun.ts";
 import { loadDataset } from "../../src/bench/dataset/dataset.ts";
+import { readTraceRecords } from "../bench/traceFixtures.ts";
 import { readManifest, readTaskResults } from "../../src/bench/runs/runDirectory.ts";
 import { mergeInputs } from "../../src/bench/runs/runMerge.ts";
 import type { ChatBackend } from "../../src/sources/openaiCompatibleChat.ts";
@@ -147,10 +148,9 @@ test("run.json records the data set the run was made on: its folder, the folder 
   const tasks = readTaskResults(honest);
   assert.ok(tasks.ok && tasks.value.length === 3);
   for (const task of tasks.value) {
-    const start = JSON.parse(readFileSync(join(honest, task.tracePath!), "utf8").split("\n")[0]!) as {
-      programSha256: string;
-    };
-    assert.equal(identity.programs[task.program], start.programSha256, task.taskId);
+    const start = readTraceRecords(join(honest, task.tracePath!))[0];
+    assert.equal(start?.type, "task_start");
+    assert.equal(identity.programs[task.program], start.data.programSha256, task.taskId);
   }
 });
 
