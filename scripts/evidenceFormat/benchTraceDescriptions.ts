@@ -23,6 +23,10 @@ export const BENCH_TRACE_DESCRIPTIONS: Readonly<Record<BenchTraceEventType, Even
       budget: "turns, tokens per turn and milliseconds the task may spend",
       target: "the program file the agent may change, relative to the task folder",
       originalSha256: "sha256 of the buggy program as given to the agent",
+      original: "the program as the task began, whole (bound by originalSha256): where the bench replay starts",
+      testFiles:
+        "the files the tool policy lets C and D read, path → sha256: the replay authorizes and rebuilds reads against them",
+      heldOutSeed: "the seed of the held-out grading inputs the task is graded with (the grade must name the same)",
       programSha256: "digest of the data set's files for this program (verify-run checks its data set against it)",
       run: "the run's labels when the task started (run.json's fingerprint digest, label, plan); the verdict checks them",
       tools: "the tools offered, by name (none: condition A)",
@@ -33,7 +37,11 @@ export const BENCH_TRACE_DESCRIPTIONS: Readonly<Record<BenchTraceEventType, Even
   },
   model_request: {
     meaning: "A request to the model for this turn.",
-    fields: { messages: "how many chat messages the request holds" },
+    fields: {
+      messages: "how many chat messages the request holds",
+      messageSha256s: "each message's sha256 of its canonical JSON, in order: the replay rebuilds every one",
+      requestSha256: "sha256 of the request: the message digests, the tools, the token limit and the seed",
+    },
   },
   model_error: {
     meaning: "The model call failed; the task ends (a model error, or out of budget past the deadline).",
@@ -103,6 +111,8 @@ export const BENCH_TRACE_DESCRIPTIONS: Readonly<Record<BenchTraceEventType, Even
       seconds: "how long the run took",
       exitCode: "pytest's exit code; null when it was stopped",
       output: "pytest's full output",
+      summary: "pytest's final summary line, from which the replay rebuilds the model's observation",
+      timeoutMs: "the timeout the run had, in milliseconds (part of the observation)",
     },
   },
   budget_exhausted: {

@@ -14,6 +14,7 @@ import { datasetIdentity, parseDatasetIdentity } from "./dataset/datasetIdentity
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
+import { TRACE_REPLAY_FORMAT } from "./agent/harnessDecisions.ts";
 import type { ThinkingMode } from "./agent/thinkingMode.ts";
 import {
   appendTaskResult,
@@ -95,6 +96,7 @@ export function runFingerprint(
     model: o.modelName,
     promptSetVersion: PROMPT_SET_VERSION,
     promptHashes: promptHashes(),
+    traceReplay: TRACE_REPLAY_FORMAT,
     budget: o.budget ?? AGENT_BUDGET,
     testTimeoutMs: o.testTimeoutMs,
     includeSlow: o.includeSlow,

@@ -4,7 +4,8 @@
 // must be the recorded finalSha256; it is graded by the trusted grader in a fresh sandbox (public
 // cases, and held-out cases from the recorded seed); and the recomputed grade, outcome, change,
 // false-fixed flag and special-casing report are compared with the record field by field.
-// Nothing the run recorded about the grade is believed: any difference names the task.
+// Nothing the run recorded about the grade is believed: any difference names the task. Every
+// run_tests the agent made is re-run too, on the version the bench replay rebuilt for it.
 import { closeSync, constants, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { mapWithConcurrency } from "../core/concurrency.ts";
@@ -28,6 +29,16 @@ import { resultKey, RUN_FILES } from "./runs/runDirectory.ts";
 import type { DataOf } from "../recording/evidenceEnvelope.ts";
 import type { AgentTraceCatalog } from "./agent/traceEvents.ts";
 import type { BenchTraceRecord } from "./runs/benchTrace.ts";
+import { runProgramTests } from "./agent/testRunner.ts";
+
+/** One recorded run_tests, on the version of the file the bench replay rebuilt for it. */
+export interface RecordedTestRun {
+  readonly id: string;
+  readonly target: string;
+  readonly outcome: string;
+  readonly counts: unknown;
+  readonly timeoutMs: number;
+}
 
 /** A verification.json is a few KiB per 100 tasks; a previous one larger than this is not copied into the history. */
 const VERIFICATION_READ_LIMIT = 64 * 1024 * 1024;
@@ -38,6 +49,8 @@ export interface RegradeInput {
   /** The data of the trace's task_start record (undefined when the trace does not start with one). */
   readonly taskStart: DataOf<AgentTraceCatalog, "task_start"> | undefined;
   readonly diff: string | undefined;
+  /** The agent's test runs, re-run in a fresh sandbox: the model's feedback, which D's decisions rest on. */
+  readonly testRuns?: readonly RecordedTestRun[];
 }
 
 /** A trace's task_start data, when its first record is one (what the trace recorded of the data set). */
@@ -173,6 +186,15 @@ async function regradeOne(input: RegradeInput, options: RegradeOptions): Promise
         ? measureFixSize(original, final, referenceFixSource(options.dataset, program.name).toString("utf8"))
         : null,
     );
+  // Each run_tests again, on its replayed version: same outcome and counts as the model was shown.
+  for (const run of input.testRuns ?? []) {
+    const rerun = await runProgramTests(options.sandbox, options.dataset, program, run.target, {
+      includeSlow: options.includeSlow,
+      timeoutMs: run.timeoutMs,
+    });
+    compare(differences, `test_run ${run.id}.outcome`, run.outcome, rerun.outcome);
+    if (run.outcome !== "timeout") compare(differences, `test_run ${run.id}.counts`, run.counts, rerun.counts);
+  }
   return done();
 }
 

@@ -45,14 +45,19 @@ export async function runTask(ctx: TaskContext): Promise<TaskResult | TaskInterr
   const { program, trace, clock } = ctx;
   // The claim analysis reads the agent's own trace events, kept in memory beside the trace file.
   const claimEvents = new ClaimRecorder();
-  const agent = await runAgentLoop({ ...ctx, trace: new TeeTrace<AgentTraceCatalog>([trace, claimEvents]) });
+  const heldOutSeed = ctx.heldOutSeed ?? processHeldOutSeed();
+  const agent = await runAgentLoop({
+    ...ctx,
+    heldOutSeed,
+    trace: new TeeTrace<AgentTraceCatalog>([trace, claimEvents]),
+  });
   if ("interrupted" in agent) return agent;
   const { original, final, stopReason } = agent;
   // Grading gets the full test timeout, not what is left of the task's budget; only a
   // cancellation (Ctrl-C) cuts it short, and a cancelled task is not recorded.
   // The grade is the trusted grader's (grading/): public and held-out cases, compared outside
   // the sandbox; the model's run_tests (pytest) is feedback only.
-  const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, ctx.heldOutSeed ?? processHeldOutSeed());
+  const heldOut = await heldOutCases(ctx.sandbox, ctx.dataset, program, heldOutSeed);
   const grading = gradeProgram(ctx.sandbox, ctx.dataset, program, final, {
     includeSlow: ctx.includeSlow,
     timeoutMs: ctx.testTimeoutMs,

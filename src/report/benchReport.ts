@@ -11,7 +11,7 @@ import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import { formatProblem } from "../recording/evidenceProblem.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
 import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
-import { deriveBenchVerdict } from "../verdicts/benchVerdict.ts";
+import { deriveBenchVerdict, type ReplayState } from "../verdicts/benchVerdict.ts";
 import type { BenchSnapshot } from "../verdicts/benchSnapshot.ts";
 import { recordedVerificationLine } from "../verdicts/recordedVerification.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
@@ -165,6 +165,19 @@ function benchVerdict(
   };
 }
 
+/** What the bench replay (src/verdicts/benchReplay.ts) recomputed, in the verdict's words. */
+function replayLine(replay: ReplayState): string {
+  const replayed =
+    replay.replayed > 0
+      ? `replayed ${replay.replayed} task(s) from their recorded replies with the harness's own decisions${replay.problems.length > 0 ? `: ${replay.problems.length} problem(s)` : ": every request, tool decision, stop and final file agrees"}`
+      : "";
+  const predates =
+    replay.predatesReplay > 0
+      ? `not replayed: ${replay.predatesReplay} task(s) of a run whose fingerprint predates the replay (no traceReplay); their agents' decisions are not recomputed`
+      : "";
+  return [replayed, predates].filter((line) => line !== "").join("; ") || "not replayed: no task trace";
+}
+
 export function readBenchReport(runDirectory: string): BenchReportData {
   // One read: the verdict's snapshot is the only source of the headline, the tables and the traces.
   const derived = deriveBenchVerdict(runDirectory);
@@ -195,6 +208,8 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   const expected = derived.tasksExpected ?? numberField(results, "tasksExpected");
   // verification.json is verify-run's record, not a re-grade the page made: shown as recorded, deciding nothing.
   const regrade = recordedVerificationLine(derived.recordedVerification, baseName(runDirectory), "this report");
+  // What the replay recomputed: the verdict's own finding, on its own line beside the record.
+  const replay = replayLine(derived.replay);
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
@@ -203,12 +218,14 @@ export function readBenchReport(runDirectory: string): BenchReportData {
           details: [
             "The run's files disagree with its task log and traces: the tables below are not verified.",
             regrade,
+            replay,
             ...derived.problems.map(formatProblem),
           ],
         }
       : withRegrade(
           benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
           regrade,
+          replay,
         );
   return {
     directoryName: baseName(runDirectory),
@@ -225,6 +242,6 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   };
 }
 
-function withRegrade(verdict: Verdict, regrade: string): Verdict {
-  return { ...verdict, details: [regrade, ...verdict.details] };
+function withRegrade(verdict: Verdict, regrade: string, replay: string): Verdict {
+  return { ...verdict, details: [regrade, replay, ...verdict.details] };
 }

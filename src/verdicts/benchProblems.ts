@@ -5,6 +5,7 @@
 // reader's codes, src/bench/runs/benchTrace.ts).
 import type { TraceProblemCode } from "../bench/runs/benchTrace.ts";
 import type { EvidenceProblem } from "../recording/evidenceProblem.ts";
+import type { BenchReplayCode } from "./benchReplay.ts";
 
 /** Every code, with what it means (docs/evidence-format.md lists them from here: npm run evidence-doc). */
 export const BENCH_PROBLEM_MEANINGS = {
@@ -50,6 +51,26 @@ export const BENCH_PROBLEM_MEANINGS = {
   results_fingerprint_mismatch: "results.json's fingerprint differs from run.json's",
   dataset_identity_invalid: "run.json's dataset is malformed, or has no digest for a program it lists",
   dataset_digest_mismatch: "a task_start's programSha256 is not the digest run.json's dataset records",
+  replay_inputs_missing: "a task_start lacks what the replay starts from (the original file, the test files' digests)",
+  replay_original_invalid: "the recorded original file is not the one its digest (or the data set) names",
+  replay_test_files_invalid: "the recorded test files' digests are not the data set's",
+  replay_budget_differs: "a task's budget is not run.json's",
+  replay_seed_differs: "a task's sampling seed is not the plan's",
+  replay_event_differs:
+    "a recorded harness decision (tool call, refusal, result, stop) is not the one the replay makes",
+  replay_event_missing: "the replay makes a decision the trace does not record",
+  replay_event_extra: "the trace records a decision the replay does not make",
+  replay_request_differs: "a recorded request digest is not the one the harness builds from the conversation so far",
+  replay_response_invalid: "a recorded model response cannot be replayed (its tool calls or text are malformed)",
+  replay_test_run_invalid:
+    "a recorded test run is not on the replayed version, or its outcome does not follow from its counts",
+  replay_final_differs: "the final file's digest is not the replayed file's",
+  replay_diff_differs: "the recorded change or diff is not the replayed file's",
+  replay_stop_differs: "the recorded stop reason, claim or turn count is not the replay's",
+  replay_guardrails_differ: "the guardrail counts are not the ones the replay counts",
+  replay_claim_differs: "the claim analysis or statements are not the ones recomputed from the replay",
+  replay_held_out_seed_differs: "the grade's held-out seed is not the task's (or run.json's)",
+  replay_grader_differs: "the grade's grader is not run.json's",
   problems_omitted: "more problems than the verdict lists (the count is in the detail)",
 } as const satisfies Readonly<Record<string, string>>;
 
@@ -62,6 +83,10 @@ export type BenchProblem = EvidenceProblem<BenchProblemCode>;
 type MissingTraceCodes = Exclude<TraceProblemCode, BenchProblemCode>;
 const _everyTraceCode: MissingTraceCodes extends never ? true : MissingTraceCodes = true;
 void _everyTraceCode;
+// Every code the replay gives is one of the verdict's, with its meaning above.
+type MissingReplayCodes = Exclude<BenchReplayCode, BenchProblemCode>;
+const _everyReplayCode: MissingReplayCodes extends never ? true : MissingReplayCodes = true;
+void _everyReplayCode;
 
 /** A problem of `file` (its name in the run directory). */
 export function benchProblem(code: BenchProblemCode, file: string, detail: string): BenchProblem {

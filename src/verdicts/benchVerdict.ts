@@ -17,6 +17,10 @@
 //                  label, pipeline check, plan); ends in task_end equal to the task record; its
 //                  grade event equals the record's grade; a diff event exactly when changed; the
 //                  record's guardrail counts, claimedFixed and claim recounted from its events
+//   replay         each task replayed from its start with the harness's own decisions
+//                  (benchReplay.ts): requests, tool decisions, test runs, stops, the final file, diff,
+//                  claim, guardrail counts, held-out seed and grader (a run whose fingerprint predates
+//                  the replay is counted in `replay.predatesReplay`, not replayed)
 //   diffs/<task>   when recorded, equals the trace's diff event
 //   results.json   its tasks equal the log's latest record per task, its summary equals the bench's
 //                  own summarize() over them, done/expected/complete equal the recomputed counts
@@ -44,8 +48,24 @@ import { benchProblem, type BenchProblem } from "./benchProblems.ts";
 import { readBenchSnapshot, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 import { datasetIdentityProblems } from "./benchDatasetCheck.ts";
 import { recordedVerificationOf, type RecordedVerification } from "./recordedVerification.ts";
+import type { QuixDataset } from "../bench/dataset/dataset.ts";
+import { programDigest } from "../bench/dataset/programDigest.ts";
+import { replayTask, type BenchReplayProblem } from "./benchReplay.ts";
+import { taskStartOf, type RecordedTestRun } from "../bench/runRegrade.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
+
+/** What the replay (benchReplay.ts) did: tasks replayed, tasks whose run predates the replay, its problems. */
+export interface ReplayState {
+  readonly replayed: number;
+  readonly predatesReplay: number;
+  readonly problems: readonly BenchReplayProblem[];
+}
+
+export interface BenchVerdictOptions {
+  /** The data set the run was made on (verify-run): the replay then rebuilds test file reads from it too. */
+  readonly dataset?: QuixDataset;
+}
 
 export interface BenchVerdict {
   readonly kind: BenchVerdictKind;
@@ -59,6 +79,7 @@ export interface BenchVerdict {
   readonly filesChecked: number;
   /** What verification.json says, shown as a record: it changes nothing in this verdict. */
   readonly recordedVerification: RecordedVerification;
+  readonly replay: ReplayState;
   /** run.json, when it is a usable manifest. */
   readonly manifest: RunManifest | null;
   /** The one read everything above was derived from; the report and merge use it too. */
@@ -109,6 +130,8 @@ function checkTask(
   manifest: RunManifest | null,
   task: TaskResult,
   problems: BenchProblem[],
+  replay: MutableReplay,
+  options: BenchVerdictOptions,
 ): void {
   const key = resultKey(task);
   // Each record by the rule it was written under (fixedMeans; absent in older runs).
@@ -140,6 +163,16 @@ function checkTask(
   const trace = snapshot.traces.get(task.tracePath);
   if (trace === undefined) return; // its read problem is listed already
   const records = trace.records;
+  // What the agent did, replayed from its start with the harness's own decisions.
+  if (manifest !== null) {
+    const replayed = replayTask(task.tracePath, records, task, manifest, options);
+    if (replayed.state === "predates_replay") replay.predatesReplay += 1;
+    else {
+      replay.replayed += 1;
+      replay.problems.push(...replayed.problems);
+      problems.push(...replayed.problems);
+    }
+  }
   const start = records[0];
   if (start?.type !== "task_start")
     problems.push(benchProblem("trace_start_missing", task.tracePath, `does not start with task_start`));
@@ -287,8 +320,42 @@ function checkResults(
     );
 }
 
+/**
+ * The replay of every task again, with the data set the run was made on (verify-run): the original
+ * file and the test files are then the data set's, and every test file read is rebuilt from its bytes.
+ * Over the verdict's own snapshot, never a second read.
+ */
+export function replayWithDataset(
+  verdict: BenchVerdict,
+  dataset: QuixDataset,
+): { problems: BenchReplayProblem[]; testRuns: ReadonlyMap<string, readonly RecordedTestRun[]> } {
+  const problems: BenchReplayProblem[] = [];
+  const testRuns = new Map<string, readonly RecordedTestRun[]>();
+  if (verdict.manifest === null) return { problems, testRuns };
+  for (const task of verdict.tasks) {
+    const trace = task.tracePath === undefined ? undefined : verdict.snapshot.traces.get(task.tracePath);
+    if (trace === undefined || task.tracePath === undefined) continue;
+    // A program whose files are not the ones the task recorded is the re-grade's to name (runRegrade.ts).
+    const program = dataset.programs.find((p) => p.name === task.program);
+    if (program === undefined || taskStartOf(trace.records)?.programSha256 !== programDigest(dataset, program))
+      continue;
+    const replayed = replayTask(task.tracePath, trace.records, task, verdict.manifest, { dataset });
+    if (replayed.state !== "replayed") continue;
+    problems.push(...replayed.problems);
+    testRuns.set(resultKey(task), replayed.testRuns);
+  }
+  return { problems, testRuns };
+}
+
+interface MutableReplay {
+  replayed: number;
+  predatesReplay: number;
+  problems: BenchReplayProblem[];
+}
+
 /** The verdict of the bench run in `runDirectory`, derived from one read of it. */
-export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
+export function deriveBenchVerdict(runDirectory: string, options: BenchVerdictOptions = {}): BenchVerdict {
+  const replay: MutableReplay = { replayed: 0, predatesReplay: 0, problems: [] };
   const problems: BenchProblem[] = [];
   const snapshot = readBenchSnapshot(runDirectory, problems);
   const manifest = asManifest(snapshot.manifest, problems);
@@ -308,7 +375,7 @@ export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
       problems.push(
         benchProblem("not_in_plan", RUN_FILES.tasks, `${resultKey(task)} is not in ${RUN_FILES.manifest}'s plan`),
       );
-    checkTask(snapshot, manifest, task, problems);
+    checkTask(snapshot, manifest, task, problems, replay, options);
   }
   const expected = plan === null ? null : plan.length;
   if (snapshot.results !== null) checkResults(snapshot.results, snapshot.manifest, tasks, expected, problems);
@@ -333,6 +400,7 @@ export function deriveBenchVerdict(runDirectory: string): BenchVerdict {
     tasksExpected: expected,
     filesChecked: snapshot.filesRead,
     recordedVerification: recordedVerificationOf(snapshot, tasks),
+    replay,
     manifest,
     snapshot,
   };

@@ -11,7 +11,7 @@ import { renderComparison } from "../../src/bench/runs/runComparison.ts";
 import type { GradeRecord } from "../../src/bench/grading/gradeRecord.ts";
 import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import type { ClaimRecord } from "../../src/bench/results/claimAnalysis.ts";
-import { modelResponseData, taskStartData, testRunData } from "./traceFixtures.ts";
+import { modelRequestData, modelResponseData, taskStartData, testRunData } from "./traceFixtures.ts";
 
 /** A trace event as the analyses take it: its type and (the part they read of) its data. */
 type Event = { readonly type: string; readonly data: Readonly<Record<string, unknown>> };
@@ -76,7 +76,7 @@ test("the recorder keeps only the fields the analysis reads, and the analysis ag
   const rec = new ClaimRecorder();
   const h0 = "a".repeat(64);
   rec.append("task_start", taskStartData({ originalSha256: h0 }));
-  rec.append("model_request", { messages: 3 }, 1);
+  rec.append("model_request", modelRequestData(3), 1);
   rec.append("test_run", testRunData(h0, "failed", "long pytest output"), 1);
   rec.append("model_response", modelResponseData("The tests are wrong."), 2);
   rec.append("stop_attempt", { accepted: true }, 2);

@@ -26,6 +26,8 @@ export function taskStartData(
     target: "python_programs/gcd.py",
     originalSha256: H0,
     programSha256: H0,
+    original: "",
+    testFiles: {},
     tools: ["read_file", "write_file", "run_tests"],
     attempt: 1,
     repeat: 1,
@@ -60,7 +62,14 @@ export function testRunData(
     seconds: 0.1,
     exitCode: outcome === "passed" ? 0 : 1,
     output,
+    summary: "",
+    timeoutMs: 60_000,
   };
+}
+
+/** A model_request's data for a conversation of `messages` messages (its digests are placeholders). */
+export function modelRequestData(messages: number): DataOf<AgentTraceCatalog, "model_request"> {
+  return { messages, messageSha256s: Array.from({ length: messages }, () => H0), requestSha256: H0 };
 }
 
 /** One trace line of the v2 envelope (a hand-built trace; a run's traces come from FileTrace). */

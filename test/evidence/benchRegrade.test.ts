@@ -112,7 +112,7 @@ test("a wrong fix forged into 'fixed' everywhere but the diff: the cross-checks 
   );
 });
 
-test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt file's digest disagrees", async () => {
+test("a recorded diff swapped for the real fix (finalSha256 left): the replay finds the diff is not the replayed file's, verify-run refuses", async () => {
   const dir = copyOf("swapped-diff");
   const tasks = readTaskResults(dir);
   assert.ok(tasks.ok);
@@ -128,10 +128,17 @@ test("a recorded diff swapped for the real fix (finalSha256 left): the rebuilt f
         ? { ...event, data: { ...event.data, diff: gcdDiff } }
         : event,
   );
-  assert.equal(deriveBenchVerdict(dir).kind, "complete");
+  // The replay (benchReplay.ts) finds it before any re-grade: the diff is not the replayed file's.
+  const verdict = deriveBenchVerdict(dir);
+  assert.equal(verdict.kind, "evidence_invalid");
+  assert.ok(
+    verdict.problems.some(
+      (problem) => problem.code === "replay_diff_differs" && problem.file === "traces/A-pascal.ndjson",
+    ),
+  );
   const run = await verifyRun(dir);
   assert.equal(run.code, 1);
-  assert.match(run.out, /A-pascal: its diff does not apply to the pristine program/);
+  assert.match(run.err, /evidence_invalid: .*replay_diff_differs: traces\/A-pascal\.ndjson/);
 });
 
 test("a run that records no data set identity (an older run), re-graded against another data set (one test file changed): refused per task, never a silent pass", async () => {

@@ -19,7 +19,7 @@ import type { TestOutcome } from "../../src/bench/agent/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 import { FileTrace } from "../../src/bench/agent/taskTrace.ts";
 import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
-import { modelResponseData, taskStartData, testRunData } from "../bench/traceFixtures.ts";
+import { modelRequestData, modelResponseData, taskStartData, testRunData } from "../bench/traceFixtures.ts";
 
 export interface BenchFixtureOptions {
   readonly programs: number;
@@ -109,7 +109,7 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
       trace.append("task_start", taskStartData({ taskId, program, condition, run: runBinding(manifest) }));
       for (let turn = 1; turn <= options.turns; turn++) {
         at(turn * 10);
-        trace.append("model_request", { messages: turn * 2 }, turn);
+        trace.append("model_request", modelRequestData(turn * 2), turn);
         at(turn * 10 + 5);
         trace.append(
           "model_response",

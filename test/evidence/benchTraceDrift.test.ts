@@ -12,6 +12,7 @@ import { verifiedRuns } from "../../src/cli/commands/benchVerify.ts";
 import { formatProblem } from "../../src/recording/evidenceProblem.ts";
 import type { BenchProblemCode } from "../../src/verdicts/benchProblems.ts";
 import { writeBenchRun } from "./benchRunFixture.ts";
+import { modelRequestData } from "../bench/traceFixtures.ts";
 import { assertBenchEvidenceInvalid, copyRun } from "./benchEvidenceAttack.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tca-bench-drift-"));
@@ -35,7 +36,7 @@ test("the honest fixture's traces are read without a problem (each case below fa
   assert.deepEqual(deriveBenchVerdict(honest).problems.map(formatProblem), []);
   const second = JSON.parse(readFileSync(join(honest, TRACE), "utf8").split("\n")[1]!) as Line;
   assert.equal(second.type, "model_request");
-  assert.deepEqual(second.data, { messages: 2 });
+  assert.deepEqual(second.data, modelRequestData(2));
 });
 
 const cases: readonly [string, number, (record: Line) => Record<string, unknown>, BenchProblemCode, RegExp][] = [
@@ -49,7 +50,7 @@ const cases: readonly [string, number, (record: Line) => Record<string, unknown>
   [
     "wrong-type",
     1,
-    (r) => ({ ...r, data: { messages: "2" } }),
+    (r) => ({ ...r, data: { ...r.data, messages: "2" } }),
     "wrong_type",
     /traces\/A-program_00\.ndjson:2 \(model_request\): data\.messages must be integer/,
   ],

@@ -9,7 +9,7 @@ import type { ConditionId } from "../../src/bench/agent/conditions.ts";
 import type { QuixDataset } from "../../src/bench/dataset/dataset.ts";
 import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { benchSetup, buggy, referenceFix } from "../bench/benchFixtures.ts";
-import { startRoutedServer } from "../bench/scriptedChatServer.ts";
+import { startRoutedServer, type ScriptedTurn } from "../bench/scriptedChatServer.ts";
 
 export const REGRADE_PROGRAMS = ["gcd", "is_palindrome", "pascal"] as const;
 
@@ -24,6 +24,8 @@ export interface RegradeRunOptions {
     readonly byProgram: Readonly<Record<string, string>>;
     readonly otherwise: string;
   };
+  /** The server's whole answer to each request (a multi-turn agent); `answers` is not used then. */
+  readonly route?: (body: Record<string, unknown>, dataset: QuixDataset) => ScriptedTurn;
   /** The run's recorded environment (default: a note saying it is this fixture). */
   readonly environment?: Readonly<Record<string, unknown>>;
 }
@@ -47,7 +49,9 @@ export async function realBenchRun(root: string, name = "run", options: RegradeR
   const sandbox = setup.sandbox;
   const dataset = options.dataset ?? setup.dataset;
   const answers = (options.answers ?? defaultAnswers)(dataset);
+  const route = options.route;
   const server = await startRoutedServer((body) => {
+    if (route !== undefined) return route(body, dataset);
     const text = (body.messages as { content: string | null }[]).map((m) => m.content ?? "").join("\n");
     for (const [program, content] of Object.entries(answers.byProgram))
       if (text.includes(`python_programs/${program}.py`)) return { content };

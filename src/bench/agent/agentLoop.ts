@@ -10,31 +10,29 @@ import type { GuardrailCounts } from "./guardrailCounts.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import type { StepHook } from "../../core/stepHook.ts";
 import { taskId, type AgentBudget, type Condition, type ConditionId } from "./conditions.ts";
-import { buggySource, targetPath, testFilePath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import { buggySource, supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import { programDigest } from "../dataset/programDigest.ts";
-import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
 import type { TraceRunBinding } from "./traceEvents.ts";
 import { TaskDeadline } from "./taskDeadline.ts";
 import { toolSchemasFor } from "./toolSchemas.ts";
-import { parseToolCallText } from "../../sources/textToolCalls.ts";
+import {
+  appendHarnessEvent,
+  applyGuardrailEffect,
+  assistantMessage,
+  buildModelRequest,
+  decideReply,
+  decideStop,
+  initialMessages,
+  modelRequestEvent,
+  toolMessage,
+  type TaskStopReason,
+} from "./harnessDecisions.ts";
 
-/** Why the agent loop ended. */
-/** context_limit: the conversation outgrew the model's input budget (local engine); an out-of-budget end. */
-/** tool_calls_as_text: the endpoint returned tool calls as text in the content (it does not parse them); an endpoint failure. */
-export const STOP_REASONS = [
-  "agent_done",
-  "no_answer",
-  "turn_budget",
-  "time_budget",
-  "truncated",
-  "context_limit",
-  "model_error",
-  "tool_calls_as_text",
-  "cancelled",
-] as const;
-export type TaskStopReason = (typeof STOP_REASONS)[number];
+// The harness's decisions are harnessDecisions.ts's pure functions, which the bench replay
+// (src/verdicts/benchReplay.ts) calls too; this loop makes them live and does the I/O.
+export { extractCodeBlock, initialMessages, STOP_REASONS, type TaskStopReason } from "./harnessDecisions.ts";
 
 export interface AgentTaskContext {
   readonly dataset: QuixDataset;
@@ -52,6 +50,8 @@ export interface AgentTaskContext {
   readonly signal?: AbortSignal;
   /** Sampling seed sent with every request of this task (--repeats gives each repeat its own). */
   readonly seed?: number;
+  /** The seed of the held-out grading inputs this task will be graded with, recorded in task_start. */
+  readonly heldOutSeed?: number;
   readonly attempt?: number;
   readonly repeat?: number;
   /** Crash injection for tests: called while a model call is in flight (src/core/stepHook.ts). */
@@ -96,33 +96,6 @@ export interface AgentInterruption {
   readonly seconds: number;
 }
 
-export function initialMessages(condition: Condition, program: string, source: string): ChatTurnMessage[] {
-  const target = targetPath(program);
-  if (condition.tools.length === 0) {
-    return [{ role: "user", content: fillTemplate(PROMPT_TEMPLATES.one_shot, { target, source }) }];
-  }
-  const withTests = condition.tools.includes("run_tests");
-  const system = fillTemplate(PROMPT_TEMPLATES.agent_system, {
-    target,
-    tests_line: withTests
-      ? fillTemplate(PROMPT_TEMPLATES.tests_line_with_tests, { test_file: testFilePath(program) })
-      : PROMPT_TEMPLATES.tests_line_without_tests,
-    verify_line: withTests ? PROMPT_TEMPLATES.verify_line_with_tests : PROMPT_TEMPLATES.verify_line_without_tests,
-  });
-  return [
-    { role: "system", content: system },
-    { role: "user", content: fillTemplate(PROMPT_TEMPLATES.agent_user, { target }) },
-  ];
-}
-
-/** The first ```python (or bare ```) block of a one-shot answer; undefined when there is none. */
-export function extractCodeBlock(text: string): string | undefined {
-  const python = /```(?:python|py|python3)[ \t]*\r?\n([\s\S]*?)```/.exec(text);
-  if (python) return python[1];
-  const bare = /```[ \t]*\r?\n([\s\S]*?)```/.exec(text);
-  return bare ? bare[1] : undefined;
-}
-
 interface LoopState {
   turns: number;
   promptTokens: number;
@@ -132,16 +105,6 @@ interface LoopState {
   claimed: boolean;
   modelRetries: number;
   protocolFindings: number;
-}
-
-/**
- * Tool-call blocks written into the content as text (<tool_call>{…}</tool_call>): well-formed
- * ones are what a server without tool parsing returns; malformed ones are the model's own.
- */
-function textToolCallsIn(content: string): { wellFormed: number; malformed: number } {
-  if (!content.includes("<tool_call>")) return { wellFormed: 0, malformed: 0 };
-  const parsed = parseToolCallText(content);
-  return { wellFormed: parsed.toolCalls.length, malformed: parsed.malformed.length };
 }
 
 export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | AgentInterruption> {
@@ -166,7 +129,7 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
     original,
   );
   const schemas = toolSchemasFor(condition);
-  const messages = initialMessages(condition, program.name, original);
+  const messages: ChatTurnMessage[] = initialMessages(condition, program.name, original);
   const state: LoopState = {
     turns: 0,
     promptTokens: 0,
@@ -185,11 +148,16 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
     target: targetPath(program.name),
     originalSha256: sha256Hex(original),
     programSha256: programDigest(ctx.dataset, program),
+    // The buggy file itself: the replay's start (src/verdicts/benchReplay.ts), bound by originalSha256.
+    original,
+    // The files the policy lets C and D read (path → SHA-256): the replay authorizes reads against them.
+    testFiles: Object.fromEntries(supportFiles(ctx.dataset, program).map((f) => [f.path, sha256Hex(f.content)])),
     ...(ctx.runBinding ? { run: ctx.runBinding } : {}),
     tools: schemas.map((s) => s.function.name),
     attempt: ctx.attempt ?? 1,
     repeat: ctx.repeat ?? 1,
     ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+    ...(ctx.heldOutSeed !== undefined ? { heldOutSeed: ctx.heldOutSeed } : {}),
   });
   const interrupted = (): AgentInterruption => {
     const seconds = Math.round((clock() - startedAt) / 10) / 100;
@@ -219,14 +187,10 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         break;
       }
       const turn = state.turns + 1;
-      trace.append("model_request", { messages: messages.length }, turn);
-      const pending = ctx.backend.complete({
-        messages,
-        tools: schemas,
-        maxTokens: budget.maxTokensPerTurn,
-        signal: taskDeadline.signal,
-        ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
-      });
+      const request = buildModelRequest(condition, messages, budget, ctx.seed);
+      const requested = modelRequestEvent(turn, request);
+      appendHarnessEvent(trace, requested);
+      const pending = ctx.backend.complete({ ...request, signal: taskDeadline.signal });
       if (ctx.hook) await ctx.hook("modelCall", `${taskId(condition.id, program.name)} turn ${turn}`);
       const reply: ChatTurnResult = await pending;
       state.turns = turn;
@@ -274,92 +238,32 @@ export async function runAgentLoop(ctx: AgentTaskContext): Promise<AgentRun | Ag
         },
         turn,
       );
-      messages.push({
-        role: "assistant",
-        content: reply.content,
-        toolCalls: condition.tools.length === 0 ? [] : reply.toolCalls,
-      });
-
-      if (condition.tools.length === 0) {
-        // A: one turn, the answer is the file. A reply cut off at the token limit is never a
-        // claim, even when a complete code block came before the cut: the answer was not
-        // delivered whole, so the file stays as it was and the task is out of budget.
-        const code = extractCodeBlock(reply.content);
-        if (reply.finishReason === "length") {
-          stopReason = "truncated";
-        } else if (code !== undefined) {
-          tools.target = code;
-          state.claimed = true;
-          stopReason = "agent_done";
-        } else {
-          stopReason = "no_answer";
-        }
-        trace.append(
-          "stop_attempt",
-          {
-            accepted: stopReason === "agent_done",
-            codeBlock: code !== undefined,
-            truncated: reply.finishReason === "length",
-          },
-          turn,
-        );
+      messages.push(assistantMessage(condition, reply));
+      const meaning = decideReply(condition, reply, turn);
+      if (meaning.kind === "end") {
+        for (const event of meaning.events) appendHarnessEvent(trace, event);
+        if (meaning.file !== undefined) tools.target = meaning.file;
+        if (meaning.protocolFinding) state.protocolFindings++;
+        state.claimed = meaning.claimed;
+        stopReason = meaning.stopReason;
         break;
       }
-      if (reply.toolCalls.length === 0) {
-        // Tools were offered and none came back as tool calls, but the content holds them as
-        // text. Well-formed blocks: the endpoint is not parsing tool calls; never a claim, the
-        // task ends as an endpoint failure (a model error), counted as a protocol finding.
-        // Only malformed blocks: the model's own broken call, which a parsing server also
-        // leaves in the text; never a claim either, but the model's failure, so the task ends
-        // without an answer and is graded (it stays in the fixed rate's denominator).
-        const asText = textToolCallsIn(reply.content);
-        if (asText.wellFormed > 0) {
-          state.protocolFindings++;
-          trace.append(
-            "protocol_finding",
-            { kind: "tool_calls_as_text", blocks: asText.wellFormed + asText.malformed },
-            turn,
-          );
-          stopReason = "tool_calls_as_text";
-          break;
-        }
-        if (asText.malformed > 0) {
-          trace.append("protocol_finding", { kind: "malformed_tool_call_text", blocks: asText.malformed }, turn);
-          trace.append("stop_attempt", { accepted: false, malformedToolCall: true }, turn);
-          stopReason = "no_answer";
-          break;
-        }
-      }
-      if (reply.toolCalls.length > 0) {
+      if (meaning.kind === "tool_calls") {
         for (const call of reply.toolCalls) {
           const content = await tools.execute(call, turn);
-          messages.push({ role: "tool", toolCallId: call.id, name: call.name, content });
+          messages.push(toolMessage(call, content));
         }
         if (ctx.signal?.aborted) stopReason = "cancelled";
         continue;
       }
-      // A reply cut off at the per-turn token limit is not a statement that the work is done:
-      // it ends the task as out of budget (truncated), never as a claimed fix.
-      if (reply.finishReason === "length") {
-        trace.append("stop_attempt", { accepted: false, truncated: true }, turn);
-        stopReason = "truncated";
-        break;
+      // No tool call: the model says it is done; D refuses until run_tests passed on the current file.
+      const stop = decideStop(condition, tools.target, tools, turn);
+      for (const event of stop.events) appendHarnessEvent(trace, event);
+      if (!stop.accepted) {
+        applyGuardrailEffect(tools.guardrails, stop.effect);
+        messages.push(stop.message);
+        continue;
       }
-      // No tool call: the model says it is done.
-      if (condition.verifiedCompletion) {
-        const current = sha256Hex(tools.target);
-        if (tools.lastPassedHash !== current) {
-          const text =
-            tools.lastRunHash === current
-              ? PROMPT_TEMPLATES.harness_refusal_D_fail
-              : PROMPT_TEMPLATES.harness_refusal_D_not_run;
-          tools.guardrails.refusedStopAttempts++;
-          trace.append("stop_attempt", { accepted: false, refusal: text }, turn);
-          messages.push({ role: "user", content: text });
-          continue;
-        }
-      }
-      trace.append("stop_attempt", { accepted: true }, turn);
       state.claimed = true;
       stopReason = "agent_done";
     }

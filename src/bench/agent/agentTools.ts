@@ -4,35 +4,23 @@
 // Every refusal and tool error is logged to the trace and counted.
 import type { ProposedToolCall } from "../../sources/openaiCompatibleChat.ts";
 import type { Condition } from "./conditions.ts";
-import { supportFiles, targetPath, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
+import { supportFiles, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import type { TraceSink } from "./taskTrace.ts";
-import { fillTemplate, PROMPT_TEMPLATES } from "./prompts.ts";
-import { progressLine, runProgramTests, type TestRunResult } from "./testRunner.ts";
-import { authorizeToolCall, parseToolCall } from "./toolPolicy.ts";
+import { runProgramTests } from "./testRunner.ts";
 import { sha256Hex } from "../../core/digest.ts";
-import { countRefusal, noGuardrailHits, type MutableGuardrails } from "./guardrailCounts.ts";
+import { noGuardrailHits, type MutableGuardrails } from "./guardrailCounts.ts";
+import {
+  afterTestRun,
+  appendHarnessEvent,
+  applyGuardrailEffect,
+  boundObservation,
+  decideToolCall,
+  testObservation,
+} from "./harnessDecisions.ts";
 
-/** Longest tool result returned to the model (characters); the trace keeps the full text. */
-export const OBSERVATION_MAX_CHARS = 12_000;
-
-function bound(text: string): string {
-  return text.length <= OBSERVATION_MAX_CHARS
-    ? text
-    : `${text.slice(0, OBSERVATION_MAX_CHARS)}\n[truncated: ${text.length - OBSERVATION_MAX_CHARS} more characters]`;
-}
-
-export function testObservation(result: TestRunResult, timeoutMs: number): string {
-  if (result.outcome === "passed")
-    return fillTemplate(PROMPT_TEMPLATES.run_tests_passed, {
-      progress: progressLine(result.output),
-      summary: result.summary,
-    }).replace(/ {2,}/g, " ");
-  if (result.outcome === "timeout")
-    return fillTemplate(PROMPT_TEMPLATES.run_tests_timeout, { seconds: String(Math.round(timeoutMs / 1000)) });
-  const tail = result.output.length > 4000 ? result.output.slice(-4000) : result.output;
-  return fillTemplate(PROMPT_TEMPLATES.run_tests_failed, { output: tail });
-}
+// The observation texts and the tool decisions are harnessDecisions.ts's (the replay's too).
+export { OBSERVATION_MAX_CHARS, testObservation } from "./harnessDecisions.ts";
 
 export interface AgentToolsOptions {
   readonly dataset: QuixDataset;
@@ -66,57 +54,13 @@ export class AgentTools {
 
   async execute(call: ProposedToolCall, turn: number): Promise<string> {
     const { trace } = this.o;
-    trace.append("tool_call", { id: call.id, name: call.name, arguments: call.argumentsText }, turn);
-    const parsed = parseToolCall(call.name, call.argumentsText);
-    if (!parsed.ok) {
-      this.guardrails.toolErrors++;
-      trace.append("tool_error", { id: call.id, error: parsed.error, message: parsed.message }, turn);
-      return `Error (${parsed.error}): ${parsed.message}`;
+    const decision = decideToolCall(this.o.condition, this.o.program.name, this.testFiles, this.target, call, turn);
+    for (const event of decision.events) appendHarnessEvent(trace, event);
+    applyGuardrailEffect(this.guardrails, decision.effect);
+    if (decision.kind === "done") {
+      this.target = decision.target;
+      return decision.observation;
     }
-    const decision = authorizeToolCall(this.o.condition, this.o.program.name, [...this.testFiles.keys()], parsed.call);
-    if (!decision.allow) {
-      countRefusal(this.guardrails, decision.error);
-      trace.append(
-        "tool_refused",
-        {
-          id: call.id,
-          tool: parsed.call.tool,
-          path: "path" in parsed.call ? parsed.call.path : null,
-          error: decision.error,
-          message: decision.message,
-        },
-        turn,
-      );
-      return `Error (${decision.error}): ${decision.message}`;
-    }
-    const call2 = parsed.call;
-    if (call2.tool === "read_file") {
-      const path = decision.path ?? "";
-      const text = path === targetPath(this.o.program.name) ? this.target : this.testFiles.get(path);
-      if (text === undefined) {
-        this.guardrails.toolErrors++;
-        trace.append("tool_error", { id: call.id, error: "file_not_found" }, turn);
-        return "Error (file_not_found): no such file.";
-      }
-      trace.append("tool_result", { id: call.id, tool: "read_file", path, chars: text.length }, turn);
-      return bound(text);
-    }
-    if (call2.tool === "write_file") {
-      this.target = call2.content;
-      trace.append(
-        "tool_result",
-        {
-          id: call.id,
-          tool: "write_file",
-          path: decision.path ?? "",
-          chars: call2.content.length,
-          sha256: sha256Hex(call2.content),
-        },
-        turn,
-      );
-      return `Wrote ${call2.content.length} characters to ${decision.path}.`;
-    }
-    this.guardrails.testRuns++;
     const timeoutMs = Math.max(1, Math.ceil(Math.min(this.o.testTimeoutMs, this.o.remainingMs())));
     const hash = sha256Hex(this.target);
     const result = await runProgramTests(this.o.sandbox, this.o.dataset, this.o.program, this.target, {
@@ -124,8 +68,9 @@ export class AgentTools {
       timeoutMs,
       ...(this.o.signal ? { signal: this.o.signal } : {}),
     });
-    this.lastRunHash = hash;
-    this.lastPassedHash = result.outcome === "passed" ? hash : undefined;
+    const tests = afterTestRun(hash, result.outcome);
+    this.lastRunHash = tests.lastRunHash;
+    this.lastPassedHash = tests.lastPassedHash;
     const observation = testObservation(result, timeoutMs);
     trace.append(
       "test_run",
@@ -138,9 +83,12 @@ export class AgentTools {
         seconds: result.seconds,
         exitCode: result.exitCode,
         output: result.output,
+        // What the replay rebuilds the model's observation from (testObservation).
+        summary: result.summary,
+        timeoutMs,
       },
       turn,
     );
-    return bound(observation);
+    return boundObservation(observation);
   }
 }

@@ -68,16 +68,31 @@ export const AGENT_TRACE_EVENTS = {
       target: Type.String(),
       originalSha256: Sha256,
       programSha256: Sha256,
+      /** The buggy file itself, bound by originalSha256: where the bench replay starts. */
+      original: Type.String(),
+      /** The files the tool policy lets C and D read, path → SHA-256: the replay authorizes reads against them. */
+      testFiles: Type.Record(Type.String(), Sha256),
       /** Absent only where a task ran outside a run directory (tests of one task). */
       run: Type.Optional(RunBindingSchema),
       tools: list(Type.String()),
       attempt: Type.Integer({ minimum: 1 }),
       repeat: Type.Integer({ minimum: 1 }),
       seed: Type.Optional(Type.Integer()),
+      /** The held-out grading inputs' seed this task is graded with (absent where held-out grading is off). */
+      heldOutSeed: Type.Optional(Type.Integer()),
     },
     closed,
   ),
-  model_request: Type.Object({ messages: Count }, closed),
+  model_request: Type.Object(
+    {
+      messages: Count,
+      /** Each message's SHA-256 of its canonical JSON (harnessDecisions.ts messageSha256), in order. */
+      messageSha256s: list(Sha256),
+      /** The request's SHA-256 over those digests, the tools, the token limit and the seed (requestSha256). */
+      requestSha256: Sha256,
+    },
+    closed,
+  ),
   model_error: Type.Object(
     { error: Type.String(), message: Type.String(), exchange: ExchangeSchema, retries: Count },
     closed,
@@ -146,6 +161,10 @@ export const AGENT_TRACE_EVENTS = {
       seconds: Seconds,
       exitCode: nullable(Type.Integer()),
       output: Type.String(),
+      /** The runner's one-line summary, from which the replay rebuilds the model's observation. */
+      summary: Type.String(),
+      /** The timeout the run had (ms), also part of the observation. */
+      timeoutMs: Type.Integer({ minimum: 1 }),
     },
     closed,
   ),

@@ -16,8 +16,8 @@ import { QUIXBUGS_MANIFEST, verifyDirectory } from "../../bench/dataset/datasetF
 import { regradeRun, taskStartOf, writeVerification, type RegradeInput } from "../../bench/runRegrade.ts";
 import { GRADER_ID } from "../../bench/grading/trustedGrader.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
-import { deriveBenchVerdict, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
-import type { RunManifest } from "../../bench/runs/runDirectory.ts";
+import { deriveBenchVerdict, replayWithDataset, type BenchVerdict } from "../../verdicts/benchVerdict.ts";
+import { resultKey, type RunManifest } from "../../bench/runs/runDirectory.ts";
 import type { MergeInput } from "../../bench/runs/runMerge.ts";
 
 /** A run that passed the bench verdict, with the snapshot it was derived from. */
@@ -114,11 +114,21 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
             json,
           );
       }
+      // The replay again, now with the data set's own files (the test files a C or D agent read).
+      const replayed = replayWithDataset(verdict, env.value.dataset);
+      if (replayed.problems.length > 0)
+        return fail(
+          setExitCode,
+          "evidence_invalid",
+          `${dir}: EVIDENCE INVALID (${replayed.problems.length} problem(s)): ${replayed.problems.slice(0, 3).map(formatProblem).join("; ")}`,
+          json,
+        );
       const { snapshot } = verdict;
       const inputs: RegradeInput[] = verdict.tasks.map((task) => ({
         task,
         taskStart: task.tracePath === undefined ? undefined : taskStartOf(snapshot.traces.get(task.tracePath)?.records),
         diff: task.diffPath === undefined ? undefined : snapshot.diffs.get(task.diffPath),
+        testRuns: replayed.testRuns.get(resultKey(task)) ?? [],
       }));
       const tty = process.stderr.isTTY && !json;
       const report = await regradeRun(inputs, {
