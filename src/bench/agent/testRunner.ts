@@ -21,6 +21,8 @@ export interface TestRunResult {
   readonly outcome: TestOutcome;
   readonly counts: TestCounts;
   readonly seconds: number;
+  /** CPU time of the whole run from its cgroup (null where the sandbox keeps no such count). */
+  readonly cpuSeconds: number | null;
   readonly exitCode: number | null;
   /** The run's output with host paths replaced (safe to show a model). */
   readonly output: string;
@@ -119,6 +121,7 @@ export async function runProgramTests(
       outcome: run.aborted ? "timeout" : classifyExit(run.exitCode, run.timedOut, counts),
       counts,
       seconds: run.elapsedMs / 1000,
+      cpuSeconds: run.cpuSeconds,
       exitCode: run.exitCode,
       output,
       summary,
