@@ -39,14 +39,29 @@ export interface TestRunOptions {
   readonly signal?: AbortSignal;
 }
 
-export function pytestArguments(program: string, includeSlow: boolean): string[] {
+/**
+ * `python -m pytest`, started with -S: the site module's .pth imports (a host's certifi hook: about
+ * a third of a bare python start) run at every call otherwise. The bootstrap puts back what site
+ * would have added (sitePaths, at the end, where site puts them) and sys.path[0] as -m sets it,
+ * then does what pytest's __main__ does. Plugins that only act on options never passed here
+ * (junitxml, pastebin) are not loaded; cacheprovider would write into the read-only folder.
+ */
+export function pytestArguments(program: string, includeSlow: boolean, sitePaths: readonly string[]): string[] {
+  const bootstrap =
+    `import os, sys; sys.path[0] = os.getcwd(); sys.path.extend(${JSON.stringify(sitePaths)}); ` +
+    "import pytest; raise SystemExit(pytest.console_main())";
   const argv = [
     "python",
-    "-m",
-    "pytest",
+    "-S",
+    "-c",
+    bootstrap,
     "-q",
     "-p",
     "no:cacheprovider",
+    "-p",
+    "no:junitxml",
+    "-p",
+    "no:pastebin",
     "--tb=short",
     "--color=no",
     testFilePath(program),
@@ -111,7 +126,7 @@ export async function runProgramTests(
   try {
     const run = await runInSandbox(config, {
       taskDir: folder.dir,
-      argv: pytestArguments(program.name, options.includeSlow ?? false),
+      argv: pytestArguments(program.name, options.includeSlow ?? false, config.python.sitePaths),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
