@@ -1,8 +1,8 @@
-// run_tests starts pytest with `python -S` and a bootstrap (issue #36: the site module's .pth
-// imports cost a third of every start). What the model sees must not change: each candidate here
-// (passing, failing, not importable, one that reports the import path it sees) gets the same
-// outcome, counts, exit code and output as `python -m pytest` with the arguments run_tests had
-// before, in the same sandbox and the same fresh read-only folder.
+// run_tests starts pytest through a bootstrap that keeps the garbage collector off pytest's own
+// objects (issue #36: about a third of a run's CPU). What the model sees must not change: each
+// candidate here (passing, failing, not importable, one that reports the import path and the
+// collector's state it sees) gets the same exit code and output as `python -m pytest` with the
+// arguments run_tests had before, in the same sandbox and the same fresh read-only folder.
 import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { runProgramTests, sanitizeOutput } from "../../src/bench/agent/testRunner.ts";
@@ -34,8 +34,19 @@ async function both(name: string, source: string) {
 }
 
 const SYS_PATH_REPORT = [
-  "import sys",
-  "raise RuntimeError('SYS-PATH ' + repr(sys.path) + ' MODULES ' + repr(sorted(m for m in sys.modules if m.startswith('pytest'))))",
+  "import gc, sys",
+  "raise RuntimeError('SYS-PATH ' + repr(sys.path) + ' GC ' + repr((gc.isenabled(), gc.get_threshold())))",
+  "",
+].join("\n");
+
+/** A correct gcd whose every call leaves a reference cycle behind that raises when collected. */
+const GARBAGE_THAT_RAISES = [
+  "class Cycle:",
+  "    def __del__(self):",
+  "        raise ValueError('DEL-RAISED')",
+  "def gcd(a, b):",
+  "    c = Cycle(); c.me = c; del c",
+  "    return a if b == 0 else gcd(b, a % b)",
   "",
 ].join("\n");
 
@@ -43,25 +54,29 @@ const CANDIDATES: ReadonlyArray<{ readonly label: string; readonly name: string;
   { label: "reference fix (passes)", name: "gcd", source: () => referenceFix(benchSetup().dataset, "gcd") },
   { label: "buggy program (fails)", name: "pascal", source: () => buggy(benchSetup().dataset, "pascal") },
   { label: "syntax error (collection error)", name: "gcd", source: () => "def gcd(a, b:\n    return a\n" },
-  { label: "reports sys.path at import", name: "bitcount", source: () => SYS_PATH_REPORT },
+  { label: "reports sys.path and gc state at import", name: "bitcount", source: () => SYS_PATH_REPORT },
 ];
 
 for (const c of CANDIDATES) {
-  test(`run_tests' -S start shows what python -m pytest showed: ${c.label}`, async () => {
+  test(`run_tests' bootstrap shows what python -m pytest showed: ${c.label}`, async () => {
     const { now, before } = await both(c.name, c.source());
     assert.equal(now.exitCode, before.exitCode);
     assert.equal(withoutTimings(now.output), withoutTimings(before.output));
   });
 }
 
-test("the candidate's import path under the -S start is the one site gave it, site-packages included", async () => {
+// Not in the equivalence list: which test an automatic collection falls in depends on allocation
+// counts, which any change to what pytest allocates shifts (a plugin less, another pytest version);
+// here the warning lands on a test instead of after the session. What holds is that it is reported.
+test("the candidate's garbage is still collected: what its __del__ raises is reported", async () => {
+  const { now } = await both("gcd", GARBAGE_THAT_RAISES);
+  assert.equal(now.outcome, "passed");
+  assert.match(now.output, /DEL-RAISED/);
+});
+
+test("the candidate runs with the collector on, with the default thresholds", async () => {
   const { now } = await both("bitcount", SYS_PATH_REPORT);
   assert.equal(now.outcome, "error");
-  const { sandbox } = benchSetup();
-  const seen = /SYS-PATH (\[[^\]]*\])/.exec(now.output)?.[1] ?? "";
-  assert.ok(sandbox.python.sitePaths.length > 0, "the probe found site-packages");
-  // The output shows the Python prefix as <python> (sanitizeOutput); site-packages come last, as site puts them.
-  const shown = sandbox.python.sitePaths.map((p) => `'${p.split(sandbox.python.prefix).join("<python>")}'`);
-  assert.ok(seen.endsWith(`${shown.join(", ")}]`), `${shown.join(", ")} at the end of ${seen}`);
-  assert.ok(seen.includes("'/task'"), seen);
+  assert.match(now.output, /GC \(True, \(700, 10, 10\)\)/);
+  assert.match(now.output, /SYS-PATH \['\/task\/python_testcases', '\/task', /);
 });

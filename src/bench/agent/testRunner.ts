@@ -40,21 +40,25 @@ export interface TestRunOptions {
 }
 
 /**
- * `python -m pytest`, started with -S: the site module's .pth imports (a host's certifi hook: about
- * a third of a bare python start) run at every call otherwise. The bootstrap puts back what site
- * would have added (sitePaths, at the end, where site puts them) and sys.path[0] as -m sets it,
- * then does what pytest's __main__ does. Plugins that only act on options never passed here
- * (junitxml, pastebin) are not loaded; cacheprovider would write into the read-only folder.
+ * What `python -m pytest` runs (pytest's __main__, sys.path[0] as -m sets it), with the
+ * interpreter's garbage collector kept off pytest's own objects: they are made permanent
+ * (gc.freeze) once pytest is imported, automatic collection paused while it is (nothing of the
+ * candidate's runs then). pytest's own start otherwise re-walks all of them at every automatic
+ * collection, and five times more at the end of the session (unraisableexception's cleanup); that
+ * was about a third of a run's CPU (issue #36). The candidate's objects, created later, are
+ * collected as before: gc stays on, with the same thresholds.
  */
-export function pytestArguments(program: string, includeSlow: boolean, sitePaths: readonly string[]): string[] {
-  const bootstrap =
-    `import os, sys; sys.path[0] = os.getcwd(); sys.path.extend(${JSON.stringify(sitePaths)}); ` +
-    "import pytest; raise SystemExit(pytest.console_main())";
+export const PYTEST_BOOTSTRAP =
+  "import gc, os, sys; sys.path[0] = os.getcwd(); " +
+  "gc.disable(); import pytest; gc.freeze(); gc.enable(); raise SystemExit(pytest.console_main())";
+
+/** Plugins that only act on options never passed here (junitxml, pastebin) are not loaded;
+ * cacheprovider would write into the read-only folder. */
+export function pytestArguments(program: string, includeSlow: boolean): string[] {
   const argv = [
     "python",
-    "-S",
     "-c",
-    bootstrap,
+    PYTEST_BOOTSTRAP,
     "-q",
     "-p",
     "no:cacheprovider",
@@ -126,7 +130,7 @@ export async function runProgramTests(
   try {
     const run = await runInSandbox(config, {
       taskDir: folder.dir,
-      argv: pytestArguments(program.name, options.includeSlow ?? false, config.python.sitePaths),
+      argv: pytestArguments(program.name, options.includeSlow ?? false),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
