@@ -1,7 +1,8 @@
 // npm run bench:task-cost [-- --rounds N] [-- --program P] [-- --dataset DIR] — what the harness
 // costs per bench task (issue #36): one run_tests call (pytest in a fresh sandbox and folder, as
 // the agent's tool runs it) and one trusted grade (public + held-out cases), on a QuixBugs
-// program's reference fix, next to references: `python -c 0` and `python -m pytest --version`,
+// program's reference fix, and run_tests as it ran before #36 (plain `python -m pytest`), next to
+// references: `python -c 0` and `python -m pytest --version`,
 // bare on the host and inside the same sandbox. Every round runs each case once, in turn
 // (interleaved, so a busy machine slows them all alike). Prints median and min–max of wall and
 // CPU seconds; CPU is the run's cgroup count in the sandbox (all its processes), the children's
@@ -18,6 +19,8 @@ import { resolvePythonRuntime } from "../src/bench/sandbox/pythonRuntime.ts";
 import { cpuAccounting, createSandboxConfig, runInSandbox } from "../src/bench/sandbox/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandbox/sandboxLimits.ts";
 import { runProgramTests } from "../src/bench/agent/testRunner.ts";
+import { testFilePath } from "../src/bench/dataset/dataset.ts";
+import { createTaskFolder } from "../src/bench/dataset/taskFolder.ts";
 import { median } from "../src/bench/results/summaryStatistics.ts";
 
 function flagValue(name: string): string | undefined {
@@ -79,6 +82,30 @@ async function runTests(): Promise<Sample> {
   return { wall, cpu: r.cpuSeconds };
 }
 
+/** run_tests as it ran before issue #36 (plain `python -m pytest`), same sandbox, same fresh folder. */
+async function plainPytest(): Promise<Sample> {
+  const argv = [
+    "python",
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "--tb=short",
+    "--color=no",
+    testFilePath(program.name),
+  ];
+  const started = performance.now();
+  const folder = createTaskFolder(dataset, program, fix);
+  try {
+    const r = await runInSandbox(sandbox, { taskDir: folder.dir, argv });
+    if (r.exitCode !== 0) console.log(`warning: plain pytest on ${program.name}'s fix exited ${r.exitCode}`);
+    return { wall: (performance.now() - started) / 1000, cpu: r.cpuSeconds };
+  } finally {
+    folder.remove();
+  }
+}
+
 // The grader's one-off work per program (public cases, reference on held-out inputs) is cached
 // per process, as in a bench run; done here once, before the rounds.
 await publicCases(sandbox, dataset, program, false);
@@ -100,6 +127,7 @@ const CASES: ReadonlyArray<{ readonly label: string; readonly run: () => Sample 
   { label: "sandbox python -c 0", run: () => sandboxRun(["python", "-c", "0"]) },
   { label: "sandbox python -m pytest --version", run: () => sandboxRun(["python", "-m", "pytest", "--version"]) },
   { label: `run_tests (${program.name} fix)`, run: runTests },
+  { label: "  same, as before #36 (python -m pytest)", run: plainPytest },
   { label: `trusted grade (${program.name} fix)`, run: grade },
 ];
 
@@ -116,10 +144,10 @@ console.log(
   `${ROUNDS} interleaved rounds; program ${program.name}; python ${py.value.version}, pytest ${py.value.pytestVersion}; ` +
     `sandbox CPU count: ${cpuAccounting(sandbox) ? "cgroup" : "none"}`,
 );
-console.log(`${"".padEnd(38)} ${"wall s: median (min–max)".padEnd(26)} cpu s: median (min–max)`);
+console.log(`${"".padEnd(42)} ${"wall s: median (min–max)".padEnd(26)} cpu s: median (min–max)`);
 for (const [i, c] of CASES.entries()) {
   const xs = samples[i] ?? [];
   const cpus = xs.map((x) => x.cpu).filter((x): x is number => x !== null);
   const cpu = cpus.length === xs.length ? spread(cpus) : "n/a";
-  console.log(`${c.label.padEnd(38)} ${spread(xs.map((x) => x.wall)).padEnd(26)} ${cpu}`);
+  console.log(`${c.label.padEnd(42)} ${spread(xs.map((x) => x.wall)).padEnd(26)} ${cpu}`);
 }
