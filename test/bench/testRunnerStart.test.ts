@@ -1,7 +1,7 @@
 // run_tests starts pytest through a bootstrap that keeps the garbage collector off pytest's own
 // objects (issue #36: about a third of a run's CPU). What the model sees must not change: each
 // candidate here (passing, failing, not importable, one that reports the import path and the
-// collector's state it sees) gets the same exit code and output as `python -m pytest` with the
+// collector's state it sees, one that reports its stack depth) gets the same exit code and output as `python -m pytest` with the
 // arguments run_tests had before, in the same sandbox and the same fresh read-only folder.
 import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
@@ -39,6 +39,17 @@ const SYS_PATH_REPORT = [
   "",
 ].join("\n");
 
+/** A gcd that reports how deep the stack is when a test calls it (recursion headroom: the same as before). */
+const STACK_DEPTH_REPORT = [
+  "import sys",
+  "def gcd(a, b):",
+  "    f, n = sys._getframe(), 0",
+  "    while f:",
+  "        f, n = f.f_back, n + 1",
+  "    raise RuntimeError('DEPTH %d' % n)",
+  "",
+].join("\n");
+
 /** A correct gcd whose every call leaves a reference cycle behind that raises when collected. */
 const GARBAGE_THAT_RAISES = [
   "class Cycle:",
@@ -55,6 +66,7 @@ const CANDIDATES: ReadonlyArray<{ readonly label: string; readonly name: string;
   { label: "buggy program (fails)", name: "pascal", source: () => buggy(benchSetup().dataset, "pascal") },
   { label: "syntax error (collection error)", name: "gcd", source: () => "def gcd(a, b:\n    return a\n" },
   { label: "reports sys.path and gc state at import", name: "bitcount", source: () => SYS_PATH_REPORT },
+  { label: "reports its stack depth in a test", name: "gcd", source: () => STACK_DEPTH_REPORT },
 ];
 
 for (const c of CANDIDATES) {

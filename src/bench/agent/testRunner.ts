@@ -40,17 +40,20 @@ export interface TestRunOptions {
 }
 
 /**
- * What `python -m pytest` runs (pytest's __main__, sys.path[0] as -m sets it), with the
- * interpreter's garbage collector kept off pytest's own objects: they are made permanent
- * (gc.freeze) once pytest is imported, automatic collection paused while it is (nothing of the
- * candidate's runs then). pytest's own start otherwise re-walks all of them at every automatic
- * collection, and five times more at the end of the session (unraisableexception's cleanup); that
- * was about a third of a run's CPU (issue #36). The candidate's objects, created later, are
- * collected as before: gc stays on, with the same thresholds.
+ * What `python -m pytest` runs, as -m runs it (pytest's __main__ through runpy's _run_code, at the
+ * same stack depth: a candidate recursing to the limit must fail exactly as before; sys.path[0]
+ * and sys.argv[0] as -m sets them), with the interpreter's garbage collector kept off pytest's own
+ * objects: they are made permanent (gc.freeze) once pytest is imported, automatic collection
+ * paused while it is (nothing of the candidate's runs then). Otherwise every full collection
+ * re-walks all of them, five more at the end of the session (unraisableexception's cleanup):
+ * about a third of a run's CPU (issue #36). The candidate's objects, created later, are collected
+ * as before: gc stays on, with the same thresholds.
  */
 export const PYTEST_BOOTSTRAP =
-  "import gc, os, sys; sys.path[0] = os.getcwd(); " +
-  "gc.disable(); import pytest; gc.freeze(); gc.enable(); raise SystemExit(pytest.console_main())";
+  "import gc, os, runpy, sys; sys.path[0] = os.getcwd(); " +
+  "gc.disable(); import pytest; gc.freeze(); gc.enable(); " +
+  "name, spec, code = runpy._get_module_details('pytest'); sys.argv[0] = spec.origin; " +
+  "runpy._run_code(code, sys.modules['__main__'].__dict__, None, '__main__', spec)";
 
 /** Plugins that only act on options never passed here (junitxml, pastebin) are not loaded;
  * cacheprovider would write into the read-only folder. */
