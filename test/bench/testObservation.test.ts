@@ -13,6 +13,7 @@ function result(outcome: TestRunResult["outcome"], output: string): TestRunResul
     outcome,
     counts,
     seconds: 0.01,
+    cpuSeconds: null,
     exitCode: outcome === "passed" ? 0 : 1,
     output,
     summary,

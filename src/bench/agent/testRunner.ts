@@ -21,6 +21,8 @@ export interface TestRunResult {
   readonly outcome: TestOutcome;
   readonly counts: TestCounts;
   readonly seconds: number;
+  /** CPU time of the whole run from its cgroup (null where the sandbox keeps no such count). */
+  readonly cpuSeconds: number | null;
   readonly exitCode: number | null;
   /** The run's output with host paths replaced (safe to show a model). */
   readonly output: string;
@@ -37,14 +39,36 @@ export interface TestRunOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What `python -m pytest` runs, as -m runs it (pytest's __main__ through runpy's _run_code, at the
+ * same stack depth: a candidate recursing to the limit must fail exactly as before; sys.path[0]
+ * and sys.argv[0] as -m sets them), with the interpreter's garbage collector kept off pytest's own
+ * objects: they are made permanent (gc.freeze) once pytest is imported, automatic collection
+ * paused while it is (nothing of the candidate's runs then). Otherwise every full collection
+ * re-walks all of them, five more at the end of the session (unraisableexception's cleanup):
+ * about a third of a run's CPU (issue #36). The candidate's objects, created later, are collected
+ * as before: gc stays on, with the same thresholds.
+ */
+export const PYTEST_BOOTSTRAP =
+  "import gc, os, runpy, sys; sys.path[0] = os.getcwd(); " +
+  "gc.disable(); import pytest; gc.freeze(); gc.enable(); " +
+  "name, spec, code = runpy._get_module_details('pytest'); sys.argv[0] = spec.origin; " +
+  "runpy._run_code(code, sys.modules['__main__'].__dict__, None, '__main__', spec)";
+
+/** Plugins that only act on options never passed here (junitxml, pastebin) are not loaded;
+ * cacheprovider would write into the read-only folder. */
 export function pytestArguments(program: string, includeSlow: boolean): string[] {
   const argv = [
     "python",
-    "-m",
-    "pytest",
+    "-c",
+    PYTEST_BOOTSTRAP,
     "-q",
     "-p",
     "no:cacheprovider",
+    "-p",
+    "no:junitxml",
+    "-p",
+    "no:pastebin",
     "--tb=short",
     "--color=no",
     testFilePath(program),
@@ -119,6 +143,7 @@ export async function runProgramTests(
       outcome: run.aborted ? "timeout" : classifyExit(run.exitCode, run.timedOut, counts),
       counts,
       seconds: run.elapsedMs / 1000,
+      cpuSeconds: run.cpuSeconds,
       exitCode: run.exitCode,
       output,
       summary,
