@@ -348,8 +348,10 @@ sandboxTest(
         ],
         env,
       );
-      assert.equal(resumed.code, 0, resumed.err);
       assert.match(resumed.err, /^checking the data set in the sandbox: 1 programs/m);
+      // …and a run is never continued on a data set whose content changed (run.json records its identity).
+      assert.equal(resumed.code, 1, resumed.err);
+      assert.match(resumed.err, /run_dir_invalid: the existing run was made on another data set/);
     } finally {
       await server.close();
     }
