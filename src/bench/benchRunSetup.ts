@@ -12,19 +12,19 @@ import { err, ok, type Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { parseConditionList, type ConditionId } from "./agent/conditions.ts";
 import { resolveShard, type Shard } from "./runs/taskPlan.ts";
-import { parseThinking, thinkingRequestFields, type ThinkingMode } from "./agent/thinkingMode.ts";
+import { parseThinking, thinkingRequestFields, type ThinkingMode } from "./endpoint/thinkingMode.ts";
 import {
   capabilityWarnings,
   preflightEndpoint,
   preflightStartLine,
   type PreflightReport,
-} from "./agent/endpointPreflight.ts";
+} from "./endpoint/endpointPreflight.ts";
 import {
   inProjectShapes,
   recognizeServedCheckpoint,
   servedCheckpointLabels,
   type InProjectShape,
-} from "./agent/servedCheckpoint.ts";
+} from "./endpoint/servedCheckpoint.ts";
 import { isPipelineCheck, isRehearsal, PIPELINE_CHECK_LINE, REHEARSAL_LINE } from "./results/resultsSummary.ts";
 import type { BenchEnvironment } from "./benchEnvironment.ts";
 import {

@@ -15,7 +15,7 @@ import type { BenchErrorCode } from "./errorCodes.ts";
 import { silentProgress, type ProgressReporter } from "./runs/progressDisplay.ts";
 import { PROMPT_SET_VERSION, promptHashes } from "./agent/prompts.ts";
 import { TRACE_REPLAY_FORMAT } from "./agent/harnessDecisions.ts";
-import type { ThinkingMode } from "./agent/thinkingMode.ts";
+import type { ThinkingMode } from "./endpoint/thinkingMode.ts";
 import {
   appendTaskResult,
   prepareRunDir,

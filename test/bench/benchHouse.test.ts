@@ -8,6 +8,8 @@
 //   tasksets/            make-taskset: seeded one-line mutants of the reference fixes, validated
 //                        by the grader (beside the agent: neither imports the other)
 //   agent/               the agent loop, its tools and their policy, prompts, conditions, trace
+//   endpoint/            the served model before a run: the preflight, a served checkpoint
+//                        recognised, the thinking mode (read by what starts a run, never by the loop)
 //   results/             outcomes, tables, statistics, diffs, special-casing
 //   runs/                run directories, the task plan and shards, merge, compare, progress
 //   (top)                what starts a run: the environment, the run, one task
@@ -21,7 +23,18 @@ import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { findCycle, GRAPH, SRC, underSrc } from "../support/importGraph.ts";
 
-const ROOMS = ["errorCodes", "dataset", "sandbox", "grading", "tasksets", "agent", "results", "runs", "top"] as const;
+const ROOMS = [
+  "errorCodes",
+  "dataset",
+  "sandbox",
+  "grading",
+  "tasksets",
+  "agent",
+  "endpoint",
+  "results",
+  "runs",
+  "top",
+] as const;
 type BenchRoom = (typeof ROOMS)[number];
 
 /** What each room may import inside src/bench, besides itself. */
@@ -32,15 +45,25 @@ const MAY_IMPORT: Readonly<Record<BenchRoom, readonly BenchRoom[]>> = {
   grading: ["errorCodes", "dataset", "sandbox"],
   tasksets: ["errorCodes", "dataset", "sandbox", "grading"],
   agent: ["errorCodes", "dataset", "sandbox"],
+  endpoint: ["errorCodes", "agent"],
   results: ["errorCodes", "dataset", "sandbox", "grading", "agent"],
   runs: ["errorCodes", "dataset", "sandbox", "grading", "agent", "results"],
-  top: ["errorCodes", "dataset", "sandbox", "grading", "tasksets", "agent", "results", "runs"],
+  top: ["errorCodes", "dataset", "sandbox", "grading", "tasksets", "agent", "endpoint", "results", "runs"],
 };
 
 /** Rooms whose imports outside src/bench are limited to src/core. */
 const CORE_ONLY: readonly BenchRoom[] = ["errorCodes", "sandbox", "grading", "tasksets"];
 
-const SUB_ROOMS: readonly BenchRoom[] = ["dataset", "sandbox", "grading", "tasksets", "agent", "results", "runs"];
+const SUB_ROOMS: readonly BenchRoom[] = [
+  "dataset",
+  "sandbox",
+  "grading",
+  "tasksets",
+  "agent",
+  "endpoint",
+  "results",
+  "runs",
+];
 
 /** The bench room of a path under src/ (`bench/agent/x.ts` → agent), "unknown", or null outside src/bench. */
 function benchRoom(pathUnderSrc: string): BenchRoom | "unknown" | null {

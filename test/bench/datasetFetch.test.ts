@@ -297,6 +297,8 @@ test(
     ]);
     try {
       const destination = join(scratch, "cli", "quixbugs");
+      // fetch-dataset creates the folder it is given, never its parents (the one output-folder rule).
+      mkdirSync(join(scratch, "cli"), { recursive: true });
       const refused = await tca([
         "bench",
         "quixbugs",

@@ -13,7 +13,7 @@ import {
   recognizeServedCheckpoint,
   servedCheckpointLabels,
   type InProjectShape,
-} from "../../src/bench/agent/servedCheckpoint.ts";
+} from "../../src/bench/endpoint/servedCheckpoint.ts";
 import { isPipelineCheck, isRehearsal, runKindTitle } from "../../src/bench/results/resultsSummary.ts";
 import { tca } from "../support/tcaCli.ts";
 import { benchSetup, MINI_DATASET_DIR, referenceFix } from "./benchFixtures.ts";

@@ -8,7 +8,7 @@ import { tca as runTca, type CliResult } from "../support/tcaCli.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseThinking, thinkingRequestFields } from "../../src/bench/agent/thinkingMode.ts";
+import { parseThinking, thinkingRequestFields } from "../../src/bench/endpoint/thinkingMode.ts";
 import { MINI_DATASET_DIR } from "./benchFixtures.ts";
 import { SCRIPTED_MODEL_ID, startRoutedServer, type ScriptedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 

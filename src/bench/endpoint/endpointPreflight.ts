@@ -7,9 +7,9 @@ import { err, ok, type Result } from "../../core/result.ts";
 import type { ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
 import type { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
 import { parseToolCallText } from "../../sources/textToolCalls.ts";
-import { CONDITIONS } from "./conditions.ts";
+import { CONDITIONS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { toolSchemasFor } from "./toolSchemas.ts";
+import { toolSchemasFor } from "../agent/toolSchemas.ts";
 
 export interface PreflightOptions {
   readonly endpoint: string;
