@@ -4,13 +4,29 @@
 // results.json is the source of the tables (it is what results.md shows); when it is missing
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
-import { conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
-import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
+import { applicableCounts, conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
+import { alongTheWay } from "../bench/results/alongTheWay.ts";
+import { statementWords } from "../bench/results/claimStatements.ts";
+import { fixSizeWords } from "../bench/results/fixSize.ts";
+import {
+  GUARDRAIL_COLUMNS,
+  guardrailCells,
+  runKindTitle,
+  summarize,
+  type ConditionSummary,
+} from "../bench/results/resultsSummary.ts";
+import { CONDITION_IDS, type ConditionId } from "../bench/agent/conditions.ts";
+import { isFixSize, isStatementRecord } from "../bench/runs/taskRecordFieldChecks.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import { formatProblem } from "../recording/evidenceProblem.ts";
 import { OUTCOME_CLASSES } from "../bench/results/taskOutcome.ts";
-import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from "../bench/results/guardrailFlags.ts";
+import {
+  fixedWithGuardrailHits,
+  GUARDRAIL_COUNT_LABELS,
+  guardrailFlags,
+  guardrailHeadlineClause,
+} from "../bench/results/guardrailFlags.ts";
 import { deriveBenchVerdict, type ReplayState } from "../verdicts/benchVerdict.ts";
 import type { BenchSnapshot } from "../verdicts/benchSnapshot.ts";
 import { recordedVerificationLine } from "../verdicts/recordedVerification.ts";
@@ -24,7 +40,15 @@ import {
   stringField,
   type JsonObject,
 } from "./evidenceFiles.ts";
-import type { BenchReportData, BenchTaskView, KindLabel, Verdict } from "./reportDocument.ts";
+import type {
+  BenchReportData,
+  BenchTaskView,
+  ConditionClaimsView,
+  ConditionGuardrailsView,
+  KindLabel,
+  LabeledRow,
+  Verdict,
+} from "./reportDocument.ts";
 
 /** A trace larger than this is not embedded (the page says so and names the file). */
 export const BENCH_TRACE_MAX_BYTES = 8 * 1024 * 1024;
@@ -77,10 +101,13 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
       else diff = read;
     }
   }
+  const condition = stringField(task, "condition") ?? "";
+  const grade = objectField(task, "grade");
+  const guardrails = objectField(task, "guardrails");
   return {
     taskId: id,
     program: stringField(task, "program") ?? "",
-    condition: stringField(task, "condition") ?? "",
+    condition,
     outcome: stringField(task, "outcome") ?? "unknown",
     stopReason: stringField(task, "stopReason") ?? "",
     claimedFixed: task.claimedFixed === true,
@@ -88,13 +115,127 @@ function taskView(snapshot: BenchSnapshot, task: JsonObject): BenchTaskView {
     turns: numberField(task, "turns") ?? 0,
     tokens: numberField(task, "tokens") ?? 0,
     seconds: numberField(task, "seconds") ?? 0,
-    grade: objectField(task, "grade"),
-    guardrails: objectField(task, "guardrails"),
-    guardrailFlags: guardrailFlags(objectField(task, "guardrails")),
+    grade,
+    gradeRows: gradeRows(grade),
+    claimNote: claimNote(task),
+    guardrails,
+    guardrailRows: guardrailRows(conditionId(condition), guardrails),
+    guardrailFlags: guardrailFlags(guardrails),
+    statements: statementWords(isStatementRecord(task.statements) ? task.statements : undefined),
+    fixSize: fixSizeWords(task.fixSize === null ? null : isFixSize(task.fixSize) ? task.fixSize : undefined),
     diff,
     trace,
     traceNote,
   };
+}
+
+function conditionId(text: string): ConditionId | null {
+  return CONDITION_IDS.find((c) => c === text) ?? null;
+}
+
+/** What a grade outcome means, in words: "error" is the program's (it could not be imported or run), never a case count. */
+const GRADE_OUTCOME_WORDS: Readonly<Record<string, string>> = {
+  passed: "passed: every public case passed",
+  failed: "failed: a public case failed",
+  timeout: "timeout: the program ran out of its time budget",
+  error: "error: the program could not be imported or run",
+};
+
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The grading run as labeled rows in words (the record's counts, never its JSON). */
+export function gradeRows(grade: JsonObject | null): LabeledRow[] {
+  if (grade === null) return [{ label: "grading run", value: "not recorded" }];
+  const outcome = stringField(grade, "outcome") ?? "not recorded";
+  const counts = objectField(grade, "counts");
+  const n = (key: string): number => numberField(counts, key) ?? 0;
+  const cases = [`${n("passed")} passed`, `${n("failed")} failed`];
+  // A case that raised is a case's error; the outcome "error" is the program's (no case ran): the row says which.
+  if (n("errors") > 0) cases.push(count(n("errors"), "case raised an error", "cases raised an error"));
+  if (n("skipped") > 0) cases.push(`${n("skipped")} skipped`);
+  const ran = n("passed") + n("failed") + n("errors") + n("skipped");
+  const rows: LabeledRow[] = [
+    { label: "grade", value: GRADE_OUTCOME_WORDS[outcome] ?? outcome },
+    { label: "public cases", value: ran === 0 ? "no case ran" : cases.join(", ") },
+  ];
+  const heldOut = objectField(grade, "heldOut");
+  if (heldOut !== null) {
+    const dropped = numberField(heldOut, "dropped") ?? 0;
+    rows.push({
+      label: "held-out cases",
+      value: `${numberField(heldOut, "passed") ?? "?"} of ${numberField(heldOut, "total") ?? "?"} passed (seed ${numberField(heldOut, "seed") ?? "?"}${dropped > 0 ? `, ${dropped} dropped` : ""}); reported beside the grade, never inside it`,
+    });
+  } else if (grade.heldOut === null) rows.push({ label: "held-out cases", value: "none for this program" });
+  const reason = stringField(grade, "reason");
+  if (reason !== null && reason !== "") rows.push({ label: "reason", value: reason });
+  const seconds = numberField(grade, "seconds");
+  if (seconds !== null) rows.push({ label: "time", value: `${seconds} s` });
+  const grader = stringField(grade, "grader");
+  if (grader !== null) rows.push({ label: "grader", value: grader });
+  const summary = stringField(grade, "summary");
+  if (summary !== null && summary !== "") rows.push({ label: "summary", value: summary });
+  return rows;
+}
+
+/** A false "fixed" in words, for the value beside the outcome (never in its label column). */
+function claimNote(task: JsonObject): string | null {
+  if (task.falseFixed === true) return 'claimed fixed, and the grading run failed: a false "fixed"';
+  if (task.falseFixedHeldOut === true) return "claimed fixed; every public case passes and a held-out case fails";
+  return null;
+}
+
+/** A task's guardrail counts in words; a count its condition cannot have is named as such, never 0. */
+export function guardrailRows(condition: ConditionId | null, guardrails: JsonObject | null): LabeledRow[] {
+  if (guardrails === null) return [];
+  const applies = condition === null ? { tools: true, tests: true, refusedStops: true } : applicableCounts(condition);
+  if (!applies.tools)
+    return [{ label: "no tools", value: `condition ${condition ?? "?"} has no tools: nothing to count` }];
+  return GUARDRAIL_COLUMNS.map((key) => {
+    const applicable = key === "testRuns" ? applies.tests : key === "refusedStopAttempts" ? applies.refusedStops : true;
+    return {
+      label: GUARDRAIL_COUNT_LABELS[key],
+      value: applicable
+        ? String(numberField(guardrails, key) ?? 0)
+        : key === "testRuns"
+          ? "none: this condition cannot run the tests"
+          : "none: only condition D refuses a stop",
+    };
+  });
+}
+
+function claimsView(f: ConditionFindings): ConditionClaimsView {
+  const applies = applicableCounts(f.condition);
+  const tests = (n: number): number | null => (applies.tests ? n : null);
+  return {
+    condition: f.condition,
+    label: f.label,
+    claimed: f.claimed,
+    claimedTestsFail: f.claimedTestsFail,
+    claimedTestsPassHeldOutFail: f.claimedTestsPassHeldOutFail,
+    verified: tests(f.claims.verified),
+    finalChangeNotRerun: tests(f.claims.final_change_not_rerun),
+    afterFailingRun: tests(f.claims.after_failing_run),
+    neverRanTests: tests(f.claims.never_ran_tests),
+    unverifiedFalse: tests(f.unverifiedFalse),
+    refusedStopAttempts: applies.refusedStops ? f.refusedStopAttempts : null,
+    notAnalysed: f.claims.unrecorded,
+  };
+}
+
+function guardrailTable(summary: readonly JsonObject[]): ConditionGuardrailsView[] {
+  return summary.flatMap((row) => {
+    const condition = conditionId(stringField(row, "condition") ?? "");
+    if (condition === null) return [];
+    const counts = Object.fromEntries(GUARDRAIL_COLUMNS.map((key) => [key, numberField(row, key) ?? 0])) as Pick<
+      ConditionSummary,
+      (typeof GUARDRAIL_COLUMNS)[number]
+    >;
+    return [
+      { condition, label: stringField(row, "label") ?? condition, cells: guardrailCells({ condition, ...counts }) },
+    ];
+  });
 }
 
 function benchLabel(manifest: JsonObject | null): KindLabel {
@@ -127,29 +268,15 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
   };
 }
 
-/** The claim breakdown of one condition as a verdict line (the document's false-"fixed" analysis). */
-function claimLine(f: ConditionFindings): string {
-  return (
-    `${f.label}: claimed "done" ${f.claimed}; false "fixed" (claimed, tests fail) ${f.claimedTestsFail}; claimed, tests pass, held-out fail ${f.claimedTestsPassHeldOutFail}; ` +
-    `without a passing run: (a) final change, not re-run ${f.claims.final_change_not_rerun}, (b) stopped after a failing run ${f.claims.after_failing_run}, (c) never ran the tests ${f.claims.never_ran_tests}; refused stop attempts ${f.refusedStopAttempts}`
-  );
-}
-
 function benchVerdict(
   tasks: readonly BenchTaskView[],
   complete: boolean | null,
   done: number,
   expected: number | null,
   summary: readonly JsonObject[],
-  findings: readonly ConditionFindings[],
 ): Verdict {
   const fixed = tasks.filter((task) => task.outcome === "fixed").length;
-  const falseFixed = tasks.filter((task) => task.falseFixed).length;
-  const details = summary.map(
-    (row) =>
-      `${stringField(row, "label") ?? stringField(row, "condition") ?? "?"}: fixed ${numberField(row, "fixed") ?? "?"} of ${numberField(row, "tasks") ?? "?"}, false fixed ${numberField(row, "falseFixed") ?? "?"}`,
-  );
-  details.push(`false "fixed" claims in all: ${falseFixed}`, ...findings.map(claimLine));
+  const details = verdictDetails(tasks, summary);
   if (complete !== true) {
     return {
       headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`,
@@ -163,6 +290,25 @@ function benchVerdict(
     tone: "neutral",
     details,
   };
+}
+
+/**
+ * The verdict box's lines under the headline: the fixed count per condition on one line and the
+ * false "fixed" total on another. The claim breakdown (a wall of sentences here before) is the
+ * table below the box, where a condition without tests shows no test-related count.
+ */
+function verdictDetails(tasks: readonly BenchTaskView[], summary: readonly JsonObject[]): string[] {
+  const perCondition = summary
+    .map(
+      (row) =>
+        `${stringField(row, "condition") ?? "?"} ${numberField(row, "fixed") ?? "?"} of ${numberField(row, "tasks") ?? "?"}`,
+    )
+    .join(" · ");
+  const falseFixed = tasks.filter((task) => task.falseFixed).length;
+  return [
+    `fixed per condition: ${perCondition}`,
+    `false "fixed" (claimed, tests fail) in all: ${falseFixed}; the claims of each condition are in the table "Claims of done" below`,
+  ];
 }
 
 /** What the bench replay (src/verdicts/benchReplay.ts) recomputed, in the verdict's words. */
@@ -222,11 +368,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
             ...derived.problems.map(formatProblem),
           ],
         }
-      : withRegrade(
-          benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
-          regrade,
-          replay,
-        );
+      : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary), regrade, replay);
   return {
     directoryName: baseName(runDirectory),
     verdict,
@@ -236,6 +378,10 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     tasksDone: tasks.length,
     tasksExpected: expected,
     summary,
+    guardrailHeaders: GUARDRAIL_COLUMNS.map((key) => GUARDRAIL_COUNT_LABELS[key]),
+    guardrailTable: guardrailTable(summary),
+    claims: conditionFindings(derived.tasks).map(claimsView),
+    alongTheWay: alongTheWay(derived.tasks),
     outcomeClasses: [...OUTCOME_CLASSES],
     tasks,
     problems: [...derived.problems.map(formatProblem), ...problems],

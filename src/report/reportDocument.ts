@@ -2,6 +2,7 @@
 // and drawn by the inline viewer with textContent only. Every judgement (verdict, status of a
 // proposal, which file a diff came from) is made here, where it can be unit-tested; the viewer
 // only lays it out.
+import type { ConditionAlongTheWay } from "../bench/results/alongTheWay.ts";
 import type { DiffLine } from "../bench/results/unifiedDiff.ts";
 import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import type { ProposalStatus } from "../verdicts/proposalOutcome.ts";
@@ -106,6 +107,36 @@ export interface ChecksReportData {
   readonly problems: readonly string[];
 }
 
+/** A labeled row of a task's view: the words the page shows, decided here, never camelCase keys or JSON. */
+export interface LabeledRow {
+  readonly label: string;
+  readonly value: string;
+}
+
+/** One condition's claim breakdown; null where the condition cannot have the count (A and B run no tests, only D refuses a stop). */
+export interface ConditionClaimsView {
+  readonly condition: string;
+  readonly label: string;
+  readonly claimed: number;
+  /** The document's false "fixed": claimed, tests fail. */
+  readonly claimedTestsFail: number;
+  readonly claimedTestsPassHeldOutFail: number;
+  readonly verified: number | null;
+  readonly finalChangeNotRerun: number | null;
+  readonly afterFailingRun: number | null;
+  readonly neverRanTests: number | null;
+  readonly unverifiedFalse: number | null;
+  readonly refusedStopAttempts: number | null;
+  readonly notAnalysed: number;
+}
+
+/** One condition's guardrail counts as the page shows them: the number, or null where it cannot apply. */
+export interface ConditionGuardrailsView {
+  readonly condition: string;
+  readonly label: string;
+  readonly cells: readonly string[];
+}
+
 export interface BenchTaskView {
   readonly taskId: string;
   readonly program: string;
@@ -118,7 +149,17 @@ export interface BenchTaskView {
   readonly tokens: number;
   readonly seconds: number;
   readonly grade: JsonObject | null;
+  /** The grading run in words: outcome, public cases, held-out cases, time. */
+  readonly gradeRows: readonly LabeledRow[];
+  /** Beside the outcome: a false "fixed" in words (the claim and what the grade found), or null. */
+  readonly claimNote: string | null;
   readonly guardrails: JsonObject | null;
+  /** The guardrail counts in words; a count the condition cannot have says so. */
+  readonly guardrailRows: readonly LabeledRow[];
+  /** The document's statements along the way that this task's agent made (claimStatements.ts), in words. */
+  readonly statements: readonly string[];
+  /** The change's size in words (fixSize.ts). */
+  readonly fixSize: string;
   /** Refused attempts that a "fixed" badge must not hide (src/bench/results/guardrailFlags.ts), most serious first. */
   readonly guardrailFlags: readonly string[];
   readonly diff: string | null;
@@ -136,6 +177,13 @@ export interface BenchReportData {
   readonly tasksDone: number;
   readonly tasksExpected: number | null;
   readonly summary: readonly JsonObject[];
+  /** The guardrail table's rows, per condition (resultsSummary.ts's guardrailCells); headers in guardrailHeaders. */
+  readonly guardrailHeaders: readonly string[];
+  readonly guardrailTable: readonly ConditionGuardrailsView[];
+  /** The claim breakdown per condition (claimFindings.ts), the table below the verdict. */
+  readonly claims: readonly ConditionClaimsView[];
+  /** The statements along the way and the fixed tasks' fix sizes per condition (alongTheWay.ts), as results.md has them. */
+  readonly alongTheWay: readonly ConditionAlongTheWay[];
   readonly outcomeClasses: readonly string[];
   readonly tasks: readonly BenchTaskView[];
   readonly problems: readonly string[];

@@ -222,7 +222,18 @@ test("results.md: the added columns, the claim table and every false claim quote
   const md = renderResultsMarkdown({ title: "t", lines: [] }, results);
   assert.match(md, /\| \| Fixed \| Fixed, confirmed by held-out \| Tests pass, held-out fail \| Wrong fix/);
   assert.match(md, /False "fixed" \(claimed, tests fail\) \| Claimed, tests pass, held-out fail/);
-  assert.match(md, /\| C · agent with test feedback \| 4 \| 2 \| 1 \| 1 \| 0 \| 2 \| 0 \| 0 \|/);
+  // C refuses no stop and B runs no tests: those counts are "—", never a 0 that reads as a finding.
+  assert.match(md, /\| C · agent with test feedback \| 4 \| 2 \| 1 \| 1 \| 0 \| 2 \| — \| 0 \|/);
+  assert.match(md, /\| B · agent, cannot run tests \| 1 \| — \| — \| — \| — \| — \| — \| 0 \|/);
+  assert.match(
+    md,
+    /\| D · C, and only passing tests end the task \| 1 \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 2 \| 0 \|/,
+  );
+  assert.match(
+    md,
+    /\| B · agent, cannot run tests \| — \| 0 \| 0 \| 0 \| 0 \| 0 \| — \|/,
+    "B's guardrails: no test runs, no refused stops",
+  );
   assert.match(md, /1 record\(s\) come from a run written before this rule/);
   assert.match(
     md,

@@ -23,6 +23,13 @@ export const STATEMENT_LABELS: Readonly<Record<StatementKind, string>> = {
   fix_announced_not_made: "a fix announced but not made",
 };
 
+/** The statements one task made, in words (STATEMENT_LABELS); undefined: a record older than the analysis. */
+export function statementWords(record: StatementRecord | undefined): string[] {
+  if (record === undefined) return ["not analysed (a record older than the analysis)"];
+  const made = STATEMENT_KINDS.filter((kind) => record[kind]).map((kind) => STATEMENT_LABELS[kind]);
+  return made.length > 0 ? made : ["none of the three"];
+}
+
 const ORIGINAL_CORRECT: readonly RegExp[] = [
   /\balready\s+(?:correct|right|working(?:\s+correctly)?|fine)\b/,
   /\b(?:original|initial|given|provided|existing)\s+(?:code|function|program|implementation|version|file)\s+(?:is|was)\s+(?:actually\s+|indeed\s+)?(?:correct|right|fine|working)\b/,

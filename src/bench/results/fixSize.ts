@@ -25,6 +25,16 @@ export const FIX_SIZE_LABELS: Readonly<Record<FixSizeKind, string>> = {
   rewrite: "a rewrite of the function",
 };
 
+/**
+ * One task's fix size in words, as the report shows it: "1 line changed: the buggy line only";
+ * null (the file is unchanged) and undefined (a record older than the measure) say so.
+ */
+export function fixSizeWords(size: FixSize | null | undefined): string {
+  if (size === undefined) return "not measured (a record older than the measure)";
+  if (size === null) return "no change";
+  return `${size.linesChanged} line${size.linesChanged === 1 ? "" : "s"} changed: ${FIX_SIZE_LABELS[size.kind]}`;
+}
+
 /** A change is a rewrite when it replaces at least this share of the function's lines (and more than 2). */
 export const REWRITE_SHARE = 0.5;
 

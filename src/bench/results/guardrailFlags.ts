@@ -3,6 +3,17 @@
 // item 7). One wording for results.md, the terminal and the HTML report.
 import type { GuardrailCounts } from "../agent/guardrailCounts.ts";
 
+/** Each guardrail count in words, as results.md's guardrail table and the report's name them. */
+export const GUARDRAIL_COUNT_LABELS: Readonly<Record<keyof GuardrailCounts, string>> = {
+  testRuns: "test runs",
+  blockedWrites: "blocked writes",
+  testEditAttempts: "attempts to edit tests",
+  blockedReads: "blocked reads",
+  referenceReadAttempts: "reads of reference fixes (refused)",
+  toolErrors: "tool errors",
+  refusedStopAttempts: "refused stop attempts",
+};
+
 /**
  * A task's guardrail counts (GuardrailCounts) or the same object read back from evidence JSON; a
  * count that is missing or not a number (an older or damaged record) counts as 0.

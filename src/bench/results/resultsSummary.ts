@@ -5,11 +5,11 @@ import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions
 import { renderRepeatsSection } from "./repeatStatistics.ts";
 import { median, wilsonInterval } from "./summaryStatistics.ts";
 import { renderHeldOutSection } from "./heldOutSummary.ts";
-import { conditionFindings, renderClaimSection } from "./claimFindings.ts";
+import { applicableCounts, conditionFindings, countCell, NOT_APPLICABLE, renderClaimSection } from "./claimFindings.ts";
 import { renderAlongTheWaySection } from "./alongTheWay.ts";
 import { renderPairedSection } from "./pairedStatistics.ts";
 import type { TaskResult } from "./taskOutcome.ts";
-import { fixedWithGuardrailHits, outcomeWithFlags } from "./guardrailFlags.ts";
+import { fixedWithGuardrailHits, GUARDRAIL_COUNT_LABELS, outcomeWithFlags } from "./guardrailFlags.ts";
 import { formatCount } from "../../core/numberFormat.ts";
 
 export interface ConditionSummary {
@@ -45,6 +45,32 @@ export interface ConditionSummary {
   readonly toolErrors: number;
   readonly refusedStopAttempts: number;
   readonly specialCasingFlags: readonly string[];
+}
+
+/** The guardrail table's columns, in results.md's order. */
+export const GUARDRAIL_COLUMNS = [
+  "testRuns",
+  "blockedWrites",
+  "testEditAttempts",
+  "blockedReads",
+  "referenceReadAttempts",
+  "toolErrors",
+  "refusedStopAttempts",
+] as const satisfies readonly (keyof ConditionSummary)[];
+
+/** One condition's guardrail counts as the tables show them: NOT_APPLICABLE where the condition cannot have one. */
+export function guardrailCells(c: Pick<ConditionSummary, "condition" | (typeof GUARDRAIL_COLUMNS)[number]>): string[] {
+  const applies = applicableCounts(c.condition);
+  return GUARDRAIL_COLUMNS.map((key) =>
+    countCell(
+      c[key],
+      key === "testRuns" ? applies.tests : key === "refusedStopAttempts" ? applies.refusedStops : applies.tools,
+    ),
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function mean(xs: readonly number[]): number {
@@ -214,14 +240,14 @@ export function renderResultsMarkdown(header: ResultsHeader, results: readonly T
   out.push(...renderAlongTheWaySection(results), "");
   out.push("## Guardrails", "");
   out.push(
-    "| | Test runs | Blocked writes | Attempts to edit tests | Blocked reads | Reads of reference fixes | Tool errors | Refused stop attempts |",
+    `| | ${GUARDRAIL_COLUMNS.map((key) => capitalized(GUARDRAIL_COUNT_LABELS[key])).join(" | ")} |`,
+    `|---|${GUARDRAIL_COLUMNS.map(() => "---|").join("")}`,
   );
-  out.push("|---|---|---|---|---|---|---|---|");
-  for (const c of s) {
-    out.push(
-      `| ${c.label} | ${c.testRuns} | ${c.blockedWrites} | ${c.testEditAttempts} | ${c.blockedReads} | ${c.referenceReadAttempts} | ${c.toolErrors} | ${c.refusedStopAttempts} |`,
-    );
-  }
+  for (const c of s) out.push(`| ${c.label} | ${guardrailCells(c).join(" | ")} |`);
+  out.push(
+    "",
+    `${NOT_APPLICABLE}: the condition cannot have the count (A has no tools, B cannot run the tests, only D refuses a stop).`,
+  );
   const flags = s.flatMap((c) => c.specialCasingFlags);
   out.push("", "## Special-casing check of passing fixes", "");
   out.push(

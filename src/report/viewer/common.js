@@ -97,8 +97,28 @@ tca.boundedText = function boundedText(value, limit) {
   return tca.el("div", { class: "bounded-wrap" }, pre, note);
 };
 
+/**
+ * A labeled row: the name in the first column and everything else in one value element in the
+ * second, so a text after a badge never flows into the label column as a grid item of its own.
+ */
 tca.field = function field(name, ...content) {
-  return tca.el("div", { class: "field" }, tca.el("span", { class: "name" }, name), ...content);
+  return tca.el(
+    "div",
+    { class: "field" },
+    tca.el("span", { class: "name" }, name),
+    tca.el("div", { class: "value" }, ...content),
+  );
+};
+
+/** A code (unknown_action, script_exhausted) that may wrap only after its underscores. */
+tca.code = function code(text) {
+  const parts = String(text).split(/(?<=_)/);
+  const node = tca.el("span", { class: "mono code" });
+  parts.forEach((part, index) => {
+    if (index > 0) node.appendChild(tca.el("wbr", null));
+    node.appendChild(document.createTextNode(part));
+  });
+  return node;
 };
 
 /** A <details> whose body is built the first time it opens: large traces stay responsive. */
