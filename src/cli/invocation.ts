@@ -9,6 +9,7 @@
 import { accessSync, constants, realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellWord } from "../core/shellWord.ts";
 
 /** The checkout this code runs from (src/cli/ or lib/cli/ are two levels below it). */
 export const CHECKOUT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -50,10 +51,8 @@ function tcaOnPath(pathVariable: string | undefined): string | null {
   return null;
 }
 
-/** A shell word: quoted only when it needs to be. */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+/** A shell word: quoted only when it needs to be (one rule with the report's commands, src/core/shellWord.ts). */
+export { shellWord };
 
 /** The command prefix (without a trailing space) that runs this tca from where the user is. */
 function currentFacts(): InvocationFacts {

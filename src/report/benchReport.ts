@@ -29,7 +29,12 @@ import {
 } from "../bench/results/guardrailFlags.ts";
 import { deriveBenchVerdict, type ReplayState } from "../verdicts/benchVerdict.ts";
 import type { BenchSnapshot } from "../verdicts/benchSnapshot.ts";
-import { recordedVerificationLine } from "../verdicts/recordedVerification.ts";
+import { recordedVerificationLine, type RecordedVerification } from "../verdicts/recordedVerification.ts";
+import { BENCH_PROBLEM_MEANINGS, type BenchProblem, type BenchProblemCode } from "../verdicts/benchProblems.ts";
+import { parseDatasetIdentity, type DatasetIdentity } from "../bench/dataset/datasetIdentity.ts";
+import type { BenchErrorCode } from "../bench/errorCodes.ts";
+import { shellWord } from "../core/shellWord.ts";
+import { existsSync } from "node:fs";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import {
   baseName,
@@ -362,13 +367,19 @@ export function readBenchReport(runDirectory: string): BenchReportData {
           headline: EVIDENCE_INVALID_HEADLINE,
           tone: "invalid",
           details: [
-            "The run's files disagree with its task log and traces: the tables below are not verified.",
+            ...invalidCauseLines(derived.problems, manifest, runDirectory),
+            "the tables below are not verified",
             regrade,
+            ...verificationDatasetLines(snapshot.verification, manifest, derived.recordedVerification, runDirectory),
             replay,
             ...derived.problems.map(formatProblem),
           ],
         }
-      : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary), regrade, replay);
+      : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary), [
+          regrade,
+          ...verificationDatasetLines(snapshot.verification, manifest, derived.recordedVerification, runDirectory),
+          replay,
+        ]);
   return {
     directoryName: baseName(runDirectory),
     verdict,
@@ -388,6 +399,78 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   };
 }
 
-function withRegrade(verdict: Verdict, regrade: string, replay: string): Verdict {
-  return { ...verdict, details: [regrade, replay, ...verdict.details] };
+function withRegrade(verdict: Verdict, lines: readonly string[]): Verdict {
+  return { ...verdict, details: [...lines, ...verdict.details] };
+}
+
+/** The codes that say the run's records were made on another data set than run.json names. */
+const DATASET_PROBLEM_CODES: readonly BenchProblemCode[] = ["dataset_identity_invalid", "dataset_digest_mismatch"];
+
+function short(sha256: string): string {
+  return sha256.slice(0, 12);
+}
+
+function recordedIdentity(manifest: JsonObject | null): DatasetIdentity | null {
+  const parsed = parseDatasetIdentity(manifest?.dataset);
+  return "identity" in parsed ? parsed.identity : null;
+}
+
+/**
+ * An EVIDENCE INVALID page's first lines: the verdict's own codes, most frequent first, with their
+ * meanings (a generic "the files disagree" named no cause), and for a data set cause the next command.
+ */
+export function invalidCauseLines(
+  problems: readonly BenchProblem[],
+  manifest: JsonObject | null,
+  runDirectory: string,
+): string[] {
+  const counts = new Map<BenchProblemCode, number>();
+  for (const problem of problems) counts.set(problem.code, (counts.get(problem.code) ?? 0) + 1);
+  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const lines = ranked.map(
+    ([code, n]) => `cause: ${code}${n > 1 ? ` (${n} problems)` : ""}: ${BENCH_PROBLEM_MEANINGS[code]}`,
+  );
+  if (ranked.some(([code]) => DATASET_PROBLEM_CODES.includes(code))) {
+    const identity = recordedIdentity(manifest);
+    const dataset = identity === null ? "FOLDER" : shellWord(identity.root);
+    lines.push(
+      `the tasks' traces were made on another data set than run.json names${identity === null ? "" : ` (${identity.root}, content sha256 ${short(identity.sha256)})`}: the records are not one run's, and verify-run refuses them`,
+      `next step: run the tasks again into a new folder on the data set you mean: tca bench quixbugs run --dataset ${dataset} --out ${shellWord(`${runDirectory}-rerun`)} with this run's model options${identity === null ? " (FOLDER: the data set's folder)" : ""}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * A recorded verification that re-graded against another data set than the run's: its
+ * disagreement is the data set's, not the run's. Named with verify-run's own code for the case
+ * (dataset_mismatch: another content; dataset_required: the run records no identity to check it
+ * against) and the command that re-grades against the run's own data set. Empty otherwise.
+ */
+export function verificationDatasetLines(
+  verification: JsonObject | null,
+  manifest: JsonObject | null,
+  recorded: RecordedVerification,
+  runDirectory: string,
+): string[] {
+  if (verification === null || recorded.state !== "disagrees") return [];
+  const identity = recordedIdentity(manifest);
+  const used = stringField(verification, "dataset") ?? "a data set it does not name";
+  const usedSha = stringField(verification, "datasetSha256");
+  const command = `tca bench quixbugs verify-run ${shellWord(runDirectory)}`;
+  if (identity !== null && usedSha !== null && usedSha !== identity.sha256) {
+    const code: BenchErrorCode = "dataset_mismatch";
+    return [
+      `cause: ${code}: the recorded re-grade used ${used} (content sha256 ${short(usedSha)}), not the data set this run was made on, ${identity.root} (content sha256 ${short(identity.sha256)}): its disagreement is the data set's, not the run's`,
+      `next step: ${command} (it re-grades against the run's own data set, found by its content; ${existsSync(identity.root) ? `it is at ${identity.root}` : `pass --dataset with a copy of it if ${identity.root} is gone`})`,
+    ];
+  }
+  if (identity === null && stringField(verification, "datasetChoice") === "given, none recorded") {
+    const code: BenchErrorCode = "dataset_required";
+    return [
+      `cause: ${code}: run.json records no data set identity, so the recorded re-grade's data set (${used}) is not known to be the run's; its disagreement may be the data set's`,
+      `next step: ${command} --dataset FOLDER, FOLDER the data set this run was made on`,
+    ];
+  }
+  return [];
 }

@@ -19,6 +19,9 @@ import type { TestOutcome } from "../../src/bench/agent/testRunner.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 import { FileTrace } from "../../src/bench/agent/taskTrace.ts";
 import type { BenchTraceCatalog } from "../../src/bench/runs/benchTrace.ts";
+import type { ClaimEvent } from "../../src/bench/results/claimAnalysis.ts";
+import { statementsOf } from "../../src/bench/results/claimStatements.ts";
+import { measureFixSize } from "../../src/bench/results/fixSize.ts";
 import { modelRequestData, modelResponseData, taskStartData, testRunData } from "../bench/traceFixtures.ts";
 
 export interface BenchFixtureOptions {
@@ -27,7 +30,26 @@ export interface BenchFixtureOptions {
   readonly turns: number;
   /** Guardrail counts of the task with this id (default: one test run, nothing refused). */
   readonly guardrails?: (taskId: string) => Partial<TaskResult["guardrails"]>;
+  /**
+   * Records carry the document's statements along the way and a fix size: task k's first reply
+   * says, by k % 4, nothing, "was already correct", "the tests are wrong" or announces a fix it
+   * never makes; its statements are computed from the trace by the bench's statementsOf, and a
+   * changed task's fix size by measureFixSize (one buggy line, or, every third, a rewrite).
+   */
+  readonly alongTheWay?: boolean;
 }
+
+/** The prose of task k's first reply when alongTheWay is set (see BenchFixtureOptions). */
+export const ALONG_THE_WAY_PROSE = [
+  "",
+  "\nThe original code was already correct.",
+  "\nThe tests are wrong.",
+  "\nI will fix the function now.",
+] as const;
+
+/** A function of four lines replaced whole: a rewrite by measureFixSize's rule. */
+const REWRITE_ORIGINAL = "def f(a, b):\n    x = a\n    y = b\n    return x\n";
+const REWRITE_FINAL = "def f(a, b):\n    p = b\n    q = a\n    return p\n";
 
 const FILLER = "def gcd(a, b):\n    if b == 0:\n        return a\n    return gcd(b, a % b)\n".repeat(24);
 
@@ -61,7 +83,7 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
         ? `--- a/${program}.py\n+++ b/${program}.py\n@@ -1 +1 @@\n-    return a\n+    return b\n`
         : "";
       const tracePath = `${RUN_FILES.traces}/${taskId}.ndjson`;
-      const result: TaskResult = {
+      let result: TaskResult = {
         taskId,
         program,
         condition,
@@ -106,16 +128,22 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
       const at = (t: number): void => {
         now = t;
       };
-      trace.append("task_start", taskStartData({ taskId, program, condition, run: runBinding(manifest) }));
+      // The events the statements are computed from, as the verdict reads them back from the trace.
+      const events: ClaimEvent[] = [];
+      const startData = taskStartData({ taskId, program, condition, run: runBinding(manifest) });
+      trace.append("task_start", startData);
+      events.push({ type: "task_start", data: startData });
       for (let turn = 1; turn <= options.turns; turn++) {
         at(turn * 10);
         trace.append("model_request", modelRequestData(turn * 2), turn);
         at(turn * 10 + 5);
-        trace.append(
-          "model_response",
-          { ...modelResponseData(FILLER), toolCalls: [{ id: `call-${turn}`, name: "run_tests", argumentsText: "{}" }] },
-          turn,
-        );
+        const prose = options.alongTheWay === true && turn === 1 ? ALONG_THE_WAY_PROSE[index % 4]! : "";
+        const response = {
+          ...modelResponseData(FILLER + prose),
+          toolCalls: [{ id: `call-${turn}`, name: "run_tests", argumentsText: "{}" }],
+        };
+        trace.append("model_response", response, turn);
+        events.push({ type: "model_response", data: response });
         at(turn * 10 + 6);
         trace.append("tool_call", { id: `call-${turn}`, name: "run_tests", arguments: "{}" }, turn);
         at(turn * 10 + 8);
@@ -144,6 +172,19 @@ export function writeBenchRun(dir: string, options: BenchFixtureOptions): TaskRe
       trace.append("grade", { ...result.grade, output: "graded" });
       at(1001);
       if (changed) trace.append("diff", { diff });
+      if (options.alongTheWay === true) {
+        result = {
+          ...result,
+          statements: statementsOf(events),
+          fixSize: changed
+            ? measureFixSize(
+                index % 3 === 1 ? REWRITE_ORIGINAL : "def f(a, b):\n    return a\n",
+                index % 3 === 1 ? REWRITE_FINAL : "def f(a, b):\n    return b\n",
+                "def f(a, b):\n    return b\n",
+              )
+            : null,
+        };
+      }
       at(1002);
       trace.append("task_end", { result: { ...result }, diff });
       let recorded: TaskResult = { ...result, tracePath };

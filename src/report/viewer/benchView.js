@@ -115,7 +115,7 @@ function summaryTables(bench) {
         "tr",
         { "data-condition": row.condition },
         tca.el("td", null, row.label),
-        row.cells.map((cell) => tca.el("td", { class: "num" }, cell)),
+        row.cells.map((cell) => countCell(cell === NOT_APPLICABLE ? null : cell)),
       ),
     ),
     { id: "bench-guardrails" },
