@@ -6,6 +6,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { baselineRun, freshRoot } from "./reportFixtures.ts";
+import { writeBenchRun } from "../evidence/benchRunFixture.ts";
+import { canonicalJson } from "../../src/core/canonicalJson.ts";
+import { sha256Hex } from "../../src/core/digest.ts";
 
 const ENTRY = join(import.meta.dirname, "..", "..", "bin", "tca.js");
 const root = freshRoot("cli");
@@ -126,4 +129,31 @@ test("a FIFO audit.jsonl: tca report refuses it and exits instead of blocking", 
   const refused = await tcaWithin(30_000, ["report", alone, "--json"]);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^tca report: evidence_unreadable: \/.*: audit\.jsonl is not a regular file/);
+});
+
+test("a bench run made on another data set than run.json names: stderr gives the coded cause and the next command, not verify-run's record", async () => {
+  const dir = join(root, "bench-dataset");
+  const tasks = writeBenchRun(dir, { programs: 1, turns: 1 });
+  const manifest = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as Record<string, unknown>;
+  const programs = Object.fromEntries(tasks.map((t) => [t.program, "1".repeat(64)]));
+  const dataset = {
+    root: "/data/quixbugs",
+    relativeToRun: "../quixbugs",
+    sha256: sha256Hex(canonicalJson(programs)),
+    programs,
+  };
+  writeFileSync(join(dir, "run.json"), JSON.stringify({ ...manifest, dataset }, null, 2) + "\n");
+  const result = await tca(["report", dir, "--out", join(root, "bench-dataset.html")]);
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout.split("\n")[0], "bench run: EVIDENCE INVALID");
+  const [line, ...rest] = result.stderr.trimEnd().split("\n");
+  assert.deepEqual(rest, [], "one line");
+  assert.match(line ?? "", /^tca report: evidence_invalid: cause: dataset_digest_mismatch \(4 problems\): /);
+  assert.match(
+    line ?? "",
+    new RegExp(
+      `; next step: run the tasks again into a new folder on the data set you mean: tca bench quixbugs run --dataset /data/quixbugs --out \\S+-rerun`,
+    ),
+  );
+  assert.doesNotMatch(line ?? "", /recorded verification/);
 });

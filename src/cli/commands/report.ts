@@ -104,11 +104,22 @@ function verdictOf(document: ReportDocument): Verdict {
 function failIfInvalid(setExitCode: SetExitCode, document: ReportDocument): void {
   const verdict = verdictOf(document);
   if (verdict.tone !== "invalid") return;
-  printCommandError(
-    "evidence_invalid",
-    verdict.details[1] ?? verdict.details[0] ?? "the evidence disagrees with its audit",
-  );
+  printCommandError("evidence_invalid", invalidLine(document));
   setExitCode(1);
+}
+
+/**
+ * The one line of an EVIDENCE INVALID report on stderr. A bench page's first line is its coded
+ * cause (src/report/benchReport.ts), with the next command where it has one; the second line of a
+ * bench page is verify-run's record, which is no cause.
+ */
+function invalidLine(document: ReportDocument): string {
+  const details = verdictOf(document).details;
+  if (document.kind === "bench") {
+    const next = details.find((line) => line.startsWith("next step:"));
+    return [details[0] ?? "the run's files disagree", next].filter((line) => line !== undefined).join("; ");
+  }
+  return details[1] ?? details[0] ?? "the evidence disagrees with its audit";
 }
 
 // The report builder's codes that are about the output file; every other refusal is about the run directory.
