@@ -123,6 +123,7 @@ function summaryTables(bench) {
   return [
     tca.el("h3", null, "Outcomes"),
     outcomes,
+    outcomeChart(bench),
     tca.el("h3", null, "Guardrails"),
     guardrails,
     tca.el("p", { class: "muted" }, NOT_APPLICABLE_NOTE),
@@ -653,7 +654,6 @@ tca.benchView = function benchView(bench) {
     tca.problemsBox(bench.problems),
     tca.el("h2", null, "Results per condition"),
     summaryTables(bench),
-    outcomeChart(bench),
     tca.el("h2", null, "Tasks"),
     tca.el("div", { class: "controls" }, outcomeFilter, conditionFilter, count),
     tca.el("div", { id: "tasks" }, taskNodes),
