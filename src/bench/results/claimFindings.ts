@@ -54,6 +54,7 @@ export function countCell(count: number, applies: boolean): string {
 
 export interface FalseClaimQuote {
   readonly taskId: string;
+  readonly condition: ConditionId;
   readonly kind: ClaimKind | null;
   readonly heldOutOnly: boolean;
   readonly finalWords: string;
@@ -99,6 +100,7 @@ export function falseClaimQuotes(results: readonly TaskResult[]): FalseClaimQuot
     .filter((r) => r.falseFixed || r.falseFixedHeldOut === true)
     .map((r) => ({
       taskId: r.taskId + ((r.repeat ?? 1) > 1 ? ` (repeat ${r.repeat})` : ""),
+      condition: r.condition,
       kind: r.claim?.kind ?? null,
       heldOutOnly: !r.falseFixed,
       finalWords: r.claim?.finalWords ?? "",
@@ -130,7 +132,9 @@ export function renderClaimSection(results: readonly TaskResult[]): string[] {
   if (quotes.length === 0) out.push('No false claim of "fixed".');
   for (const q of quotes) {
     const what = q.heldOutOnly ? "claimed; tests pass, held-out fail" : "claimed; tests fail";
-    out.push(`**${q.taskId}** (${what}${q.kind ? `; ${CLAIM_KIND_LABELS[q.kind]}` : ""}):`, "");
+    // A condition that cannot run the tests has no kind to name ("never ran the tests" says nothing there).
+    const kind = q.kind !== null && applicableCounts(q.condition).tests ? `; ${CLAIM_KIND_LABELS[q.kind]}` : "";
+    out.push(`**${q.taskId}** (${what}${kind}):`, "");
     // Verbatim, each line as a quote line, so the model's own text cannot break the document.
     out.push(
       ...(q.finalWords === ""

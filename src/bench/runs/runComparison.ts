@@ -4,7 +4,13 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import { CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { conditionFindings, type ConditionFindings } from "../results/claimFindings.ts";
+import {
+  applicableCounts,
+  conditionFindings,
+  countCell,
+  NOT_APPLICABLE,
+  type ConditionFindings,
+} from "../results/claimFindings.ts";
 import { pct, runKindTitle, summarize, type ConditionSummary } from "../results/resultsSummary.ts";
 import { PUBLISHED, publishedComparisonRows, REFERENCES, renderPublished } from "./publishedResults.ts";
 import { readManifest, readTaskResults, type RunManifest } from "./runDirectory.ts";
@@ -201,16 +207,19 @@ function renderClaimComparison(runs: readonly ComparedRun[]): string[] {
   runs.forEach((r, i) => {
     for (const c of CONDITION_IDS) {
       const f = r.findings[c];
-      if (f)
-        lines.push(
-          `| ${runKey(i)} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${f.claims.final_change_not_rerun} | ${f.claims.after_failing_run} | ${f.claims.never_ran_tests} | ${f.refusedStopAttempts} |`,
-        );
+      if (!f) continue;
+      const applies = applicableCounts(c);
+      const tests = (n: number): string => countCell(n, applies.tests);
+      lines.push(
+        `| ${runKey(i)} | ${c} | ${f.claimed} | ${f.claimedTestsFail} | ${f.claimedTestsPassHeldOutFail} | ${tests(f.claims.final_change_not_rerun)} | ${tests(f.claims.after_failing_run)} | ${tests(f.claims.never_ran_tests)} | ${countCell(f.refusedStopAttempts, applies.refusedStops)} |`,
+      );
     }
   });
   lines.push(
     "",
     "Claims without a passing run: (a) the final change was not re-run, (b) stopped after a failing",
     "run, (c) never ran the tests. Pass, held-out fail: claimed, tests pass, a held-out case fails.",
+    `${NOT_APPLICABLE}: the condition cannot have the count (A and B cannot run the tests, only D refuses a stop).`,
   );
   return lines;
 }
