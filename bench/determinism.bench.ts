@@ -133,9 +133,14 @@ for (let run = 1; run <= runs; run++) {
   }
 }
 
+/** Case statuses run-length encoded for the table (PPPTMM → P3TM2); the comparison uses them whole. */
+function rle(statuses: string): string {
+  return statuses.replace(/(.)\1*/g, (m, c: string) => (m.length > 1 ? `${c}${m.length}` : c));
+}
+
 function short(g: TrustedGrade): string {
-  const held = g.heldOut ? ` h${g.heldOut.passed}/${g.heldOut.total}:${g.heldOut.statuses}` : "";
-  return `${g.outcome}${g.fixedPublic ? "*" : ""} ${g.counts.passed}/${g.counts.failed}/${g.counts.errors} ${g.public.statuses}${held}`;
+  const held = g.heldOut ? ` h${g.heldOut.passed}/${g.heldOut.total}:${rle(g.heldOut.statuses)}` : "";
+  return `${g.outcome}${g.fixedPublic ? "*" : ""} ${g.counts.passed}/${g.counts.failed}/${g.counts.errors} ${rle(g.public.statuses)}${held}`;
 }
 
 function cpu(g: TrustedGrade): string {

@@ -1,7 +1,9 @@
-// The grading run's process structure (issue #24): the per-case CPU limit is enforced by the
-// runner's supervisor, a process the candidate does not share, so a program cannot catch it, nor
-// escape it by burning the CPU in a child process; and the supervisor's result channel cannot be
-// opened from the candidate's process. Real sandbox, real trusted grader, the project's small
+// The grading run's process structure (issue #24): the per-case CPU limit is enforced outside the
+// candidate's process (from Node on the run's cgroup CPU count since issue #34; by the runner's
+// supervisor where no such count is kept), so a program cannot catch it, nor escape it by burning
+// the CPU in a child process or an orphan; and the supervisor's result channel cannot be opened
+// from the candidate's process. Every bound here is on CPU time or an event, never on wall time,
+// so the tests hold at any load. Real sandbox, real trusted grader, the project's small
 // data set (gcd: 6 public cases), a per-case limit lowered to 1 CPU-second to keep the tests short.
 import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
