@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { extractCodeBlock, initialMessages } from "../../src/bench/agent/agentLoop.ts";
 import { CONDITIONS, parseConditionList } from "../../src/bench/agent/conditions.ts";
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fillTemplate, PROMPT_TEMPLATES, promptHashes } from "../../src/bench/agent/prompts.ts";
 import { median, wilsonInterval } from "../../src/bench/results/summaryStatistics.ts";
 import { parseTaskResult } from "../../src/bench/runs/runDirectory.ts";
@@ -24,6 +27,7 @@ import { retryAfterMs } from "../../src/sources/httpRetry.ts";
 import { isOutputParseFailure, serverMessage } from "../../src/sources/serverErrorMessage.ts";
 import { mentionsReferenceFix } from "../../src/bench/agent/toolPolicy.ts";
 import { sameModuloTrailingWhitespace } from "../../src/bench/results/unifiedDiff.ts";
+import { pytestSiteDirs, resolvePythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
 
 const TESTS = [
   "conftest.py",
@@ -415,4 +419,48 @@ test("no change is decided modulo trailing whitespace at the end of the file onl
   assert.equal(sameModuloTrailingWhitespace("a\nb\n", "a\nb  \n\t\n"), true);
   assert.equal(sameModuloTrailingWhitespace("a\nb\n", "a\n\nb\n"), false);
   assert.equal(sameModuloTrailingWhitespace("a\nb\n", " a\nb\n"), false);
+});
+
+// resolvePythonRuntime's pytest paths (issue #34): the folders holding them are masked in every
+// sandbox run, so a path outside a site-packages/dist-packages folder (the standard library's
+// own folder, say) is refused, never masked. A fake interpreter prints the probe's answer.
+function fakePython(answer: Record<string, unknown>): string {
+  const dir = mkdtempSync(join(tmpdir(), "tca-fake-python-"));
+  const file = join(dir, "python3");
+  writeFileSync(file, `#!/bin/sh\ncat <<'EOF'\n${JSON.stringify(answer)}\nEOF\n`, { mode: 0o755 });
+  return file;
+}
+
+const PROBE_ANSWER = {
+  executable: "/opt/py/bin/python3",
+  prefix: "/opt/py",
+  base_prefix: "/opt/py",
+  version: "3.11.7",
+  pytest: "9.0.3",
+  pytest_paths: ["/opt/py/lib/python3.11/site-packages/pytest", "/opt/py/lib/python3.11/site-packages/_pytest"],
+};
+
+test("resolvePythonRuntime keeps pytest's paths, and their folder is what the sandbox masks", () => {
+  const python = fakePython(PROBE_ANSWER);
+  const r = resolvePythonRuntime(python);
+  rmSync(dirname(python), { recursive: true, force: true });
+  assert.ok(r.ok, r.ok ? "" : r.message);
+  assert.deepEqual(r.value.pytestPaths, PROBE_ANSWER.pytest_paths);
+  assert.deepEqual(pytestSiteDirs(r.value), ["/opt/py/lib/python3.11/site-packages"]);
+});
+
+test("resolvePythonRuntime refuses pytest paths outside a site-packages folder, relative, odd or missing", () => {
+  for (const pytest_paths of [
+    ["/opt/py/lib/python3.11/pytest"], // the standard library's folder: never masked
+    ["lib/python3.11/site-packages/pytest"],
+    ["/opt/py/lib/python3.11/site-packages/.."],
+    [],
+    "pytest",
+    undefined,
+  ]) {
+    const python = fakePython({ ...PROBE_ANSWER, pytest_paths });
+    const r = resolvePythonRuntime(python);
+    rmSync(dirname(python), { recursive: true, force: true });
+    assert.equal(r.ok ? "ok" : r.error, "python_unavailable", JSON.stringify(pytest_paths));
+  }
 });

@@ -1,7 +1,7 @@
 // Issue #34's fidelity attacks, kept: programs the grade passed while upstream pytest fails them,
 // each graded by the trusted grader (public cases) and run by pytest (the data set's own test
 // file, as the agent's run_tests runs it, in the sandbox), which must now agree case for case;
-// numpy, which is not importable in the grade; and wrong programs that held-out inputs drawn
+// numpy, which is importable neither in the grade nor in run_tests; and wrong programs that held-out inputs drawn
 // too narrowly "confirmed" (graded fixed on the public cases, and now caught by held-out).
 // Needs the real QuixBugs data set (TCA_SHARED_DIR).
 import { sandboxTest as test } from "../support/systemPackages.ts";
@@ -15,6 +15,7 @@ import { loadDataset, type QuixDataset } from "../../src/bench/dataset/dataset.t
 import { heldOutCases } from "../../src/bench/grading/heldOutCases.ts";
 import { gradeProgram, UNSUPPORTED_TYPE, type TrustedGrade } from "../../src/bench/grading/trustedGrader.ts";
 import { realQuixBugs } from "../support/optionalResources.ts";
+import { pytestSiteDirs } from "../../src/bench/sandbox/pythonRuntime.ts";
 import { benchSetup, program, referenceFix } from "./benchFixtures.ts";
 
 const real = realQuixBugs();
@@ -184,35 +185,81 @@ test(
 
 // ---- numpy ----
 
-test(
-  "numpy is not importable by the graded program (no site-packages), whether or not this machine's Python has it",
-  { skip: real.skip },
-  async () => {
-    const { sandbox } = benchSetup();
-    const ds = dataset();
-    const g = await gradeProgram(
-      sandbox,
-      ds,
-      program(ds, "gcd"),
-      lines("def gcd(a, b):", "    import numpy", "    return int(numpy.gcd(a, b))"),
-    );
-    assert.equal(g.fixedPublic, false);
-    assert.deepEqual([g.public.errors, g.public.total], [6, 6]);
-    assert.match(g.reason ?? "", /case 1: raised ModuleNotFoundError/);
-    const host = spawnSync("python3", ["-c", "import numpy"], { timeout: 30_000 });
-    // Where numpy is installed, pytest (which runs with site-packages) passes this program: the
-    // grade is then stricter than pytest, never more lenient (docs: "numpy").
-    if (host.status === 0) {
-      const tests = await runProgramTests(
-        sandbox,
-        ds,
-        program(ds, "gcd"),
-        lines("def gcd(a, b):", "    import numpy", "    return int(numpy.gcd(a, b))"),
-      );
-      assert.equal(tests.outcome, "passed", tests.summary);
-    }
-  },
-);
+// On the mini data set (always present): the model's run_tests and the grade see the same Python
+// environment (the standard library, plus pytest's own packages for pytest), so a program that
+// imports numpy fails the same way in both, whether or not this machine's Python has numpy.
+test("numpy imported in the function: ModuleNotFoundError on every case, in run_tests as in the grade", async () => {
+  const { sandbox, dataset: mini } = benchSetup();
+  const source = lines("def gcd(a, b):", "    import numpy", "    return int(numpy.gcd(a, b))");
+  const p = program(mini, "gcd");
+  const [g, tests] = await Promise.all([
+    gradeProgram(sandbox, mini, p, source),
+    runProgramTests(sandbox, mini, p, source),
+  ]);
+  assert.equal(g.fixedPublic, false);
+  assert.deepEqual([g.public.errors, g.public.total], [6, 6]);
+  assert.match(g.reason ?? "", /case 1: raised ModuleNotFoundError/);
+  assert.equal(tests.outcome, "failed", tests.output);
+  assert.deepEqual([tests.counts.failed, tests.counts.passed], [6, 0]);
+  assert.match(tests.output, /ModuleNotFoundError: No module named 'numpy'/);
+  const host = spawnSync("python3", ["-c", "import numpy"], { timeout: 30_000 });
+  // Informative only: where the host has numpy, this is what changed (pytest passed it before).
+  if (host.status !== 0) console.log("note: this machine's Python has no numpy");
+});
+
+test("numpy imported at module level: the file cannot be imported, in run_tests (collection error) as in the grade", async () => {
+  const { sandbox, dataset: mini } = benchSetup();
+  const source = lines("import numpy", "def gcd(a, b):", "    return int(numpy.gcd(a, b))");
+  const p = program(mini, "gcd");
+  const [g, tests] = await Promise.all([
+    gradeProgram(sandbox, mini, p, source),
+    runProgramTests(sandbox, mini, p, source),
+  ]);
+  assert.equal(g.outcome, "error", g.reason ?? "");
+  assert.match(g.reason ?? "", /could not be imported \(ModuleNotFoundError\)/);
+  assert.equal(tests.outcome, "error", tests.output);
+  assert.match(tests.output, /ModuleNotFoundError: No module named 'numpy'/);
+});
+
+test("run_tests' pytest imports only the standard library and pytest's own packages: its site-packages holds nothing else", async () => {
+  const { sandbox, dataset: mini } = benchSetup();
+  // Fails (one line per fact) unless the site-packages folder pytest comes from holds pytest's
+  // packages and no numpy, hypothesis or IPython (all beside pytest on this machine, if
+  // installed); then computes gcd right, so the tests pass.
+  const source = lines(
+    "import os, importlib.util, math",
+    "import pytest",
+    "site = os.path.dirname(os.path.dirname(pytest.__file__))",
+    "there = set(os.listdir(site))",
+    "assert {'pytest', '_pytest', 'pluggy'} <= there, sorted(there)",
+    "assert not there & {'numpy', 'hypothesis', 'IPython'}, sorted(there)",
+    "for name in ('numpy', 'hypothesis', 'IPython'):",
+    "    assert importlib.util.find_spec(name) is None, name",
+    "def gcd(a, b):",
+    "    return math.gcd(a, b)",
+  );
+  const tests = await runProgramTests(sandbox, mini, program(mini, "gcd"), source);
+  assert.equal(tests.outcome, "passed", tests.output);
+});
+
+test("a graded program that puts pytest's site-packages back on sys.path still cannot import numpy (the folder is masked)", async () => {
+  const { sandbox, dataset: mini } = benchSetup();
+  const site = pytestSiteDirs(sandbox.python);
+  const g = await gradeProgram(
+    sandbox,
+    mini,
+    program(mini, "gcd"),
+    lines(
+      "import sys",
+      `sys.path.extend(${JSON.stringify(site)})`,
+      "def gcd(a, b):",
+      "    import numpy",
+      "    return int(numpy.gcd(a, b))",
+    ),
+  );
+  assert.deepEqual([g.public.errors, g.public.total], [6, 6]);
+  assert.match(g.reason ?? "", /case 1: raised ModuleNotFoundError/);
+});
 
 // ---- held-out generators over the docstrings' domains ----
 

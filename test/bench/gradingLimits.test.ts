@@ -8,7 +8,7 @@
 // run) to keep the tests short.
 import { sandboxTest as test } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
-import { gradeProgram, gradeRecordOf, type TrustedGrade } from "../../src/bench/grading/trustedGrader.ts";
+import { gradeDecisions, gradeProgram, type TrustedGrade } from "../../src/bench/grading/trustedGrader.ts";
 import { heldOutCases } from "../../src/bench/grading/heldOutCases.ts";
 import { cpuAccounting } from "../../src/bench/sandbox/sandbox.ts";
 import { BudgetWatch } from "../../src/bench/grading/runBudget.ts";
@@ -33,13 +33,7 @@ async function grade(name: string, source: string, withHeldOut = false): Promise
 async function gradeTwice(name: string, source: string, withHeldOut = false): Promise<TrustedGrade> {
   const a = await grade(name, source, withHeldOut);
   const b = await grade(name, source, withHeldOut);
-  const decided = (g: TrustedGrade): unknown => ({
-    ...gradeRecordOf(g),
-    seconds: 0,
-    public: g.public,
-    held: g.heldOut,
-  });
-  assert.deepEqual(decided(b), decided(a));
+  assert.deepEqual(gradeDecisions(b), gradeDecisions(a));
   return a;
 }
 

@@ -25,6 +25,8 @@ import { startRoutedServer } from "./scriptedChatServer.ts";
 import { prepareBenchEnvironment } from "../../src/bench/benchEnvironment.ts";
 import { makeTaskset } from "../../src/bench/tasksets/makeTaskset.ts";
 import { selectMutants } from "../../src/bench/tasksets/mutantSelection.ts";
+import { FAILURE_CHECK_CPU_FLOOR_S } from "../../src/bench/grading/trustedGrader.ts";
+import { verifyDataset } from "../../src/bench/grading/verifyDataset.ts";
 
 /** Every file under root, relative path → bytes. */
 function tree(root: string, rel = ""): Map<string, Buffer> {
@@ -185,6 +187,30 @@ sandboxTest(
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
+  },
+);
+
+sandboxTest(
+  "make-taskset validates a mutant on the data set check's budget: a looping bitcount mutant stops at the reference-derived per-case budget, not the grading one's 15 CPU-s",
+  async () => {
+    const env = await prepareBenchEnvironment(MINI_DATASET_DIR);
+    assert.ok(env.ok, env.ok ? "" : env.message);
+    const { sandbox, dataset } = env.value;
+    const only = { ...dataset, programs: dataset.programs.filter((p) => p.name === "bitcount") };
+    // Seed 25 tries the mini bitcount's `n >>= 1` removed first: a loop on every input but 0.
+    const selected = await selectMutants(sandbox, only, { seed: 25, jobs: 1 });
+    assert.ok(selected.ok);
+    const [s] = selected.value;
+    assert.ok(s?.kind === "mutant", JSON.stringify(s));
+    assert.deepEqual([s.mutant.operator, s.mutant.line, s.mutant.outcome], ["remove_assignment", 6, "timeout"]);
+    // Every public case but bitcount(0) loops; the run stops at the first loop, the rest never run.
+    assert.deepEqual(s.mutant.publicCases, { failing: 5, total: 6 });
+    // The reference's slowest bitcount case takes milliseconds: the budget is the floor, far below 15.
+    assert.equal(s.mutant.caseCpuSeconds, FAILURE_CHECK_CPU_FLOOR_S);
+    assert.ok(s.mutant.caseCpuSeconds < sandbox.limits.caseCpuSeconds);
+    // The same rule as the data set check's, from one function: verify-dataset records the same budget.
+    const report = await verifyDataset(sandbox, only, { jobs: 1 });
+    assert.equal(report.records[0]?.buggyCaseCpuSeconds, s.mutant.caseCpuSeconds);
   },
 );
 

@@ -25,7 +25,8 @@ async function both(name: string, source: string) {
   const now = await runProgramTests(sandbox, dataset, p, source);
   const folder = createTaskFolder(dataset, p, source);
   try {
-    const before = await runInSandbox(sandbox, { taskDir: folder.dir, argv: plainPytestArgv(name) });
+    // pytest: true, or pytest itself would be masked with the rest of site-packages (sandbox.ts).
+    const before = await runInSandbox(sandbox, { taskDir: folder.dir, argv: plainPytestArgv(name), pytest: true });
     const output = sanitizeOutput(`${before.stdout}${before.stderr ? `\n${before.stderr}` : ""}`, sandbox);
     return { now, before: { exitCode: before.exitCode, output } };
   } finally {

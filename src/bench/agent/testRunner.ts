@@ -6,6 +6,7 @@
 import type { QuixDataset, QuixProgram } from "../dataset/dataset.ts";
 import { testFilePath } from "../dataset/dataset.ts";
 import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
+import { ISOLATED_PYTHON_FLAGS, pytestSiteDirs, type PythonRuntime } from "../sandbox/pythonRuntime.ts";
 import { createTaskFolder } from "../dataset/taskFolder.ts";
 
 export type TestOutcome = "passed" | "failed" | "timeout" | "error";
@@ -47,21 +48,29 @@ export interface TestRunOptions {
  * paused while it is (nothing of the candidate's runs then). Otherwise every full collection
  * re-walks all of them, five more at the end of the session (unraisableexception's cleanup):
  * about a third of a run's CPU (issue #36). The candidate's objects, created later, are collected
- * as before: gc stays on, with the same thresholds.
+ * as before: gc stays on, with the same thresholds. Python starts as every sandboxed Python does
+ * (ISOLATED_PYTHON_FLAGS: no `site`), and the bootstrap puts back the site-packages folder(s)
+ * where `site` would have, at the end of sys.path; in the sandbox they hold pytest's own packages
+ * alone (sandbox.ts): the file under test imports what the grade imports (the standard library;
+ * numpy is not importable), plus pytest and its requirements, and pytest's output reads as before.
  */
-export const PYTEST_BOOTSTRAP =
-  "import gc, os, runpy, sys; sys.path[0] = os.getcwd(); " +
-  "gc.disable(); import pytest; gc.freeze(); gc.enable(); " +
-  "name, spec, code = runpy._get_module_details('pytest'); sys.argv[0] = spec.origin; " +
-  "runpy._run_code(code, sys.modules['__main__'].__dict__, None, '__main__', spec)";
+export function pytestBootstrap(siteDirs: readonly string[]): string {
+  return (
+    `import gc, os, runpy, sys; sys.path[0] = os.getcwd(); sys.path.extend(${JSON.stringify(siteDirs)}); ` +
+    "gc.disable(); import pytest; gc.freeze(); gc.enable(); " +
+    "name, spec, code = runpy._get_module_details('pytest'); sys.argv[0] = spec.origin; " +
+    "runpy._run_code(code, sys.modules['__main__'].__dict__, None, '__main__', spec)"
+  );
+}
 
 /** Plugins that only act on options never passed here (junitxml, pastebin) are not loaded;
  * cacheprovider would write into the read-only folder. */
-export function pytestArguments(program: string, includeSlow: boolean): string[] {
+export function pytestArguments(python: PythonRuntime, program: string, includeSlow: boolean): string[] {
   const argv = [
     "python",
+    ...ISOLATED_PYTHON_FLAGS,
     "-c",
-    PYTEST_BOOTSTRAP,
+    pytestBootstrap(pytestSiteDirs(python)),
     "-q",
     "-p",
     "no:cacheprovider",
@@ -133,7 +142,8 @@ export async function runProgramTests(
   try {
     const run = await runInSandbox(config, {
       taskDir: folder.dir,
-      argv: pytestArguments(program.name, options.includeSlow ?? false),
+      argv: pytestArguments(config.python, program.name, options.includeSlow ?? false),
+      pytest: true,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });

@@ -2,6 +2,7 @@
 // are placed in a task folder, and how the sandbox starts it.
 import { readFileSync } from "node:fs";
 import type { TaskFile } from "../dataset/dataset.ts";
+import { ISOLATED_PYTHON_FLAGS } from "../sandbox/pythonRuntime.ts";
 
 const RUNNER = "trusted_runner.py";
 /** Only `prepare` mode needs these; they never enter a sandbox that runs a candidate. */
@@ -24,13 +25,12 @@ export function trustedRunnerFiles(prepare: boolean): TaskFile[] {
 }
 
 /**
- * `-B`: no bytecode files; `-s`: no user site; `-S`: no `site` module, so no site-packages on
- * sys.path: only the standard library is importable by the program under test (numpy, present
- * in this machine's interpreter beside pytest, is not: `import numpy` raises
- * ModuleNotFoundError, so no numpy value reaches a comparison; docs: "numpy"). The job file is
- * read-only beside the runner.
+ * ISOLATED_PYTHON_FLAGS (`-B -s -S`): no site-packages on sys.path, so only the standard library
+ * is importable by the program under test (numpy, present in this machine's interpreter beside
+ * pytest, is not: `import numpy` raises ModuleNotFoundError, so no numpy value reaches a
+ * comparison; docs: "numpy"). The job file is read-only beside the runner.
  */
-export const TRUSTED_RUNNER_ARGV: readonly string[] = ["python", "-B", "-s", "-S", RUNNER, "job.json"];
+export const TRUSTED_RUNNER_ARGV: readonly string[] = ["python", ...ISOLATED_PYTHON_FLAGS, RUNNER, "job.json"];
 
 /** Most bytes of result lines read from one run (more means a failed grade, never a cut). */
 export const RESULT_CHANNEL_MAX_BYTES = 16 * 1024 * 1024;

@@ -41,7 +41,25 @@ export interface CaseSetGrade {
   readonly fixed: boolean;
   /** The first few failures, e.g. `case 3: expected ["n","5"], got ["n","0"]`. */
   readonly failures: readonly string[];
+  /**
+   * Each case's status, one letter per case in order (CASE_STATUS): what a determinism check
+   * compares beside the counts (issue #34: the same program, the same statuses at any load).
+   */
+  readonly statuses: string;
 }
+
+/** The letters of CaseSetGrade.statuses. */
+export const CASE_STATUS = {
+  passed: "P",
+  /** Returned a value that is not the expected one (or of a class the grader refuses). */
+  failed: "F",
+  /** Raised, or returned a value too large to compare. */
+  error: "E",
+  /** Stopped by a budget (CPU per case, CPU per run, idle). */
+  timeout: "T",
+  /** No result line. */
+  missing: "M",
+} as const;
 
 /** A held-out input on which the reference fix and the independent implementation disagree. */
 export interface HeldOutDisagreement {
@@ -215,6 +233,7 @@ function gradeCaseSet(
   let failed = 0;
   let errors = 0;
   let missing = 0;
+  let statuses = "";
   const failures: string[] = [];
   const note = (text: string): void => {
     if (failures.length < FAILURES_KEPT) failures.push(text);
@@ -224,11 +243,14 @@ function gradeCaseSet(
     const name = `${prefix}${c.label}`;
     if (!r) {
       missing++;
+      statuses += CASE_STATUS.missing;
       note(`${name}: no result`);
     } else if (r.status === "ok" && r.value !== undefined && valueMatches(r.value, c.expected, c.compare)) {
       passed++;
+      statuses += CASE_STATUS.passed;
     } else if (r.status === "ok") {
       failed++;
+      statuses += CASE_STATUS.failed;
       const refused = uncomparedClass(r.value ?? "");
       note(
         refused !== undefined
@@ -237,6 +259,7 @@ function gradeCaseSet(
       );
     } else {
       errors++;
+      statuses += r.status === "timeout" ? CASE_STATUS.timeout : CASE_STATUS.error;
       note(
         `${name}: ${r.status === "too_large" ? "the returned value is too large to compare" : r.status === "timeout" ? budgetText(r.limit ?? "case_cpu", budget) : `raised ${r.error ?? "an exception"}`}`,
       );
@@ -250,6 +273,7 @@ function gradeCaseSet(
     missing,
     fixed: cases.length > 0 && passed === cases.length,
     failures,
+    statuses,
   };
 }
 
@@ -287,7 +311,16 @@ export async function gradeProgram(
 ): Promise<TrustedGrade> {
   const started = performance.now();
   const prepared = await publicCases(config, dataset, program, options.includeSlow ?? false);
-  const emptySet: CaseSetGrade = { total: 0, passed: 0, failed: 0, errors: 0, missing: 0, fixed: false, failures: [] };
+  const emptySet: CaseSetGrade = {
+    total: 0,
+    passed: 0,
+    failed: 0,
+    errors: 0,
+    missing: 0,
+    fixed: false,
+    failures: [],
+    statuses: "",
+  };
   if (!prepared.ok) {
     return {
       grader: GRADER_ID,
@@ -404,6 +437,37 @@ export function gradeRecordOf(g: TrustedGrade): GradeRecord {
       ? { seed: g.heldOut.seed, passed: g.heldOut.passed, total: g.heldOut.total, dropped: g.heldOut.dropped }
       : null,
     excluded: g.excluded,
+  };
+}
+
+/**
+ * Everything a grade decides, without its time and its CPU/idle use: the outcome, the reason,
+ * every count and every case's status, public and held-out. Issue #34 requires this to be the
+ * same for the same program at any load; the determinism bench (npm run bench:determinism) and
+ * the tests compare it with this one function.
+ */
+export function gradeDecisions(g: TrustedGrade): Record<string, unknown> {
+  const set = (c: CaseSetGrade): Record<string, unknown> => ({
+    total: c.total,
+    passed: c.passed,
+    failed: c.failed,
+    errors: c.errors,
+    missing: c.missing,
+    fixed: c.fixed,
+    statuses: c.statuses,
+    failures: c.failures,
+  });
+  return {
+    outcome: g.outcome,
+    reason: g.reason,
+    summary: g.summary,
+    counts: g.counts,
+    fixedPublic: g.fixedPublic,
+    fixedWithHeldOut: g.fixedWithHeldOut,
+    excluded: g.excluded,
+    limitsHit: g.limitsHit,
+    public: set(g.public),
+    heldOut: g.heldOut ? { ...set(g.heldOut), seed: g.heldOut.seed, dropped: g.heldOut.dropped } : null,
   };
 }
 

@@ -2,7 +2,7 @@
 // shim). Resolved once, on the host, so the sandbox can bind its prefix read-only and run
 // the interpreter directly.
 import { spawnSync } from "node:child_process";
-import { isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 
@@ -11,12 +11,77 @@ export interface PythonRuntime {
   readonly prefix: string;
   readonly version: string;
   readonly pytestVersion: string;
+  /**
+   * Host paths of what pytest itself imports from outside the standard library: the top-level
+   * packages, modules and metadata folders of pytest's distribution and of those it requires
+   * (pluggy, iniconfig, packaging, pygments here), and nothing else of site-packages. In the
+   * sandbox, the folders holding them are masked (pytestSiteDirs) and a pytest run gets exactly
+   * these bound back, so the model's run_tests imports what the grade imports (no numpy) and
+   * pytest still runs.
+   */
+  readonly pytestPaths: readonly string[];
 }
 
-const PROBE =
-  "import sys, json\n" +
-  "import pytest\n" +
-  "print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'version': sys.version.split()[0], 'pytest': pytest.__version__}))\n";
+/**
+ * How every Python in the sandbox starts: `-B` no bytecode files, `-s` no user site, `-S` no
+ * `site` module, so no site-packages on sys.path: only the standard library is importable (and,
+ * for a pytest run, pytest's own packages: pytestPaths). The grade and run_tests alike.
+ */
+export const ISOLATED_PYTHON_FLAGS: readonly string[] = ["-B", "-s", "-S"];
+
+// pytest's distributions by their files (RECORD; top_level.txt where a packager left RECORD
+// out), following its requirements whose markers hold here, extras left out.
+const PROBE = `import sys, json, os, re
+import pytest
+import importlib.metadata as md
+from packaging.requirements import Requirement
+paths, seen, todo = set(), set(), ['pytest']
+while todo:
+    name = todo.pop()
+    key = re.sub(r'[-_.]+', '-', name).lower()
+    if key in seen:
+        continue
+    seen.add(key)
+    try:
+        d = md.distribution(name)
+    except md.PackageNotFoundError:
+        continue
+    tops = set()
+    for f in d.files or []:
+        if (len(f.parts) > 1 or f.parts[0].endswith('.py')) and f.parts[0] not in ('..', '__pycache__', 'bin'):
+            tops.add(f.parts[0])
+    if not d.files:
+        tops.update((d.read_text('top_level.txt') or '').split())
+    for t in tops:
+        for c in (t, t + '.py'):
+            full = os.path.realpath(str(d.locate_file(c)))
+            if os.path.exists(full):
+                paths.add(full)
+    for r in d.requires or []:
+        req = Requirement(r)
+        if req.marker is None or req.marker.evaluate({'extra': ''}):
+            todo.append(req.name)
+print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'version': sys.version.split()[0], 'pytest': pytest.__version__, 'pytest_paths': sorted(paths)}))
+`;
+
+/** The folders pytest's packages live in: masked in every sandbox run, on a pytest run's sys.path. */
+export function pytestSiteDirs(python: PythonRuntime): readonly string[] {
+  return [...new Set(python.pytestPaths.map((p) => dirname(p)))];
+}
+
+/**
+ * Each path absolute, a plain name inside a folder named site-packages or dist-packages (only
+ * such a folder is masked: never the standard library's).
+ */
+function validPytestPaths(value: unknown): readonly string[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  for (const p of value) {
+    if (typeof p !== "string" || !isAbsolute(p)) return undefined;
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(basename(p))) return undefined;
+    if (!/^(site|dist)-packages$/.test(basename(dirname(p)))) return undefined;
+  }
+  return value as string[];
+}
 
 export function resolvePythonRuntime(command = "python3"): Result<PythonRuntime, BenchErrorCode> {
   const probe = spawnSync(command, ["-c", PROBE], { encoding: "utf8", timeout: 60_000 });
@@ -34,21 +99,26 @@ export function resolvePythonRuntime(command = "python3"): Result<PythonRuntime,
   }
   const rec = parsed as Record<string, unknown>;
   const { executable, prefix, base_prefix: basePrefix, version, pytest } = rec;
+  const pytestPaths = validPytestPaths(rec.pytest_paths);
   if (
     typeof executable !== "string" ||
     typeof prefix !== "string" ||
     typeof basePrefix !== "string" ||
     typeof version !== "string" ||
     typeof pytest !== "string" ||
+    pytestPaths === undefined ||
     !isAbsolute(executable) ||
     !isAbsolute(prefix)
   ) {
-    return err("python_unavailable", "python3 gave an unreadable answer");
+    return err(
+      "python_unavailable",
+      "python3 gave an unreadable answer (or pytest's packages are not in a site-packages or dist-packages folder)",
+    );
   }
   if (prefix !== basePrefix) {
     // A virtual environment: pytest lives in `prefix` while the standard library lives in
     // `base_prefix`; binding both would be needed. Keep the sandbox simple and refuse.
     return err("python_unavailable", "python3 is a virtual environment; point PATH at a plain interpreter with pytest");
   }
-  return ok({ executable, prefix, version, pytestVersion: pytest });
+  return ok({ executable, prefix, version, pytestVersion: pytest, pytestPaths });
 }

@@ -16,7 +16,7 @@ import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import type { PythonRuntime } from "./pythonRuntime.ts";
+import { pytestSiteDirs, type PythonRuntime } from "./pythonRuntime.ts";
 import type { SandboxLimits } from "./sandboxLimits.ts";
 import {
   cleanupStaleCgroups,
@@ -56,6 +56,8 @@ export interface SandboxRunRequest {
   readonly stdoutHeadBytes?: number;
   /** Program and arguments inside the sandbox; argv[0] "python" means the resolved interpreter. */
   readonly argv: readonly string[];
+  /** Bind pytest's own packages back into the masked site-packages (a pytest run; never a grading run). */
+  readonly pytest?: boolean;
   /** Overrides limits.timeoutMs (tests inject short timeouts; the agent's remaining time may be shorter). */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -184,6 +186,7 @@ export function bwrapArguments(
   taskDir: string,
   argv: readonly string[],
   runId: string,
+  pytest = false,
 ): string[] {
   const args = [
     "--unshare-all",
@@ -216,6 +219,14 @@ export function bwrapArguments(
     "--chdir",
     SANDBOX_TASK_DIR,
   );
+  // The site-packages folder(s) pytest lives in are masked by an empty read-only tmpfs in every
+  // run, so a program that puts them back on sys.path still finds nothing there (numpy
+  // included); a pytest run gets pytest's own packages bound back at their own paths, so its
+  // tracebacks and sys.path read as before.
+  const siteDirs = pytestSiteDirs(config.python);
+  for (const dir of siteDirs) args.push("--size", String(64 * 1024), "--tmpfs", dir);
+  if (pytest) for (const path of config.python.pytestPaths) args.push("--ro-bind", path, path);
+  for (const dir of siteDirs) args.push("--remount-ro", dir);
   if (config.seccomp) args.push("--seccomp", String(SECCOMP_FD));
   for (const [key, value] of Object.entries(sandboxEnvironment(config, runId))) {
     args.push("--setenv", key, value);
@@ -310,7 +321,7 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
   if (!statSync(request.taskDir).isDirectory()) {
     throw new Error("task folder missing");
   }
-  const bwrapArgs = bwrapArguments(config, request.taskDir, request.argv, runId);
+  const bwrapArgs = bwrapArguments(config, request.taskDir, request.argv, runId, request.pytest ?? false);
   const cgroups =
     config.cgroups.mechanism === "none"
       ? undefined

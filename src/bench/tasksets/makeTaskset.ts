@@ -13,7 +13,7 @@ import { sha256Hex } from "../../core/digest.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { targetPath, type QuixDataset } from "../dataset/dataset.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { GRADER_ID } from "../grading/trustedGrader.ts";
+import { FAILURE_CHECK_CPU_FLOOR_S, FAILURE_CHECK_CPU_MULTIPLE, GRADER_ID } from "../grading/trustedGrader.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import {
   MAX_TRIES_PER_PROGRAM,
@@ -195,6 +195,9 @@ export async function makeTaskset(
         grader: GRADER_ID,
         heldOutSeed: TASKSET_HELD_OUT_SEED,
         maxTriesPerProgram: options.maxTries ?? MAX_TRIES_PER_PROGRAM,
+        // The rule of the mutants' per-case budget (the data set check's), not the budgets it gave
+        // on this machine: those are measured, and nothing in the manifest depends on the host.
+        caseCpuBudget: { referenceMultiple: FAILURE_CHECK_CPU_MULTIPLE, floorSeconds: FAILURE_CHECK_CPU_FLOOR_S },
       },
       summary,
       programs: mutants.map(mutantRecord),

@@ -10,7 +10,7 @@ import { ok, type Err, type Result } from "../../core/result.ts";
 import { buggySource, referenceFixSource, type QuixDataset, type QuixProgram } from "../dataset/dataset.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { heldOutCases } from "../grading/heldOutCases.ts";
-import { gradeProgram, type TrustedGrade } from "../grading/trustedGrader.ts";
+import { failureCheckCaseCpuSeconds, gradeProgram, type TrustedGrade } from "../grading/trustedGrader.ts";
 import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import {
   applyCandidate,
@@ -41,6 +41,11 @@ export interface ChosenMutant {
   readonly sameAsQuixBugs: boolean;
   readonly candidates: number;
   readonly tried: number;
+  /**
+   * The per-case CPU budget of its validation grade (failureCheckCaseCpuSeconds, or the grading
+   * budget where the reference gave none). Measured on this machine, so never in the manifest.
+   */
+  readonly caseCpuSeconds: number;
   readonly source: Buffer;
 }
 
@@ -90,6 +95,16 @@ async function selectOne(
   const candidates = found.value;
   const quixBugs = buggySource(dataset, program.name);
   const heldOut = await heldOutCases(config, dataset, program, TASKSET_HELD_OUT_SEED);
+  // Validation asks only "does this mutant fail", so its cases have the data set check's budget
+  // (failureCheckCaseCpuSeconds: a multiple of the reference fix's slowest case, measured in the
+  // reference's own passing grade, made before the first candidate's), not the 15 CPU-s of
+  // grading a candidate: a looping mutant costs about a CPU-second instead of fifteen.
+  let caseCpuSeconds: number | undefined | null = null;
+  const validationBudget = async (): Promise<number | undefined> => {
+    if (caseCpuSeconds === null)
+      caseCpuSeconds = failureCheckCaseCpuSeconds(await gradeProgram(config, dataset, program, reference, { heldOut }));
+    return caseCpuSeconds;
+  };
   const order = seededTryOrder(options.seed, program.name, candidates).slice(
     0,
     options.maxTries ?? MAX_TRIES_PER_PROGRAM,
@@ -103,8 +118,20 @@ async function selectOne(
     const same = sameProgram(source, quixBugs);
     if (same && fallback !== null) continue;
     tried += 1;
-    const grade = await gradeProgram(config, dataset, program, source, { heldOut });
-    const chosen = judge(program.name, candidate, source, grade, same, candidates.length);
+    const budget = await validationBudget();
+    const grade = await gradeProgram(config, dataset, program, source, {
+      heldOut,
+      ...(budget !== undefined ? { caseCpuSeconds: budget } : {}),
+    });
+    const chosen = judge(
+      program.name,
+      candidate,
+      source,
+      grade,
+      same,
+      candidates.length,
+      budget ?? config.limits.caseCpuSeconds,
+    );
     if (chosen === "passed") rejected.passed += 1;
     else if (chosen === "unrunnable") rejected.unrunnable += 1;
     else if (!same) return ok({ kind: "mutant", mutant: { ...chosen, tried } });
@@ -125,6 +152,7 @@ function judge(
   grade: TrustedGrade,
   same: boolean,
   candidates: number,
+  caseCpuSeconds: number,
 ): ChosenMutant | "passed" | "unrunnable" {
   if (grade.outcome === "passed" || grade.public.passed === grade.public.total) return "passed";
   if (grade.outcome === "error") return "unrunnable";
@@ -144,6 +172,7 @@ function judge(
     sameAsQuixBugs: same,
     candidates,
     tried: 0,
+    caseCpuSeconds,
     source,
   };
 }
