@@ -170,3 +170,27 @@ export function firstUnusable(
   for (const result of checked) if (!result.ok) return { error: result.error, message: result.message };
   return null;
 }
+
+/**
+ * A path a next-step hint may name as a new output: `preferred` when nothing is there, else the
+ * first free `preferred-2`, `preferred-3`, …, so the command the hint prints is not refused with
+ * output_exists (a baseline run beside an earlier checks root, a second rehearsal run).
+ */
+export function unusedPath(preferred: string): string {
+  const taken = (path: string): boolean => probe(path).kind !== "missing";
+  if (!taken(preferred)) return preferred;
+  for (let n = 2; ; n++) if (!taken(`${preferred}-${n}`)) return `${preferred}-${n}`;
+}
+
+/** The git repository a path lies in (the nearest ancestor holding .git), or null. */
+export function repositoryAbove(path: string): string | null {
+  for (let dir = path; dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      lstatSync(join(dir, ".git"));
+      return dir;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
