@@ -172,14 +172,15 @@ export function firstUnusable(
 }
 
 /**
- * A path a next-step hint may name as a new output: `preferred` when nothing is there, else the
- * first free `preferred-2`, `preferred-3`, …, so the command the hint prints is not refused with
- * output_exists (a baseline run beside an earlier checks root, a second rehearsal run).
+ * A path a next-step hint may name as a new output: `preferred` (+ `extension`) when nothing is
+ * there, else the first free `preferred-2`, `preferred-3`, … (+ `extension`), so the command the
+ * hint prints is not refused with output_exists (a baseline run beside an earlier checks root, a
+ * second rehearsal run, a second submission.md).
  */
-export function unusedPath(preferred: string): string {
+export function unusedPath(preferred: string, extension = ""): string {
   const taken = (path: string): boolean => probe(path).kind !== "missing";
-  if (!taken(preferred)) return preferred;
-  for (let n = 2; ; n++) if (!taken(`${preferred}-${n}`)) return `${preferred}-${n}`;
+  if (!taken(`${preferred}${extension}`)) return `${preferred}${extension}`;
+  for (let n = 2; ; n++) if (!taken(`${preferred}-${n}${extension}`)) return `${preferred}-${n}${extension}`;
 }
 
 /** The git repository a path lies in (the nearest ancestor holding .git), or null. */

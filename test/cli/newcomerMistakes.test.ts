@@ -24,6 +24,7 @@ import { connectionFailureCause } from "../../src/model/artifacts/httpTransfer.t
 import { reportCommand, shellLines } from "../../src/cli/invocation.ts";
 import { unusedPath } from "../../src/cli/pathArguments.ts";
 import { rehearsalCheckpointText } from "../../src/cli/commands/modelEngine.ts";
+import { blockedSubmissionCommand, submissionOutArguments } from "../../src/cli/downloadHints.ts";
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "tca-newcomer-")));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -251,4 +252,20 @@ test("a connection that fails says why in words: refused, no DNS answer, timed o
     connectionFailureCause(error, "no-such-host.invalid"),
     /no-such-host\.invalid (did not resolve|could not be resolved)/,
   );
+});
+
+test("a suggested lab submission names --out only when submission.md beside the baseline is taken, then a free name", () => {
+  const dir = fresh("submission");
+  const baseline = join(dir, "baseline");
+  assert.deepEqual(submissionOutArguments(baseline), []);
+  writeFileSync(join(dir, "submission.md"), "an earlier --blocked submission");
+  assert.deepEqual(submissionOutArguments(baseline), ["--out", join(dir, "submission-2.md")]);
+  writeFileSync(join(dir, "submission-2.md"), "");
+  assert.deepEqual(submissionOutArguments(baseline), ["--out", join(dir, "submission-3.md")]);
+  assert.match(
+    blockedSubmissionCommand({ baseline, modelDirectory: join(dir, "qwen") }),
+    new RegExp(`--baseline ${baseline} --out ${dir}/submission-3\\.md --checks CHECKS_ROOT `),
+  );
+  // With the baseline unknown (a placeholder), no --out is guessed.
+  assert.doesNotMatch(blockedSubmissionCommand({ modelDirectory: join(dir, "qwen") }), /--out/);
 });

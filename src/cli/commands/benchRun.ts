@@ -95,8 +95,9 @@ export function runOutArgument(out: string, resume: boolean, sharded: boolean): 
 
 /**
  * A --model-directory that is not there, with the two commands that make one at that very path
- * (the bench rehearsal checkpoint, or the pinned model); a wrong kind or an unreadable folder
- * keeps its own message. fail() spells the commands for where the user is.
+ * (the bench rehearsal checkpoint, or the pinned model); a wrong kind, an unreadable folder, a
+ * dangling link or a missing parent (where both commands would be refused) keeps its own message.
+ * fail() spells the commands for where the user is.
  */
 export function modelDirectoryHint(
   checked: { readonly error: PathErrorCode; readonly message: string },

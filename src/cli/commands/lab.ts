@@ -29,7 +29,12 @@ import { runModelTrial } from "../../lab/modelTrial.ts";
 import { checkRunDestination } from "../../workspace/index.ts";
 import { readPredictions } from "../../recording/predictions.ts";
 import { reportCommand, tcaCommand } from "../invocation.ts";
-import { blockedSubmissionCommand, continueAcquireCommand } from "../downloadHints.ts";
+import {
+  blockedSubmissionCommand,
+  continueAcquireCommand,
+  defaultSubmissionPath,
+  submissionOutArguments,
+} from "../downloadHints.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 
@@ -423,7 +428,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (pathProblem !== null) return refuse(pathProblem.error, pathProblem.message);
         const checkedOut = newOutput(
           "--out",
-          resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")),
+          resolve(options.out ?? defaultSubmissionPath(resolve(options.baseline))),
           "choose another path with --out FILE",
         );
         if (!checkedOut.ok) return refuse(checkedOut.error, checkedOut.message);
@@ -490,6 +495,7 @@ function modelNextSteps(runDirectory: string, baseline: string | undefined, chec
     "submission",
     "--baseline",
     baseline === undefined ? "BASELINE_RUN" : resolve(baseline),
+    ...(baseline === undefined ? [] : submissionOutArguments(resolve(baseline))),
     "--model",
     runDirectory,
   ];
