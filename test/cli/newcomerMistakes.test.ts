@@ -23,7 +23,7 @@ import {
 import { connectionFailureCause } from "../../src/model/artifacts/httpTransfer.ts";
 import { reportCommand, shellLines } from "../../src/cli/invocation.ts";
 import { unusedPath } from "../../src/cli/pathArguments.ts";
-import { rehearsalCheckpointText } from "../../src/cli/commands/modelEngine.ts";
+import { checkpointText } from "../../src/cli/commands/modelEngine.ts";
 import { blockedSubmissionCommand, submissionOutArguments } from "../../src/cli/downloadHints.ts";
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "tca-newcomer-")));
@@ -187,10 +187,10 @@ test("unusedPath: the preferred path when free, else the first free -N; a dangli
   assert.equal(unusedPath(join(dir, "run")), join(dir, "run-4"));
 });
 
-test("make-rehearsal-checkpoint's text: where, what, and a next step whose run folder is free", async () => {
+test("a checkpoint maker's text (rehearsal, bench rehearsal, synthetic): where, what, a next step with a free run folder", async () => {
   const dir = fresh("rehearsal");
   const checkpoint = join(dir, "reh");
-  const first = rehearsalCheckpointText(checkpoint, "lab", 9_831_104);
+  const first = checkpointText(checkpoint, "lab", 9_831_104);
   const lines = first.split("\n");
   assert.equal(lines[0], `rehearsal checkpoint written to ${checkpoint}`);
   assert.equal(lines[1], `  9,831,104 parameters; its record: ${checkpoint}/synthetic-manifest.json`);
@@ -204,12 +204,17 @@ test("make-rehearsal-checkpoint's text: where, what, and a next step whose run f
   assert.doesNotMatch(first, /^\{/m, "no JSON dump");
   // A rehearsal run already there: the next step names a free one.
   mkdirSync(join(dir, "rehearsal-run"));
-  assert.match(rehearsalCheckpointText(checkpoint, "lab", 1), new RegExp(`--run ${dir}/rehearsal-run-2 `));
-  const bench = rehearsalCheckpointText(checkpoint, "bench", 1).replace(/ \\\n {6}/g, " ");
+  assert.match(checkpointText(checkpoint, "lab", 1), new RegExp(`--run ${dir}/rehearsal-run-2 `));
+  const bench = checkpointText(checkpoint, "bench", 1).replace(/ \\\n {6}/g, " ");
   assert.match(
     bench,
     /--backend local --model-directory .* --dataset .*test\/fixtures\/quixbugs-mini --out .*bench-rehearsal-run\n$/,
   );
+  // make-test-checkpoint: the same shape, a pipeline check's run folder.
+  const synthetic = checkpointText(checkpoint, "synthetic", 1).split("\n");
+  assert.equal(synthetic[0], `synthetic checkpoint (random weights) written to ${checkpoint}`);
+  assert.equal(synthetic[2], "next step: a Lab trial on it (a pipeline check, never a model result)");
+  assert.match(synthetic.slice(3).join(" "), new RegExp(`--run ${dir}/pipeline-run `));
 });
 
 test("shellLines: a long command broken before options with a trailing backslash; words never cut", () => {

@@ -57,41 +57,51 @@ function progressPrinter(label: string): (done: number, total: number) => void {
 }
 
 /**
- * What a rehearsal checkpoint's maker prints: where it is, what it is (its manifest has the rest),
- * and the one command that uses it, with a run folder that does not exist yet (unusedPath) and
- * --yes where the trial's consent cannot be asked (off a terminal).
+ * What a checkpoint's maker prints (make-test-checkpoint, make-rehearsal-checkpoint,
+ * make-bench-rehearsal-checkpoint): where it is, what it is (its manifest has the rest), and the
+ * one command that uses it, with a run folder that does not exist yet (unusedPath) and --yes where
+ * the trial's consent cannot be asked (off a terminal). No JSON dump: the manifest is the record.
  */
-export function rehearsalCheckpointText(directory: string, set: RehearsalSet, parameters: number): string {
+export function checkpointText(directory: string, kind: RehearsalSet | "synthetic", parameters: number): string {
   const beside = path.dirname(directory);
+  const labTrial = (runName: string): string =>
+    tcaCommand([
+      "lab",
+      "model",
+      "--run",
+      unusedPath(path.join(beside, runName)),
+      "--model-directory",
+      directory,
+      ...(consentNeedsFlag() ? ["--yes"] : []),
+      "--without-predictions",
+    ]);
   const next =
-    set === "lab"
-      ? tcaCommand([
-          "lab",
-          "model",
-          "--run",
-          unusedPath(path.join(beside, "rehearsal-run")),
-          "--model-directory",
-          directory,
-          ...(consentNeedsFlag() ? ["--yes"] : []),
-          "--without-predictions",
-        ])
-      : tcaCommand([
-          "bench",
-          "quixbugs",
-          "run",
-          "--backend",
-          "local",
-          "--model-directory",
-          directory,
-          "--dataset",
-          path.join(CHECKOUT_ROOT, "test", "fixtures", "quixbugs-mini"),
-          "--out",
-          unusedPath(path.join(beside, "bench-rehearsal-run")),
-        ]);
+    kind === "lab"
+      ? labTrial("rehearsal-run")
+      : kind === "synthetic"
+        ? labTrial("pipeline-run")
+        : tcaCommand([
+            "bench",
+            "quixbugs",
+            "run",
+            "--backend",
+            "local",
+            "--model-directory",
+            directory,
+            "--dataset",
+            path.join(CHECKOUT_ROOT, "test", "fixtures", "quixbugs-mini"),
+            "--out",
+            unusedPath(path.join(beside, "bench-rehearsal-run")),
+          ]);
+  const what = {
+    lab: ["rehearsal checkpoint", "a Lab trial on it (labelled REHEARSAL)"],
+    bench: ["rehearsal checkpoint", "the benchmark on the mini data set (labelled REHEARSAL)"],
+    synthetic: ["synthetic checkpoint (random weights)", "a Lab trial on it (a pipeline check, never a model result)"],
+  }[kind];
   return [
-    `rehearsal checkpoint written to ${directory}`,
+    `${what[0]} written to ${directory}`,
     `  ${formatCount(parameters)} parameters; its record: ${path.join(directory, SYNTHETIC_MANIFEST_NAME)}`,
-    `next step: ${set === "lab" ? "a Lab trial on it (labelled REHEARSAL)" : "the benchmark on the mini data set (labelled REHEARSAL)"}`,
+    `next step: ${what[1]}`,
     ...shellLines(next),
     "",
   ].join("\n");
@@ -136,9 +146,7 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
       });
       uninstall();
       if (!result.ok) return fail(setExitCode, result.error, result.message);
-      process.stdout.write(
-        `${JSON.stringify({ directory: path.resolve(options.directory), synthetic: true, label: result.value.label, tokenizer: result.value.tokenizer, ...(result.value.tokenizer_note !== undefined ? { tokenizer_note: result.value.tokenizer_note } : {}), size: result.value.size, seed: result.value.seed, parameters: result.value.parameters }, null, 2)}\n`,
-      );
+      process.stdout.write(checkpointText(path.resolve(options.directory), "synthetic", result.value.parameters));
     });
 
   program
@@ -211,7 +219,7 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         process.stderr.write(
           "REHEARSAL model: trained in-project on scripted transcripts; it proves the model path\n  and says nothing about any real model's ability.\n",
         );
-        process.stdout.write(rehearsalCheckpointText(path.resolve(options.directory), set, result.value.parameters));
+        process.stdout.write(checkpointText(path.resolve(options.directory), set, result.value.parameters));
       });
   }
 
