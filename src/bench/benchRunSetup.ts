@@ -194,6 +194,49 @@ export function unknownPrograms(
   return programs?.filter((p) => !dataset.programs.some((q) => q.name === p)) ?? [];
 }
 
+/** Levenshtein distance (insert, delete, substitute), for suggesting the name a typo meant. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** The data set's names nearest to a typo: at most 3, within a third of the name's length (at least 2 edits). */
+export function nearestPrograms(name: string, names: readonly string[]): string[] {
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  return names
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
+    .filter((c) => c.distance <= limit)
+    .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
+    .slice(0, 3)
+    .map((c) => c.candidate);
+}
+
+/**
+ * The refusal of --programs naming programs the data set lacks (verify-dataset and run alike):
+ * each unknown name with the nearest names, and where the whole list is.
+ */
+export function unknownProgramsMessage(
+  unknown: readonly string[],
+  dataset: { readonly root: string; readonly programs: readonly { readonly name: string }[] },
+): string {
+  const names = dataset.programs.map((p) => p.name);
+  const each = unknown.map((name) => {
+    const near = nearestPrograms(name, names);
+    return near.length === 0 ? name : `${name} (did you mean ${near.join(" or ")}?)`;
+  });
+  return `unknown programs: ${each.join(", ")}; the data set ${dataset.root} has ${names.length} programs, one per file in ${join(dataset.root, "python_programs")} (ls ${join(dataset.root, "python_programs")} lists them; --programs takes the names without .py)`;
+}
+
 /**
  * The run's folder: --out, or bench-runs/quixbugs-<model>-<time> (…-indexed with --shard-count,
  * so every array task names the same one); with --shard-count every array task (pod) gets the
@@ -328,11 +371,31 @@ export async function openBackend(
   });
 }
 
+/**
+ * The line a data set check starts with (verify-dataset and run alike): which folder, how many
+ * programs, and an estimate that holds. No per-program rate is promised: most programs take a
+ * second, but a buggy one that never ends (bitcount) runs until its test timeout, so the first
+ * results can take about that long; the progress lines that follow show the real pace.
+ */
+export function datasetCheckStartLine(check: {
+  readonly root: string;
+  readonly programs: number;
+  readonly jobs: number;
+  readonly testTimeoutS: number;
+}): string {
+  return (
+    `checking the data set ${check.root} in the sandbox: ${check.programs} program${check.programs === 1 ? "" : "s"}, ` +
+    `${Math.max(1, Math.min(check.jobs, check.programs))} at a time; ` +
+    `each buggy program must fail and each reference fix pass. Most take a few seconds, a buggy one that ` +
+    `never ends runs its full ${check.testTimeoutS} s test timeout (--test-timeout)…`
+  );
+}
+
 /** What the data set check tells its caller while it runs. */
 export type DatasetCheckEvent =
   | { readonly kind: "cached"; readonly cached: CachedCheck }
   | { readonly kind: "cache_unusable"; readonly reason: string }
-  | { readonly kind: "started"; readonly programs: number }
+  | { readonly kind: "started"; readonly programs: number; readonly root: string }
   | { readonly kind: "record"; readonly record: VerifyRecord; readonly done: number; readonly all: number };
 
 /**
@@ -361,7 +424,11 @@ export async function checkDatasetCached(
     }
     if (cached.code === "cache_unusable") tell({ kind: "cache_unusable", reason: cached.reason });
   }
-  tell({ kind: "started", programs: selection.programs?.length ?? env.dataset.programs.length });
+  tell({
+    kind: "started",
+    programs: selection.programs?.length ?? env.dataset.programs.length,
+    root: env.dataset.root,
+  });
   const report = await verifyDataset(env.sandbox, env.dataset, {
     jobs: options.jobs,
     includeSlow: selection.includeSlow,

@@ -5,7 +5,9 @@
 // recorded beside the model directory (tca lab predict --model-directory DIR writes
 // DIR/predictions.json), so following the hint drops no evidence.
 import { predictionsPath } from "../recording/predictions.ts";
+import { dirname, join } from "node:path";
 import { tcaCommand } from "./invocation.ts";
+import { unusedPath } from "./pathArguments.ts";
 
 export interface BlockedSubmissionPaths {
   /** The baseline run folder when the command knows it, else the placeholder BASELINE_RUN. */
@@ -24,6 +26,7 @@ export function blockedSubmissionCommand(paths: BlockedSubmissionPaths): string 
     "submission",
     "--baseline",
     paths.baseline ?? "BASELINE_RUN",
+    ...(paths.baseline === undefined ? [] : submissionOutArguments(paths.baseline)),
     "--checks",
     paths.checks ?? "CHECKS_ROOT",
     "--predictions",
@@ -31,6 +34,22 @@ export function blockedSubmissionCommand(paths: BlockedSubmissionPaths): string 
     "--blocked",
     "REASON",
   ]);
+}
+
+/** Where `lab submission` writes without --out: submission.md beside the baseline run folder. */
+export function defaultSubmissionPath(baseline: string): string {
+  return join(dirname(baseline), "submission.md");
+}
+
+/**
+ * A suggested `lab submission` with a known baseline: no --out while the default file is free,
+ * else `--out` a free name beside it (submission-2.md, …), since the default would be refused
+ * with output_exists (a second submission after an earlier one, a blocked one then a trial).
+ */
+export function submissionOutArguments(baseline: string): string[] {
+  const preferred = defaultSubmissionPath(baseline);
+  const free = unusedPath(preferred.slice(0, -".md".length), ".md");
+  return free === preferred ? [] : ["--out", free];
 }
 
 /** Whether consent must be given by --yes here: `model acquire` asks its question only on a terminal. */

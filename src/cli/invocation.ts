@@ -6,10 +6,11 @@
 //   - through a `tca` on PATH that is this very checkout's bin/tca.js: `tca …`;
 //   - otherwise: `node /abs/path/bin/tca.js …`, which works from any folder.
 // Only the terminal sees these hints; nothing here ever reaches a model or the evidence.
-import { accessSync, constants, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { shellWord } from "../core/shellWord.ts";
+import { defaultReportPath } from "../report/reportPath.ts";
 
 /** The checkout this code runs from (src/cli/ or lib/cli/ are two levels below it). */
 export const CHECKOUT_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -89,4 +90,32 @@ export function localizedHints(message: string, facts: InvocationFacts = current
   const prefix = tcaCommandPrefix(facts);
   if (prefix === "tca") return message;
   return message.replace(/(^|[\s(`])tca (?=(?:bench|engine|report|lab|model|expr|proposal) )/g, `$1${prefix} `);
+}
+
+/**
+ * The next step "see it as an HTML page": `tca report DIR`, with --force when DIR's report is
+ * already there (a resumed run, a re-verified one), since the plain command would be refused
+ * with output_exists; the report is rebuilt from the evidence, so replacing it loses nothing.
+ */
+export function reportCommand(runDirectory: string): string {
+  return tcaCommand(["report", runDirectory, ...(existsSync(defaultReportPath(runDirectory)) ? ["--force"] : [])]);
+}
+
+/**
+ * A command to copy, as shell lines of at most `width` columns where it can: broken before an
+ * option ("--x …") with a trailing " \" so that pasting the lines runs the same command. A single
+ * word longer than the width (a long path) stays whole: a command is never cut inside a word.
+ */
+export function shellLines(command: string, width = 100, indent = "  "): string[] {
+  const parts = command.split(/ (?=--)/);
+  const lines: string[] = [];
+  let current = `${indent}${parts[0] ?? ""}`;
+  for (const part of parts.slice(1)) {
+    if (current.length + 1 + part.length + 2 > width) {
+      lines.push(`${current} \\`);
+      current = `${indent}    ${part}`;
+    } else current = `${current} ${part}`;
+  }
+  lines.push(current);
+  return lines;
 }

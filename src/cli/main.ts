@@ -20,21 +20,21 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command(commandGroups.program.name)
     .description(commandGroups.program.description)
     .version(VERSION, "-V, --version", "print the version")
-    .exitOverride()
-    .showHelpAfterError("(add --help for usage)");
+    .exitOverride();
   // Help fits 100 columns (a narrower terminal: its width), and long command names still get
   // their descriptions wrapped (commander's default stops wrapping below 40 free columns).
   // bin/tca.js answers a bare --help with the same settings; subcommands inherit them.
   program.configureHelp({ helpWidth: helpWidth(), minWidthToWrap: 20 });
-  // Commander's own argument errors in the one error form; subcommands inherit this setting.
+  // Commander's own argument errors in the one error form, one line: the pointer to --help is in
+  // it (commander's showHelpAfterError would add a second line); subcommands inherit this setting.
   program.configureOutput({
-    outputError: (text, write) =>
+    outputError: (text, write) => {
+      const path = commandPathFromArgv(program, argv);
+      const help = ["tca", ...(path === "" ? [] : [path]), "--help"].join(" ");
       write(
-        formatCommandError(commandPathFromArgv(program, argv) || "", "usage_error", commanderMessage(text)).replace(
-          /^tca : /,
-          "tca: ",
-        ),
-      ),
+        formatCommandError(path, "usage_error", `${commanderMessage(text)} (see ${help})`).replace(/^tca : /, "tca: "),
+      );
+    },
   });
   program.hook("preAction", (_program, actionCommand) => {
     setActiveCommand(commandPath(actionCommand));

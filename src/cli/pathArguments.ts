@@ -170,3 +170,28 @@ export function firstUnusable(
   for (const result of checked) if (!result.ok) return { error: result.error, message: result.message };
   return null;
 }
+
+/**
+ * A path a next-step hint may name as a new output: `preferred` (+ `extension`) when nothing is
+ * there, else the first free `preferred-2`, `preferred-3`, … (+ `extension`), so the command the
+ * hint prints is not refused with output_exists (a baseline run beside an earlier checks root, a
+ * second rehearsal run, a second submission.md).
+ */
+export function unusedPath(preferred: string, extension = ""): string {
+  const taken = (path: string): boolean => probe(path).kind !== "missing";
+  if (!taken(`${preferred}${extension}`)) return `${preferred}${extension}`;
+  for (let n = 2; ; n++) if (!taken(`${preferred}-${n}${extension}`)) return `${preferred}-${n}${extension}`;
+}
+
+/** The git repository a path lies in (the nearest ancestor holding .git), or null. */
+export function repositoryAbove(path: string): string | null {
+  for (let dir = path; dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      lstatSync(join(dir, ".git"));
+      return dir;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}

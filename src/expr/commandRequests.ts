@@ -27,14 +27,12 @@ export function parseArgumentList(text: string): Result<number[], ExprErrorCode>
   return ok(values);
 }
 
+/** The three options are required by the command line (a missing one is its usage error, exit 2). */
 export function runEvalRequest(
-  functionName: string | undefined,
-  expression: string | undefined,
-  argumentText: string | undefined,
+  functionName: string,
+  expression: string,
+  argumentText: string,
 ): Result<number, ExprErrorCode> {
-  if (functionName === undefined || expression === undefined || argumentText === undefined) {
-    return err("arguments_invalid", "--function, --expr and --args are all required");
-  }
   if (!isFunctionName(functionName)) return err("unknown_function", "--function must be clamp or total");
   const compiled = compileExpression(functionName, expression);
   if (!compiled.ok) return compiled;

@@ -13,6 +13,7 @@ import { renderReportHtml } from "./htmlPage.ts";
 import { readLabReport } from "./labReport.ts";
 import { REPORT_DOCUMENT_SCHEMA, type ReportDocument } from "./reportDocument.ts";
 import { detectRunKind } from "./runKind.ts";
+import { defaultReportPath } from "./reportPath.ts";
 import type { ModelCheck } from "../verdicts/modelTrialCheck.ts";
 
 export const REPORT_GENERATOR = "tiny-coding-agent tca report";
@@ -65,11 +66,7 @@ export function buildReport(runDirectory: string, options: BuildOptions = {}): R
   return ok({ document: document.value, html: renderReportHtml(document.value) });
 }
 
-/** <parent>/<run dir name>.report.html: next to the run directory, never inside it. */
-export function defaultReportPath(runDirectory: string): string {
-  const directory = resolve(runDirectory);
-  return join(dirname(directory), `${basename(directory)}.report.html`);
-}
+export { defaultReportPath };
 
 function realOrResolved(path: string): string {
   try {

@@ -293,7 +293,7 @@ sandboxTest(
       );
       execFileSync("sh", ["-c", hint], { cwd: root, env, stdio: "ignore" });
       assert.ok(existsSync(join(root, "run1.report.html")), "the hinted command wrote the report");
-      assert.match(first.err, /^checking the data set in the sandbox: 1 programs/m);
+      assert.match(first.err, /^checking the data set \S+ in the sandbox: 1 program,/m);
       assert.match(first.err, /^data set check: 1\/1 programs \(.+\), last gcd: ok$/m);
       assert.equal(
         readdirSync(join(root, "xdg", "tiny-coding-agent", "dataset-checks")).filter((f) => f.endsWith(".json")).length,
@@ -311,7 +311,7 @@ sandboxTest(
         second.err,
         /^data set check: passed at \S+ for this exact data set and sandbox \(cached in .+\); not run again/m,
       );
-      assert.doesNotMatch(second.err, /checking the data set in the sandbox/);
+      assert.doesNotMatch(second.err, /checking the data set \S+ in the sandbox/);
       const manifest = JSON.parse(readFileSync(join(root, "run2", "run.json"), "utf8")) as {
         environment: { datasetCheck: string };
       };
@@ -321,7 +321,7 @@ sandboxTest(
       writeFileSync(gcd, readFileSync(gcd, "utf8") + "# edited\n");
       const third = await run("run3");
       assert.equal(third.code, 0, third.err);
-      assert.match(third.err, /^checking the data set in the sandbox: 1 programs/m);
+      assert.match(third.err, /^checking the data set \S+ in the sandbox: 1 program,/m);
 
       // --resume never believes the run folder's own dataset-check.json: a data set edited in place since is checked again.
       writeFileSync(gcd, readFileSync(gcd, "utf8") + "# edited again\n");
@@ -348,7 +348,7 @@ sandboxTest(
         ],
         env,
       );
-      assert.match(resumed.err, /^checking the data set in the sandbox: 1 programs/m);
+      assert.match(resumed.err, /^checking the data set \S+ in the sandbox: 1 program,/m);
       // …and a run is never continued on a data set whose content changed (run.json records its identity).
       assert.equal(resumed.code, 1, resumed.err);
       assert.match(resumed.err, /run_dir_invalid: the existing run was made on another data set/);

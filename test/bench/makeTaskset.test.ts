@@ -4,7 +4,7 @@
 // change nothing, and an exclusive --out. The real data set (when ../shared is there): one seed.
 import { sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
-import { tca } from "../support/tcaCli.ts";
+import { tca, TCA_BIN } from "../support/tcaCli.ts";
 import {
   copyFileSync,
   cpSync,
@@ -130,6 +130,13 @@ sandboxTest(
       assert.equal(a.code, 0, a.err);
       assert.match(a.out, /programs covered: 5\/5/);
       assert.match(a.out, /failing public cases per mutant: /);
+      // The newcomer's next step: run an agent on the new set (the run makes its own new folder).
+      const next = a.out.slice(a.out.indexOf("next step: "));
+      assert.equal(
+        next.replace(/ \\\n {6}/g, " "),
+        "next step: an agent on the new set (URL, NAME: your OpenAI-compatible server and its model)\n" +
+          `  node ${TCA_BIN} bench quixbugs run --dataset ${join(scratch, "a")} --endpoint URL --model NAME\n`,
+      );
       const b = await tca([
         "bench",
         "quixbugs",

@@ -196,9 +196,11 @@ test("expr eval: the same value, error and exit code compiled and through tsx", 
 });
 
 test("error format: a usage error and a refused run directory read the same compiled and through tsx", async () => {
-  const usage = await bothPaths(["expr", "eval", "--bogus"]);
+  // Every required option given, so the unknown one is what is refused.
+  const usage = await bothPaths(["expr", "eval", "--function", "clamp", "--expr", "x", "--args", "1,2,3", "--bogus"]);
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /^tca expr eval: usage_error: unknown option '--bogus'\n/);
+  // One line, the pointer to --help inside it (issue 35: every refusal is one line on stderr).
+  assert.match(usage.stderr, /^tca expr eval: usage_error: unknown option '--bogus' \(see tca expr eval --help\)\n$/);
   const refused = await bothPaths(["lab", "baseline", "--run", join(root, "no-such-parent", "run")]);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^tca lab baseline: run_parent_invalid: /);

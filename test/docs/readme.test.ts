@@ -1,7 +1,10 @@
 // README as a test: every ```sh block of README.md that can run offline runs, as a newcomer would
 // run it, in a fresh copy of the checkout in a temporary folder, so the README cannot drift from
 // the tool. Each block is marked on the line before it, and an unmarked block fails the test:
-//   <!-- readme-test: run -->                  runs (a "(…)" note may follow "run")
+//   <!-- readme-test: run -->                  runs (a "(…)" note may follow "run"; a note
+//                                              "(stdin: a | b)" gives the block's standard input, one line per item)
+//   <!-- readme-test: run-sandbox (…) -->      runs where bubblewrap and pytest are (the skip rule of
+//                                              test/support/systemPackages.ts: else skipped with the install command)
 //   <!-- readme-test: skip <why>: <text> -->   skipped, counted by why: network | model | server | gpu | suite
 // A block of "$ command" lines runs each command and compares its stdout with the lines under it;
 // any other block runs as one `bash -e` script and must exit 0, its stdout within 100 columns.
@@ -10,6 +13,8 @@
 // (installing would need the network). One rewrite, said here: the README's /tmp/ paths become
 // <temporary folder>/tmp/, so runs never collide with other runs on the machine or leave files.
 // HOME and XDG_CACHE_HOME point into the temporary folder: nothing is written to the user's cache.
+// HF_ENDPOINT is http://127.0.0.1:9, a closed port: a block that downloads the model meets the
+// failed download a machine without access to Hugging Face meets, and nothing else is contacted.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -18,15 +23,21 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { overlongProse } from "../support/outputWidth.ts";
+import { sandboxPackages } from "../support/systemPackages.ts";
+import { REPORT_ERROR_CODES } from "../../src/report/errorCodes.ts";
+import { CLI_ERROR_CODES } from "../../src/cli/commandError.ts";
 
 const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url));
 const SKIP_REASONS = ["network", "model", "server", "gpu", "suite"] as const;
-const MARKER = /^<!-- readme-test: (?:(run)(?: \(.+\))?|skip (network|model|server|gpu|suite): (.+)) -->$/;
+const MARKER =
+  /^<!-- readme-test: (?:(run|run-sandbox)(?: \((.+)\))?|skip (network|model|server|gpu|suite): (.+)) -->$/;
 
 export interface ReadmeBlock {
   readonly line: number;
   readonly body: string;
-  readonly action: "run" | "skip" | "unmarked";
+  readonly action: "run" | "run-sandbox" | "skip" | "unmarked";
+  /** The block's standard input, from a "(stdin: a | b)" note: one line per item. */
+  readonly stdin?: string;
   readonly reason?: (typeof SKIP_REASONS)[number];
   readonly why?: string;
 }
@@ -46,14 +57,21 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
       const marker = MARKER.exec((lines[m] ?? "").trim());
       const body = lines.slice(fenceOpen + 1, close).join("\n");
       if (marker === null) blocks.push({ line: fenceOpen + 1, body, action: "unmarked" });
-      else if (marker[1] === "run") blocks.push({ line: fenceOpen + 1, body, action: "run" });
-      else
+      else if (marker[1] === "run" || marker[1] === "run-sandbox") {
+        const stdin = /^stdin: (.+)$/.exec(marker[2] ?? "")?.[1];
+        blocks.push({
+          line: fenceOpen + 1,
+          body,
+          action: marker[1],
+          ...(stdin === undefined ? {} : { stdin: `${stdin.split(" | ").join("\n")}\n` }),
+        });
+      } else
         blocks.push({
           line: fenceOpen + 1,
           body,
           action: "skip",
-          reason: marker[2] as ReadmeBlock["reason"],
-          why: marker[3] ?? "",
+          reason: marker[3] as ReadmeBlock["reason"],
+          why: marker[4] ?? "",
         });
     }
     i = close;
@@ -64,8 +82,8 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
 const root = realpathSync(mkdtempSync(join(tmpdir(), "tca-readme-")));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-function freshCopy(): string {
-  const copy = join(root, "checkout");
+function freshCopy(name = "checkout"): string {
+  const copy = join(root, name);
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: CHECKOUT,
     encoding: "utf8",
@@ -90,7 +108,13 @@ function environment(): NodeJS.ProcessEnv {
   const home = join(root, "home");
   mkdirSync(home, { recursive: true });
   const { CI: _ci, TCA_NO_COMPILED: _compiled, ...rest } = process.env;
-  return { ...rest, HOME: home, XDG_CACHE_HOME: join(home, ".cache"), npm_config_update_notifier: "false" };
+  return {
+    ...rest,
+    HOME: home,
+    XDG_CACHE_HOME: join(home, ".cache"),
+    HF_ENDPOINT: "http://127.0.0.1:9",
+    npm_config_update_notifier: "false",
+  };
 }
 
 /** The README's /tmp/ paths, inside this test's temporary folder. */
@@ -114,7 +138,13 @@ function runBlock(block: ReadmeBlock, cwd: string, env: NodeJS.ProcessEnv): void
     }
     return;
   }
-  const r = spawnSync("bash", ["-e", "-o", "pipefail", "-c", body], { cwd, env, encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync("bash", ["-e", "-o", "pipefail", "-c", body], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 300_000,
+    input: block.stdin ?? "",
+  });
   assert.equal(
     r.status,
     0,
@@ -147,13 +177,23 @@ test("readmeBlocks: markers are read, an unmarked block is reported, non-sh bloc
     "```sh",
     "echo unmarked",
     "```",
+    "<!-- readme-test: run (stdin: one | two words) -->",
+    "```sh",
+    "cat",
+    "```",
+    "<!-- readme-test: run-sandbox (bubblewrap) -->",
+    "```sh",
+    "bwrap --version",
+    "```",
   ].join("\n");
   assert.deepEqual(
-    readmeBlocks(md).map((b) => [b.line, b.action, b.reason ?? null, b.body]),
+    readmeBlocks(md).map((b) => [b.line, b.action, b.reason ?? null, b.body, b.stdin ?? null]),
     [
-      [2, "run", null, "echo a"],
-      [11, "skip", "gpu", "nvidia-smi"],
-      [14, "unmarked", null, "echo unmarked"],
+      [2, "run", null, "echo a", null],
+      [11, "skip", "gpu", "nvidia-smi", null],
+      [14, "unmarked", null, "echo unmarked", null],
+      [18, "run", null, "cat", "one\ntwo words\n"],
+      [22, "run-sandbox", null, "bwrap --version", null],
     ],
   );
   assert.equal(
@@ -187,3 +227,39 @@ test(
     for (const block of skips) t.diagnostic(`skipped, line ${block.line}: ${block.reason}: ${block.why}`);
   },
 );
+
+// The blocks that need the benchmark's sandbox (make-taskset): run where bubblewrap and pytest
+// are, skipped with the install command where they are not (the skip rule), in a copy of their own.
+test(
+  "README.md: the blocks that need the sandbox run in a fresh copy of the checkout",
+  { timeout: 900_000, skip: sandboxPackages().skip },
+  (t) => {
+    const blocks = readmeBlocks(readFileSync(join(CHECKOUT, "README.md"), "utf8")).filter(
+      (b) => b.action === "run-sandbox",
+    );
+    // The make-taskset example, so that it cannot drift from the command.
+    assert.ok(
+      blocks.some((b) => b.body.includes("make-taskset")),
+      "the README's make-taskset example is a run-sandbox block",
+    );
+    const started = Date.now();
+    const cwd = freshCopy("checkout-sandbox");
+    const env = environment();
+    mkdirSync(join(root, "tmp"), { recursive: true });
+    for (const block of blocks) runBlock(block, cwd, env);
+    t.diagnostic(`README sandbox blocks: ${blocks.length} run; ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  },
+);
+
+test("README.md's error codes list every code tca report refuses with", () => {
+  const readme = readFileSync(join(CHECKOUT, "README.md"), "utf8");
+  const row = readme.split("\n").find((line) => line.startsWith("| Report (`src/report/errorCodes.ts`"));
+  assert.ok(row, "the README's error-code table has a Report row");
+  const listed = new Set([...row.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
+  assert.deepEqual(
+    REPORT_ERROR_CODES.filter((code) => !listed.has(code)),
+    [],
+  );
+  // And the command layer's own codes, in the paragraph above the table.
+  for (const code of CLI_ERROR_CODES) assert.ok(readme.includes(`\`${code}\``), `${code} is not in the README`);
+});

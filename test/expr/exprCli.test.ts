@@ -1,5 +1,6 @@
-// tca expr eval / check: one JSON object on stdout, exit 0 or 1. The pure request functions are
-// tested directly; the real binary is spawned a few times to check the wiring end to end.
+// tca expr eval / check: one JSON object on stdout, exit 0 or 1; a missing option is a usage error
+// (one line on stderr, exit 2, stdout empty). The pure request functions are tested directly; the
+// real binary is spawned a few times to check the wiring end to end.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -18,6 +19,10 @@ function tca(args: readonly string[]): { status: number | null; stdout: string; 
   return { status: run.status, stdout: run.stdout, json: JSON.parse(run.stdout) };
 }
 
+function tcaRaw(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+}
+
 test("eval request: value or error code", () => {
   assert.deepEqual(runEvalRequest("clamp", "lo if x < lo else x", "-2,0,5"), { ok: true, value: 0 });
   assert.deepEqual(runEvalRequest("total", "unit * qty + fee", "3, 4, 2"), { ok: true, value: 14 });
@@ -30,9 +35,6 @@ test("eval request: value or error code", () => {
     runEvalRequest("clamp", "x", "0x1,2,3"),
     runEvalRequest("clamp", "x", "1000001,2,3"),
     runEvalRequest("clamp", "x * x", "1001,2,3"),
-    runEvalRequest(undefined, "x", "1,2,3"),
-    runEvalRequest("clamp", undefined, "1,2,3"),
-    runEvalRequest("clamp", "x", undefined),
   ].map((r) => (r.ok ? "accepted" : r.error));
   assert.deepEqual(codes, [
     "unknown_function",
@@ -43,9 +45,6 @@ test("eval request: value or error code", () => {
     "arguments_invalid",
     "input_out_of_range",
     "value_out_of_range",
-    "arguments_invalid",
-    "arguments_invalid",
-    "arguments_invalid",
   ]);
   assert.deepEqual(parseArgumentList("-0,+1,1000000"), { ok: true, value: [0, 1, 1000000] });
   assert.ok(Object.is((parseArgumentList("-0") as { value: number[] }).value[0], 0));
@@ -95,4 +94,26 @@ test("the tca binary prints exactly one JSON object and exits 0 or 1", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the newcomer's expr eval without --args (or any option): a usage error, one line on stderr, exit 2, nothing on stdout", () => {
+  const cases: readonly [string[], string][] = [
+    [["--function", "clamp", "--expr", "x"], "--args <list>"],
+    [["--function", "clamp", "--args", "1,2,3"], "--expr <text>"],
+    [["--expr", "x", "--args", "1,2,3"], "--function <name>"],
+    [[], "--function <name>"],
+  ];
+  for (const [args, missing] of cases) {
+    const r = tcaRaw(["expr", "eval", ...args]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.equal(
+      r.stderr,
+      `tca expr eval: usage_error: required option '${missing}' not specified (see tca expr eval --help)\n`,
+    );
+  }
+  // A value that parses but is not a list of integers is still the expression's verdict, on stdout.
+  const malformed = tca(["expr", "eval", "--function", "clamp", "--expr", "x", "--args", "1,,3"]);
+  assert.equal(malformed.status, 1);
+  assert.equal((malformed.json as { error: string }).error, "arguments_invalid");
 });

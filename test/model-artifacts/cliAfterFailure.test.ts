@@ -13,6 +13,8 @@ import { scratchParent } from "./fixtureHub.ts";
 
 const BIN = realpathSync(resolve(import.meta.dirname, "../../bin/tca.js"));
 const CLOSED = "http://127.0.0.1:9";
+// A closed port: the cause in words beside the system's code (issue 35 item 9).
+const REFUSED = `connection to ${CLOSED} failed: the connection was refused (ECONNREFUSED: nothing listens at that address and port)`;
 const tca = (...args: string[]) =>
   spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
@@ -33,9 +35,17 @@ test("acquire fails, is continued by the printed command, and lab model names th
   // Off a terminal (stdin is a pipe here) the continue command carries --yes: consent cannot be asked.
   const again = `node ${BIN} model acquire --directory ${directory} --endpoint ${CLOSED} --yes`;
   const blocked = `node ${BIN} lab submission --baseline BASELINE_RUN --checks CHECKS_ROOT --predictions ${join(directory, "predictions.json")} --blocked REASON`;
-  // After the progress lines (stderr is a pipe: one line per event), the error and the ways on.
+  // The progress lines (stderr is a pipe: one line per event) say what is expected and what arrived.
+  assert.deepEqual(first.stderr.trimEnd().split("\n").slice(0, 5), [
+    "acquiring: 999,597,691 bytes expected in all",
+    "generation_config.json: fetching, 243 bytes expected",
+    "generation_config.json: retrying, 0 of 243 bytes received (transfer_interrupted)",
+    "generation_config.json: retry 1, fetching, 243 bytes expected",
+    "generation_config.json: failed, 0 of 243 bytes received (transfer_interrupted)",
+  ]);
+  // After them, the error and the ways on.
   assert.deepEqual(first.stderr.trimEnd().split("\n").slice(-4), [
-    `tca model acquire: transfer_interrupted: --directory ${directory}: generation_config.json: connection to ${CLOSED} failed`,
+    `tca model acquire: transfer_interrupted: --directory ${directory}: generation_config.json: ${REFUSED}`,
     `the download manifest records why: ${join(directory, "download-manifest.json")}`,
     `to continue (files already verified are kept): ${again}`,
     `without access to the model hub, finish the Lab with the baseline: ${blocked}`,
@@ -54,7 +64,7 @@ test("acquire fails, is continued by the printed command, and lab model names th
   assert.match(verify.stdout, /manifest_not_verified: the manifest records status "failed" \(transfer_interrupted: /);
   assert.equal(
     verify.stdout.trimEnd().split("\n").at(-1),
-    `this folder holds an unfinished download (the manifest records "failed": transfer_interrupted (generation_config.json): connection to ${CLOSED} failed); 0 of 8 pinned files present; missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; continue it with node ${BIN} model acquire --directory ${directory}`,
+    `this folder holds an unfinished download (the manifest records "failed": transfer_interrupted (generation_config.json): ${REFUSED}); 0 of 8 pinned files present; missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; continue it with node ${BIN} model acquire --directory ${directory}`,
   );
 
   const run = join(parent, "model-run");
@@ -63,7 +73,7 @@ test("acquire fails, is continued by the printed command, and lab model names th
   assert.equal(
     model.stderr,
     `tca lab model: model_directory_rejected: model_not_verified: --model-directory ${directory} holds an unfinished download ` +
-      `(the manifest records "failed": transfer_interrupted (generation_config.json): connection to ${CLOSED} failed); 0 of 8 pinned files present; ` +
+      `(the manifest records "failed": transfer_interrupted (generation_config.json): ${REFUSED}); 0 of 8 pinned files present; ` +
       "missing: config.json, generation_config.json, tokenizer_config.json, tokenizer.json, vocab.json, merges.txt, model.safetensors, LICENSE; " +
       `continue it with node ${BIN} model acquire --directory ${directory} --yes, or without access to the model hub finish the Lab with ${blocked}\n`,
   );

@@ -205,7 +205,7 @@ export function formatVerifyTable(report: VerifyReport): string {
   lines.push("implementation disagree; s: seconds; counts: p passed, f failed, e errors, s skipped");
   lines.push(
     ...wrapLine(
-      `${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed}; ${report.heldOutDisagreements} held-out inputs dropped where the reference fix and the independent implementation disagree)${report.ok ? "" : " — DATA SET CHECK FAILED"}`,
+      `data set ${report.dataset}: ${report.buggyFailing}/${report.programs} buggy programs fail; ${report.fixesPassing}/${report.programs} reference fixes pass (grader ${report.grader}; held-out cases for ${report.heldOutPrograms} programs, seed ${report.heldOutSeed}; ${report.heldOutDisagreements} held-out inputs dropped where the reference fix and the independent implementation disagree)${report.ok ? "" : " — DATA SET CHECK FAILED"}`,
       MAX_COLUMNS,
       "  ",
     ),

@@ -8,7 +8,7 @@ import { firstUnusable, inputDirectory, outputFolder } from "../pathArguments.ts
 import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
-import { tcaCommand } from "../invocation.ts";
+import { reportCommand, tcaCommand } from "../invocation.ts";
 import { exitOnInterrupt } from "../interruption.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
@@ -27,6 +27,8 @@ import { recordedVerificationLine } from "../../verdicts/recordedVerification.ts
 import { formatVerifyTable, verifyDataset } from "../../bench/grading/verifyDataset.ts";
 import { fail, positiveInt, programList, type VerifyFlags } from "./benchOptions.ts";
 import { registerRunCommand } from "./benchRun.ts";
+import { datasetCheckStartLine, unknownPrograms, unknownProgramsMessage } from "../../bench/benchRunSetup.ts";
+import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
   const bench = program.command("bench").description("benchmarks");
@@ -58,10 +60,14 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
-      const unknown = programs?.filter((p) => !env.value.dataset.programs.some((q) => q.name === p)) ?? [];
+      const unknown = unknownPrograms(programs, env.value.dataset);
       if (unknown.length > 0)
-        return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
+        return fail(setExitCode, "unknown_program", unknownProgramsMessage(unknown, env.value.dataset), json);
       const tty = process.stderr.isTTY && !json;
+      if (!json)
+        process.stderr.write(
+          `${wrapLine(datasetCheckStartLine({ root: env.value.dataset.root, programs: programs?.length ?? env.value.dataset.programs.length, jobs, testTimeoutS: timeout }), MAX_COLUMNS, "  ").join("\n")}\n`,
+        );
       // Ctrl-C: nothing is written, so nothing to keep; the line says so and how to run it again.
       const uninstall = exitOnInterrupt({
         command: "bench quixbugs verify-dataset",
@@ -160,7 +166,7 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       process.stdout.write(
         `merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`,
       );
-      process.stdout.write(`next step: ${tcaCommand(["report", resolve(flags.out)])}\n`);
+      process.stdout.write(`next step: ${reportCommand(resolve(flags.out))}\n`);
     });
 
   registerVerifyRunCommand(quix, setExitCode);

@@ -12,7 +12,8 @@ import { defaultJobs } from "../../core/concurrency.ts";
 import { refusal } from "../commandError.ts";
 import { newOutput } from "../pathArguments.ts";
 import { exitOnInterrupt } from "../interruption.ts";
-import { tcaCommand } from "../invocation.ts";
+import { shellLines, tcaCommand } from "../invocation.ts";
+import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 import { rmdirSync, rmSync } from "node:fs";
 import type { SetExitCode } from "./index.ts";
 
@@ -100,10 +101,31 @@ export function registerMakeTasksetCommand(quix: Command, setExitCode: SetExitCo
         );
       } else {
         const lines = [
-          `task set (seed ${seed}) written to ${made.value.out} in ${seconds} s; taskset.json sha256 ${made.value.manifestSha256}`,
-          formatTasksetSummary(made.value.summary),
+          `task set (seed ${seed}) written to ${made.value.out} in ${seconds} s`,
+          `  taskset.json sha256 ${made.value.manifestSha256}`,
+          ...formatTasksetSummary(made.value.summary)
+            .split("\n")
+            .flatMap((line) => wrapLine(line, MAX_COLUMNS, "  ")),
         ];
         for (const s of made.value.skipped) lines.push(`no mutant: ${s.program}: ${s.reason}`);
+        // The set is already validated by the grader; what is left is to run an agent on it (with
+        // no --out, a run gets a new folder of its own under bench-runs/).
+        lines.push(
+          "next step: an agent on the new set (URL, NAME: your OpenAI-compatible server and its model)",
+          ...shellLines(
+            tcaCommand([
+              "bench",
+              "quixbugs",
+              "run",
+              "--dataset",
+              made.value.out,
+              "--endpoint",
+              "URL",
+              "--model",
+              "NAME",
+            ]),
+          ),
+        );
         process.stdout.write(`${lines.join("\n")}\n`);
       }
       setExitCode(0);

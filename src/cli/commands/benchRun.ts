@@ -3,7 +3,7 @@
 // the run with its progress, and the summary with the next step. Split out of bench.ts.
 import type { Command } from "commander";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { inputDirectory, outputFolder, type PathErrorCode } from "../pathArguments.ts";
 import { err, type Result } from "../../core/result.ts";
@@ -14,17 +14,19 @@ import {
   checkDatasetCached,
   checkRunOptions,
   datasetCheckLine,
+  datasetCheckStartLine,
   DEFAULT_PREFLIGHT_TIMEOUT_S,
   openBackend,
   runLabel,
   runOutputFolder,
   unknownPrograms,
+  unknownProgramsMessage,
   type BenchRunFlags,
   type DatasetCheckEvent,
 } from "../../bench/benchRunSetup.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
-import { tcaCommand } from "../invocation.ts";
+import { reportCommand } from "../invocation.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { fixedWithGuardrailHits } from "../../bench/results/guardrailFlags.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
@@ -48,7 +50,10 @@ interface RunFlags extends BenchRunFlags {
 }
 
 /** The data set check's lines on stderr: one redrawn line on a terminal, a line per tenth in a log. */
-function datasetCheckPrinter(json: boolean): (event: DatasetCheckEvent) => void {
+function datasetCheckPrinter(
+  json: boolean,
+  pace: { readonly jobs: number; readonly testTimeoutS: number },
+): (event: DatasetCheckEvent) => void {
   const started = Date.now();
   const tty = process.stderr.isTTY === true && !json;
   return (event) => {
@@ -60,7 +65,7 @@ function datasetCheckPrinter(json: boolean): (event: DatasetCheckEvent) => void 
     else if (event.kind === "cache_unusable") process.stderr.write(`data set check: cache ${event.reason}\n`);
     else if (event.kind === "started")
       process.stderr.write(
-        `checking the data set in the sandbox: ${event.programs} programs, buggy ones must fail and reference fixes pass (about 1 s per program per core)…\n`,
+        `${wrapLine(datasetCheckStartLine({ root: event.root, programs: event.programs, ...pace }), MAX_COLUMNS, "  ").join("\n")}\n`,
       );
     else {
       const { record, done, all } = event;
@@ -86,6 +91,21 @@ export function runOutArgument(out: string, resume: boolean, sharded: boolean): 
   if (!found.ok && found.error === "path_not_found")
     return err(found.error, `${found.message}, so there is no run to resume (without --resume a new run starts there)`);
   return found;
+}
+
+/**
+ * A --model-directory that is not there, with the two commands that make one at that very path
+ * (the bench rehearsal checkpoint, or the pinned model); a wrong kind, an unreadable folder, a
+ * dangling link or a missing parent (where both commands would be refused) keeps its own message.
+ * fail() spells the commands for where the user is.
+ */
+export function modelDirectoryHint(
+  checked: { readonly error: PathErrorCode; readonly message: string },
+  directory: string,
+): string {
+  if (checked.error !== "path_not_found" || !existsSync(dirname(directory))) return checked.message;
+  if (checked.message.endsWith("missing target")) return checked.message;
+  return `${checked.message} (make one there: tca model make-bench-rehearsal-checkpoint --directory ${directory} for the bench rehearsal model, or tca model acquire --directory ${directory} for the pinned model)`;
 }
 
 /** Registers `run` on the quixbugs command. */
@@ -184,13 +204,19 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       }
       if (flags.backend === "local" && flags.modelDirectory !== undefined) {
         const model = inputDirectory("--model-directory", resolve(flags.modelDirectory));
-        if (!model.ok) return fail(setExitCode, "model_directory_invalid", model.message, json);
+        if (!model.ok)
+          return fail(
+            setExitCode,
+            "model_directory_invalid",
+            modelDirectoryHint(model, resolve(flags.modelDirectory)),
+            json,
+          );
       }
       const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const unknown = unknownPrograms(programs, env.value.dataset);
       if (unknown.length > 0)
-        return fail(setExitCode, "unknown_program", `unknown programs: ${unknown.join(", ")}`, json);
+        return fail(setExitCode, "unknown_program", unknownProgramsMessage(unknown, env.value.dataset), json);
       const { outDir } = runOutputFolder(flags, shard, new Date());
       if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
         return fail(
@@ -226,7 +252,7 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
             jobs,
             recheck: flags.recheckDataset === true,
             cacheDir: join(projectCacheDir(), DATASET_CHECK_CACHE_FOLDER),
-            onEvent: datasetCheckPrinter(json),
+            onEvent: datasetCheckPrinter(json, { jobs, testTimeoutS: timeout }),
           },
         );
         const check = checkedSet.report;
@@ -328,7 +354,7 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
             process.stderr.write(`warning: ${w}\n`);
           process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
           // The next step, spelled to work from the folder the user is in (src/cli/invocation.ts).
-          process.stdout.write(`next step: ${tcaCommand(["report", outDir])}\n`);
+          process.stdout.write(`next step: ${reportCommand(outDir)}\n`);
         }
         // No task with a verdict: the run measured the endpoint, not the model.
         if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {

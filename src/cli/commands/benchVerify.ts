@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
 import { formatProblem } from "../../recording/evidenceProblem.ts";
-import { tcaCommand } from "../invocation.ts";
+import { reportCommand } from "../invocation.ts";
 import { fail } from "./benchOptions.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
@@ -170,7 +170,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
         if (disagreeing.length === 0)
           process.stdout.write(
-            `re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\nnext step: ${tcaCommand(["report", dir])}\n` : ""}`,
+            `re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\nnext step: ${reportCommand(dir)}\n` : ""}`,
           );
       }
       if (!written.ok && disagreeing.length === 0) {

@@ -1,6 +1,7 @@
 // tca expr (issue 2): `eval` evaluates one expression on one input list, `check` validates a
-// whole toy_math.py. Each prints exactly one JSON object and exits 0 (ok) or 1 (error).
-// Missing options are reported as JSON too (arguments_invalid), not as commander's usage text.
+// whole toy_math.py. Each prints exactly one JSON object, its verdict on the expression, and
+// exits 0 (ok) or 1 (error). A missing option is not a verdict but a usage error like any
+// other command's: one line on stderr, exit 2, nothing on stdout (commander's requiredOption).
 // Logic lives in src/expr/commandRequests.ts; this file only reads and prints.
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -37,10 +38,10 @@ export function registerExprCommands(program: Command, setExitCode: SetExitCode)
   expr
     .command("eval")
     .description("evaluate one expression for clamp or total on one input list; prints one JSON object")
-    .option("--function <name>", "clamp or total")
-    .option("--expr <text>", 'the return expression, e.g. "lo if x < lo else x"')
-    .option("--args <list>", "comma-separated integers in parameter order, e.g. -2,0,5")
-    .action((options: { function?: string; expr?: string; args?: string }) => {
+    .requiredOption("--function <name>", "clamp or total")
+    .requiredOption("--expr <text>", 'the return expression, e.g. "lo if x < lo else x"')
+    .requiredOption("--args <list>", "comma-separated integers in parameter order, e.g. -2,0,5")
+    .action((options: { function: string; expr: string; args: string }) => {
       print(runEvalRequest(options.function, options.expr, options.args), (value) => ({ value }), setExitCode);
     });
   expr

@@ -1,11 +1,11 @@
 // tca lab: the Lab's harness commands. Thin: argument parsing and printing only.
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
-import { fileAbove, inputFile, newOutput } from "../pathArguments.ts";
+import { fileAbove, inputFile, newOutput, repositoryAbove, unusedPath } from "../pathArguments.ts";
 import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
 import { CANCELLED_EXIT_CODE, cancellingNotice, exitOnInterrupt } from "../interruption.ts";
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
@@ -26,9 +26,15 @@ import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { runModelTrial } from "../../lab/modelTrial.ts";
+import { checkRunDestination } from "../../workspace/index.ts";
 import { readPredictions } from "../../recording/predictions.ts";
-import { tcaCommand } from "../invocation.ts";
-import { blockedSubmissionCommand, continueAcquireCommand } from "../downloadHints.ts";
+import { reportCommand, tcaCommand } from "../invocation.ts";
+import {
+  blockedSubmissionCommand,
+  continueAcquireCommand,
+  defaultSubmissionPath,
+  submissionOutArguments,
+} from "../downloadHints.ts";
 import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
 import { PINNED_FILES } from "../../model/pins.ts";
 
@@ -83,6 +89,11 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       if (!checkedRoot.ok) {
         return refuse(checkedRoot.error, checkedRoot.message);
       }
+      // Every check is a run folder under the root, so the root's place obeys the run rule: inside a
+      // repository or another run, each check would be refused; say so once, before anything is made.
+      const placed = await checkRunDestination(root);
+      if (!placed.ok && (placed.error === "run_inside_repository" || placed.error === "run_inside_run"))
+        return refuse(placed.error, runErrorMessage(placed.error, placed.message, root, "--root"));
       try {
         mkdirSync(root, { mode: 0o700 });
       } catch {
@@ -130,7 +141,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
           ? `${JSON.stringify(report, null, 2)}\n`
           : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\nre-derived from the run directories: ${derived.headline}\n` +
               // Commands are never wrapped, so no comment follows them: a long path stays one line.
-              `next step: ${tcaCommand(["report", root])}\n` +
+              `next step: ${reportCommand(root)}\n` +
               `then:      ${tcaCommand(["model", "plan"])}\n`,
       );
       setExitCode(failed.length === 0 && started === 0 && derived.kind === "all_passed" ? 0 : 1);
@@ -417,7 +428,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (pathProblem !== null) return refuse(pathProblem.error, pathProblem.message);
         const checkedOut = newOutput(
           "--out",
-          resolve(options.out ?? join(dirname(resolve(options.baseline)), "submission.md")),
+          resolve(options.out ?? defaultSubmissionPath(resolve(options.baseline))),
           "choose another path with --out FILE",
         );
         if (!checkedOut.ok) return refuse(checkedOut.error, checkedOut.message);
@@ -442,7 +453,18 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
  * see never holds host paths); the person at the terminal gets the path and what to do. Missing
  * parents are not created: `--run` stays one new owner-only folder (src/workspace/runDirectory.ts).
  */
-export function runErrorMessage(code: string, message: string, runDirectory: string): string {
+export function runErrorMessage(code: string, message: string, runDirectory: string, flag = "--run"): string {
+  if (code === "run_inside_repository") {
+    // Evidence is never committed with the code by accident: the way out is a folder beside the
+    // repository, named so that the printed command is not refused (unusedPath).
+    const repository = repositoryAbove(dirname(runDirectory));
+    if (repository !== null) {
+      const runs = `${repository}-runs`;
+      const suggested = unusedPath(join(runs, basename(runDirectory)));
+      const mkdir = existsSync(runs) ? "" : `mkdir -p -m 700 ${runs}, then `;
+      return `${message} (${repository}): ${runDirectory} (run folders stay outside any repository; e.g. ${mkdir}${flag} ${suggested})`;
+    }
+  }
   if (code === "run_parent_invalid") {
     // mkdir -p cannot help when a file stands in the way: say which one.
     const blocking = fileAbove(dirname(runDirectory));
@@ -458,10 +480,10 @@ export function runErrorMessage(code: string, message: string, runDirectory: str
 /** The baseline's next steps: see the run, then the negative checks beside it. */
 function baselineNextSteps(runDirectory: string): NextStep[] {
   return [
-    { what: "the run as an HTML page", command: tcaCommand(["report", runDirectory]) },
+    { what: "the run as an HTML page", command: reportCommand(runDirectory) },
     {
       what: "every negative check",
-      command: tcaCommand(["lab", "checks", "--root", join(dirname(runDirectory), "checks")]),
+      command: tcaCommand(["lab", "checks", "--root", unusedPath(join(dirname(runDirectory), "checks"))]),
     },
   ];
 }
@@ -473,12 +495,13 @@ function modelNextSteps(runDirectory: string, baseline: string | undefined, chec
     "submission",
     "--baseline",
     baseline === undefined ? "BASELINE_RUN" : resolve(baseline),
+    ...(baseline === undefined ? [] : submissionOutArguments(resolve(baseline))),
     "--model",
     runDirectory,
   ];
   if (checks !== undefined) submission.push("--checks", resolve(checks));
   return [
-    { what: "every proposal and observation as an HTML page", command: tcaCommand(["report", runDirectory]) },
+    { what: "every proposal and observation as an HTML page", command: reportCommand(runDirectory) },
     {
       what: `the submission${baseline === undefined ? " (BASELINE_RUN: your tca lab baseline run)" : ""}`,
       command: tcaCommand(submission),

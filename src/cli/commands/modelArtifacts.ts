@@ -24,6 +24,7 @@ import {
 } from "../../model/loader/checkpointDirectory.ts";
 import { REHEARSAL_LABEL } from "../../model/synthetic/syntheticManifest.ts";
 import { formatCount } from "../../core/numberFormat.ts";
+import { wrapLine } from "../../core/textWidth.ts";
 
 function endpointFromEnvironment(flag: string | undefined): ReturnType<typeof resolveEndpoint> {
   return resolveEndpoint(flag, { HF_ENDPOINT: process.env.HF_ENDPOINT, CI: process.env.CI });
@@ -150,7 +151,8 @@ function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
   return async (prompt) => {
     process.stdout.write(plan);
     if (flagYes) {
-      process.stdout.write(`${prompt}\nconsent given by --yes\n`);
+      // The spec's question word for word, broken at spaces to fit 100 columns.
+      process.stdout.write(`${wrapLine(prompt).join("\n")}\nconsent given by --yes\n`);
       return { given: true, form: "flag_yes" };
     }
     if (consentNeedsFlag()) {
@@ -162,7 +164,7 @@ function consentDecider(flagYes: boolean, plan: string): ConsentDecider {
     }
     const reader = createInterface({ input: process.stdin, output: process.stdout });
     try {
-      return decisionFromAnswer(await reader.question(`${prompt} Type "yes" to continue: `));
+      return decisionFromAnswer(await reader.question(`${wrapLine(`${prompt} Type "yes" to continue:`).join("\n")} `));
     } finally {
       reader.close();
     }

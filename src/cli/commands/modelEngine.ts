@@ -3,7 +3,11 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { makeTestCheckpoint } from "../../model/synthetic/makeTestCheckpoint.ts";
-import { SYNTHETIC_SIZES, type SyntheticSize } from "../../model/synthetic/syntheticManifest.ts";
+import {
+  SYNTHETIC_MANIFEST_NAME,
+  SYNTHETIC_SIZES,
+  type SyntheticSize,
+} from "../../model/synthetic/syntheticManifest.ts";
 import { readFile } from "node:fs/promises";
 import { makeRehearsalCheckpoint } from "../../model/rehearsal/makeRehearsalCheckpoint.ts";
 import type { RehearsalSet } from "../../model/rehearsal/rehearsalWeights.ts";
@@ -14,9 +18,11 @@ import type { ProgressNotice } from "../liveGeneration.ts";
 import type { GenerationInput } from "../../model/worker/protocol.ts";
 import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
-import { inputDirectory, inputFile, newOutput } from "../pathArguments.ts";
+import { inputDirectory, inputFile, newOutput, unusedPath } from "../pathArguments.ts";
 import { exitOnInterrupt } from "../interruption.ts";
-import { tcaCommand } from "../invocation.ts";
+import { CHECKOUT_ROOT, shellLines, tcaCommand } from "../invocation.ts";
+import { consentNeedsFlag } from "../downloadHints.ts";
+import { formatCount } from "../../core/numberFormat.ts";
 
 /** A new checkpoint folder: nothing there yet (destination_exists) and its parent a folder. */
 function newCheckpointDirectory(directory: string): { ok: true } | { ok: false; error: string; message: string } {
@@ -48,6 +54,57 @@ function progressPrinter(label: string): (done: number, total: number) => void {
       process.stderr.write(`${label}: ${tenth * 10}%\n`);
     }
   };
+}
+
+/**
+ * What a checkpoint's maker prints (make-test-checkpoint, make-rehearsal-checkpoint,
+ * make-bench-rehearsal-checkpoint): where it is, what it is (its manifest has the rest), and the
+ * one command that uses it, with a run folder that does not exist yet (unusedPath) and --yes where
+ * the trial's consent cannot be asked (off a terminal). No JSON dump: the manifest is the record.
+ */
+export function checkpointText(directory: string, kind: RehearsalSet | "synthetic", parameters: number): string {
+  const beside = path.dirname(directory);
+  const labTrial = (runName: string): string =>
+    tcaCommand([
+      "lab",
+      "model",
+      "--run",
+      unusedPath(path.join(beside, runName)),
+      "--model-directory",
+      directory,
+      ...(consentNeedsFlag() ? ["--yes"] : []),
+      "--without-predictions",
+    ]);
+  const next =
+    kind === "lab"
+      ? labTrial("rehearsal-run")
+      : kind === "synthetic"
+        ? labTrial("pipeline-run")
+        : tcaCommand([
+            "bench",
+            "quixbugs",
+            "run",
+            "--backend",
+            "local",
+            "--model-directory",
+            directory,
+            "--dataset",
+            path.join(CHECKOUT_ROOT, "test", "fixtures", "quixbugs-mini"),
+            "--out",
+            unusedPath(path.join(beside, "bench-rehearsal-run")),
+          ]);
+  const what = {
+    lab: ["rehearsal checkpoint", "a Lab trial on it (labelled REHEARSAL)"],
+    bench: ["rehearsal checkpoint", "the benchmark on the mini data set (labelled REHEARSAL)"],
+    synthetic: ["synthetic checkpoint (random weights)", "a Lab trial on it (a pipeline check, never a model result)"],
+  }[kind];
+  return [
+    `${what[0]} written to ${directory}`,
+    `  ${formatCount(parameters)} parameters; its record: ${path.join(directory, SYNTHETIC_MANIFEST_NAME)}`,
+    `next step: ${what[1]}`,
+    ...shellLines(next),
+    "",
+  ].join("\n");
 }
 
 export function registerModelEngineCommands(program: Command, setExitCode: SetExitCode): void {
@@ -89,9 +146,7 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
       });
       uninstall();
       if (!result.ok) return fail(setExitCode, result.error, result.message);
-      process.stdout.write(
-        `${JSON.stringify({ directory: path.resolve(options.directory), synthetic: true, label: result.value.label, tokenizer: result.value.tokenizer, ...(result.value.tokenizer_note !== undefined ? { tokenizer_note: result.value.tokenizer_note } : {}), size: result.value.size, seed: result.value.seed, parameters: result.value.parameters }, null, 2)}\n`,
-      );
+      process.stdout.write(checkpointText(path.resolve(options.directory), "synthetic", result.value.parameters));
     });
 
   program
@@ -164,10 +219,7 @@ export function registerModelEngineCommands(program: Command, setExitCode: SetEx
         process.stderr.write(
           "REHEARSAL model: trained in-project on scripted transcripts; it proves the model path\n  and says nothing about any real model's ability.\n",
         );
-        const m = result.value;
-        process.stdout.write(
-          `${JSON.stringify({ directory: path.resolve(options.directory), label: m.label, note: m.note, tokenizer: m.tokenizer, tokenizer_note: m.tokenizer_note, parameters: m.parameters, rehearsal: m.rehearsal }, null, 2)}\n`,
-        );
+        process.stdout.write(checkpointText(path.resolve(options.directory), set, result.value.parameters));
       });
   }
 

@@ -118,7 +118,11 @@ export async function transferOnce(given: TransferRequest): Promise<TransferOutc
           retryable: true,
         });
       }
-      return failWith({ code: "transfer_interrupted", message: `connection to ${url.origin} failed`, retryable: true });
+      return failWith({
+        code: "transfer_interrupted",
+        message: `connection to ${url.origin} failed: ${connectionFailureCause(error, url.hostname)}`,
+        retryable: true,
+      });
     }
     const metadata = checkMetadataHeaders(response, request);
     if (metadata !== null) {
@@ -282,6 +286,37 @@ function deadlineFailure(): TransferFailure {
 }
 
 class HeaderTimeout extends Error {}
+
+/**
+ * Why a connection could not be opened, in words, with the system's code: "connection failed"
+ * alone hides whether the name did not resolve (DNS, a proxy-only network), nothing listened, or
+ * the network is down, and each has another fix.
+ */
+export function connectionFailureCause(error: unknown, host: string): string {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  switch (code) {
+    case "ENOTFOUND":
+      return `the host name ${host} did not resolve (ENOTFOUND: no DNS answer; check the network, a proxy, or HF_ENDPOINT / --endpoint)`;
+    case "EAI_AGAIN":
+      return `the host name ${host} could not be resolved now (EAI_AGAIN: the DNS server did not answer; no network?)`;
+    case "ECONNREFUSED":
+      return "the connection was refused (ECONNREFUSED: nothing listens at that address and port)";
+    case "ECONNRESET":
+      return "the connection was reset by the other side (ECONNRESET)";
+    case "ETIMEDOUT":
+      return "the connection timed out (ETIMEDOUT: no answer from that address; a firewall?)";
+    case "ENETUNREACH":
+    case "EHOSTUNREACH":
+      return `no route to ${host} (${code}: no network, or the network blocks it)`;
+    case "CERT_HAS_EXPIRED":
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+      return `the TLS certificate was not accepted (${code}; an intercepting proxy?)`;
+    default:
+      return typeof code === "string" ? `system error ${code}` : "the connection closed before any response";
+  }
+}
 
 function openResponse(
   url: URL,

@@ -30,13 +30,14 @@ export function lineProgress(write: (line: string) => void): AcquisitionProgress
   let fileSeen = 0;
   let nextMark = 0;
   return {
-    start: (totalBytes) => write(`acquiring ${formatCount(totalBytes)} bytes`),
+    start: (totalBytes) => write(`acquiring: ${formatCount(totalBytes)} bytes expected in all`),
     fileStarted: (name, bytes, attempt) => {
       fileName = name;
       fileBytes = bytes;
       fileSeen = 0;
       nextMark = bytes / 10;
-      write(`${name}: ${attempt > 1 ? `retry ${attempt - 1}, ` : ""}${formatCount(bytes)} bytes`);
+      // What is expected, not what arrived: the count received comes with the file's outcome.
+      write(`${name}: ${attempt > 1 ? `retry ${attempt - 1}, ` : ""}fetching, ${formatCount(bytes)} bytes expected`);
     },
     payloadBytes: (count) => {
       fileSeen += count;
@@ -45,7 +46,11 @@ export function lineProgress(write: (line: string) => void): AcquisitionProgress
         nextMark += fileBytes / 10;
       }
     },
-    fileFinished: (name, outcome, detail) => write(`${name}: ${outcome}${detail === "" ? "" : ` (${detail})`}`),
+    fileFinished: (name, outcome, detail) => {
+      // A file that failed before it was started (the deadline) has no count of its own.
+      const counts = name === fileName ? `, ${formatCount(fileSeen)} of ${formatCount(fileBytes)} bytes received` : "";
+      write(`${name}: ${outcome}${counts}${detail === "" ? "" : ` (${detail})`}`);
+    },
     stop: () => undefined,
   };
 }
