@@ -13,6 +13,8 @@ import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
 import { modelDirectoryArgument } from "../labPathArguments.ts";
+import { exitOnInterrupt, holdRunFolder } from "../interruption.ts";
+import { tcaCommand } from "../invocation.ts";
 import { detectRunKind } from "../../report/runKind.ts";
 import { labVerdict } from "../../report/labVerdict.ts";
 import { checksVerdict } from "../../report/checksReport.ts";
@@ -162,16 +164,29 @@ export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode)
       let record: RegenerationRecord | null = null;
       let recordPath: string | null = null;
       if (flags.regenerate === true) {
-        const regenerated = await regenerateLabRun({
-          runDirectory: directory,
-          modelDirectory,
-          records: verdict.records,
-          manifest: verdict.manifest,
-          strict: flags.strict === true,
+        // regeneration.json is written into the run: one writer at a time, nothing written if stopped.
+        const held = holdRunFolder("lab verify", directory);
+        if (!held.ok) return refuse(held.error, held.message);
+        const uninstall = exitOnInterrupt({
+          command: "lab verify",
+          partial: () => null,
+          rerun: tcaCommand(process.argv.slice(2)),
         });
-        if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
-        record = regenerated.value;
-        recordPath = writeRegenerationRecord(directory, record);
+        try {
+          const regenerated = await regenerateLabRun({
+            runDirectory: directory,
+            modelDirectory,
+            records: verdict.records,
+            manifest: verdict.manifest,
+            strict: flags.strict === true,
+          });
+          if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
+          record = regenerated.value;
+          recordPath = writeRegenerationRecord(directory, record);
+        } finally {
+          uninstall();
+          held.value.release();
+        }
       }
       const strictFailure = record !== null && record.strict && record.outcome !== "reproduced";
       const otherHarness = flags.strict === true && verdict.harness?.sameVersion !== true;
