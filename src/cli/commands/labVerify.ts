@@ -24,7 +24,6 @@ import { CHECKS_FILE, deriveChecksVerdict } from "../../verdicts/checksVerdict.t
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
 import { readJsonObjectUnder } from "../../core/safeRead.ts";
 import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
-import { regenerateLabRun, writeRegenerationRecord } from "../../lab/labRegeneration.ts";
 
 const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
@@ -173,6 +172,8 @@ export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode)
           rerun: tcaCommand(process.argv.slice(2)),
         });
         try {
+          // The regeneration (a model load) is loaded only when asked for.
+          const { regenerateLabRun, writeRegenerationRecord } = await import("../../lab/labRegeneration.ts");
           const regenerated = await regenerateLabRun({
             runDirectory: directory,
             modelDirectory,
