@@ -56,15 +56,18 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
         if (!result.ok) {
           return refuse(result.error, runErrorMessage(result.error, result.message, runDirectory));
         }
+        // The exit status follows the verdict derived from the audit, never final.json alone; the
+        // summary shows that same verdict (derived once).
+        const verdict = deriveRunVerdict(result.value.runDirectory);
         process.stdout.write(
           options.json
             ? `${JSON.stringify(result.value.final, null, 2)}\n`
             : formatRunSummary(result.value.final, result.value.runDirectory, {
                 nextSteps: baselineNextSteps(result.value.runDirectory),
+                verdict,
               }),
         );
-        // The exit status follows the verdict derived from the audit, never final.json alone.
-        setExitCode(deriveRunVerdict(result.value.runDirectory).kind === "verified_success" ? 0 : 1);
+        setExitCode(verdict.kind === "verified_success" ? 0 : 1);
       } finally {
         process.removeListener("SIGINT", onSigint);
       }
@@ -276,11 +279,14 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           }
           const ran = trial.value.run;
           const cancelled = ran.final.stop_reason === "cancelled";
+          const verdict = deriveRunVerdict(ran.runDirectory);
           process.stdout.write(
             formatRunSummary(
               ran.final,
               ran.runDirectory,
-              cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) },
+              cancelled
+                ? { verdict }
+                : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks), verdict },
             ),
           );
           if (trial.value.run.final.stop_reason === "cancelled") {
@@ -292,10 +298,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
             return;
           }
           setExitCode(
-            trial.value.run.final.stop_reason === "harness_error" ||
-              deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid"
-              ? 1
-              : 0,
+            trial.value.run.final.stop_reason === "harness_error" || verdict.kind === "evidence_invalid" ? 1 : 0,
           );
         } finally {
           progress.stop();
