@@ -151,7 +151,7 @@ test("anything else at the lock's name is refused as run_lock_invalid and left a
   }
 });
 
-test("two takeovers of one stale lock: exactly one holds it", (t) => {
+test("after a stale lock is taken over, the next contender judges the new holder: alive, so refused", (t) => {
   const dir = folder(t);
   plant(dir, {
     pid: deadPid(),
