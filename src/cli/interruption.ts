@@ -2,9 +2,18 @@
 // that it was cancelled (exit 130, the shell's code for SIGINT), what was kept, and the next step.
 // The texts are pure, so tests check them without sending signals; exitOnInterrupt is the one
 // handler of the commands that cannot continue where they stopped.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { formatCommandError } from "./commandError.ts";
 import { tcaCommand, type InvocationFacts } from "./invocation.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import {
+  acquireRunFolderLock,
+  describeHolder,
+  THIS_PROCESS,
+  type LockFacts,
+  type RunLockErrorCode,
+} from "../core/runFolderLock.ts";
 
 /** The exit status of a command stopped by Ctrl-C (128 + SIGINT). */
 export const CANCELLED_EXIT_CODE = 130;
@@ -58,8 +67,12 @@ export interface InterruptRule {
   readonly partial: () => string | null;
   /** Removes the partial output synchronously (it runs in the signal handler, just before exit). */
   readonly removePartial?: () => void;
-  /** The command line that does the whole thing again (spelled by tcaCommand). */
+  /** The command line that does the whole thing again (spelled by tcaCommand), or continues it (with `kept`). */
   readonly rerun: string;
+  /** For a command whose output is kept and continued (a bench run on SIGTERM): what was kept. */
+  readonly kept?: string;
+  /** The signals handled (default both); a command that stops gracefully on Ctrl-C handles SIGTERM only. */
+  readonly signals?: readonly ("SIGINT" | "SIGTERM")[];
 }
 
 /**
@@ -97,22 +110,81 @@ export function exitOnInterrupt(rule: InterruptRule, exit: (code: number) => nev
     }
     const removed = partial !== null && !existsSync(partial) ? partial : null;
     const text =
-      partial !== null && removed === null
+      rule.kept !== undefined
         ? formatCommandError(
             rule.command,
             "cancelled",
-            `stopped by ${signal === "SIGINT" ? "Ctrl-C" : "SIGTERM"}; the partial output ${partial} could not be removed: remove it, then run it again with: ${rule.rerun}`,
+            `stopped by ${signal === "SIGINT" ? "Ctrl-C" : "SIGTERM"}; ${rule.kept}; continue with: ${rule.rerun}`,
           )
-        : interruptedText(rule.command, signal, removed, rule.rerun);
+        : partial !== null && removed === null
+          ? formatCommandError(
+              rule.command,
+              "cancelled",
+              `stopped by ${signal === "SIGINT" ? "Ctrl-C" : "SIGTERM"}; the partial output ${partial} could not be removed: remove it, then run it again with: ${rule.rerun}`,
+            )
+          : interruptedText(rule.command, signal, removed, rule.rerun);
     process.stderr.write(text);
     exit(signal === "SIGINT" ? CANCELLED_EXIT_CODE : TERMINATED_EXIT_CODE);
   };
   const onInt = (): void => handle("SIGINT");
   const onTerm = (): void => handle("SIGTERM");
-  process.once("SIGINT", onInt);
-  process.once("SIGTERM", onTerm);
+  const signals = rule.signals ?? ["SIGINT", "SIGTERM"];
+  if (signals.includes("SIGINT")) process.once("SIGINT", onInt);
+  if (signals.includes("SIGTERM")) process.once("SIGTERM", onTerm);
   return () => {
     process.removeListener("SIGINT", onInt);
     process.removeListener("SIGTERM", onTerm);
   };
+}
+
+/** A run folder this command holds: its lock, and release(), which also removes the folders it created while still empty. */
+export interface HeldRunFolder {
+  readonly release: () => void;
+}
+
+/**
+ * One writer per run folder (src/core/runFolderLock.ts), for every command that writes one: the
+ * folder is created when `create` says so and it is missing (its parents too: the caller has
+ * applied the output rule already), its lock taken, a stale lock's takeover reported in one line
+ * on stderr, and the lock released on every way out: release() on the command's own paths, the
+ * process's exit on process.exit (exitOnInterrupt's Ctrl-C and SIGTERM) and after an unhandled
+ * error. A refusal (run_folder_locked, run_lock_invalid) leaves the folder as it was.
+ */
+export function holdRunFolder(
+  command: string,
+  folder: string,
+  options: { readonly create?: boolean; readonly facts?: LockFacts; readonly stderr?: (line: string) => void } = {},
+): Result<HeldRunFolder, RunLockErrorCode> {
+  const created = options.create === true && !existsSync(folder) ? mkdirSync(folder, { recursive: true }) : undefined;
+  const removeCreated = (): void => {
+    if (created === undefined) return;
+    // Deepest first, up to the first folder this command made; a folder with anything in it stays.
+    for (let dir = folder; ; dir = dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        return;
+      }
+      if (dir === created) return;
+    }
+  };
+  const lock = acquireRunFolderLock(folder, command, options.facts ?? THIS_PROCESS);
+  if (!lock.ok) {
+    removeCreated();
+    return err(lock.error, lock.message);
+  }
+  if (lock.value.tookOverFrom !== null)
+    (options.stderr ?? ((line) => process.stderr.write(line)))(
+      `tca ${command}: took over the writer's lock of ${folder} left by ${describeHolder(lock.value.tookOverFrom)}, which is no longer running\n`,
+    );
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    process.removeListener("exit", release);
+    lock.value.release();
+    removeCreated();
+  };
+  process.once("exit", release);
+  return ok({ release });
 }

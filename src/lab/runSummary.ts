@@ -1,6 +1,6 @@
 // The short human summary of a run: the honest verdict first, then where the evidence is.
 import type { FinalReport } from "./labRun.ts";
-import { deriveRunVerdict, RUN_VERDICT_HEADLINES } from "../verdicts/runVerdict.ts";
+import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../verdicts/runVerdict.ts";
 import { MAX_COLUMNS, wrapLine } from "../core/textWidth.ts";
 
 /** One next step: what it gives, then the command on a line of its own (a command cannot be wrapped). */
@@ -12,6 +12,8 @@ export interface NextStep {
 export interface RunSummaryOptions {
   /** The summary's end: the user's next commands, written by the CLI for where the user is. */
   readonly nextSteps?: readonly NextStep[];
+  /** The run's verdict when the caller has derived it already (for its exit status): not derived twice. */
+  readonly verdict?: RunVerdict;
 }
 
 export function formatRunSummary(final: FinalReport, runDirectory: string, options: RunSummaryOptions = {}): string {
@@ -31,7 +33,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
               : String(labels["kind"]);
   // The verdict is re-derived from the artifacts (src/verdicts/runVerdict.ts); the
   // final.json figures below are shown for reading, never as the verdict.
-  const verdict = deriveRunVerdict(runDirectory);
+  const verdict = options.verdict ?? deriveRunVerdict(runDirectory);
   return [
     `verdict:           ${RUN_VERDICT_HEADLINES[verdict.kind]}`,
     ...verdict.problems.map((problem) => `  evidence problem: ${problem}`),

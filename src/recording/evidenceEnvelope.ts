@@ -15,9 +15,10 @@
 // that drifts from the reader fails tsc), the reader's validation (ajv, which the project already uses)
 // and the committed schemas/ files (generated from it, compared by a test).
 import Type, { type Static, type TObject, type TSchema, type TUnion } from "typebox";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { isRecord } from "../core/isRecord.ts";
 import type { EvidenceProblem } from "./evidenceProblem.ts";
+import { compileWithAjv, precompiledOr, validatorKey } from "./precompiledValidators.ts";
 
 /** The format version every new evidence record carries. */
 export const EVIDENCE_FORMAT_VERSION = 2;
@@ -144,8 +145,9 @@ export interface EventReader<C extends EventCatalog> {
 }
 
 // One Ajv for every catalog: schemas compiled here are this repository's own definitions, never model
-// or program output, so the validation code Ajv generates is derived only from trusted text.
-const ajv = new Ajv({ allErrors: false, strict: true, validateFormats: false });
+// or program output, so the validation code Ajv generates is derived only from trusted text. The
+// build compiles the same schemas with the same options ahead of time (precompiledValidators.ts).
+export const ENVELOPE_AJV_OPTIONS = { allErrors: false, strict: true, validateFormats: false } as const;
 
 function problemOf(errors: readonly ErrorObject[] | null | undefined): { code: RecordProblemCode; detail: string } {
   // In a union (anyOf), the branches whose tag did not match say only "must be equal to constant":
@@ -179,7 +181,10 @@ export function eventReader<C extends EventCatalog>(
     if (!Object.hasOwn(catalog, type)) return undefined;
     let validate = validators.get(type);
     if (validate === undefined) {
-      validate = ajv.compile(catalog[type] as TSchema);
+      const schema = catalog[type] as TSchema;
+      validate = precompiledOr(validatorKey("event", format, type), schema, () =>
+        compileWithAjv(ENVELOPE_AJV_OPTIONS, schema),
+      );
       validators.set(type, validate);
     }
     return validate;

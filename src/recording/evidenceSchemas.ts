@@ -3,30 +3,46 @@
 // well-kept validator; the schemas it compiles are this repository's own files, never model or
 // program output, so its generated validation code is derived only from trusted text.
 import { readFileSync } from "node:fs";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { compileWithAjv, precompiledOr, validatorKey } from "./precompiledValidators.ts";
 
 export type EvidenceSchemaName = "audit-record" | "final" | "manifest";
 
 const SCHEMA_DIRECTORY = new URL("../../schemas/", import.meta.url);
 
-let compiled: Readonly<Record<EvidenceSchemaName, ValidateFunction>> | null = null;
+/**
+ * The schemas are our own generated files, checked against the JSON Schema meta-schema by the
+ * tests (test/lab/labRunTestSupport.ts compiles them with Ajv's defaults), so the run skips that
+ * meta-validation and the generated code's optimising pass: half of the compile, same verdicts.
+ * The build compiles them with these options ahead of time (precompiledValidators.ts).
+ */
+export const EVIDENCE_FILE_AJV_OPTIONS = {
+  allErrors: false,
+  strict: false,
+  validateFormats: false,
+  validateSchema: false,
+  code: { optimize: false },
+} as const;
 
-function validators(): Readonly<Record<EvidenceSchemaName, ValidateFunction>> {
-  if (compiled !== null) return compiled;
-  // The schemas are our own generated files, checked against the JSON Schema meta-schema by the
-  // tests (test/lab/labRunTestSupport.ts compiles them with Ajv's defaults), so the run skips that
-  // meta-validation and the generated code's optimising pass: half of the compile, same verdicts.
-  const ajv = new Ajv({
-    allErrors: false,
-    strict: false,
-    validateFormats: false,
-    validateSchema: false,
-    code: { optimize: false },
-  });
-  const load = (name: EvidenceSchemaName): ValidateFunction =>
-    ajv.compile(JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIRECTORY), "utf8")) as object);
-  compiled = { "audit-record": load("audit-record"), final: load("final"), manifest: load("manifest") };
-  return compiled;
+export const EVIDENCE_SCHEMA_NAMES: readonly EvidenceSchemaName[] = ["audit-record", "final", "manifest"];
+
+/** An evidence file's schema, as committed in schemas/. */
+export function evidenceFileSchema(name: EvidenceSchemaName): object {
+  return JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIRECTORY), "utf8")) as object;
+}
+
+const compiled = new Map<EvidenceSchemaName, ValidateFunction>();
+
+function validator(name: EvidenceSchemaName): ValidateFunction {
+  let validate = compiled.get(name);
+  if (validate === undefined) {
+    const schema = evidenceFileSchema(name);
+    validate = precompiledOr(validatorKey("file", name), schema, () =>
+      compileWithAjv(EVIDENCE_FILE_AJV_OPTIONS, schema),
+    );
+    compiled.set(name, validate);
+  }
+  return validate;
 }
 
 function describe(errors: readonly ErrorObject[] | null | undefined): string {
@@ -41,6 +57,6 @@ function describe(errors: readonly ErrorObject[] | null | undefined): string {
 
 /** Null when the value matches the schema, else a short description of the first mismatch. */
 export function schemaProblem(name: EvidenceSchemaName, value: unknown): string | null {
-  const validate = validators()[name];
+  const validate = validator(name);
   return validate(value) ? null : describe(validate.errors);
 }

@@ -536,8 +536,13 @@ export function deriveRunVerdict(runDirectory: string, options: RunVerdictOption
 
 /** The run's model directory opened now, for a run that claims a model (undefined: it claims none). */
 export async function modelCheckOfRun(runDirectory: string, now: Date = new Date()): Promise<ModelCheck | undefined> {
-  const claim = deriveRunVerdict(runDirectory).modelTrial?.claim;
-  return claim === undefined ? undefined : checkModelDirectory(claim, now);
+  // The claim as the verdict finds it (the same readers and modelClaimOf), without the replay and
+  // the re-evaluation the verdict then does once, with the model checked (#36: not twice).
+  const unused = new ProblemList();
+  const records = readAudit(runDirectory, unused);
+  const manifest = readJsonEvidence(runDirectory, LAB_EVIDENCE_FILES.manifest, "manifest", unused).value;
+  const claim = modelClaimOf(manifest, records);
+  return claim === null ? undefined : checkModelDirectory(claim, now);
 }
 
 /** The verdict with the run's model directory verified now: what the CLI, the report and submission.md use. */

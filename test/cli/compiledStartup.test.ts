@@ -5,7 +5,9 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   appendFileSync,
+  copyFileSync,
   existsSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -14,6 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { BUNDLED_PACKAGES, installedPackageJson, listFiles, sha256Hex, STAMP_NAME } from "../../bin/compiledBuild.js";
 import { makeTinyCheckpoint } from "../engine/tinyCheckpoint.ts";
 import {
@@ -107,7 +110,10 @@ test("typebox and ajv are bundled into lib/_bundled/: lib/ imports them there, e
     readFileSync(join(root, "lib/bench/runs/runFileSchemas.js"), "utf8"),
     /from "\.\.\/\.\.\/_bundled\/typebox\.js"/,
   );
-  assert.match(readFileSync(join(root, "lib/recording/evidenceSchemas.js"), "utf8"), /from "\.\.\/_bundled\/ajv\.js"/);
+  // The evidence readers load no Ajv at start (their validators are the build's, #36); the bundle's
+  // package digest in the stamp still makes a changed ajv a stale build (the validators' runtime).
+  for (const reader of ["lib/recording/evidenceSchemas.js", "lib/recording/evidenceEnvelope.js"])
+    assert.doesNotMatch(readFileSync(join(root, reader), "utf8"), /_bundled\/ajv\.js/, reader);
   // Each bundle and its package side by side: the same export names, the same schema built by
   // each typebox, the same verdicts from each Ajv.
   writeFileSync(
@@ -453,4 +459,91 @@ test("tca model generate on a tiny synthetic checkpoint: the compiled program an
   } finally {
     await checkpoint.cleanup();
   }
+});
+
+// #36: the evidence validators are Ajv's standalone code made by the build, never compiled at start.
+const VALIDATOR_PROBE = `import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { PRECOMPILED_VALIDATORS } from "./lib/recording/precompiledValidatorTable.js";
+import { precompiledOr, schemaDigest, validatorKey } from "./lib/recording/precompiledValidators.js";
+import { ENVELOPE_AJV_OPTIONS } from "./lib/recording/evidenceEnvelope.js";
+import { EVIDENCE_FILE_AJV_OPTIONS, EVIDENCE_SCHEMA_NAMES, evidenceFileSchema } from "./lib/recording/evidenceSchemas.js";
+import { LAB_AUDIT_EVENTS, LAB_AUDIT_FORMAT } from "./lib/recording/labAuditEvents.js";
+import { BENCH_TRACE_EVENTS } from "./lib/bench/runs/benchTrace.js";
+import { BENCH_TRACE_FORMAT } from "./lib/bench/agent/taskTrace.js";
+import { deriveRunVerdict } from "./lib/verdicts/runVerdict.js";
+const require = createRequire(import.meta.url);
+const ajvLoaded = () => Object.keys(require.cache).some((path) => /node_modules\\/ajv\\/dist\\/ajv\\.js$/.test(path));
+const run = process.argv[2];
+const verdict = deriveRunVerdict(run);
+const afterVerdict = { kind: verdict.kind, ajvLoaded: ajvLoaded(), validatorFiles: Object.keys(require.cache).filter((p) => p.includes("/precompiledValidators/")).length };
+const expected = {};
+for (const [format, catalog] of [[LAB_AUDIT_FORMAT, LAB_AUDIT_EVENTS], [BENCH_TRACE_FORMAT, BENCH_TRACE_EVENTS]])
+  for (const type of Object.keys(catalog)) expected[validatorKey("event", format, type)] = [catalog[type], ENVELOPE_AJV_OPTIONS];
+for (const name of EVIDENCE_SCHEMA_NAMES) expected[validatorKey("file", name)] = [evidenceFileSchema(name), EVIDENCE_FILE_AJV_OPTIONS];
+const { Ajv } = require("ajv");
+// Values to judge: every record of the run, its data, final.json and manifest.json, and each mutated.
+const records = readFileSync(run + "/audit.jsonl", "utf8").trim().split("\\n").map((line) => JSON.parse(line));
+const base = [...records, ...records.map((r) => r.data), JSON.parse(readFileSync(run + "/final.json", "utf8")), JSON.parse(readFileSync(run + "/manifest.json", "utf8")), {}, null, [], "x", 7];
+const mutants = (value) => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+  const keys = Object.keys(value);
+  return [{ ...value, zz_unknown: 1 }, ...keys.flatMap((key) => { const { [key]: _gone, ...rest } = value; return [rest, { ...value, [key]: null }, { ...value, [key]: "wrong" }, { ...value, [key]: -1.5 }]; })];
+};
+const values = [...base, ...base.flatMap(mutants)];
+const differing = [];
+let judged = 0;
+for (const [key, [schema, options]] of Object.entries(expected)) {
+  const found = PRECOMPILED_VALIDATORS[key];
+  if (found === undefined || found.schemaSha256 !== schemaDigest(schema)) { differing.push(key + ": not precompiled from this schema"); continue; }
+  const pre = found.load();
+  const compiled = new Ajv(options).compile(schema);
+  for (const value of values) {
+    judged += 1;
+    const a = [pre(value), JSON.stringify(pre.errors ?? null)];
+    const b = [compiled(value), JSON.stringify(compiled.errors ?? null)];
+    if (JSON.stringify(a) !== JSON.stringify(b)) { differing.push(key); break; }
+  }
+}
+const someKey = validatorKey("event", LAB_AUDIT_FORMAT, "run_started");
+const sentinel = () => true;
+const changed = precompiledOr(someKey, { ...LAB_AUDIT_EVENTS.run_started, description: "edited after the build" }, () => sentinel);
+const same = precompiledOr(someKey, LAB_AUDIT_EVENTS.run_started, () => sentinel);
+process.stdout.write(JSON.stringify({ afterVerdict, keys: Object.keys(PRECOMPILED_VALIDATORS).sort(), expected: Object.keys(expected).sort(), judged, differing, changedIsCompiled: changed === sentinel, sameIsPrecompiled: same !== sentinel && same === PRECOMPILED_VALIDATORS[someKey].load() }));
+`;
+
+test("the evidence validators are the build's: one per event type of each catalog and per evidence file, made from these schemas, judging as a run-time compile does, and a command needs no Ajv", async () => {
+  // A real run made by this checkout's CLI (the copy has no package-lock.json, which a Lab run records).
+  const scratch = mkdtempSync(join(tmpdir(), "tca-validators-"));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+  const run = join(scratch, "baseline");
+  const made = await runNode(REPO_ROOT, [join(REPO_ROOT, "bin", "tca.js"), "lab", "baseline", "--run", run]);
+  assert.equal(made.code, 0, made.stderr);
+  writeFileSync(join(root, "probe-validators.mjs"), VALIDATOR_PROBE);
+  // The verdict hashes the harness, package-lock.json included, which the copy leaves out.
+  copyFileSync(join(REPO_ROOT, "package-lock.json"), join(root, "package-lock.json"));
+  after(() => rmSync(join(root, "package-lock.json"), { force: true }));
+  const probe = await runNode(root, ["probe-validators.mjs", run]);
+  assert.equal(probe.code, 0, probe.stderr);
+  const seen = JSON.parse(probe.stdout) as {
+    afterVerdict: { kind: string; ajvLoaded: boolean; validatorFiles: number };
+    keys: string[];
+    expected: string[];
+    judged: number;
+    differing: string[];
+    changedIsCompiled: boolean;
+    sameIsPrecompiled: boolean;
+  };
+  // The verdict of a real run through the compiled build: precompiled validators only, Ajv never loaded.
+  assert.equal(seen.afterVerdict.kind, "verified_success");
+  assert.equal(seen.afterVerdict.ajvLoaded, false);
+  assert.ok(seen.afterVerdict.validatorFiles >= 4, `${seen.afterVerdict.validatorFiles} validator files loaded`);
+  // Exactly the catalogs' event types and the evidence files, each from the schema the readers hold.
+  assert.deepEqual(seen.keys, seen.expected);
+  assert.ok(seen.keys.length > 40, `${seen.keys.length} validators`);
+  assert.deepEqual(seen.differing, []);
+  assert.ok(seen.judged > 10_000, `${seen.judged} judgements compared`);
+  // A schema that is not the one a validator was made from is compiled again; the same one is not.
+  assert.equal(seen.changedIsCompiled, true);
+  assert.equal(seen.sameIsPrecompiled, true);
 });

@@ -23,6 +23,7 @@ import { REGENERATION_FILE, REGENERATION_HISTORY_FILE } from "../../src/verdicts
 import { buildReport } from "../../src/report/reportBuilder.ts";
 import type { ProposalOutcome, ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readAudit, readJson } from "./labRunTestSupport.ts";
+import { RUN_FOLDER_LOCK_FILE } from "../../src/core/runFolderLock.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
@@ -325,4 +326,33 @@ test("the comparison: identical texts, the first differing byte (multi-byte text
       .filter((r) => r.type === "generation")
       .map((r) => r.data["outcome"]),
   );
+});
+
+test("lab verify --regenerate writes into the run, so it takes the run's one-writer lock: a live holder is refused, nothing asked or written", async () => {
+  const holder = spawn("sleep", ["60"], { stdio: "ignore" });
+  const lockPath = path.join(honest, RUN_FOLDER_LOCK_FILE);
+  await writeFile(
+    lockPath,
+    JSON.stringify({
+      pid: holder.pid,
+      host: os.hostname(),
+      command: "lab verify",
+      startedAt: "2026-12-03T12:00:00Z",
+      token: "t",
+    }),
+  );
+  try {
+    const before = await readFile(path.join(honest, REGENERATION_FILE), "utf8").catch(() => null);
+    const ran = await tca("lab", "verify", honest, "--regenerate", "--model-directory", model);
+    assert.equal(ran.code, 2, ran.stderr);
+    assert.equal(
+      ran.stderr,
+      `tca lab verify: run_folder_locked: ${honest} is being written by pid ${holder.pid} on ${os.hostname()} (command: lab verify, since 2026-12-03T12:00:00Z); one writer per run folder: wait for it to finish (or stop it: kill ${holder.pid}), then run again\n`,
+    );
+    assert.equal(await readFile(path.join(honest, REGENERATION_FILE), "utf8").catch(() => null), before);
+    assert.ok(existsSync(lockPath), "another process's lock is never removed");
+  } finally {
+    holder.kill("SIGKILL");
+    await rm(lockPath, { force: true });
+  }
 });

@@ -9,7 +9,7 @@ import { registerFetchDatasetCommand } from "./benchFetchDataset.ts";
 import { registerMakeTasksetCommand } from "./benchMakeTaskset.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { reportCommand, tcaCommand } from "../invocation.ts";
-import { exitOnInterrupt } from "../interruption.ts";
+import { exitOnInterrupt, holdRunFolder } from "../interruption.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
 import { defaultDatasetDir } from "../../bench/dataset/dataset.ts";
 import {
@@ -156,7 +156,11 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       if (badPath !== null) return fail(setExitCode, badPath.error, badPath.message, false);
       const gate = verifiedRuns(runs);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, false);
+      // The merged folder has one writer, as every run folder (a second merge or a run there is refused).
+      const held = holdRunFolder("bench quixbugs merge", resolve(flags.out), { create: true });
+      if (!held.ok) return fail(setExitCode, held.error, held.message, false);
       const r = mergeInputs(gate.value.map(mergeInputOf), resolve(flags.out));
+      held.value.release();
       if (!r.ok) return fail(setExitCode, r.error, r.message, false);
       // Each shard's verification.json is a record merge neither re-grades nor copies.
       for (const run of gate.value)

@@ -7,8 +7,15 @@ import { dirname, join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { inputDirectory, outputFolder, type PathErrorCode } from "../pathArguments.ts";
 import { err, type Result } from "../../core/result.ts";
-import { benchCancelledText, CANCELLED_EXIT_CODE, cancellingNotice, resumeCommand } from "../interruption.ts";
-import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
+import {
+  benchCancelledText,
+  CANCELLED_EXIT_CODE,
+  cancellingNotice,
+  exitOnInterrupt,
+  holdRunFolder,
+  resumeCommand,
+} from "../interruption.ts";
+import { prepareBenchEnvironment, type BenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { DATASET_CHECK_CACHE_FOLDER } from "../../bench/grading/datasetCheckCache.ts";
 import {
   checkDatasetCached,
@@ -22,11 +29,12 @@ import {
   unknownPrograms,
   unknownProgramsMessage,
   type BenchRunFlags,
+  type BenchRunSettings,
   type DatasetCheckEvent,
 } from "../../bench/benchRunSetup.ts";
 import { formatDuration } from "../../core/numberFormat.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
-import { reportCommand } from "../invocation.ts";
+import { reportCommand, tcaCommand } from "../invocation.ts";
 import { runBenchmark } from "../../bench/benchmarkRun.ts";
 import { fixedWithGuardrailHits } from "../../bench/results/guardrailFlags.ts";
 import { defaultJobs } from "../../core/concurrency.ts";
@@ -194,7 +202,7 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       const checked = checkRunOptions(flags, process.env, defaultJobs());
       if (!checked.ok) return fail(setExitCode, checked.error, checked.message, json);
       const settings = checked.value;
-      const { conditions, jobs, shard, repeats, temperature } = settings;
+      const { shard } = settings;
       const programs = settings.programs;
       const timeout = settings.testTimeoutMs / 1000;
       // A bad --out is refused before the sandbox, the data set or the endpoint is touched.
@@ -218,157 +226,203 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
       if (unknown.length > 0)
         return fail(setExitCode, "unknown_program", unknownProgramsMessage(unknown, env.value.dataset), json);
       const { outDir } = runOutputFolder(flags, shard, new Date());
-      if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
-        return fail(
-          setExitCode,
-          "run_dir_invalid",
-          `${outDir} already holds a run; pass --resume to continue it or choose another --out`,
-          json,
-        );
-      }
-      // On a terminal the bar also shows the local engine's running call (tokens so far, tok/s).
-      const showsBar = process.stderr.isTTY === true && !json;
-      let bar: BarProgress | null = null;
-      let live: LiveGeneration | null = null;
-      const onGenerationProgress = (p: SupervisedProgress): void => {
-        live = foldProgress(live, p);
-        bar?.generation(describeLiveCounts(live));
-      };
-      const opened = await openBackend(flags, settings, {
-        notify: (line) => process.stderr.write(`${line}\n`),
-        ...(showsBar ? { onGenerationProgress } : {}),
-      });
-      if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
-      const { backend, description, modelName, thinking } = opened.value;
+      // One writer per run folder: held from here (before the endpoint and the data set check, so
+      // a second writer is refused at once) to the end; the folder made for it goes again if the
+      // run fails before writing anything in it.
+      const held = holdRunFolder("bench quixbugs run", outDir, { create: true });
+      if (!held.ok) return fail(setExitCode, held.error, held.message, json);
       try {
-        // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
-        // The run folder's own dataset-check.json is never believed on --resume (it would pass a
-        // data set changed in place): only the keyed cache may skip the check (datasetCheckCache.ts).
-        const checkPath = join(outDir, DATASET_CHECK_FILE);
-        const checkedSet = await checkDatasetCached(
-          env.value,
-          { ...(programs ? { programs } : {}), includeSlow: flags.includeSlow === true, timeoutMs: timeout * 1000 },
-          {
-            jobs,
-            recheck: flags.recheckDataset === true,
-            cacheDir: join(projectCacheDir(), DATASET_CHECK_CACHE_FOLDER),
-            onEvent: datasetCheckPrinter(json, { jobs, testTimeoutS: timeout }),
-          },
-        );
-        const check = checkedSet.report;
-        if (!check.ok) {
-          process.stderr.write(formatVerifyTable(check) + "\n");
-          return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
-        }
-        mkdirSync(outDir, { recursive: true });
-        writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
-        const controller = new AbortController();
-        const onSigint = (): void => {
-          process.stderr.write(
-            cancellingNotice("bench quixbugs run", "the running tasks stop and are not graded; finished ones are kept"),
-          );
-          controller.abort();
-        };
-        process.once("SIGINT", onSigint);
-        const progress = showsBar ? (bar = new BarProgress()) : new LineProgress((l) => process.stderr.write(l + "\n"));
-        const result = await runBenchmark({
-          dataset: env.value.dataset,
-          sandbox: env.value.sandbox,
-          backend,
-          modelDescription: description,
-          modelName,
-          conditions,
-          ...(programs ? { programs } : {}),
-          outDir,
+        await runHeld(flags, settings, env.value, outDir, setExitCode);
+      } finally {
+        held.value.release();
+      }
+    });
+}
+
+/** The run itself, in a folder this process holds (holdRunFolder). */
+async function runHeld(
+  flags: RunFlags,
+  settings: BenchRunSettings,
+  environment: BenchEnvironment,
+  outDir: string,
+  setExitCode: SetExitCode,
+): Promise<void> {
+  const json = flags.json === true;
+  const { conditions, jobs, shard, repeats, temperature } = settings;
+  const programs = settings.programs;
+  const timeout = settings.testTimeoutMs / 1000;
+  const env = { value: environment };
+  if (!flags.resume && existsSync(join(outDir, RUN_FILES.manifest))) {
+    return fail(
+      setExitCode,
+      "run_dir_invalid",
+      `${outDir} already holds a run; pass --resume to continue it or choose another --out`,
+      json,
+    );
+  }
+  // Until the run starts, Ctrl-C and SIGTERM stop at once: nothing was written (the folder made
+  // for the run goes again) and the lock is released on the way out.
+  let uninstall = exitOnInterrupt({
+    command: "bench quixbugs run",
+    partial: () => null,
+    rerun: tcaCommand(process.argv.slice(2)),
+  });
+  try {
+    // On a terminal the bar also shows the local engine's running call (tokens so far, tok/s).
+    const showsBar = process.stderr.isTTY === true && !json;
+    let bar: BarProgress | null = null;
+    let live: LiveGeneration | null = null;
+    const onGenerationProgress = (p: SupervisedProgress): void => {
+      live = foldProgress(live, p);
+      bar?.generation(describeLiveCounts(live));
+    };
+    const opened = await openBackend(flags, settings, {
+      notify: (line) => process.stderr.write(`${line}\n`),
+      ...(showsBar ? { onGenerationProgress } : {}),
+    });
+    if (!opened.ok) return fail(setExitCode, opened.error, opened.message, json);
+    const { backend, description, modelName, thinking } = opened.value;
+    try {
+      // The data set check runs before any agent: all selected buggy programs fail, all fixes pass.
+      // The run folder's own dataset-check.json is never believed on --resume (it would pass a
+      // data set changed in place): only the keyed cache may skip the check (datasetCheckCache.ts).
+      const checkPath = join(outDir, DATASET_CHECK_FILE);
+      const checkedSet = await checkDatasetCached(
+        env.value,
+        { ...(programs ? { programs } : {}), includeSlow: flags.includeSlow === true, timeoutMs: timeout * 1000 },
+        {
           jobs,
-          resume: flags.resume === true,
-          ...(shard ? { shard } : {}),
-          repeats,
-          temperature,
-          ...(thinking !== undefined ? { thinking } : {}),
-          budget: AGENT_BUDGET,
-          testTimeoutMs: timeout * 1000,
-          includeSlow: flags.includeSlow === true,
-          environment: {
-            ...env.value.facts,
-            clientHardware: describeHostHardware(),
-            ...(settings.hardware !== undefined ? { hardwareLabel: settings.hardware } : {}),
-            datasetCheck: datasetCheckLine(check, checkedSet.note),
-            slowCases: check.excluded.join("; ") || "none excluded",
-          },
-          progress,
-          signal: controller.signal,
-        });
-        process.removeListener("SIGINT", onSigint);
-        if (!result.ok) return fail(setExitCode, result.error, result.message, json);
-        // A cancelled run is not summarized as if complete: what was kept, and how to go on.
-        if (controller.signal.aborted) {
-          if (json)
-            process.stdout.write(
-              JSON.stringify(
-                {
-                  ok: false,
-                  cancelled: true,
-                  outDir,
-                  finishedTasks: result.value.results.length,
-                  resume: resumeCommand(process.argv.slice(2), outDir),
-                },
-                null,
-                2,
-              ) + "\n",
-            );
-          else process.stdout.write(benchCancelledText(result.value.results.length, outDir, process.argv.slice(2)));
-          return setExitCode(CANCELLED_EXIT_CODE);
-        }
-        const summary = summarize(result.value.results);
-        const label = runLabel(description);
-        if (json) {
+          recheck: flags.recheckDataset === true,
+          cacheDir: join(projectCacheDir(), DATASET_CHECK_CACHE_FOLDER),
+          onEvent: datasetCheckPrinter(json, { jobs, testTimeoutS: timeout }),
+        },
+      );
+      const check = checkedSet.report;
+      if (!check.ok) {
+        process.stderr.write(formatVerifyTable(check) + "\n");
+        return fail(setExitCode, "dataset_check_failed", "the data set check failed; refusing to benchmark", json);
+      }
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(checkPath, JSON.stringify(check, null, 2) + "\n");
+      const controller = new AbortController();
+      const onSigint = (): void => {
+        process.stderr.write(
+          cancellingNotice("bench quixbugs run", "the running tasks stop and are not graded; finished ones are kept"),
+        );
+        controller.abort();
+      };
+      // From here Ctrl-C stops gracefully; SIGTERM (a scheduler's preemption or time limit) at
+      // once, keeping the finished tasks, with the command that continues them.
+      uninstall();
+      uninstall = exitOnInterrupt({
+        command: "bench quixbugs run",
+        partial: () => null,
+        kept: `finished tasks are kept in ${outDir}; the running ones are redone on resume`,
+        rerun: resumeCommand(process.argv.slice(2), outDir),
+        signals: ["SIGTERM"],
+      });
+      process.once("SIGINT", onSigint);
+      const progress = showsBar ? (bar = new BarProgress()) : new LineProgress((l) => process.stderr.write(l + "\n"));
+      const result = await runBenchmark({
+        dataset: env.value.dataset,
+        sandbox: env.value.sandbox,
+        backend,
+        modelDescription: description,
+        modelName,
+        conditions,
+        ...(programs ? { programs } : {}),
+        outDir,
+        jobs,
+        resume: flags.resume === true,
+        ...(shard ? { shard } : {}),
+        repeats,
+        temperature,
+        ...(thinking !== undefined ? { thinking } : {}),
+        budget: AGENT_BUDGET,
+        testTimeoutMs: timeout * 1000,
+        includeSlow: flags.includeSlow === true,
+        environment: {
+          ...env.value.facts,
+          clientHardware: describeHostHardware(),
+          ...(settings.hardware !== undefined ? { hardwareLabel: settings.hardware } : {}),
+          datasetCheck: datasetCheckLine(check, checkedSet.note),
+          slowCases: check.excluded.join("; ") || "none excluded",
+        },
+        progress,
+        signal: controller.signal,
+      });
+      process.removeListener("SIGINT", onSigint);
+      if (!result.ok) return fail(setExitCode, result.error, result.message, json);
+      // A cancelled run is not summarized as if complete: what was kept, and how to go on.
+      if (controller.signal.aborted) {
+        if (json)
           process.stdout.write(
             JSON.stringify(
               {
-                ok: true,
+                ok: false,
+                cancelled: true,
                 outDir,
-                pipelineCheck: label.kind !== "model_result",
-                ...(label.kind === "rehearsal" ? { rehearsal: true } : {}),
-                summary,
+                finishedTasks: result.value.results.length,
+                resume: resumeCommand(process.argv.slice(2), outDir),
               },
               null,
               2,
             ) + "\n",
           );
-        } else {
-          // The terminal summary carries the same label as results.md and the report.
-          if (label.line !== null) process.stdout.write(`${wrapLine(label.line, MAX_COLUMNS, "  ").join("\n")}\n`);
-          for (const s of summary) {
-            process.stdout.write(
-              `${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`,
-            );
-          }
-          // As results.md and the report's headline: a "fixed" after refused attempts is counted, not hidden.
-          const hits = fixedWithGuardrailHits(result.value.results);
-          if (hits.fixed > 0)
-            process.stdout.write(
-              `guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action (flagged in results.md)\n`,
-            );
-          for (const w of endpointWarnings(result.value.results, description.serverProps))
-            process.stderr.write(`warning: ${w}\n`);
-          process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
-          // The next step, spelled to work from the folder the user is in (src/cli/invocation.ts).
-          process.stdout.write(`next step: ${reportCommand(outDir)}\n`);
-        }
-        // No task with a verdict: the run measured the endpoint, not the model.
-        if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
-          return fail(
-            setExitCode,
-            "model_errors_only",
-            `every task (${result.value.results.length}) ended in a model error; see the traces' model_error events in ${outDir}`,
-            false,
+        else process.stdout.write(benchCancelledText(result.value.results.length, outDir, process.argv.slice(2)));
+        return setExitCode(CANCELLED_EXIT_CODE);
+      }
+      const summary = summarize(result.value.results);
+      const label = runLabel(description);
+      if (json) {
+        process.stdout.write(
+          JSON.stringify(
+            {
+              ok: true,
+              outDir,
+              pipelineCheck: label.kind !== "model_result",
+              ...(label.kind === "rehearsal" ? { rehearsal: true } : {}),
+              summary,
+            },
+            null,
+            2,
+          ) + "\n",
+        );
+      } else {
+        // The terminal summary carries the same label as results.md and the report.
+        if (label.line !== null) process.stdout.write(`${wrapLine(label.line, MAX_COLUMNS, "  ").join("\n")}\n`);
+        for (const s of summary) {
+          process.stdout.write(
+            `${s.label}: fixed ${pct(s.fixedRate)} (${s.fixed}/${s.graded} graded), false fixed ${s.falseFixed}${s.modelError > 0 ? `, model errors ${s.modelError} (not graded)` : ""}\n`,
           );
         }
-        setExitCode(0);
-      } finally {
-        // The local engine's worker process is stopped on every path.
-        await backend.close();
+        // As results.md and the report's headline: a "fixed" after refused attempts is counted, not hidden.
+        const hits = fixedWithGuardrailHits(result.value.results);
+        if (hits.fixed > 0)
+          process.stdout.write(
+            `guardrail hits: ${hits.flagged} of ${hits.fixed} fixed task(s) tried a refused action (flagged in results.md)\n`,
+          );
+        for (const w of endpointWarnings(result.value.results, description.serverProps))
+          process.stderr.write(`warning: ${w}\n`);
+        process.stdout.write(`results: ${join(outDir, RUN_FILES.resultsMd)}\n`);
+        // The next step, spelled to work from the folder the user is in (src/cli/invocation.ts).
+        process.stdout.write(`next step: ${reportCommand(outDir)}\n`);
       }
-    });
+      // No task with a verdict: the run measured the endpoint, not the model.
+      if (result.value.results.length > 0 && result.value.results.every((r) => r.outcome === "model_error")) {
+        return fail(
+          setExitCode,
+          "model_errors_only",
+          `every task (${result.value.results.length}) ended in a model error; see the traces' model_error events in ${outDir}`,
+          false,
+        );
+      }
+      setExitCode(0);
+    } finally {
+      // The local engine's worker process is stopped on every path.
+      await backend.close();
+    }
+  } finally {
+    uninstall();
+  }
 }

@@ -6,8 +6,10 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError } from "../commandError.ts";
+import { inputDirectory } from "../pathArguments.ts";
 import { formatProblem } from "../../recording/evidenceProblem.ts";
-import { reportCommand } from "../invocation.ts";
+import { reportCommand, tcaCommand } from "../invocation.ts";
+import { exitOnInterrupt, holdRunFolder } from "../interruption.ts";
 import { fail } from "./benchOptions.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
@@ -84,6 +86,11 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         flags.jobs === undefined ? defaultJobs() : /^[1-9]\d{0,2}$/.test(flags.jobs) ? Number(flags.jobs) : undefined;
       if (jobs === undefined) return fail(setExitCode, "invalid_option", "--jobs takes a positive integer", json);
       const dir = resolve(run);
+      // verification.json is written into the run folder: one writer at a time (a run going on
+      // there, or another verify-run, is refused before the run is read, so a run being written is
+      // never judged half-written). Ctrl-C or SIGTERM before the end writes nothing.
+      const held = inputDirectory("run", dir).ok ? holdRunFolder("bench quixbugs verify-run", dir) : null;
+      if (held !== null && !held.ok) return fail(setExitCode, held.error, held.message, json);
       const gate = verifiedRuns([dir]);
       if (!gate.ok) return fail(setExitCode, gate.error, gate.message, json);
       const { verdict, manifest } = gate.value[0]!;
@@ -131,6 +138,11 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         testRuns: replayed.testRuns.get(resultKey(task)) ?? [],
       }));
       const tty = process.stderr.isTTY && !json;
+      const uninstall = exitOnInterrupt({
+        command: "bench quixbugs verify-run",
+        partial: () => null,
+        rerun: tcaCommand(process.argv.slice(2)),
+      });
       const report = await regradeRun(inputs, {
         dataset: env.value.dataset,
         sandbox: env.value.sandbox,
@@ -150,6 +162,8 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         datasetSha256: datasetContent(env.value.dataset).sha256,
         datasetChoice: chosen.value.choice,
       });
+      uninstall();
+      held?.value.release();
       const disagreeing = report.entries.filter((entry) => !entry.identical);
       const timing = `${report.seconds.toFixed(1)} s; the run's own grading took ${report.recordedGradingSeconds.toFixed(1)} s of grader time`;
       if (json)

@@ -1,9 +1,13 @@
-// tca lab: the Lab's harness commands. Thin: argument parsing and printing only.
+// tca lab: the Lab's harness commands. Thin: argument parsing and printing only. What only one
+// subcommand needs (the checks, the model trial and its model files, the submission, readline) is
+// imported in that subcommand's action, so `lab baseline` does not load the model side (#36).
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
+import type { CheckRow } from "../../lab/checkRunner.ts";
+import type { runModelTrial } from "../../lab/modelTrial.ts";
 import { printCommandError, refusal } from "../commandError.ts";
 import { fileAbove, inputFile, newOutput, repositoryAbove, unusedPath } from "../pathArguments.ts";
 import { modelDirectoryArgument, submissionPathProblem } from "../labPathArguments.ts";
@@ -11,7 +15,6 @@ import { CANCELLED_EXIT_CODE, cancellingNotice, exitOnInterrupt } from "../inter
 import { runScriptedBaseline } from "../../lab/scriptedBaseline.ts";
 import { watchProcesses } from "../../lab/processWatch.ts";
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
-import { runAllChecks, type CheckRow } from "../../lab/checkRunner.ts";
 import { formatChecksTable } from "../checksTable.ts";
 import { watchRunProgress } from "../runProgress.ts";
 import type { ProgressNotice } from "../liveGeneration.ts";
@@ -20,12 +23,9 @@ import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
 import { deriveRunVerdict } from "../../verdicts/runVerdict.ts";
 import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
 import { registerLabVerifyCommand } from "./labVerify.ts";
-import { buildSubmissionCheckingModels } from "../../verdicts/submission/writeSubmission.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../recording/predictions.ts";
 import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
-import { createInterface } from "node:readline/promises";
-import { runModelTrial } from "../../lab/modelTrial.ts";
 import { checkRunDestination } from "../../workspace/index.ts";
 import { readPredictions } from "../../recording/predictions.ts";
 import { reportCommand, tcaCommand } from "../invocation.ts";
@@ -35,8 +35,6 @@ import {
   defaultSubmissionPath,
   submissionOutArguments,
 } from "../downloadHints.ts";
-import { describeUnfinishedDownload, findUnfinishedDownload } from "../../model/artifacts/unfinishedDownload.ts";
-import { PINNED_FILES } from "../../model/pins.ts";
 
 /** The Lab's exit status for a refused invocation (nothing was run). */
 const LAB_REFUSED = 2;
@@ -64,15 +62,18 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
         if (!result.ok) {
           return refuse(result.error, runErrorMessage(result.error, result.message, runDirectory));
         }
+        // The exit status follows the verdict derived from the audit, never final.json alone; the
+        // summary shows that same verdict (derived once).
+        const verdict = deriveRunVerdict(result.value.runDirectory);
         process.stdout.write(
           options.json
             ? `${JSON.stringify(result.value.final, null, 2)}\n`
             : formatRunSummary(result.value.final, result.value.runDirectory, {
                 nextSteps: baselineNextSteps(result.value.runDirectory),
+                verdict,
               }),
         );
-        // The exit status follows the verdict derived from the audit, never final.json alone.
-        setExitCode(deriveRunVerdict(result.value.runDirectory).kind === "verified_success" ? 0 : 1);
+        setExitCode(verdict.kind === "verified_success" ? 0 : 1);
       } finally {
         process.removeListener("SIGINT", onSigint);
       }
@@ -113,6 +114,7 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       const watch = watchProcesses();
       let rows: CheckRow[];
       try {
+        const { runAllChecks } = await import("../../lab/checkRunner.ts");
         rows = await runAllChecks(root);
       } finally {
         watch.stop();
@@ -199,6 +201,9 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           );
         // A download that failed or was cut off is the most likely reason a newcomer has no verified
         // model: name it and the way on, before predictions or the lockfile are asked about.
+        const { describeUnfinishedDownload, findUnfinishedDownload } =
+          await import("../../model/artifacts/unfinishedDownload.ts");
+        const { PINNED_FILES } = await import("../../model/pins.ts");
         const unfinished = await findUnfinishedDownload(modelDirectory, PINNED_FILES, Date.now(), {
           hash: false,
         }).catch(() => null);
@@ -230,6 +235,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         }
         let runConsent: "interactive_confirmation" | "yes_flag" | null = options.yes ? "yes_flag" : null;
         if (runConsent === null && predictions !== null && process.stdin.isTTY) {
+          const { createInterface } = await import("node:readline/promises");
           const prompt = createInterface({ input: process.stdin, output: process.stdout });
           const what = options.extension
             ? `one EXTENSION trial (declared change: ${options.extension})`
@@ -257,7 +263,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         };
         process.once("SIGINT", onSigint);
         try {
-          const trial = await runModelTrial({
+          const { runModelTrial: runTrial } = await import("../../lab/modelTrial.ts");
+          const trial = await runTrial({
             runDirectory,
             modelDirectory,
             runConsent,
@@ -283,11 +290,14 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           }
           const ran = trial.value.run;
           const cancelled = ran.final.stop_reason === "cancelled";
+          const verdict = deriveRunVerdict(ran.runDirectory);
           process.stdout.write(
             formatRunSummary(
               ran.final,
               ran.runDirectory,
-              cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) },
+              cancelled
+                ? { verdict }
+                : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks), verdict },
             ),
           );
           if (trial.value.run.final.stop_reason === "cancelled") {
@@ -299,10 +309,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
             return;
           }
           setExitCode(
-            trial.value.run.final.stop_reason === "harness_error" ||
-              deriveRunVerdict(trial.value.run.runDirectory).kind === "evidence_invalid"
-              ? 1
-              : 0,
+            trial.value.run.final.stop_reason === "harness_error" || verdict.kind === "evidence_invalid" ? 1 : 0,
           );
         } finally {
           progress.stop();
@@ -351,6 +358,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         form = "answers_file";
       } else {
         // Lines are read through the async iterator so piped answers are queued, not lost.
+        const { createInterface } = await import("node:readline/promises");
         const prompt = createInterface({ input: process.stdin, terminal: false });
         const lines = prompt[Symbol.asyncIterator]();
         answers = [];
@@ -433,6 +441,7 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         );
         if (!checkedOut.ok) return refuse(checkedOut.error, checkedOut.message);
         const out = checkedOut.value;
+        const { buildSubmissionCheckingModels } = await import("../../verdicts/submission/writeSubmission.ts");
         const built = await buildSubmissionCheckingModels({
           baselineDirectory: resolve(options.baseline),
           modelDirectory: options.model ? resolve(options.model) : null,

@@ -13,6 +13,8 @@ import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
 import { modelDirectoryArgument } from "../labPathArguments.ts";
+import { exitOnInterrupt, holdRunFolder } from "../interruption.ts";
+import { tcaCommand } from "../invocation.ts";
 import { detectRunKind } from "../../report/runKind.ts";
 import { labVerdict } from "../../report/labVerdict.ts";
 import { checksVerdict } from "../../report/checksReport.ts";
@@ -22,7 +24,6 @@ import { CHECKS_FILE, deriveChecksVerdict } from "../../verdicts/checksVerdict.t
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
 import { readJsonObjectUnder } from "../../core/safeRead.ts";
 import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
-import { regenerateLabRun, writeRegenerationRecord } from "../../lab/labRegeneration.ts";
 
 const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
@@ -162,16 +163,31 @@ export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode)
       let record: RegenerationRecord | null = null;
       let recordPath: string | null = null;
       if (flags.regenerate === true) {
-        const regenerated = await regenerateLabRun({
-          runDirectory: directory,
-          modelDirectory,
-          records: verdict.records,
-          manifest: verdict.manifest,
-          strict: flags.strict === true,
+        // regeneration.json is written into the run: one writer at a time, nothing written if stopped.
+        const held = holdRunFolder("lab verify", directory);
+        if (!held.ok) return refuse(held.error, held.message);
+        const uninstall = exitOnInterrupt({
+          command: "lab verify",
+          partial: () => null,
+          rerun: tcaCommand(process.argv.slice(2)),
         });
-        if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
-        record = regenerated.value;
-        recordPath = writeRegenerationRecord(directory, record);
+        try {
+          // The regeneration (a model load) is loaded only when asked for.
+          const { regenerateLabRun, writeRegenerationRecord } = await import("../../lab/labRegeneration.ts");
+          const regenerated = await regenerateLabRun({
+            runDirectory: directory,
+            modelDirectory,
+            records: verdict.records,
+            manifest: verdict.manifest,
+            strict: flags.strict === true,
+          });
+          if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
+          record = regenerated.value;
+          recordPath = writeRegenerationRecord(directory, record);
+        } finally {
+          uninstall();
+          held.value.release();
+        }
       }
       const strictFailure = record !== null && record.strict && record.outcome !== "reproduced";
       const otherHarness = flags.strict === true && verdict.harness?.sameVersion !== true;

@@ -6,7 +6,6 @@ import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
 import { existingParent } from "../pathArguments.ts";
 import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
-import { serveReport } from "../../report/reportServer.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
 import { detectRunKind } from "../../report/runKind.ts";
 import { modelCheckOfRun } from "../../verdicts/runVerdict.ts";
@@ -54,6 +53,8 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
           if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
           html = built.value.html;
         }
+        // The HTTP server is loaded only for --open.
+        const { serveReport } = await import("../../report/reportServer.ts");
         const served = await serveReport(html);
         if (!served.ok) return fail(setExitCode, served.error, served.message, { run: runDirectory });
         process.stdout.write(`serving the report at ${served.value.url}\nopen it in a browser; press Ctrl-C to stop\n`);
