@@ -23,6 +23,7 @@ import { REGENERATION_FILE, REGENERATION_HISTORY_FILE } from "../../src/verdicts
 import { buildReport } from "../../src/report/reportBuilder.ts";
 import type { ProposalOutcome, ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readAudit, readJson } from "./labRunTestSupport.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
@@ -57,6 +58,7 @@ before(async () => {
     modelDirectory: model,
     runConsent: "yes_flag",
     predictions: "without_predictions",
+    ...workerFromBuild(),
   });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   honest = trial.value.run.runDirectory;
