@@ -53,6 +53,8 @@ export interface ModelTrialOptions {
   readonly unverifiedHarness?: boolean;
   /** Live token counts of each generation, for the CLI's status line (never recorded). */
   readonly onGenerationProgress?: LocalModelSourceOptions["onGenerationProgress"];
+  /** Tests start the compiled worker here (test/support/compiledWorker.ts); the CLI passes none. */
+  readonly supervisor?: LocalModelSourceOptions["supervisor"];
 }
 
 export interface ModelTrialResult {
@@ -152,6 +154,7 @@ export async function runModelTrial(
         clock,
         signal,
         ...(options.onGenerationProgress !== undefined ? { onGenerationProgress: options.onGenerationProgress } : {}),
+        ...(options.supervisor !== undefined ? { supervisor: options.supervisor } : {}),
       });
       return created.ok ? ok(created.value) : err(created.error, created.message);
     },

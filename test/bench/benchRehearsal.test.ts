@@ -29,6 +29,7 @@ import {
   serializableBenchTranscripts,
 } from "../../training/bench-rehearsal/transcripts.ts";
 import { benchSetup } from "./benchFixtures.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 const IM_END = 151645;
 const scratch = mkdtempSync(join(tmpdir(), "tca-bench-rehearsal-"));
@@ -39,7 +40,7 @@ before(async () => {
   if (sandboxPackages().skip !== false) return; // every test here needs the sandbox: no checkpoint to make
   const made = await makeRehearsalCheckpoint({ directory: modelDirectory, set: "bench" });
   assert.ok(made.ok, made.ok ? "" : `${made.error}: ${made.message}`);
-  const created = await LocalEngineChat.create({ modelDirectory });
+  const created = await LocalEngineChat.create({ modelDirectory, ...workerFromBuild() });
   assert.ok(created.ok, created.ok ? "" : `${created.error}: ${created.message}`);
   backend = created.value;
 });

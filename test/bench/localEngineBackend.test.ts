@@ -31,6 +31,7 @@ import { parseToolCallText, renderToolCallBlock, textProtocolMessages } from "..
 import { makeTinyCheckpoint, type TinyCheckpoint } from "../engine/tinyCheckpoint.ts";
 import { benchSetup, MINI_DATASET_DIR } from "./benchFixtures.ts";
 import { toolTemplateConfig } from "./toolTemplateFixture.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 // --- the text tool-call parser -------------------------------------------------------------
 
@@ -290,7 +291,7 @@ const scratch = mkdtempSync(join(tmpdir(), "tca-local-backend-"));
 
 before(async () => {
   checkpoint = await makeTinyCheckpoint(11);
-  const created = await LocalEngineChat.create({ modelDirectory: checkpoint.directory });
+  const created = await LocalEngineChat.create({ modelDirectory: checkpoint.directory, ...workerFromBuild() });
   assert.ok(created.ok, created.ok ? "" : `${created.error}: ${created.message}`);
   backend = created.value;
 });

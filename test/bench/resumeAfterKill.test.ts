@@ -1,21 +1,34 @@
 // Resume that survives being killed anywhere: a scheduler preempts, requeues and time-limits a
 // shard with SIGKILL at any moment (Slurm, Kubernetes). A small run (A and D on gcd and pascal,
-// one task at a time) is killed at 20+ steps spread over its whole life — during a model call,
+// one task at a time) is stopped at 20+ steps spread over its whole life — during a model call,
 // during grading, half way through a line of tasks.ndjson or of a trace, half way through
-// run.json, results.json, results.md or a diff — by a child that stops exactly there
-// (crashRunChild.ts, no sleeping), then resumed with --resume. Each resumed run must equal an
-// uninterrupted one: no task lost, none counted twice, no torn or partial file left, the same tables.
+// run.json, results.json, results.md or a diff — with no timing involved, then resumed with
+// resume on. Each resumed run must equal an uninterrupted one: no task lost, none counted twice,
+// no torn or partial file left, the same tables.
+//
+// Where the kill must be real, it is: a write or a line half done is left only by a process that
+// dies in the middle of it, so a child (crashRunChild.mjs, on the compiled build) blocks there and
+// is SIGKILLed. A model call or a grading run is an await point of this process: the step hook
+// never returns and the run's cancel signal ends what it had in flight, which leaves on disk
+// exactly what a kill there leaves (every write of a run is synchronous and already done), so
+// those points, the uninterrupted run and every resume run in this process.
 import { sandboxTest } from "../support/systemPackages.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runBenchmark, type BenchRunStep } from "../../src/bench/benchmarkRun.ts";
+import type { StepHook } from "../../src/core/stepHook.ts";
+import { OpenAiCompatibleClient } from "../../src/sources/openaiCompatibleClient.ts";
 import { deriveBenchVerdict } from "../../src/verdicts/benchVerdict.ts";
 import { benchSetup, referenceFix } from "./benchFixtures.ts";
 import { startRoutedServer, type ScriptedTurn } from "./scriptedChatServer.ts";
 
-const CHILD = new URL("./crashRunChild.ts", import.meta.url).pathname;
+const CHILD = new URL("./crashRunChild.mjs", import.meta.url).pathname;
+
+/** The steps that are await points of the run (the hook's promise is awaited there). */
+const IN_PROCESS_STEPS: ReadonlySet<string> = new Set<BenchRunStep>(["modelCall", "grading"]);
 
 /** gcd fixed (one-shot, or written, tested, done); pascal given a wrong edit, so D refuses its stop until the turn budget. */
 function model(fixedGcd: string, buggyPascal: string): (body: Record<string, unknown>) => ScriptedTurn {
@@ -46,15 +59,15 @@ interface ChildEnd {
   readonly lines: string[];
 }
 
-/** Runs the child; with killOnReady, SIGKILLs it the moment it reports that it reached its step. */
-function runChild(args: readonly string[], killOnReady: boolean): Promise<ChildEnd> {
+/** Runs the child to its step and SIGKILLs it the moment it reports that it reached it. */
+function killChildAt(args: readonly string[]): Promise<ChildEnd> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CHILD, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => {
       out += c.toString("utf8");
-      if (killOnReady && /^ready:/m.test(out)) child.kill("SIGKILL");
+      if (/^ready:/m.test(out)) child.kill("SIGKILL");
     });
     child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
     child.on("error", reject);
@@ -133,18 +146,56 @@ sandboxTest(
   "a run killed (SIGKILL) at 20+ steps over its life and resumed equals an uninterrupted run: no task lost or doubled, no torn file, the same tables",
   { timeout: 900_000 },
   async () => {
-    const { dataset } = benchSetup();
+    const { sandbox, dataset } = benchSetup();
     const server = await startRoutedServer(
       model(referenceFix(dataset, "gcd"), readFileSync(join(dataset.root, "python_programs", "pascal.py"), "utf8")),
     );
     const base = mkdtempSync(join(tmpdir(), "tca-kill-"));
     try {
+      const backend = (): OpenAiCompatibleClient =>
+        new OpenAiCompatibleClient({ endpoint: server.endpoint, model: "scripted" });
+      // Everything of the run but its folder, backend and hook: the same for every run here and
+      // for the child, which gets it (the sandbox's seccomp filter as base64) in one file.
+      const options = {
+        modelDescription: { ...(await backend().describe(AbortSignal.timeout(5000))), label: "scripted" },
+        modelName: "scripted",
+        conditions: ["A", "D"] as const,
+        programs: ["gcd", "pascal"],
+        jobs: 1,
+        testTimeoutMs: 60_000,
+        includeSlow: false,
+        environment: { note: "kill-anywhere test" },
+      };
+      const runFile = join(base, "run-options.json");
+      writeFileSync(
+        runFile,
+        JSON.stringify({
+          options,
+          dataset,
+          sandbox: { ...sandbox, seccomp: sandbox.seccomp === undefined ? null : sandbox.seccomp.toString("base64") },
+        }),
+      );
+      const run = (
+        outDir: string,
+        resume: boolean,
+        extra: { hook?: StepHook<BenchRunStep>; signal?: AbortSignal } = {},
+      ): ReturnType<typeof runBenchmark> =>
+        runBenchmark({
+          ...options,
+          conditions: [...options.conditions],
+          dataset,
+          sandbox,
+          backend: backend(),
+          outDir,
+          resume,
+          ...extra,
+        });
+
       // The uninterrupted run, which also counts every step, so the kills can be spread over it.
       const reference = join(base, "reference");
-      const counted = await runChild([reference, server.endpoint, "count", "0", "0"], false);
-      const stepsLine = counted.lines.find((l) => l.startsWith("steps:"));
-      assert.ok(stepsLine, counted.lines.join("\n"));
-      const steps = JSON.parse(stepsLine.slice("steps:".length)) as { point: string; detail: string }[];
+      const steps: { point: string; detail: string }[] = [];
+      const counted = await run(reference, false, { hook: (point, detail) => void steps.push({ point, detail }) });
+      assert.ok(counted.ok, counted.ok ? "" : counted.message);
       const referenceTasks = taskLines(reference);
       assert.deepEqual(deriveBenchVerdict(reference).problems, []);
       assert.deepEqual(referenceTasks.map((r) => [r.taskId, r.outcome]).sort(), [
@@ -177,21 +228,45 @@ sandboxTest(
       }
       assert.ok(points.size >= 20, `only ${points.size} kill points`);
 
+      /** Stops a run at its step's n-th occurrence; what stopped it and the step it reported reaching. */
+      const stopAt = async (dir: string, step: string, n: number): Promise<{ stopped: string; ready: string[] }> => {
+        if (!IN_PROCESS_STEPS.has(step)) {
+          const killed = await killChildAt([runFile, dir, server.endpoint, step, String(n)]);
+          return {
+            stopped: killed.signal ?? `exit ${killed.code}: ${killed.lines.at(-1) ?? "printed nothing"}`,
+            ready: killed.lines,
+          };
+        }
+        let hits = 0;
+        let reached: (line: string) => void = () => undefined;
+        const atStep = new Promise<string>((resolve) => (reached = resolve));
+        const cancel = new AbortController();
+        const hook: StepHook<BenchRunStep> = (point, detail) => {
+          if (point !== step || ++hits !== n) return;
+          reached(`ready:${point}:${hits}:${detail}`);
+          return new Promise<void>(() => undefined);
+        };
+        const ended = run(dir, false, { hook, signal: cancel.signal }).then((r) =>
+          r.ok ? "the run finished" : `the run failed: ${r.error}`,
+        );
+        const first = await Promise.race([atStep, ended]);
+        // What the run had in flight (the model's reply, the grading sandbox) ends as a kill ends it;
+        // the hook never returns, so nothing after the step runs.
+        cancel.abort();
+        return first.startsWith("ready:") ? { stopped: "SIGKILL", ready: [first] } : { stopped: first, ready: [] };
+      };
+
       for (const point of points) {
         const [step, n] = point.split(":") as [string, string];
         const dir = join(base, `killed-${step}-${n}`);
-        const killed = await runChild([dir, server.endpoint, step, n, "0"], true);
-        assert.equal(
-          killed.signal,
-          "SIGKILL",
-          `${point}: the child was not killed at its step (it ${killed.lines.at(-1) ?? "printed nothing"})`,
-        );
+        const killed = await stopAt(dir, step, Number(n));
+        assert.equal(killed.stopped, "SIGKILL", `${point}: the run was not killed at its step (${killed.stopped})`);
         assert.ok(
-          killed.lines.some((l) => l.startsWith(`ready:${step}:`)),
+          killed.ready.some((l) => l.startsWith(`ready:${step}:`)),
           point,
         );
-        const resumed = await runChild([dir, server.endpoint, "none", "0", "1"], false);
-        assert.equal(resumed.code, 0, `${point}: the resume failed: ${resumed.lines.join(" | ")}`);
+        const resumed = await run(dir, true);
+        assert.ok(resumed.ok, `${point}: the resume failed: ${resumed.ok ? "" : resumed.message}`);
 
         const lines = taskLines(dir);
         const keys = lines.map((r) => r.taskId);

@@ -25,9 +25,17 @@ import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
 import { MINI_DATASET_DIR } from "../support/optionalResources.ts";
 // Type only: the driver runs main() when executed, never when its type is imported.
-import type { Outcome } from "./badPathDriver.ts";
 
-const DRIVER = fileURLToPath(new URL("./badPathDriver.ts", import.meta.url));
+const DRIVER = fileURLToPath(new URL("./badPathDriver.mjs", import.meta.url));
+
+/** One call of main() in badPathDriver.mjs: what it printed, its exit status, and whether it threw. */
+interface Outcome {
+  readonly argv: readonly string[];
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly threw: string | null;
+}
 
 /** What a path argument must be: an existing folder or file, a new file or folder, or a folder made or reused. */
 type Role = "folder" | "file" | "new" | "made";
@@ -341,7 +349,7 @@ function runDriver(root: string, cases: readonly string[][]): Promise<Outcome[]>
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ["--import", import.meta.resolve("tsx"), DRIVER, outPath, casesPath],
+      [DRIVER, outPath, casesPath],
       { cwd: root, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, TCA_SHARED_DIR: join(root, "no-shared") } },
       (error, _stdout, stderr) => {
         if (error) reject(new Error(`the driver failed: ${stderr}`));

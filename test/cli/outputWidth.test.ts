@@ -22,9 +22,9 @@ const root = mkdtempSync(join(tmpdir(), "tca-width-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 test("every command's --help fits 100 columns", () => {
-  const walk = fileURLToPath(new URL("./helpWalk.ts", import.meta.url));
+  const walk = fileURLToPath(new URL("./helpWalk.mjs", import.meta.url));
   const helps = JSON.parse(
-    execFileSync(process.execPath, ["--import", "tsx", walk], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }),
+    execFileSync(process.execPath, [walk], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }),
   ) as Record<string, string>;
   for (const [path, help] of Object.entries(helps)) {
     assert.ok(help.startsWith("Usage: tca"), `help of "${path}"`);

@@ -18,7 +18,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,6 +101,11 @@ function freshCopy(name = "checkout"): string {
     }
   }
   symlinkSync(realpathSync(join(CHECKOUT, "node_modules")), join(copy, "node_modules"));
+  // The newcomer's `npm ci` runs prepare, which compiles lib/: the copy gets this checkout's build
+  // (ignored by git, so not listed above). Its stamp holds the digests of the src/ it was built
+  // from, which are the copy's bytes; a stale or missing build is what bin/tca.js detects, and
+  // then the copy runs src/ through tsx exactly as without one.
+  if (existsSync(join(CHECKOUT, "lib"))) cpSync(join(CHECKOUT, "lib"), join(copy, "lib"), { recursive: true });
   return copy;
 }
 

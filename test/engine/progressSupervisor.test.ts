@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { ManualClock } from "../../src/core/clock.ts";
 import { ModelSupervisor, type SupervisedProgress, type SupervisorEvent } from "../../src/model/worker/supervisor.ts";
 
-const fakeWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), "fakeProgressWorker.ts");
+const fakeWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), "fakeProgressWorker.mjs");
 const input = { kind: "ids", ids: [1, 2, 3] } as const;
 
 async function loadedSupervisor(
@@ -19,7 +19,7 @@ async function loadedSupervisor(
   progressIntervalMs?: number,
 ): Promise<ModelSupervisor> {
   const supervisor = new ModelSupervisor({
-    args: ["--import", "tsx", fakeWorker, mode],
+    args: [fakeWorker, mode],
     clock,
     callDeadlineMs: 120_000,
     cancelGraceMs: 2_000,

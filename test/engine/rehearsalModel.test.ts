@@ -23,6 +23,7 @@ import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { deriveRunVerdict, deriveRunVerdictCheckingModel } from "../../src/verdicts/runVerdict.ts";
 import { buildSubmissionCheckingModels } from "../../src/verdicts/submission/writeSubmission.ts";
 import { copyRun, relabelAsModelTrial } from "../evidence/forgery.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 let root: string;
 let directory: string;
@@ -167,6 +168,7 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
     modelDirectory: directory,
     runConsent: "yes_flag",
     predictions: "without_predictions",
+    ...workerFromBuild(),
   });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   const dir = trial.value.run.runDirectory;

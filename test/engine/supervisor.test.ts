@@ -10,12 +10,12 @@ import { fileURLToPath } from "node:url";
 import { ManualClock } from "../../src/core/clock.ts";
 import { ModelSupervisor, type SupervisorEvent } from "../../src/model/worker/supervisor.ts";
 
-const fakeWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), "fakeWorker.ts");
+const fakeWorker = path.join(path.dirname(fileURLToPath(import.meta.url)), "fakeWorker.mjs");
 const input = { kind: "ids", ids: [1, 2, 3] } as const;
 
 function supervisorFor(mode: string, clock: ManualClock, events: SupervisorEvent[], pidFile?: string): ModelSupervisor {
   return new ModelSupervisor({
-    args: ["--import", "tsx", fakeWorker, mode, ...(pidFile === undefined ? [] : [pidFile])],
+    args: [fakeWorker, mode, ...(pidFile === undefined ? [] : [pidFile])],
     clock,
     callDeadlineMs: 120_000,
     cancelGraceMs: 2_000,

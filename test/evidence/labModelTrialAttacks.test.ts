@@ -20,6 +20,7 @@ import { buildSubmission, buildSubmissionCheckingModels } from "../../src/verdic
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { tca } from "../support/tcaCli.ts";
 import { copyRun, editJson, relabelAsModelTrial } from "./forgery.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 const root = freshRoot("model-trial-attacks");
 const checkpoint = join(root, "tiny");
@@ -33,6 +34,7 @@ const madeTrial = await runModelTrial({
   modelDirectory: checkpoint,
   runConsent: "yes_flag",
   predictions: "without_predictions",
+  ...workerFromBuild(),
 });
 assert.ok(madeTrial.ok, madeTrial.ok ? "" : madeTrial.message);
 const pipelineCheck = madeTrial.value.run.runDirectory;

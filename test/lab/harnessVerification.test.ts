@@ -21,6 +21,7 @@ import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { harnessHashes } from "../../src/recording/runtimeIdentity.ts";
 import { sha256Hex } from "../../src/core/digest.ts";
 import { freshRoot } from "./labRunTestSupport.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 const root = freshRoot("harness-verification");
 const current = harnessHashes().aggregate_sha256;
@@ -243,6 +244,7 @@ test("with --unverified-harness the trial runs and its manifest records the over
     baselineDirectory: join(root, "baselin"),
     checksDirectory: null,
     unverifiedHarness: true,
+    ...workerFromBuild(),
   });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   const manifest = JSON.parse(readFileSync(join(runDirectory, "manifest.json"), "utf8")) as {

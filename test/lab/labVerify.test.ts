@@ -24,6 +24,7 @@ import { buildReport } from "../../src/report/reportBuilder.ts";
 import type { ProposalOutcome, ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readAudit, readJson } from "./labRunTestSupport.ts";
 import { RUN_FOLDER_LOCK_FILE } from "../../src/core/runFolderLock.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/tca.js", import.meta.url));
 
@@ -58,6 +59,7 @@ before(async () => {
     modelDirectory: model,
     runConsent: "yes_flag",
     predictions: "without_predictions",
+    ...workerFromBuild(),
   });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   honest = trial.value.run.runDirectory;

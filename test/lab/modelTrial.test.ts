@@ -13,6 +13,7 @@ import { runLab } from "../../src/lab/labRun.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { freshRoot, readAudit, readJson, schemaProblems } from "./labRunTestSupport.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 const root = freshRoot("model-trial");
 const modelDirectory = join(root, "tiny");
@@ -42,6 +43,7 @@ test("a tiny synthetic checkpoint goes through the whole trial as a labelled pip
     predictions: { record: predictions.value, path: predictionsFile },
     baselineDirectory: verifiedBaseline.value.runDirectory,
     checksDirectory: null,
+    ...workerFromBuild(),
   });
   assert.ok(trial.ok, trial.ok ? "" : trial.message);
   assert.equal(trial.value.synthetic, true);

@@ -16,7 +16,7 @@ import { readAuditFile } from "../../src/recording/auditLog.ts";
 import { recoverRun, type EditStep, type ReplaceRequest } from "../../src/workspace/index.ts";
 import { memoryJournal, noGuard, tempRoot } from "./workspaceFixture.ts";
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "crashEditChild.ts");
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "crashEditChild.mjs");
 const NEW_SOURCE = renderToyMathSource({ clamp: REPAIR_EXPRESSIONS.clamp, total: "unit + qty + fee" });
 const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const FIX_CLAMP: ReplaceRequest = { function: "clamp", old: "x", new: REPAIR_EXPRESSIONS.clamp, version: 0 };
@@ -29,7 +29,7 @@ interface ChildExit {
 
 function runChild(runDirectory: string, step: EditStep | "none"): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, runDirectory, step], {
+    const child = spawn(process.execPath, [CHILD, runDirectory, step], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let stdout = "";

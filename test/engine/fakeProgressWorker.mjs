@@ -2,14 +2,15 @@
 // of progress (order, rate, ids, timing against the result and the deadline) is tested exactly.
 // Mode comes from argv[2]. Each result's `threads` field echoes the generate request it answers,
 // so tests can see what the supervisor sent.
+// Plain JavaScript, run by plain node: a test starts one per supervisor, and tsx's loader would be
+// most of what each start costs.
 import { createWriteStream } from "node:fs";
-
 const mode = process.argv[2] ?? "progress";
 const out = createWriteStream("", { fd: 3 });
-const send = (value: unknown): void => {
+const send = (value) => {
   out.write(JSON.stringify(value) + "\n");
 };
-const report = (request: unknown, outputTokens = 2) => ({
+const report = (request, outputTokens = 2) => ({
   inputIds: [1, 2, 3],
   inputTokens: 3,
   rawOutputIds: Array.from({ length: outputTokens }, (_, i) => 7 + i),
@@ -21,20 +22,19 @@ const report = (request: unknown, outputTokens = 2) => ({
   threads: { request },
   peakRssBytes: 1000,
 });
-const progress = (id: number, phase: string, tokens: number, total?: number) => ({
+const progress = (id, phase, tokens, total) => ({
   type: "progress",
   id,
   phase,
   tokens,
   ...(total === undefined ? {} : { total }),
 });
-
 let buffer = "";
-process.stdin.on("data", (chunk: Buffer) => {
+process.stdin.on("data", (chunk) => {
   buffer += chunk.toString("utf8");
-  let newline: number;
+  let newline;
   while ((newline = buffer.indexOf("\n")) !== -1) {
-    const request = JSON.parse(buffer.slice(0, newline)) as { type: string; id: number };
+    const request = JSON.parse(buffer.slice(0, newline));
     buffer = buffer.slice(newline + 1);
     if (request.type === "load") {
       if (mode === "progress_during_load") send(progress(1, "decode", 1));

@@ -2,44 +2,38 @@
 // writes what each call printed, its exit status and whether it threw, as JSON to the file
 // named by argv[2]; argv[3] is a JSON file with the list of argv arrays. Used by badPaths.test.ts.
 import { readFileSync, writeFileSync } from "node:fs";
-import { main } from "../../src/cli/main.ts";
+import { setImmediate } from "node:timers";
+// Plain JavaScript on the compiled lib/ when it is fresh (test/support/projectModules.mjs), so the
+// driver does not load tsx and transpile the whole CLI; each outcome is an Outcome of badPaths.test.ts.
+import { compiled } from "../support/projectModules.mjs";
 
-/** One call of main(): what it printed, its exit status, and whether it threw. */
-export interface Outcome {
-  readonly argv: readonly string[];
-  readonly exitCode: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly threw: string | null;
-}
-
+const { main } = compiled ? await import("../../lib/cli/main.js") : await import("../../src/cli/main.ts");
 const [, , outPath, casesPath] = process.argv;
 if (outPath === undefined || casesPath === undefined) throw new Error("usage: badPathDriver OUT.json CASES.json");
-const cases = JSON.parse(readFileSync(casesPath, "utf8")) as string[][];
-const outcomes: Outcome[] = [];
+const cases = JSON.parse(readFileSync(casesPath, "utf8"));
+const outcomes = [];
 // Set by the process handlers below; reset before each case.
-let uncaught: string | null;
+let uncaught;
 process.on("uncaughtException", (error) => (uncaught = error.stack ?? String(error)));
 process.on(
   "unhandledRejection",
   (error) => (uncaught = error instanceof Error ? (error.stack ?? error.message) : String(error)),
 );
-
 const realStdout = process.stdout.write.bind(process.stdout);
 const realStderr = process.stderr.write.bind(process.stderr);
 for (const argv of cases) {
   let stdout = "";
   let stderr = "";
-  process.stdout.write = ((chunk: string | Uint8Array) => (
+  process.stdout.write = (chunk) => (
     (stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")),
     true
-  )) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => (
+  );
+  process.stderr.write = (chunk) => (
     (stderr += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")),
     true
-  )) as typeof process.stderr.write;
-  let exitCode: number | null = null;
-  let threw: string | null = null;
+  );
+  let exitCode = null;
+  let threw = null;
   uncaught = null;
   try {
     exitCode = await main(argv);

@@ -1,16 +1,17 @@
 // A stand-in for the model worker with scripted behaviour, so supervisor tests control
 // timing and message shapes exactly. Mode comes from argv[2]; argv[3] is a file where the
 // worker writes the pid of a grandchild it starts (to prove the whole group is killed).
+// Plain JavaScript, run by plain node: a test starts one per supervisor, and tsx's loader would be
+// most of what each start costs.
 import { spawn } from "node:child_process";
 import { createWriteStream, writeFileSync } from "node:fs";
-
 const mode = process.argv[2] ?? "normal";
 const pidFile = process.argv[3];
 const out = createWriteStream("", { fd: 3 });
-const send = (value: unknown): void => {
+const send = (value) => {
   out.write(JSON.stringify(value) + "\n");
 };
-const report = (id: number) => ({
+const report = (id) => ({
   inputIds: [1, 2, 3],
   inputTokens: 3,
   rawOutputIds: [7, 151645],
@@ -22,18 +23,16 @@ const report = (id: number) => ({
   threads: { id },
   peakRssBytes: 1000,
 });
-
 if (pidFile !== undefined) {
   const grandchild = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   writeFileSync(pidFile, String(grandchild.pid));
 }
-
 let buffer = "";
-process.stdin.on("data", (chunk: Buffer) => {
+process.stdin.on("data", (chunk) => {
   buffer += chunk.toString("utf8");
-  let newline: number;
+  let newline;
   while ((newline = buffer.indexOf("\n")) !== -1) {
-    const request = JSON.parse(buffer.slice(0, newline)) as { type: string; id?: number };
+    const request = JSON.parse(buffer.slice(0, newline));
     buffer = buffer.slice(newline + 1);
     if (request.type === "load") {
       if (mode === "hang_load") continue;
@@ -48,7 +47,7 @@ process.stdin.on("data", (chunk: Buffer) => {
       if (mode === "cancellable") send({ type: "cancelled", id: request.id });
       continue;
     }
-    const id = request.id as number;
+    const id = request.id;
     switch (mode) {
       case "normal":
         send({ type: "result", id, report: report(id) });
