@@ -4,6 +4,7 @@
 // separately; "success" appears only when the audit proves it and every summary file agrees, and
 // any disagreement is EVIDENCE INVALID, never a softer headline.
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 import { NOT_REDERIVED, RUN_VERDICT_HEADLINES, type RunVerdict } from "../verdicts/runVerdict.ts";
 import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";
@@ -26,7 +27,7 @@ export function labVerdict(verdict: RunVerdict): Verdict {
       tone: "invalid",
       details: [
         "The evidence files are damaged or disagree with the audit: nothing in this report is verified.",
-        ...verdict.problems,
+        ...verdict.problems.map(formatProblem),
       ],
     };
   }
