@@ -22,7 +22,8 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     labels["kind"] === "scripted_baseline"
       ? "scripted baseline (harness check; no model was invoked)"
       : labels["rehearsal"] === true
-        ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability (stand-in tokenizer)"
+        ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says " +
+          "nothing about any real model's ability (stand-in tokenizer)"
         : labels["synthetic_pipeline_check"] === true
           ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
           : labels["kind"] === "extension"

@@ -190,3 +190,61 @@ test("a checks.json nested 5,000 deep is EVIDENCE INVALID with its own code (jso
   );
   assertNotAllPassed(forged, "evidence_invalid", "json_too_deep", /^json_too_deep: checks\.json: /);
 });
+
+test("checks.json of another schema, a row removed, or counts rewritten: each EVIDENCE INVALID with its code", () => {
+  const other = forge();
+  editJson(other, "checks.json", (report) => {
+    report.schema = "tca.checks/2";
+  });
+  assertNotAllPassed(other, "evidence_invalid", "not_checks_report", /^not_checks_report: checks\.json: /);
+  const noRow = forge();
+  editJson(noRow, "checks.json", (report) => {
+    report.checks = (report.checks as { id: string }[]).filter((row) => row.id !== "import");
+  });
+  assertNotAllPassed(
+    noRow,
+    "evidence_invalid",
+    "check_row_missing",
+    /^check_row_missing: checks\.json: has no row for import$/,
+  );
+  const counts = forge();
+  editJson(counts, "checks.json", (report) => {
+    report.total = 43;
+  });
+  assertNotAllPassed(
+    counts,
+    "evidence_invalid",
+    "checks_count_differs",
+    /^checks_count_differs: checks\.json: declares total 43, re-derived 44$/,
+  );
+});
+
+test("a runner assertion recorded in checks.json fails its row (check_recorded_problem), never passes", () => {
+  const forged = forge();
+  editJson(forged, "checks.json", (report) => {
+    const row = (report.checks as Record<string, unknown>[]).find((item) => item.id === "import")!;
+    row.problems = ["the injected text never reached the request"];
+  });
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    "check_recorded_problem",
+    /^check_recorded_problem: checks\.json: import: the injected text never reached the request$/,
+  );
+  const row = deriveChecksVerdict(forged).rows.find((item) => item.id === "import")!;
+  assert.equal(row.passed, false);
+});
+
+test("a source-validator check whose read was not refused as workspace_conflict fails its row (check_outcome_differs)", () => {
+  const forged = forge();
+  editRecords(join(forged, "altered_signature"), (records) => {
+    const last = [...records].reverse().find((record) => record.type === "observation")!;
+    observationOf(last).error = "unknown_action";
+  });
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    "check_outcome_differs",
+    /^check_outcome_differs: altered_signature\/audit\.jsonl: the read of the changed file was not refused as workspace_conflict$/,
+  );
+});
