@@ -32,6 +32,7 @@ import {
 import { BENCH_TRACE_DESCRIPTIONS } from "./evidenceFormat/benchTraceDescriptions.ts";
 import { BENCH_TRACE_EVENTS, BENCH_TRACE_FORMAT } from "../src/bench/runs/benchTrace.ts";
 import { BENCH_PROBLEM_MEANINGS } from "../src/verdicts/benchProblems.ts";
+import { LAB_PROBLEM_MEANINGS } from "../src/verdicts/labProblems.ts";
 import {
   BENCH_RESULTS_FIELDS,
   BENCH_RUN_FIELDS,
@@ -184,18 +185,10 @@ function envelopeSection(): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The bench verdict's codes (src/verdicts/benchProblems.ts): the reader's, and one per check. */
-function benchProblemSection(): string {
+/** A verdict's codes with their meanings, as one table. */
+function codeTable(meanings: Readonly<Record<string, string>>): string {
   const lines = ["| code | meaning |", "| --- | --- |"];
-  for (const [code, meaning] of Object.entries(BENCH_PROBLEM_MEANINGS))
-    lines.push(`| \`${code}\` | ${escapeCell(meaning)} |`);
-  return `${lines.join("\n")}\n`;
-}
-
-function problemSection(): string {
-  const lines = ["| code | meaning |", "| --- | --- |"];
-  for (const [code, meaning] of Object.entries(PROBLEM_MEANINGS))
-    lines.push(`| \`${code}\` | ${escapeCell(meaning)} |`);
+  for (const [code, meaning] of Object.entries(meanings)) lines.push(`| \`${code}\` | ${escapeCell(meaning)} |`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -246,8 +239,9 @@ export function generatedSections(
 ): Readonly<Record<string, string>> {
   return {
     envelope: envelopeSection(),
-    "problem-codes": problemSection(),
-    "bench-problem-codes": benchProblemSection(),
+    "problem-codes": codeTable(PROBLEM_MEANINGS),
+    "bench-problem-codes": codeTable(BENCH_PROBLEM_MEANINGS),
+    "lab-problem-codes": codeTable(LAB_PROBLEM_MEANINGS),
     events: eventsSection(catalogs),
     "run-files": filesSection(files),
   };

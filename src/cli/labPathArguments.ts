@@ -9,7 +9,10 @@ import { tcaCommand } from "./invocation.ts";
 
 /** Where a model directory comes from, as commands that run from where the user is (invocation.ts). */
 function modelHint(directory: string): string {
-  return `download one: ${tcaCommand(["model", "acquire", "--directory", directory])}; or make a synthetic checkpoint: ${tcaCommand(["model", "make-test-checkpoint", "--directory", directory, "--size", "tiny"])}`;
+  return (
+    `download one: ${tcaCommand(["model", "acquire", "--directory", directory])}; or make a synthetic ` +
+    `checkpoint: ${tcaCommand(["model", "make-test-checkpoint", "--directory", directory, "--size", "tiny"])}`
+  );
 }
 
 /**
@@ -30,7 +33,8 @@ export function modelDirectoryArgument(directory: string): Result<string, "model
   if (marker !== null)
     return err(
       "model_directory_rejected",
-      `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory (a model directory comes from tca model acquire or tca model make-test-checkpoint)`,
+      `--model-directory ${directory} is a run folder (it holds ${marker}), not a model directory ` +
+        `(a model directory comes from tca model acquire or tca model make-test-checkpoint)`,
     );
   return found;
 }
@@ -79,7 +83,9 @@ export function submissionPathProblem(paths: SubmissionPaths): { error: string; 
             : "a Lab run folder";
       return {
         error: "checks_invalid",
-        message: `--checks ${paths.checks} is ${what} (it holds ${marker}), not a checks folder: give the root that tca lab checks --root DIR wrote (it holds checks.json)`,
+        message:
+          `--checks ${paths.checks} is ${what} (it holds ${marker}), not a checks folder: ` +
+          `give the root that tca lab checks --root DIR wrote (it holds checks.json)`,
       };
     }
   }

@@ -2,6 +2,7 @@
 import type { FinalReport } from "./labRun.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict } from "../verdicts/runVerdict.ts";
 import { MAX_COLUMNS, wrapLine } from "../core/textWidth.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 
 /** One next step: what it gives, then the command on a line of its own (a command cannot be wrapped). */
 export interface NextStep {
@@ -23,7 +24,8 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
     labels["kind"] === "scripted_baseline"
       ? "scripted baseline (harness check; no model was invoked)"
       : labels["rehearsal"] === true
-        ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says nothing about any real model's ability (stand-in tokenizer)"
+        ? "REHEARSAL: a model trained in-project on scripted transcripts; it proves the model path and says " +
+          "nothing about any real model's ability (stand-in tokenizer)"
         : labels["synthetic_pipeline_check"] === true
           ? "PIPELINE CHECK on a synthetic random-weight checkpoint (not a model result)"
           : labels["kind"] === "extension"
@@ -36,7 +38,7 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
   const verdict = options.verdict ?? deriveRunVerdict(runDirectory);
   return [
     `verdict:           ${RUN_VERDICT_HEADLINES[verdict.kind]}`,
-    ...verdict.problems.map((problem) => `  evidence problem: ${problem}`),
+    ...verdict.problems.map((problem) => `  evidence problem: ${formatProblem(problem)}`),
     // A long label (the rehearsal's) wraps under itself: the summary fits 100 columns.
     ...wrapLine(`run:               ${label}`, MAX_COLUMNS, " ".repeat(19)),
     `stop reason:       ${final.stop_reason}`,

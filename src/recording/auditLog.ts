@@ -52,12 +52,27 @@ export interface AuditLog {
 }
 
 export type AuditLogRead =
-  { readonly ok: true; readonly log: AuditLog } | { readonly ok: false; readonly problem: AuditProblem };
+  | { readonly ok: true; readonly log: AuditLog }
+  | {
+      readonly ok: false;
+      readonly problem: AuditProblem;
+      /**
+       * The records read, strictly, before the refused line: for a person's view of a damaged run
+       * (the report's timeline) only. No verdict reads them: a refused audit has no records.
+       */
+      readonly before: readonly LabAuditRecord[];
+    };
 
 const reader = eventReader(LAB_AUDIT_FORMAT, LAB_AUDIT_EVENTS, LAB_AUDIT_OLDER_VERSIONS);
 
-function refused(code: AuditLogProblemCode, detail: string, line?: number): AuditLogRead {
-  return { ok: false, problem: { code, file: AUDIT_FILE_NAME, ...(line === undefined ? {} : { line }), detail } };
+function refused(
+  code: AuditLogProblemCode,
+  detail: string,
+  line?: number,
+  before: readonly LabAuditRecord[] = [],
+): AuditLogRead {
+  const problem = { code, file: AUDIT_FILE_NAME, ...(line === undefined ? {} : { line }), detail };
+  return { ok: false, problem, before };
 }
 
 /** Reads `audit.jsonl` of a run directory (at most AUDIT_MAX_BYTES) into typed records, or the first coded problem. */
@@ -111,11 +126,11 @@ export function parseAuditLog(bytes: Uint8Array): AuditLogRead {
   for (const [index, line] of lines.entries()) {
     const number = index + 1;
     const read = readAuditLine(line, number);
-    if (!read.ok) return read;
+    if (!read.ok) return { ...read, before: records };
     const record = read.record;
     const previous = records[records.length - 1];
     if (record.event_id !== number || (previous !== undefined && record.t_ms < previous.t_ms))
-      return refused("out_of_order", `event ${record.event_id} is out of order`, number);
+      return refused("out_of_order", `event ${record.event_id} is out of order`, number, records);
     records.push(record);
   }
   return { ok: true, log: { records, tornTail } };

@@ -1,12 +1,16 @@
-// The versioned JSON Schemas of the three Lab evidence files (schemas/*.json), compiled once and
-// used by the verdict to validate every audit record, final.json and manifest.json. Ajv is a
-// well-kept validator; the schemas it compiles are this repository's own files, never model or
-// program output, so its generated validation code is derived only from trusted text.
+// The JSON Schemas of the Lab run's two summary files (schemas/final.schema.json and
+// schemas/manifest.schema.json, generated from src/recording/labRunFiles.ts by npm run schemas),
+// compiled once and used by the verdict to validate final.json and manifest.json. Audit records are
+// not validated here: the one audit reader (auditLog.ts) checks each against its event's definition.
+// Ajv is a well-kept validator; the schemas it compiles are this repository's own files, never model
+// or program output, so its generated validation code is derived only from trusted text.
 import { readFileSync } from "node:fs";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { compileWithAjv, precompiledOr, validatorKey } from "./precompiledValidators.ts";
 
-export type EvidenceSchemaName = "audit-record" | "final" | "manifest";
+/** The schemas the verdict validates with, each schemas/<name>.schema.json (a generated file). */
+export const EVIDENCE_SCHEMA_NAMES = ["final", "manifest"] as const;
+export type EvidenceSchemaName = (typeof EVIDENCE_SCHEMA_NAMES)[number];
 
 const SCHEMA_DIRECTORY = new URL("../../schemas/", import.meta.url);
 
@@ -23,8 +27,6 @@ export const EVIDENCE_FILE_AJV_OPTIONS = {
   validateSchema: false,
   code: { optimize: false },
 } as const;
-
-export const EVIDENCE_SCHEMA_NAMES: readonly EvidenceSchemaName[] = ["audit-record", "final", "manifest"];
 
 /** An evidence file's schema, as committed in schemas/. */
 export function evidenceFileSchema(name: EvidenceSchemaName): object {

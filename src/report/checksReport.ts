@@ -3,6 +3,7 @@
 // each check's own run directory against the spec's table; checks.json is only compared with it.
 // Failures first.
 import { join } from "node:path";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 import { deriveChecksVerdict, type ChecksVerdict, type DerivedCheckRow } from "../verdicts/checksVerdict.ts";
 import { baseName } from "./evidenceFiles.ts";
 import { readLabReport } from "./labReport.ts";
@@ -25,7 +26,7 @@ function checkRow(root: string, row: DerivedCheckRow): CheckRowView {
     unchanged: row.unchanged,
     stopReason: row.stopReason ?? "none",
     passed: row.passed,
-    problems: row.problems,
+    problems: row.problems.map(formatProblem),
     runDirectoryName: row.runDirectoryName,
     run,
   };
@@ -48,7 +49,7 @@ export function checksVerdict(verdict: ChecksVerdict): Verdict {
           : [
               `checks.json records ${String(verdict.processesStarted)} processes, threads or native addons started (recorded, not re-derived)`,
             ]
-        : verdict.problems;
+        : verdict.problems.map(formatProblem);
   return {
     headline: verdict.headline,
     tone: TONES[verdict.kind],
@@ -66,6 +67,6 @@ export function readChecksReport(root: string): ChecksReportData {
     passed: verdict.passed,
     failed: verdict.failed,
     checks: [...rows.filter((row) => !row.passed), ...rows.filter((row) => row.passed)],
-    problems: verdict.problems,
+    problems: verdict.problems.map(formatProblem),
   };
 }

@@ -3,9 +3,9 @@
 // any component, FIFOs and devices refused without blocking, a byte cap), JSON goes through
 // JSON.parse (data, never code), and a file that is missing, oversized, not UTF-8 or malformed
 // becomes a typed error the report shows instead of a crash.
-import { AUDIT_MAX_BYTES } from "../recording/auditLog.ts";
 import { lstatSync } from "node:fs";
 import { parseBoundedJson } from "../core/boundedJson.ts";
+import { isRecord } from "../core/isRecord.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { kindUnder, readTextUnder, type SafeReadErrorCode } from "../core/safeRead.ts";
 import type { ReportErrorCode } from "./errorCodes.ts";
@@ -13,15 +13,14 @@ import type { ReportErrorCode } from "./errorCodes.ts";
 /** Caps on what a report reads; generous for real runs, bounded against hostile directories. */
 export const READ_LIMITS = {
   jsonFileBytes: 16 * 1024 * 1024,
-  /** The audit's cap (AUDIT_MAX_BYTES), so the page reads exactly what the verdict reads. */
-  ndjsonFileBytes: AUDIT_MAX_BYTES,
   sourceFileBytes: 1024 * 1024,
 } as const;
 
 export type JsonObject = { readonly [key: string]: unknown };
 
+/** The one plain-object test (src/core/isRecord.ts), narrowing to the report's read-only view. */
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }
 
 /** True when `relativePath` under the run folder is a regular file (no component followed). */
@@ -78,31 +77,6 @@ export function readJsonObject(
     );
   if (!isJsonObject(parsed.value)) return err("evidence_malformed", `${relativePath} is not a JSON object`);
   return ok(parsed.value);
-}
-
-export interface NdjsonLines {
-  readonly records: JsonObject[];
-  /** 1-based numbers of lines that were not a JSON object (shown in the report, never dropped silently). */
-  readonly badLines: number[];
-}
-
-export function readNdjson(
-  runDirectory: string,
-  relativePath: string,
-  maxBytes: number = READ_LIMITS.ndjsonFileBytes,
-): Result<NdjsonLines, ReportErrorCode> {
-  const text = readBoundedText(runDirectory, relativePath, maxBytes);
-  if (!text.ok) return text;
-  const records: JsonObject[] = [];
-  const badLines: number[] = [];
-  const lines = text.value.split("\n");
-  lines.forEach((line, index) => {
-    if (line.trim() === "") return;
-    const parsed = parseBoundedJson(line, `${relativePath} line ${index + 1}`);
-    if (parsed.ok && isJsonObject(parsed.value)) records.push(parsed.value);
-    else badLines.push(index + 1);
-  });
-  return ok({ records, badLines });
 }
 
 /** The last path component; reports name files by it so no host path ends up in the page. */

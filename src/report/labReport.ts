@@ -2,9 +2,11 @@
 // into the data of its report. The verdict is the evidence room's deriveRunVerdict (recomputed
 // from the audit, cross-checked against every summary file); its problems head the page's
 // problem list. Missing or damaged files are reported, never papered over.
+import { readAuditLog } from "../recording/auditLog.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 import { deriveRunVerdict, LAB_EVIDENCE_FILES } from "../verdicts/runVerdict.ts";
 import type { ModelCheck } from "../verdicts/modelTrialCheck.ts";
-import { baseName, numberField, objectField, readNdjson, stringField, type JsonObject } from "./evidenceFiles.ts";
+import { baseName, numberField, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import { buildEditViews, collectSourceVersions } from "./editDiffs.ts";
 import { labKindLabel, labVerdict, proposalTextLabel, withModelCheck } from "./labVerdict.ts";
 import { buildTimeline } from "./proposalTimeline.ts";
@@ -28,19 +30,18 @@ export function readLabReport(
     runDirectory,
     options.modelCheck === undefined ? {} : { modelCheck: options.modelCheck },
   );
-  const problems = [...verdict.problems];
+  const problems = verdict.problems.map(formatProblem);
   let records: readonly JsonObject[] = verdict.records.map((record): JsonObject => ({ ...record }));
   if (records.length === 0) {
-    // The strict reader refused the audit (the verdict says why); show what lines can be read,
-    // through the same no-link, no-FIFO reader, so a person can see what is damaged.
-    const tolerant = readNdjson(runDirectory, LAB_FILES.audit);
-    if (tolerant.ok) {
-      records = tolerant.value.records;
-      if (tolerant.value.badLines.length > 0) {
-        problems.push(
-          `${LAB_FILES.audit}: ${tolerant.value.badLines.length} line(s) are not JSON objects (lines ${tolerant.value.badLines.slice(0, 20).join(", ")})`,
-        );
-      }
+    // The verdict has no records when the one strict reader refused the audit: the timeline shows
+    // the records that reader read before the refused line (none looser), with its coded problem.
+    const read = readAuditLog(runDirectory);
+    if (!read.ok) {
+      records = read.before.map((record): JsonObject => ({ ...record }));
+      problems.push(
+        `${LAB_FILES.audit}: the timeline shows the ${records.length} record(s) read before the audit ` +
+          `reader refused: ${formatProblem(read.problem)}`,
+      );
     }
   }
   const manifest = verdict.manifest;

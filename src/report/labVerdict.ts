@@ -4,6 +4,7 @@
 // separately; "success" appears only when the audit proves it and every summary file agrees, and
 // any disagreement is EVIDENCE INVALID, never a softer headline.
 import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
 import { NOT_REDERIVED, RUN_VERDICT_HEADLINES, type RunVerdict } from "../verdicts/runVerdict.ts";
 import { isJsonObject, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import type { KindLabel, Verdict } from "./reportDocument.ts";
@@ -26,7 +27,7 @@ export function labVerdict(verdict: RunVerdict): Verdict {
       tone: "invalid",
       details: [
         "The evidence files are damaged or disagree with the audit: nothing in this report is verified.",
-        ...verdict.problems,
+        ...verdict.problems.map(formatProblem),
       ],
     };
   }
@@ -42,9 +43,12 @@ export function labVerdict(verdict: RunVerdict): Verdict {
   }
   const evaluation = facts.evaluation;
   const snapshot = evaluation?.snapshot ?? null;
+  const at = snapshot === null ? "" : ` at version ${snapshot.version}`;
+  const publicCount = counts(evaluation?.publicPassed ?? null, PUBLIC_FIXTURES.length);
+  const heldOutCount = counts(evaluation?.heldOutPassed ?? null, HELD_OUT_FIXTURES.length);
   const details = [
     `stop reason: ${facts.stopReason ?? "not recorded"}`,
-    `final evaluation: ${evaluation?.status ?? "not recorded"}${snapshot === null ? "" : ` at version ${snapshot.version}`}; public ${counts(evaluation?.publicPassed ?? null, PUBLIC_FIXTURES.length)}, held-out ${counts(evaluation?.heldOutPassed ?? null, HELD_OUT_FIXTURES.length)}`,
+    `final evaluation: ${evaluation?.status ?? "not recorded"}${at}; public ${publicCount}, held-out ${heldOutCount}`,
     facts.finish === null ? "no finish was accepted" : `finish accepted at version ${facts.finish.version}`,
     recomputedLine(verdict),
     ...(verdict.modelTrial === null ? [] : [`model: ${verdict.modelTrial.message}`]),
@@ -69,8 +73,10 @@ function recomputedLine(verdict: RunVerdict): string {
       ? "the final toy_math.py could not be read"
       : finalSource.grammar !== "valid"
         ? `the final toy_math.py is outside the grammar (${finalSource.grammar})`
-        : `the final toy_math.py re-evaluated: public ${finalSource.publicPassed}/${PUBLIC_FIXTURES.length}, held-out ${finalSource.heldOutPassed}/${HELD_OUT_FIXTURES.length}`;
-  return `re-derived: ${source}; the decision chain replayed from the spec's initial file (${replay.proposalsUsed} proposals, ${replay.invalidProposals} invalid, final version ${replay.finalVersion.version})`;
+        : `the final toy_math.py re-evaluated: public ${finalSource.publicPassed}/${PUBLIC_FIXTURES.length}, ` +
+          `held-out ${finalSource.heldOutPassed}/${HELD_OUT_FIXTURES.length}`;
+  const chain = `${replay.proposalsUsed} proposals, ${replay.invalidProposals} invalid, final version ${replay.finalVersion.version}`;
+  return `re-derived: ${source}; the decision chain replayed from the spec's initial file (${chain})`;
 }
 
 const KIND_LABELS: Readonly<Record<string, Omit<KindLabel, "kind" | "pipelineCheck">>> = {
@@ -89,12 +95,14 @@ const KIND_LABELS: Readonly<Record<string, Omit<KindLabel, "kind" | "pipelineChe
   extension: {
     title: "EXTENSION TRIAL",
     explanation:
-      "A further model trial after the first one in the model directory's ledger, with its own declared change (manifest.json, model_trial.declared_change). It is not the Lab's trial.",
+      "A further model trial after the first one in the model directory's ledger, with its own declared change " +
+      "(manifest.json, model_trial.declared_change). It is not the Lab's trial.",
   },
   synthetic_pipeline_check: {
     title: "PIPELINE CHECK",
     explanation:
-      "Synthetic pipeline check: output of a random-weight or stand-in model that exercises the pipeline end to end. It is NOT a model result.",
+      "Synthetic pipeline check: output of a random-weight or stand-in model that exercises the pipeline end to end. " +
+      "It is NOT a model result.",
   },
 };
 
@@ -102,7 +110,8 @@ const KIND_LABELS: Readonly<Record<string, Omit<KindLabel, "kind" | "pipelineChe
 const REHEARSAL_KIND_LABEL = {
   title: "REHEARSAL",
   explanation:
-    "Rehearsal model: a model trained in-project on scripted transcripts. It proves the model path and says nothing about any real model's ability. It is NOT a model result.",
+    "Rehearsal model: a model trained in-project on scripted transcripts. It proves the model path and says nothing " +
+    "about any real model's ability. It is NOT a model result.",
 };
 const STAND_IN_TOKENIZER_SENTENCE = " Tokenizer: a stand-in for Qwen2.5's (same behaviour, not the pinned files).";
 

@@ -14,7 +14,10 @@ import { join } from "node:path";
 import { decodeUtf8Strict, kindUnder, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { parseToyMathSource } from "../expr/index.ts";
 import { CHECK_TABLE, type CheckExpectation } from "../constants/checkTable.ts";
+import { AUDIT_FILE_NAME } from "../recording/auditLog.ts";
 import type { LabAuditRecord as AuditRecord } from "../recording/labAuditEvents.ts";
+import { formatProblem } from "../recording/evidenceProblem.ts";
+import { labProblem, type LabProblem } from "./labProblems.ts";
 import { deriveRunVerdict, RUN_VERDICT_HEADLINES, type RunVerdict, type RunVerdictKind } from "./runVerdict.ts";
 
 export const CHECKS_FILE = "checks.json";
@@ -37,7 +40,8 @@ export interface DerivedCheckRow {
   readonly observed: string | null;
   readonly unchanged: "yes" | "no" | "n/a";
   readonly passed: boolean;
-  readonly problems: readonly string[];
+  /** Why the row fails, coded (check_outcome_differs, check_recorded_problem, check_directory_missing). */
+  readonly problems: readonly LabProblem[];
   /** The run directory's name under the checks root (null where the check makes no run). */
   readonly runDirectoryName: string | null;
   readonly runVerdict: RunVerdictKind | null;
@@ -51,41 +55,38 @@ export interface ChecksVerdict {
   readonly total: number;
   readonly passed: number;
   readonly failed: number;
-  /** Non-empty exactly when kind is evidence_invalid or incomplete. */
-  readonly problems: readonly string[];
+  /** Non-empty exactly when kind is evidence_invalid or incomplete; files named relative to the root. */
+  readonly problems: readonly LabProblem[];
   /** The process watch of the checks run as recorded (recorded, not re-derived). */
   readonly processesStarted: number | null;
 }
 
 function readChecksFile(root: string): {
   readonly report: Json | null;
-  readonly problem: string | null;
-  readonly missing: boolean;
+  readonly problem: LabProblem | null;
 } {
+  const refused = (code: LabProblem["code"], detail: string): { report: null; problem: LabProblem } => ({
+    report: null,
+    problem: labProblem(code, CHECKS_FILE, detail),
+  });
   const bytes = readFileUnder(root, CHECKS_FILE, CHECKS_FILE_MAX_BYTES);
   if (!bytes.ok)
-    return {
-      report: null,
-      problem: `${CHECKS_FILE}: ${bytes.error}: ${bytes.message}`,
-      missing: bytes.error === "not_found",
-    };
+    return refused(
+      bytes.error === "not_found" ? "file_missing" : "file_unreadable",
+      `${bytes.error}: ${bytes.message}`,
+    );
   const text = decodeUtf8Strict(bytes.value, CHECKS_FILE);
-  if (!text.ok) return { report: null, problem: `${CHECKS_FILE}: ${text.error}: ${text.message}`, missing: false };
+  if (!text.ok) return refused("not_utf8", `${text.error}: ${text.message}`);
   // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
   const parsed = parseBoundedJson(text.value, CHECKS_FILE);
   if (!parsed.ok)
-    return {
-      report: null,
-      problem:
-        parsed.error === "json_too_deep"
-          ? `${CHECKS_FILE}: ${parsed.error}: ${parsed.message}`
-          : `${CHECKS_FILE}: not JSON`,
-      missing: false,
-    };
+    return parsed.error === "json_too_deep"
+      ? refused("json_too_deep", parsed.message)
+      : refused("not_json", "not JSON");
   const value = parsed.value;
   if (!isRecord(value) || value.schema !== "tca.checks/1" || !Array.isArray(value.checks))
-    return { report: null, problem: `${CHECKS_FILE}: not a tca.checks/1 report`, missing: false };
-  return { report: value, problem: null, missing: false };
+    return refused("not_checks_report", "not a tca.checks/1 report");
+  return { report: value, problem: null };
 }
 
 function observation(record: AuditRecord): Json | null {
@@ -106,8 +107,10 @@ function observe(
   check: CheckExpectation,
   runDirectory: string,
   verdict: RunVerdict,
-  problems: string[],
+  problems: LabProblem[],
 ): string | null {
+  const outcome = (detail: string): number =>
+    problems.push(labProblem("check_outcome_differs", `${check.id}/${AUDIT_FILE_NAME}`, detail));
   const records = verdict.records;
   switch (check.observe) {
     case "last_error": {
@@ -131,7 +134,7 @@ function observe(
     case "source_validator": {
       const last = [...records].reverse().find((record) => record.type === "observation");
       if (last === undefined || observation(last)?.error !== "workspace_conflict")
-        problems.push("the read of the changed file was not refused as workspace_conflict");
+        outcome("the read of the changed file was not refused as workspace_conflict");
       const bytes = readFileUnder(runDirectory, "workspace/toy_math.py", SOURCE_MAX_BYTES);
       if (!bytes.ok) return null;
       const parsed = parseToyMathSource(bytes.value);
@@ -142,7 +145,7 @@ function observe(
         (record) => record.type === "observation" && record.proposal === check.deniedProposal,
       );
       const body = receipt === undefined ? null : observation(receipt);
-      if (verdict.kind !== "verified_success") problems.push("the finish after the no_change must verify");
+      if (verdict.kind !== "verified_success") outcome("the finish after the no_change must verify");
       return body?.status === "no_change" && body.version === body.old_version ? "no_change" : null;
     }
     case "destination_untouched":
@@ -154,9 +157,12 @@ function deriveRow(
   root: string,
   check: CheckExpectation,
   recorded: Json | undefined,
-): { row: DerivedCheckRow; invalid: string | null } {
+): { row: DerivedCheckRow; invalid: LabProblem | null } {
   const description = typeof recorded?.description === "string" ? recorded.description : check.id;
-  const recordedProblems = Array.isArray(recorded?.problems) ? recorded.problems.map(String) : [];
+  // The runner's own assertions, as checks.json records them: a recorded problem only ever fails the row.
+  const recordedProblems = (Array.isArray(recorded?.problems) ? recorded.problems.map(String) : []).map((text) =>
+    labProblem("check_recorded_problem", CHECKS_FILE, `${check.id}: ${text}`),
+  );
   const base = { id: check.id, description, expected: check.expected };
   const kind = kindUnder(root, check.id);
   if (!kind.ok || kind.value !== "directory") {
@@ -165,14 +171,19 @@ function deriveRow(
       observed: null,
       unchanged: "n/a",
       passed: false,
-      problems: ["its run directory is missing"],
+      problems: [labProblem("check_directory_missing", check.id, "its run directory is missing")],
       runDirectoryName: null,
       runVerdict: null,
       stopReason: null,
     };
+    const found = kind.ok ? kind.value : kind.error;
     return {
       row,
-      invalid: `${check.id}: its directory is missing or not a directory (${kind.ok ? kind.value : kind.error})`,
+      invalid: labProblem(
+        "check_directory_missing",
+        check.id,
+        `its directory is missing or not a directory (${found})`,
+      ),
     };
   }
   if (check.observe === "destination_untouched") {
@@ -204,7 +215,7 @@ function deriveRow(
   const unchanged = !committedAtOrAfter(verdict.records, check.deniedProposal);
   const runOk = verdict.kind === "verified_success" || verdict.kind === "not_verified";
   if (check.observe === "source_validator" && verdict.kind === "verified_success")
-    problems.push("verified_success must be false");
+    problems.push(labProblem("check_outcome_differs", `${check.id}/final.json`, "verified_success must be false"));
   const row: DerivedCheckRow = {
     ...base,
     observed,
@@ -215,15 +226,21 @@ function deriveRow(
     runVerdict: verdict.kind,
     stopReason: verdict.facts.stopReason,
   };
+  const first = verdict.problems[0];
   const invalid = runOk
     ? null
-    : `${check.id}: its run is ${RUN_VERDICT_HEADLINES[verdict.kind]}${verdict.problems[0] === undefined ? "" : `: ${verdict.problems[0]}`}`;
+    : labProblem(
+        "check_run_invalid",
+        check.id,
+        `its run is ${RUN_VERDICT_HEADLINES[verdict.kind]}${first === undefined ? "" : `: ${formatProblem(first)}`}`,
+      );
   return { row, invalid };
 }
 
 /** The recorded row must say what was re-derived: observed, expected, unchanged, passed. */
-function compareRecorded(row: DerivedCheckRow, recorded: Json | undefined, problems: string[]): void {
-  if (recorded === undefined) return void problems.push(`${CHECKS_FILE}: has no row for ${row.id}`);
+function compareRecorded(row: DerivedCheckRow, recorded: Json | undefined, problems: LabProblem[]): void {
+  if (recorded === undefined)
+    return void problems.push(labProblem("check_row_missing", CHECKS_FILE, `has no row for ${row.id}`));
   const fields: readonly [string, unknown][] = [
     ["expected", row.expected],
     ["observed", row.observed],
@@ -233,7 +250,11 @@ function compareRecorded(row: DerivedCheckRow, recorded: Json | undefined, probl
   for (const [key, value] of fields) {
     if (recorded[key] !== value)
       problems.push(
-        `${CHECKS_FILE}: ${row.id} records ${key} ${JSON.stringify(recorded[key]) ?? "missing"}, re-derived ${JSON.stringify(value)}`,
+        labProblem(
+          "check_row_differs",
+          CHECKS_FILE,
+          `${row.id} records ${key} ${JSON.stringify(recorded[key]) ?? "missing"}, re-derived ${JSON.stringify(value)}`,
+        ),
       );
   }
 }
@@ -250,7 +271,7 @@ function processCount(report: Json | null): number | null {
 /** The verdict of the checks root `root`, re-derived check by check. */
 export function deriveChecksVerdict(root: string): ChecksVerdict {
   const file = readChecksFile(root);
-  const problems: string[] = file.problem === null ? [] : [file.problem];
+  const problems: LabProblem[] = file.problem === null ? [] : [file.problem];
   const recordedRows = new Map<string, Json>();
   for (const item of Array.isArray(file.report?.checks) ? file.report.checks : []) {
     if (isRecord(item) && typeof item.id === "string") recordedRows.set(item.id, item);
@@ -265,7 +286,13 @@ export function deriveChecksVerdict(root: string): ChecksVerdict {
   const known = new Set(CHECK_TABLE.map((check) => check.id));
   for (const id of recordedRows.keys())
     if (!known.has(id))
-      problems.push(`${CHECKS_FILE}: lists ${JSON.stringify(id)}, which is not a check of the spec's table`);
+      problems.push(
+        labProblem(
+          "check_unknown",
+          CHECKS_FILE,
+          `lists ${JSON.stringify(id)}, which is not a check of the spec's table`,
+        ),
+      );
   const failed = rows.filter((row) => !row.passed).length;
   const passed = rows.length - failed;
   if (file.report !== null) {
@@ -276,13 +303,17 @@ export function deriveChecksVerdict(root: string): ChecksVerdict {
     ] as const) {
       if (file.report[key] !== value)
         problems.push(
-          `${CHECKS_FILE}: declares ${key} ${JSON.stringify(file.report[key]) ?? "missing"}, re-derived ${value}`,
+          labProblem(
+            "checks_count_differs",
+            CHECKS_FILE,
+            `declares ${key} ${JSON.stringify(file.report[key]) ?? "missing"}, re-derived ${value}`,
+          ),
         );
     }
   }
   const processesStarted = processCount(file.report);
   const kind: ChecksVerdictKind =
-    file.missing && problems.length === 1
+    file.problem?.code === "file_missing" && problems.length === 1
       ? "incomplete"
       : problems.length > 0
         ? "evidence_invalid"

@@ -5,6 +5,7 @@
 // be another version than the code that reads the run.
 import { createHash } from "node:crypto";
 import { sha256Hex } from "../core/digest.ts";
+import { isRecord } from "../core/isRecord.ts";
 import { ACTION_CONTRACT_TEXT } from "../controller/requestAssembler.ts";
 import {
   CONTROLLER_LIMITS,
@@ -16,11 +17,12 @@ import {
   TASK_TXT,
 } from "../constants/labConstants.ts";
 import type { LabAuditRecord as AuditRecord } from "../recording/labAuditEvents.ts";
+import { labProblem, type LabProblem } from "./labProblems.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 
 function object(value: unknown): Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : {};
+  return isRecord(value) ? value : {};
 }
 
 /** The aggregate as runtimeIdentity.harnessHashes computes it: sha256 over sorted "path\0sha256\n". */
@@ -39,11 +41,16 @@ export function checkManifestAgainstSpec(
   manifest: Json,
   records: readonly AuditRecord[],
   proposalsUsed: number,
-  report: (problem: string) => void,
+  report: (problem: LabProblem) => void,
 ): void {
+  const name = "manifest.json";
   const says = (what: string, recorded: unknown, expected: unknown): void =>
     report(
-      `manifest.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(expected)}`,
+      labProblem(
+        "manifest_field_differs",
+        name,
+        `${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(expected)}`,
+      ),
     );
   const budgets = object(manifest.budgets);
   const fixed: Readonly<Record<string, number>> = {
@@ -62,7 +69,13 @@ export function checkManifestAgainstSpec(
   if (typeof overall !== "number" || !(overall > 0 && overall <= CONTROLLER_LIMITS.overallDeadlineMs))
     says("budgets.overall_deadline_ms", overall, `at most ${CONTROLLER_LIMITS.overallDeadlineMs}`);
   if (proposalsUsed > CONTROLLER_LIMITS.maxProposals)
-    report(`audit.jsonl: ${proposalsUsed} proposals, the budget is ${CONTROLLER_LIMITS.maxProposals}`);
+    report(
+      labProblem(
+        "proposal_budget_exceeded",
+        "audit.jsonl",
+        `${proposalsUsed} proposals, the budget is ${CONTROLLER_LIMITS.maxProposals}`,
+      ),
+    );
 
   const fixtures = object(manifest.fixtures);
   const expectedFixtures = {
@@ -86,17 +99,22 @@ export function checkManifestAgainstSpec(
     prompt.system_instruction !== SYSTEM_INSTRUCTION ||
     prompt.system_instruction_sha256 !== sha256Hex(SYSTEM_INSTRUCTION)
   )
-    report("manifest.json: the system instruction is not the spec's");
+    report(labProblem("manifest_prompt_differs", name, "the system instruction is not the spec's"));
   const contract = object(manifest.contract);
   if (contract.text !== ACTION_CONTRACT_TEXT || contract.sha256 !== sha256Hex(ACTION_CONTRACT_TEXT))
-    report("manifest.json: the action contract is not the harness's");
+    report(labProblem("manifest_prompt_differs", name, "the action contract is not the harness's"));
 
   const label = object(manifest.proposal_source).label;
   const other = records.find((record) => record.source !== label);
   if (typeof label !== "string") says("proposal_source.label", label, "a label");
   else if (other !== undefined)
     report(
-      `manifest.json: the proposal source is ${JSON.stringify(label)}, audit event ${other.event_id} was recorded for ${JSON.stringify(other.source)}`,
+      labProblem(
+        "source_label_differs",
+        name,
+        `the proposal source is ${JSON.stringify(label)}, audit event ${other.event_id} was recorded for ` +
+          JSON.stringify(other.source),
+      ),
     );
 
   const started = records.find((record) => record.type === "run_started");

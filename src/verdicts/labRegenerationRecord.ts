@@ -119,6 +119,9 @@ export function recordedRegenerationLine(recorded: RecordedRegeneration, directo
     case "stale":
       return `recorded regeneration (${recorded.regeneratedAt}): of another audit.jsonl than this one, so it says nothing about it (${recompute})`;
     case "recorded":
-      return `recorded regeneration (${recorded.regeneratedAt}): ${recorded.summary}${recorded.reproduced ? "" : " (not reproduced)"}; a record, not re-asked by this report (${recompute})`;
+      return (
+        `recorded regeneration (${recorded.regeneratedAt}): ${recorded.summary}${recorded.reproduced ? "" : " (not reproduced)"}; ` +
+        `a record, not re-asked by this report (${recompute})`
+      );
   }
 }

@@ -26,10 +26,13 @@ import { parseProposal, type Action } from "../proposal/index.ts";
 import { authorize } from "../controller/authorize.ts";
 import { INITIAL_TOY_MATH_PY, PUBLIC_FIXTURES, TASK_TXT } from "../constants/labConstants.ts";
 import type { LabAuditRecord as AuditRecord, LabAuditRecordOf } from "../recording/labAuditEvents.ts";
+import { labProblem, type LabProblem, type LabProblemCode } from "./labProblems.ts";
 import { RequestReplay } from "./labRequestReplay.ts";
 
 type Json = Readonly<Record<string, unknown>>;
-type Report = (problem: string) => void;
+type Report = (problem: LabProblem) => void;
+/** The replay's codes (each is one of the verdict's, with its meaning in labProblems.ts). */
+type ReplayCode = Extract<LabProblemCode, `replay_${string}`>;
 
 export interface ReplayedSnapshot {
   readonly version: number;
@@ -107,7 +110,7 @@ class Replayer {
   readonly requests: RequestReplay<AuditRecord>;
 
   constructor(readonly report: Report) {
-    this.requests = new RequestReplay<AuditRecord>((record, problem) => this.at(record, problem));
+    this.requests = new RequestReplay<AuditRecord>((record, code, detail) => this.at(record, code, detail));
   }
 
   get version(): number {
@@ -132,39 +135,49 @@ class Replayer {
     if (ctx !== null && ctx.failed && !ctx.stoppedUncounted) this.invalidProposals += 1;
     this.context = null;
   }
-  at(record: AuditRecord, what: string): void {
-    this.report(`audit.jsonl: event ${record.event_id} (${record.type}, proposal ${String(record.proposal)}): ${what}`);
+  /** A problem of one record: its line is its event id (the audit reader checks they are equal). */
+  at(record: AuditRecord, code: ReplayCode, what: string): void {
+    const detail = record.proposal === null ? what : `proposal ${record.proposal}: ${what}`;
+    this.report(labProblem(code, "audit.jsonl", detail, { line: record.event_id, event: record.type }));
   }
 }
 
 function onGeneration(r: Replayer, record: LabAuditRecordOf<"generation">, ctx: ProposalContext): void {
   if (record.data.outcome === "text") {
-    if (typeof record.data.raw_text !== "string") r.at(record, "a text outcome without its raw text");
+    if (typeof record.data.raw_text !== "string")
+      r.at(record, "replay_text_missing", "a text outcome without its raw text");
     else ctx.raw = record.data.raw_text;
   }
 }
 
 function onValidation(r: Replayer, record: LabAuditRecordOf<"validation">, ctx: ProposalContext): void {
-  if (ctx.raw === null) return r.at(record, "a validation without generated text");
+  if (ctx.raw === null) return r.at(record, "replay_text_missing", "a validation without generated text");
   const verdict = parseProposal(ctx.raw);
   if (record.data.ok !== verdict.ok)
-    return r.at(record, `recorded ok ${String(record.data.ok)}, re-validating the raw text says ${verdict.ok}`);
+    return r.at(
+      record,
+      "replay_validation_differs",
+      `recorded ok ${String(record.data.ok)}, re-validating the raw text says ${verdict.ok}`,
+    );
   if (verdict.ok && record.data.ok) {
     if (canonicalJson(record.data.action) !== canonicalJson(verdict.action))
-      r.at(record, "the recorded action differs from the one parsed from the raw text");
+      r.at(record, "replay_validation_differs", "the recorded action differs from the one parsed from the raw text");
     ctx.action = verdict.action;
   } else if (!verdict.ok && !record.data.ok && record.data.error !== verdict.error) {
     r.at(
       record,
+      "replay_validation_differs",
       `recorded error ${JSON.stringify(record.data.error)}, re-validating the raw text says ${verdict.error}`,
     );
   }
 }
 
 function onAuthorization(r: Replayer, record: LabAuditRecordOf<"authorization">, ctx: ProposalContext): void {
-  if (ctx.action === null) return r.at(record, "an authorization of no validated action");
+  if (ctx.action === null)
+    return r.at(record, "replay_authorization_differs", "an authorization of no validated action");
   // The controller authorizes only after a passing integrity check; a failed one stops the run.
-  if (ctx.integrityOk !== true) r.at(record, "an authorization without a passing integrity check before it");
+  if (ctx.integrityOk !== true)
+    r.at(record, "replay_authorization_differs", "an authorization without a passing integrity check before it");
   const decision = authorize(
     {
       sourceRead: r.sourceRead,
@@ -179,11 +192,13 @@ function onAuthorization(r: Replayer, record: LabAuditRecordOf<"authorization">,
   if (record.data.allowed !== decision.allowed)
     return r.at(
       record,
+      "replay_authorization_differs",
       `recorded allowed ${String(record.data.allowed)}, the replayed authorizer says ${decision.allowed}`,
     );
   if (!decision.allowed && !record.data.allowed && record.data.error !== decision.error)
     r.at(
       record,
+      "replay_authorization_differs",
       `recorded denial ${JSON.stringify(record.data.error)}, the replayed authorizer says ${decision.error}`,
     );
 }
@@ -191,12 +206,13 @@ function onAuthorization(r: Replayer, record: LabAuditRecordOf<"authorization">,
 function onEditIntent(r: Replayer, record: LabAuditRecordOf<"edit_intent">, ctx: ProposalContext): void {
   const action = ctx.action;
   if (!ctx.dispatched || action?.action !== "replace")
-    return r.at(record, "an edit intent without a dispatched replace");
+    return r.at(record, "replay_edit_differs", "an edit intent without a dispatched replace");
   const before = r.expressions();
   if (before === null || before[action.function] !== action.old)
-    return r.at(record, "an edit intent whose old expression is not the current one");
+    return r.at(record, "replay_edit_differs", "an edit intent whose old expression is not the current one");
   const source = renderToyMathSource({ ...before, [action.function]: action.new });
-  if (!parseToyMathSource(source).ok) return r.at(record, "an edit intent whose new source is outside the grammar");
+  if (!parseToyMathSource(source).ok)
+    return r.at(record, "replay_edit_differs", "an edit intent whose new source is outside the grammar");
   const d: Json = record.data;
   const after = { ...before, [action.function]: action.new };
   const expected = {
@@ -212,7 +228,11 @@ function onEditIntent(r: Replayer, record: LabAuditRecordOf<"edit_intent">, ctx:
   for (const [key, value] of Object.entries(expected)) {
     const recorded = key.startsWith("expressions_") ? canonicalJson(d[key]) : d[key];
     if (recorded !== value)
-      r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+      r.at(
+        record,
+        "replay_edit_differs",
+        `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`,
+      );
   }
   ctx.intent = { id: d.intent_id, source };
 }
@@ -227,18 +247,20 @@ function onEditOutcome(
   const intent = ctx.intent;
   const committed =
     record.type === "edit_committed" || (record.type === "edit_reconciled" && d.outcome === "committed");
-  if (intent === null || d.intent_id !== intent.id) return r.at(record, "an edit outcome without its intent");
+  if (intent === null || d.intent_id !== intent.id)
+    return r.at(record, "replay_edit_differs", "an edit outcome without its intent");
   if (committed) {
     const afterSha = sha256Hex(intent.source);
     if (d.version !== r.version + 1 || d.sha256 !== afterSha)
       r.at(
         record,
+        "replay_edit_differs",
         `records version ${String(d.version)} / ${String(d.sha256)}, the replayed edit gives ${r.version + 1} / ${afterSha}`,
       );
     const oldVersion = r.version;
     r.commit(intent.source);
     if (canonicalJson(d.expressions) !== canonicalJson(r.expressions()))
-      r.at(record, "its expressions are not those of the rebuilt version");
+      r.at(record, "replay_edit_differs", "its expressions are not those of the rebuilt version");
     if (record.type === "edit_committed") {
       const action = ctx.action as Extract<Action, { action: "replace" }>;
       const receipt = {
@@ -250,13 +272,21 @@ function onEditOutcome(
       };
       for (const [key, value] of Object.entries(receipt))
         if (d[key] !== value)
-          r.at(record, `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`);
+          r.at(
+            record,
+            "replay_edit_differs",
+            `${key} is ${JSON.stringify(d[key])}, the replayed edit gives ${JSON.stringify(value)}`,
+          );
     }
   } else if (
     record.type !== "edit_interrupted" &&
     (d.version !== r.version || (d.sha256 !== undefined && d.sha256 !== r.sha))
   ) {
-    r.at(record, `an edit that did not commit names version ${String(d.version)}, the replay is at ${r.version}`);
+    r.at(
+      record,
+      "replay_edit_differs",
+      `an edit that did not commit names version ${String(d.version)}, the replay is at ${r.version}`,
+    );
   }
   if (record.type !== "edit_interrupted") ctx.intent = committed || record.type === "edit_aborted" ? null : intent;
 }
@@ -265,6 +295,7 @@ function checkSnapshot(r: Replayer, record: AuditRecord, o: Json): boolean {
   if (o.version === r.version && o.sha256 === r.sha) return true;
   r.at(
     record,
+    "replay_version_differs",
     `names version ${String(o.version)} / ${String(o.sha256)}, the replayed version is ${r.version} / ${r.sha}`,
   );
   return false;
@@ -273,30 +304,40 @@ function checkSnapshot(r: Replayer, record: AuditRecord, o: Json): boolean {
 function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext, o: Json): void {
   const action = ctx.action;
   if (action === null || !ctx.dispatched || o.action !== action.action)
-    return r.at(record, "a successful observation of no dispatched action");
+    return r.at(record, "replay_observation_differs", "a successful observation of no dispatched action");
   switch (action.action) {
     case "read":
       if (action.file === "TASK.txt") {
         if (o.file !== "TASK.txt" || o.content !== TASK_TXT)
-          r.at(record, "the TASK.txt read does not hold the spec's bytes");
+          r.at(record, "replay_observation_differs", "the TASK.txt read does not hold the spec's bytes");
         return;
       }
       if (o.file !== "toy_math.py" || !checkSnapshot(r, record, o))
-        return r.at(record, "a read of toy_math.py that names another file or version");
+        return r.at(record, "replay_observation_differs", "a read of toy_math.py that names another file or version");
       if (o.content !== r.versions[r.version] || typeof o.content !== "string" || sha256Hex(o.content) !== o.sha256)
-        r.at(record, "the read content is not the bytes of the version and digest it names");
+        r.at(
+          record,
+          "replay_observation_differs",
+          "the read content is not the bytes of the version and digest it names",
+        );
       if (canonicalJson(o.expressions) !== canonicalJson(r.expressions()))
-        r.at(record, "the read's expressions are not those of the version it names");
+        r.at(record, "replay_observation_differs", "the read's expressions are not those of the version it names");
       r.sourceRead = true;
       r.knownVersion = r.version;
       return;
     case "replace":
-      if (o.status === "edit_committed" && !ctx.committed) r.at(record, "an edit receipt without a committed edit");
-      if (o.status === "no_change" && ctx.committed) r.at(record, "a no_change receipt for an edit that committed");
+      if (o.status === "edit_committed" && !ctx.committed)
+        r.at(record, "replay_observation_differs", "an edit receipt without a committed edit");
+      if (o.status === "no_change" && ctx.committed)
+        r.at(record, "replay_observation_differs", "a no_change receipt for an edit that committed");
       if (o.status !== "edit_committed" && o.status !== "no_change")
-        r.at(record, "a replace receipt that is neither edit_committed nor no_change");
+        r.at(record, "replay_observation_differs", "a replace receipt that is neither edit_committed nor no_change");
       if (o.function !== action.function || canonicalJson(o.expressions) !== canonicalJson(r.expressions()))
-        r.at(record, "the receipt's function or expressions are not those of the replayed edit");
+        r.at(
+          record,
+          "replay_observation_differs",
+          "the receipt's function or expressions are not those of the replayed edit",
+        );
       checkSnapshot(r, record, o);
       return;
     case "test": {
@@ -310,6 +351,7 @@ function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext,
       ) {
         return r.at(
           record,
+          "replay_observation_differs",
           `the test result differs from evaluating version ${r.version} (${recomputed?.passed ?? "?"}/${recomputed?.total ?? "?"} recomputed)`,
         );
       }
@@ -319,8 +361,12 @@ function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext,
     case "finish":
       if (o.status !== "finish_accepted" || !checkSnapshot(r, record, o)) return;
       if (r.passingTest?.version !== r.version || r.passingTest.sha256 !== r.sha)
-        return r.at(record, "a finish accepted without a passing test on the same version and digest");
-      if (r.finish !== null) return r.at(record, "a second accepted finish");
+        return r.at(
+          record,
+          "replay_finish_differs",
+          "a finish accepted without a passing test on the same version and digest",
+        );
+      if (r.finish !== null) return r.at(record, "replay_finish_differs", "a second accepted finish");
       r.finish = { version: r.version, sha256: r.sha };
       return;
   }
@@ -328,9 +374,10 @@ function onOkObservation(r: Replayer, record: AuditRecord, ctx: ProposalContext,
 
 function onObservation(r: Replayer, record: LabAuditRecordOf<"observation">, ctx: ProposalContext): void {
   const o: Json = record.data.observation;
-  if (!isRecord(o)) return r.at(record, "an observation without its body");
+  if (!isRecord(o)) return r.at(record, "replay_observation_differs", "an observation without its body");
   if (o.ok === true) return onOkObservation(r, record, ctx, o);
-  if (ctx.committed && o.error !== "edit_interrupted") r.at(record, "a refusal recorded for an edit that committed");
+  if (ctx.committed && o.error !== "edit_interrupted")
+    r.at(record, "replay_observation_differs", "a refusal recorded for an edit that committed");
   if (o.error !== "edit_interrupted") ctx.failed = true;
 }
 
@@ -343,7 +390,11 @@ function checkObservationOrder(r: Replayer, record: AuditRecord): void {
   const ctx = r.context;
   if (ctx === null || !ctx.validated || ctx.discarded) return;
   if (ctx.observations === 0 && !(record.type === "stop" && record.data.stop_reason === "harness_error"))
-    r.at(record, `proposal ${ctx.number} was validated, but its observation is not recorded before this record`);
+    r.at(
+      record,
+      "replay_order_differs",
+      `proposal ${ctx.number} was validated, but its observation is not recorded before this record`,
+    );
 }
 
 function onProposalRecord(r: Replayer, record: AuditRecord): void {
@@ -354,6 +405,7 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
     if (n !== r.proposalsUsed + 1)
       r.at(
         record,
+        "replay_order_differs",
         `a request for proposal ${n} after proposal ${r.proposalsUsed}: proposals are numbered 1, 2, 3, ...`,
       );
     r.proposalsUsed = n;
@@ -381,7 +433,7 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
   // Before a proposal's request only an injected observation, a context limit or a stop is recorded.
   if (ctx === null || ctx.number !== n) {
     if (n !== r.proposalsUsed + 1 || !["synthetic_observation_injected", "context_limit", "stop"].includes(record.type))
-      r.at(record, "a record outside its proposal");
+      r.at(record, "replay_order_differs", "a record outside its proposal");
     return;
   }
   switch (record.type) {
@@ -395,14 +447,14 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
       return;
     case "integrity_check":
       if (ctx.action === null || ctx.integrityOk !== null)
-        r.at(record, "an integrity check of no validated action, or a second one");
+        r.at(record, "replay_order_differs", "an integrity check of no validated action, or a second one");
       ctx.integrityOk = record.data.ok === true;
       return;
     case "authorization":
       return onAuthorization(r, record, ctx);
     case "dispatch":
       if (ctx.allowed !== true || canonicalJson(record.data.action) !== canonicalJson(ctx.action))
-        r.at(record, "a dispatch of an action that was not validated and allowed");
+        r.at(record, "replay_dispatch_differs", "a dispatch of an action that was not validated and allowed");
       ctx.dispatched = true;
       return;
     case "edit_intent":
@@ -414,7 +466,7 @@ function onProposalRecord(r: Replayer, record: AuditRecord): void {
       return onEditOutcome(r, record, ctx);
     case "observation":
       ctx.observations += 1;
-      if (ctx.observations > 1) r.at(record, "a second observation of one proposal");
+      if (ctx.observations > 1) r.at(record, "replay_order_differs", "a second observation of one proposal");
       r.requests.observed(record);
       return onObservation(r, record, ctx);
   }
@@ -429,7 +481,8 @@ export function replayDecisionChain(records: readonly AuditRecord[], report: Rep
     initial !== null &&
     (initial.version !== 0 || initial.sourceSha256 !== r.sha || initial.taskSha256 !== sha256Hex(TASK_TXT))
   ) {
-    report("audit.jsonl: run_started names an initial state other than the spec's initial files");
+    const detail = "run_started names an initial state other than the spec's initial files";
+    report(labProblem("replay_initial_state_differs", "audit.jsonl", detail, { event: "run_started" }));
   }
   for (const record of records) {
     if (record.type === "stop") {
@@ -446,18 +499,30 @@ export function replayDecisionChain(records: readonly AuditRecord[], report: Rep
         r.context.stoppedUncounted = true;
     } else if (record.proposal !== null) {
       if (r.stopEventId !== null && !AFTER_STOP_ALLOWED.has(record.type))
-        r.at(record, "a proposal record after the stop");
+        r.at(record, "replay_order_differs", "a proposal record after the stop");
       r.lastProposalEventId = record.event_id;
     }
     if (record.proposal !== null && Number.isSafeInteger(record.proposal)) onProposalRecord(r, record);
     if (record.type === "final_evaluation" && (r.stopEventId === null || record.event_id < r.stopEventId))
-      r.at(record, "the final evaluation is not after the stop");
+      r.at(record, "replay_order_differs", "the final evaluation is not after the stop");
   }
   r.closeProposal();
   if (r.finish !== null && r.stopReason !== "finish_accepted")
-    report(`audit.jsonl: a finish was accepted, but the stop reason is ${String(r.stopReason)}`);
+    report(
+      labProblem(
+        "replay_finish_differs",
+        "audit.jsonl",
+        `a finish was accepted, but the stop reason is ${String(r.stopReason)}`,
+      ),
+    );
   if (r.finish === null && r.stopReason === "finish_accepted")
-    report("audit.jsonl: the stop reason is finish_accepted, but the replay accepts no finish");
+    report(
+      labProblem(
+        "replay_finish_differs",
+        "audit.jsonl",
+        "the stop reason is finish_accepted, but the replay accepts no finish",
+      ),
+    );
   return {
     versions: r.versions,
     finalVersion: { version: r.version, sha256: r.sha },

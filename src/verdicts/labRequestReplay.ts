@@ -14,6 +14,13 @@ import { isRecord } from "../core/isRecord.ts";
 import { dropOrder, essentialEventIds } from "../controller/compactingAssembler.ts";
 import { classifyObservation, type LoggedObservation } from "../controller/observationLog.ts";
 import { requestMessages, type ControllerStateEnvelope } from "../controller/requestAssembler.ts";
+import type { LabProblemCode } from "./labProblems.ts";
+
+/** This replay's codes (labProblems.ts gives their meanings). */
+export type RequestReplayCode = Extract<
+  LabProblemCode,
+  "replay_request_differs" | "replay_omitted_differs" | "replay_observation_differs"
+>;
 
 /**
  * The fields of an audit record this replay reads, structurally (the v1 record and the v2
@@ -61,13 +68,13 @@ export class RequestReplay<R extends ReplayedRecord> {
   readonly #log: LoggedObservation[] = [];
   #latestTest: ControllerStateEnvelope["latestPublicTest"] = "not_run";
 
-  constructor(readonly report: (record: R, problem: string) => void) {}
+  constructor(readonly report: (record: R, code: RequestReplayCode, detail: string) => void) {}
 
   /** A check's synthetic record: the controller logs `{ ...injected, ok: injected.ok === true }`, marked synthetic. */
   injected(record: R): void {
     const injected = dataOf(record).observation;
     if (!isRecord(injected) || record.proposal === null)
-      return this.report(record, "an injected observation without its body");
+      return this.report(record, "replay_observation_differs", "an injected observation without its body");
     const observation = asObservation({ ...injected, ok: injected["ok"] === true });
     this.#log.push({
       eventId: record.event_id,
@@ -119,6 +126,7 @@ export class RequestReplay<R extends ReplayedRecord> {
     if (omitted.length <= order.length && expected.join(",") === [...omitted].join(",")) return true;
     this.report(
       record,
+      "replay_omitted_differs",
       `leaves out observations ${JSON.stringify(omitted)}, compaction of the replayed log would leave out ${JSON.stringify(expected)}`,
     );
     return false;
@@ -128,7 +136,8 @@ export class RequestReplay<R extends ReplayedRecord> {
   request(record: R, state: ReplayedRequestState): void {
     const data = dataOf(record);
     const omitted = integerList(data.omitted_event_ids);
-    if (omitted === null) return this.report(record, "a request without its omitted observation ids");
+    if (omitted === null)
+      return this.report(record, "replay_omitted_differs", "a request without its omitted observation ids");
     if (!this.#checkOmitted(record, omitted, false)) return;
     const kept = this.#log.filter((entry) => !omitted.includes(entry.eventId));
     const rebuilt = requestMessages(this.#state(state), kept);
@@ -149,6 +158,7 @@ export class RequestReplay<R extends ReplayedRecord> {
           );
     this.report(
       record,
+      "replay_request_differs",
       `the recorded request differs from the one the request assembler builds from the replayed state (${where})`,
     );
   }
@@ -156,7 +166,8 @@ export class RequestReplay<R extends ReplayedRecord> {
   /** A context limit stops the run only after compaction left out every observation it may drop. */
   contextLimit(record: R): void {
     const omitted = integerList(dataOf(record).omitted_event_ids);
-    if (omitted === null) return this.report(record, "a context limit without its omitted observation ids");
+    if (omitted === null)
+      return this.report(record, "replay_omitted_differs", "a context limit without its omitted observation ids");
     this.#checkOmitted(record, omitted, true);
   }
 }

@@ -59,6 +59,8 @@ export interface ModelTrialStatus {
   readonly status: "verified" | "not_verified" | "not_checked";
   readonly code: ModelCheckCode | null;
   readonly message: string;
+  /** The message without its code: the detail of the verdict's problem of that code. */
+  readonly detail: string;
   readonly check: ModelCheck | null;
 }
 
@@ -118,21 +120,14 @@ export async function checkModelDirectory(claim: ModelClaim, now: Date = new Dat
 export function judgeModelClaim(claim: ModelClaim, check: ModelCheck | null): ModelTrialStatus {
   const trial = claim.kind === "model_trial" || claim.kind === "extension";
   const what = trial ? "a model trial" : "a pipeline check";
-  const fail = (code: ModelCheckCode, why: string): ModelTrialStatus => ({
-    claim,
-    status: "not_verified",
-    code,
-    message: `${code}: the run is labelled ${claim.kind}, but ${why}: it is not ${what}`,
-    check,
-  });
-  if (check === null)
-    return {
-      claim,
-      status: "not_checked",
-      code: null,
-      message: `the run is labelled ${claim.kind}; its model directory was not verified in this reading`,
-      check,
-    };
+  const fail = (code: ModelCheckCode, why: string): ModelTrialStatus => {
+    const detail = `the run is labelled ${claim.kind}, but ${why}: it is not ${what}`;
+    return { claim, status: "not_verified", code, message: `${code}: ${detail}`, detail, check };
+  };
+  if (check === null) {
+    const message = `the run is labelled ${claim.kind}; its model directory was not verified in this reading`;
+    return { claim, status: "not_checked", code: null, message, detail: message, check };
+  }
   if (check.directory === null) return fail("model_directory_missing", "manifest.json names no model directory");
   if (check.checkpoint === null)
     return fail(
@@ -159,14 +154,9 @@ export function judgeModelClaim(claim: ModelClaim, check: ModelCheck | null): Mo
       "model_digests_differ",
       `it records the model ${JSON.stringify(claim.recordedModelName)}, its model directory is ${JSON.stringify(check.modelName)}`,
     );
-  return {
-    claim,
-    status: "verified",
-    code: null,
-    message:
-      check.checkpoint === "pinned"
-        ? `model directory verified now against the pins of ${PINNED_MODEL.repository}@${PINNED_MODEL.revision} (${check.checkedAt})`
-        : `model directory verified now against its own ${check.checkpoint} checkpoint manifest (${check.checkedAt})`,
-    check,
-  };
+  const message =
+    check.checkpoint === "pinned"
+      ? `model directory verified now against the pins of ${PINNED_MODEL.repository}@${PINNED_MODEL.revision} (${check.checkedAt})`
+      : `model directory verified now against its own ${check.checkpoint} checkpoint manifest (${check.checkedAt})`;
+  return { claim, status: "verified", code: null, message, detail: message, check };
 }

@@ -52,10 +52,16 @@ export function recordedVerificationLine(recorded: RecordedVerification, directo
     case "unreadable":
       return `recorded verification: ${VERIFICATION_FILE} ignored (${recorded.reason}); not re-graded by ${by}; ${recompute}`;
     case "stale":
-      return `recorded verification (${recorded.verifiedAt}): of another tasks.ndjson than this run's, it says nothing about these records; not re-graded by ${by}; ${recompute}`;
+      return (
+        `recorded verification (${recorded.verifiedAt}): of another tasks.ndjson than this ` +
+        `run's, it says nothing about these records; not re-graded by ${by}; ${recompute}`
+      );
     case "identical":
       return `recorded verification (${recorded.verifiedAt}): verify-run re-graded ${recorded.tasks}/${recorded.tasks} tasks identical (${notOurs})`;
     case "disagrees":
-      return `recorded verification (${recorded.verifiedAt}): the re-grade disagreed with ${recorded.tasks.length} task record(s): ${recorded.tasks.join(", ")} (${notOurs})`;
+      return (
+        `recorded verification (${recorded.verifiedAt}): the re-grade disagreed with ` +
+        `${recorded.tasks.length} task record(s): ${recorded.tasks.join(", ")} (${notOurs})`
+      );
   }
 }

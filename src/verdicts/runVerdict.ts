@@ -30,7 +30,6 @@ import { HELD_OUT_FIXTURES, PUBLIC_FIXTURES } from "../constants/labConstants.ts
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, listDirectoryUnder, readFileUnder } from "../core/safeRead.ts";
 import { AUDIT_MAX_BYTES, parseAuditLog } from "../recording/auditLog.ts";
-import { formatProblem } from "../recording/evidenceProblem.ts";
 import type {
   LabAuditEventType,
   LabAuditRecord as AuditRecord,
@@ -38,6 +37,7 @@ import type {
 } from "../recording/labAuditEvents.ts";
 import { schemaProblem, type EvidenceSchemaName } from "../recording/evidenceSchemas.ts";
 import { checkManifestAgainstSpec } from "./labManifestCheck.ts";
+import { labProblem, type LabProblem, type LabProblemCode } from "./labProblems.ts";
 import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { replayDecisionChain, type Replay } from "./labReplay.ts";
@@ -115,14 +115,12 @@ export const NOT_REDERIVED: readonly string[] = [
 export interface RunVerdict {
   readonly kind: RunVerdictKind;
   readonly recomputed: Recomputed;
-  /** Every disagreement or defect found; non-empty exactly when kind is evidence_invalid. */
-  readonly problems: readonly string[];
   /**
-   * The evidence files that are not there at all (audit.jsonl not found; final.json or manifest.json
-   * missing although the audit says the run finished or started), each with its listed problem: a
-   * fact for consumers to decide on (submission.md's run_evidence_missing), never a prefix to match.
+   * Every disagreement or defect found, coded (labProblems.ts); non-empty exactly when kind is
+   * evidence_invalid. An evidence file that is not there at all is `file_missing` (submission.md's
+   * run_evidence_missing decides by that code), never dropped by the listing cap.
    */
-  readonly absent: readonly { readonly file: string; readonly problem: string }[];
+  readonly problems: readonly LabProblem[];
   readonly facts: AuditFacts;
   /** The audit records as read (empty when the audit could not be read), for the renderings. */
   readonly records: readonly AuditRecord[];
@@ -152,20 +150,20 @@ function snapshotOf(value: unknown): Snapshot | null {
 const canonical = canonicalJson;
 
 class ProblemList {
-  readonly items: string[] = [];
-  readonly absent: { readonly file: string; readonly problem: string }[] = [];
+  readonly items: LabProblem[] = [];
   #dropped = 0;
-  add(problem: string): void {
-    if (this.items.length < MAX_LISTED_PROBLEMS) this.items.push(problem);
+  add(problem: LabProblem): void {
+    // A missing file is a fact consumers decide on (run_evidence_missing): listed past the cap too.
+    if (this.items.length < MAX_LISTED_PROBLEMS || problem.code === "file_missing") this.items.push(problem);
     else this.#dropped += 1;
   }
-  /** A problem that says the file is not there at all. */
-  addAbsent(file: string, problem: string): void {
-    this.absent.push({ file, problem });
-    this.add(problem);
+  /** A problem of a whole file. */
+  of(code: LabProblemCode, file: string, detail: string): void {
+    this.add(labProblem(code, file, detail));
   }
-  done(): string[] {
-    return this.#dropped === 0 ? this.items : [...this.items, `... and ${this.#dropped} more problem(s)`];
+  done(): LabProblem[] {
+    if (this.#dropped === 0) return this.items;
+    return [...this.items, labProblem("problems_omitted", "", `${this.#dropped} more problem(s)`)];
   }
 }
 
@@ -181,7 +179,7 @@ function readJsonEvidence(
 ): { readonly value: Json | null; readonly present: boolean } {
   const bytes = readFileUnder(runDirectory, name, JSON_FILE_MAX_BYTES);
   if (!bytes.ok) {
-    if (bytes.error !== "not_found") problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
+    if (bytes.error !== "not_found") problems.of("file_unreadable", name, `${bytes.error}: ${bytes.message}`);
     return { value: null, present: bytes.error !== "not_found" };
   }
   return { value: parseJsonEvidence(bytes.value, name, schema, problems), present: true };
@@ -195,26 +193,26 @@ function parseJsonEvidence(
 ): Json | null {
   const text = decodeUtf8Strict(bytes, name);
   if (!text.ok) {
-    problems.add(`${name}: ${text.error}: ${text.message}`);
+    problems.of("not_utf8", name, `${text.error}: ${text.message}`);
     return null;
   }
   // The harness writes LF only and escapes every CR inside strings: a raw CR means an edit.
-  if (bytes.includes(0x0d)) problems.add(`${name}: holds a CR byte (CRLF line ends): the harness never writes one`);
+  if (bytes.includes(0x0d))
+    problems.of("cr_byte", name, "holds a CR byte (CRLF line ends): the harness never writes one");
   // Depth-checked before parsing (src/core/boundedJson): over-deep JSON is refused with its own code.
   const parsed = parseBoundedJson(text.value, name);
   if (!parsed.ok) {
-    problems.add(
-      parsed.error === "json_too_deep" ? `${name}: ${parsed.error}: ${parsed.message}` : `${name}: not valid JSON`,
-    );
+    if (parsed.error === "json_too_deep") problems.of("json_too_deep", name, parsed.message);
+    else problems.of("not_json", name, "not valid JSON");
     return null;
   }
   const value = parsed.value;
   if (!isRecord(value)) {
-    problems.add(`${name}: not a JSON object`);
+    problems.of("not_json_object", name, "not a JSON object");
     return null;
   }
   const mismatch = schemaProblem(schema, value);
-  if (mismatch !== null) problems.add(`${name}: does not match its schema: ${mismatch}`);
+  if (mismatch !== null) problems.of("schema_mismatch", name, `does not match its schema: ${mismatch}`);
   return value;
 }
 
@@ -222,31 +220,31 @@ function readAudit(runDirectory: string, problems: ProblemList): AuditRecord[] {
   const name = LAB_EVIDENCE_FILES.audit;
   const bytes = readFileUnder(runDirectory, name, AUDIT_MAX_BYTES);
   if (!bytes.ok) {
-    const problem = `${name}: ${bytes.error}: ${bytes.message}`;
-    if (bytes.error === "not_found") problems.addAbsent(name, problem);
-    else problems.add(problem);
+    const detail = `${bytes.error}: ${bytes.message}`;
+    problems.of(bytes.error === "not_found" ? "file_missing" : "file_unreadable", name, detail);
     return [];
   }
   if (bytes.value.length === 0) {
-    problems.add(`${name}: the audit is empty: a run always records events`);
+    problems.of("audit_empty", name, "the audit is empty: a run always records events");
     return [];
   }
   if (bytes.value.includes(0x0d))
-    problems.add(`${name}: holds a CR byte (CRLF line ends): the recorder never writes one`);
+    problems.of("cr_byte", name, "holds a CR byte (CRLF line ends): the recorder never writes one");
   // The one strict reader: every record of format 2 and of the catalog, or the first coded problem.
   const parsed = parseAuditLog(bytes.value);
   if (!parsed.ok) {
-    problems.add(formatProblem(parsed.problem));
+    problems.add(parsed.problem);
     return [];
   }
-  if (parsed.log.tornTail) problems.add(`${name}: the last line is incomplete (truncated audit)`);
+  if (parsed.log.tornTail) problems.of("truncated_audit", name, "the last line is incomplete (truncated audit)");
   return [...parsed.log.records];
 }
 
 function auditFacts(records: readonly AuditRecord[], problems: ProblemList): AuditFacts {
+  const audit = LAB_EVIDENCE_FILES.audit;
   const runId = records[0]?.run_id ?? null;
   if (records.some((record) => record.run_id !== runId))
-    problems.add("audit.jsonl: the records name more than one run id");
+    problems.of("run_id_mixed", audit, "the records name more than one run id");
   const ofType = <K extends LabAuditEventType>(type: K): LabAuditRecordOf<K>[] =>
     records.filter((record): record is LabAuditRecordOf<K> => record.type === type);
   const stops = ofType("stop");
@@ -262,10 +260,17 @@ function auditFacts(records: readonly AuditRecord[], problems: ProblemList): Aud
     ["final_evaluation", evaluations],
     ["run_finished", finishedRecords],
   ] as const) {
-    if (list.length > 1) problems.add(`audit.jsonl: ${list.length} ${type} records; a run has exactly one`);
-    else if (list.length === 0 && finished) problems.add(`audit.jsonl: no ${type} record although the run finished`);
+    if (list.length > 1)
+      problems.add(
+        labProblem("record_duplicated", audit, `${list.length} ${type} records; a run has exactly one`, {
+          event: type,
+        }),
+      );
+    else if (list.length === 0 && finished)
+      problems.add(labProblem("record_missing", audit, `no ${type} record although the run finished`, { event: type }));
   }
-  if (finishes.length > 1) problems.add(`audit.jsonl: ${finishes.length} accepted finishes; a run stops at the first`);
+  if (finishes.length > 1)
+    problems.of("record_duplicated", audit, `${finishes.length} accepted finishes; a run stops at the first`);
   const stopReason = stops[0]?.data.stop_reason ?? null;
   const finish = finishes.length === 1 ? snapshotOf(finishes[0]!.data.observation) : null;
   const evaluationData = evaluations[0]?.data;
@@ -292,17 +297,18 @@ function auditFacts(records: readonly AuditRecord[], problems: ProblemList): Aud
     evaluation.publicPassed === PUBLIC_FIXTURES.length &&
     evaluation.heldOutPassed === HELD_OUT_FIXTURES.length;
   if (evaluation !== null && evaluation.claimedVerified !== verifiedByAudit) {
-    problems.add(
-      `audit.jsonl: final_evaluation says verified_success ${evaluation.claimedVerified}, but its own records say ${verifiedByAudit}`,
-    );
+    const detail = `final_evaluation says verified_success ${evaluation.claimedVerified}, but its own records say ${verifiedByAudit}`;
+    problems.add(labProblem("audit_claim_differs", audit, detail, { event: "final_evaluation" }));
   }
   const finishedData = finishedRecords[0]?.data;
   if (finishedData !== undefined) {
+    const claim = (detail: string): void =>
+      problems.add(labProblem("audit_claim_differs", audit, detail, { event: "run_finished" }));
     if (finishedData.stop_reason !== stopReason)
-      problems.add("audit.jsonl: run_finished names a different stop reason than the stop record");
+      claim("run_finished names a different stop reason than the stop record");
     if (finishedData.verified_success !== verifiedByAudit)
-      problems.add(
-        `audit.jsonl: run_finished says verified_success ${String(finishedData.verified_success)}, the audit's records say ${verifiedByAudit}`,
+      claim(
+        `run_finished says verified_success ${String(finishedData.verified_success)}, the audit's records say ${verifiedByAudit}`,
       );
   }
   return { runId, stopReason, finish, evaluation, verifiedByAudit, finished };
@@ -319,13 +325,18 @@ function checkFinal(
   recomputed: Recomputed,
   problems: ProblemList,
 ): void {
+  const name = LAB_EVIDENCE_FILES.final;
   const says = (what: string, recorded: unknown, audit: unknown): void =>
-    problems.add(
-      `final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, the audit says ${JSON.stringify(audit)}`,
+    problems.of(
+      "final_field_differs",
+      name,
+      `${what} is ${JSON.stringify(recorded) ?? "missing"}, the audit says ${JSON.stringify(audit)}`,
     );
   const differs = (what: string, recorded: unknown, value: unknown): void =>
-    problems.add(
-      `final.json: ${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(value)}`,
+    problems.of(
+      "final_field_differs",
+      name,
+      `${what} is ${JSON.stringify(recorded) ?? "missing"}, recomputed ${JSON.stringify(value)}`,
     );
   if (final.run_id !== facts.runId) says("run_id", final.run_id, facts.runId);
   if (final.stop_reason !== facts.stopReason) says("stop_reason", final.stop_reason, facts.stopReason);
@@ -342,7 +353,8 @@ function checkFinal(
     differs("invalid_proposals", final.invalid_proposals, recomputed.replay.invalidProposals);
   const evaluation = field(final, "final_evaluation");
   const audited = facts.evaluation;
-  if (audited === null) problems.add("final.json: has a final evaluation, the audit records none");
+  if (audited === null)
+    problems.of("final_evaluation_unrecorded", name, "has a final evaluation, the audit records none");
   else if (evaluation !== null) {
     if (evaluation.status !== audited.status) says("final_evaluation.status", evaluation.status, audited.status);
     const snapshot = evaluation.version === null && evaluation.sha256 === null ? null : snapshotOf(evaluation);
@@ -356,7 +368,7 @@ function checkFinal(
   }
   const started = records.find((record) => record.type === "run_started");
   if (started !== undefined && canonical(final.labels) !== canonical(started.data.labels))
-    problems.add("final.json: labels differ from the audit's run_started labels");
+    problems.of("labels_differ", name, "labels differ from the audit's run_started labels");
 }
 
 /**
@@ -375,8 +387,12 @@ function checkCases(
   const expected = snapshotSource === null ? [] : reevaluateSource(snapshotSource).cases;
   const comparable = audited.status === "completed" ? expected : expected.slice(0, recorded.length);
   if (canonical(recorded) !== canonical(comparable)) {
-    problems.add(
-      `final.json: the ${recorded.length} recorded case(s) differ from the ${comparable.length} recomputed on the final version (first difference at case ${firstDifference(recorded, comparable) + 1})`,
+    const first = firstDifference(recorded, comparable) + 1;
+    problems.of(
+      "final_cases_differ",
+      LAB_EVIDENCE_FILES.final,
+      `the ${recorded.length} recorded case(s) differ from the ${comparable.length} recomputed on the final ` +
+        `version (first difference at case ${first})`,
     );
   }
 }
@@ -394,13 +410,16 @@ function checkManifest(
   replay: Replay,
   problems: ProblemList,
 ): void {
+  const name = LAB_EVIDENCE_FILES.manifest;
   if (manifest.run_id !== facts.runId)
-    problems.add(
-      `manifest.json: run_id is ${JSON.stringify(manifest.run_id)}, the audit says ${JSON.stringify(facts.runId)}`,
+    problems.of(
+      "manifest_field_differs",
+      name,
+      `run_id is ${JSON.stringify(manifest.run_id)}, the audit says ${JSON.stringify(facts.runId)}`,
     );
   const started = records.find((record) => record.type === "run_started");
   if (started !== undefined && canonical(manifest.labels) !== canonical(started.data.labels))
-    problems.add("manifest.json: labels differ from the audit's run_started labels");
+    problems.of("labels_differ", name, "labels differ from the audit's run_started labels");
   checkManifestAgainstSpec(manifest, records, replay.proposalsUsed, (problem) => problems.add(problem));
 }
 
@@ -410,23 +429,27 @@ const BACKUP_NAME = /^toy_math\.v(0|[1-9][0-9]{0,5})\.py$/;
 function checkBackups(runDirectory: string, replay: Replay, problems: ProblemList): void {
   const listed = listDirectoryUnder(runDirectory, "backups");
   const names = listed.ok ? listed.value : [];
-  if (!listed.ok && listed.error !== "not_found") problems.add(`backups: ${listed.error}: ${listed.message}`);
+  if (!listed.ok && listed.error !== "not_found")
+    problems.of("file_unreadable", "backups", `${listed.error}: ${listed.message}`);
   for (const name of names) {
     const match = BACKUP_NAME.exec(name);
     const source = match === null ? undefined : replay.versions[Number(match[1])];
+    const file = `backups/${name}`;
     if (source === undefined) {
-      problems.add(`backups/${name}: not the backup of a version the replay rebuilt`);
+      problems.of("backup_unexpected", file, "not the backup of a version the replay rebuilt");
       continue;
     }
-    const bytes = readFileUnder(runDirectory, `backups/${name}`, SOURCE_MAX_BYTES);
-    if (!bytes.ok) problems.add(`backups/${name}: ${bytes.error}: ${bytes.message}`);
+    const bytes = readFileUnder(runDirectory, file, SOURCE_MAX_BYTES);
+    if (!bytes.ok) problems.of("file_unreadable", file, `${bytes.error}: ${bytes.message}`);
     else if (!bytes.value.equals(Buffer.from(source, "utf8")))
-      problems.add(`backups/${name}: does not hold the bytes of version ${match![1]} (rebuilt from the audit)`);
+      problems.of("backup_differs", file, `does not hold the bytes of version ${match![1]} (rebuilt from the audit)`);
   }
   for (let version = 0; version < replay.finalVersion.version; version++) {
     if (!names.includes(`toy_math.v${version}.py`))
-      problems.add(
-        `backups/toy_math.v${version}.py: missing, although the audit commits an edit from version ${version}`,
+      problems.of(
+        "backup_missing",
+        `backups/toy_math.v${version}.py`,
+        `missing, although the audit commits an edit from version ${version}`,
       );
   }
 }
@@ -441,25 +464,40 @@ function reevaluateFinal(runDirectory: string, facts: AuditFacts, replay: Replay
   const finalSource = bytes.ok ? reevaluateSource(bytes.value) : null;
   const evaluation = facts.evaluation;
   const snapshot = evaluation?.snapshot ?? null;
+  const audit = LAB_EVIDENCE_FILES.audit;
   if (snapshot !== null && !sameSnapshot(snapshot, replay.finalVersion))
     problems.add(
-      `audit.jsonl: the final evaluation names version ${snapshot.version} / ${snapshot.sha256}, the replayed final version is ${replay.finalVersion.version} / ${replay.finalVersion.sha256}`,
+      labProblem(
+        "final_version_differs",
+        audit,
+        `the final evaluation names version ${snapshot.version} / ${snapshot.sha256}, the replayed final version is ` +
+          `${replay.finalVersion.version} / ${replay.finalVersion.sha256}`,
+        { event: "final_evaluation" },
+      ),
     );
   const onDiskSha = bytes.ok ? sha256Hex(bytes.value) : null;
   if (snapshot !== null) {
-    if (!bytes.ok) problems.add(`${name}: ${bytes.error}: ${bytes.message}`);
-    else if (onDiskSha !== snapshot.sha256) problems.add(`${name}: its digest differs from the final snapshot's`);
+    if (!bytes.ok) problems.of("file_unreadable", name, `${bytes.error}: ${bytes.message}`);
+    else if (onDiskSha !== snapshot.sha256)
+      problems.of("final_source_differs", name, "its digest differs from the final snapshot's");
   }
   if (evaluation?.status === "completed" && finalSource !== null) {
     if (finalSource.grammar !== "valid")
-      problems.add(`${name}: outside the grammar (${finalSource.grammar}): it can never have been evaluated`);
+      problems.of(
+        "final_source_outside_grammar",
+        name,
+        `outside the grammar (${finalSource.grammar}): it can never have been evaluated`,
+      );
     else if (
       evaluation.publicPassed !== finalSource.publicPassed ||
       evaluation.heldOutPassed !== finalSource.heldOutPassed
     ) {
-      problems.add(
-        `audit.jsonl: the final evaluation records ${String(evaluation.publicPassed)}/${PUBLIC_FIXTURES.length} public and ${String(evaluation.heldOutPassed)}/${HELD_OUT_FIXTURES.length} held-out, re-evaluating ${name} gives ${finalSource.publicPassed} and ${finalSource.heldOutPassed}`,
-      );
+      const recorded =
+        `${String(evaluation.publicPassed)}/${PUBLIC_FIXTURES.length} public and ` +
+        `${String(evaluation.heldOutPassed)}/${HELD_OUT_FIXTURES.length} held-out`;
+      const recount = `re-evaluating ${name} gives ${finalSource.publicPassed} and ${finalSource.heldOutPassed}`;
+      const detail = `the final evaluation records ${recorded}, ${recount}`;
+      problems.add(labProblem("final_evaluation_recount", audit, detail, { event: "final_evaluation" }));
     }
   }
   const finish = replay.finish;
@@ -472,8 +510,10 @@ function reevaluateFinal(runDirectory: string, facts: AuditFacts, replay: Replay
     finalSource !== null &&
     finalSource.allPass;
   if (facts.verifiedByAudit !== verifiedSuccess)
-    problems.add(
-      `audit.jsonl: its records claim verified_success ${facts.verifiedByAudit}, re-deriving it gives ${verifiedSuccess}`,
+    problems.of(
+      "verified_success_differs",
+      audit,
+      `its records claim verified_success ${facts.verifiedByAudit}, re-deriving it gives ${verifiedSuccess}`,
     );
   return { replay, finalSource, verifiedSuccess };
 }
@@ -494,22 +534,21 @@ export function deriveRunVerdict(runDirectory: string, options: RunVerdictOption
   // "missing" only when there is nothing there: a link, FIFO, directory or oversized file was
   // already named by the read's own refusal.
   else if (facts.finished && !finalPresent)
-    problems.addAbsent(
-      LAB_EVIDENCE_FILES.final,
-      "final.json: missing, although the audit records that the run finished",
-    );
+    problems.of("file_missing", LAB_EVIDENCE_FILES.final, "missing, although the audit records that the run finished");
   if (final !== null && !facts.finished && records.length > 0)
-    problems.add("audit.jsonl: no run_finished record, although final.json exists");
+    problems.add(
+      labProblem("record_missing", LAB_EVIDENCE_FILES.audit, "no run_finished record, although final.json exists", {
+        event: "run_finished",
+      }),
+    );
   if (manifest !== null) checkManifest(manifest, facts, records, replay, problems);
   else if (records.some((record) => record.type === "run_started") && !manifestRead.present)
-    problems.addAbsent(
-      LAB_EVIDENCE_FILES.manifest,
-      "manifest.json: missing, although the audit records the run started",
-    );
+    problems.of("file_missing", LAB_EVIDENCE_FILES.manifest, "missing, although the audit records the run started");
   if (records.length > 0) checkBackups(runDirectory, replay, problems);
   const claim = modelClaimOf(manifest, records);
   const modelTrial = claim === null ? null : judgeModelClaim(claim, options.modelCheck ?? null);
-  if (modelTrial?.status === "not_verified") problems.add(`model: ${modelTrial.message}`);
+  if (modelTrial?.status === "not_verified" && modelTrial.code !== null)
+    problems.of(modelTrial.code, LAB_EVIDENCE_FILES.manifest, modelTrial.detail);
   const listed = problems.done();
   const kind: RunVerdictKind =
     listed.length > 0
@@ -523,7 +562,6 @@ export function deriveRunVerdict(runDirectory: string, options: RunVerdictOption
   return {
     kind,
     problems: listed,
-    absent: problems.absent,
     recomputed,
     facts,
     records,

@@ -24,6 +24,7 @@ import { deriveRunVerdict, deriveRunVerdictCheckingModel } from "../../src/verdi
 import { buildSubmissionCheckingModels } from "../../src/verdicts/submission/writeSubmission.ts";
 import { copyRun, relabelAsModelTrial } from "../evidence/forgery.ts";
 import { workerFromBuild } from "../support/compiledWorker.ts";
+import { assertProblem } from "../evidence/labProblemAssert.ts";
 
 let root: string;
 let directory: string;
@@ -236,10 +237,7 @@ test("(issue 33) the rehearsal trial relabelled a model trial of the pinned mode
   assert.equal(deriveRunVerdict(run).modelTrial?.status, "not_checked");
   const checked = await deriveRunVerdictCheckingModel(run);
   assert.equal(checked.kind, "evidence_invalid");
-  assert.ok(
-    checked.problems.some((problem) => /not_the_pinned_model: .*verifies as a rehearsal checkpoint/.test(problem)),
-    JSON.stringify(checked.problems),
-  );
+  assertProblem(checked.problems, "not_the_pinned_model", /verifies as a rehearsal checkpoint/);
   const baseline = await runScriptedBaseline(path.join(root, "baseline"));
   assert.ok(baseline.ok);
   const submission = await buildSubmissionCheckingModels({

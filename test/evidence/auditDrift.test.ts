@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { BASELINE_PROPOSALS } from "../../src/constants/labConstants.ts";
 import { runLab } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
-import { OLD_AUDIT_FORMAT_DETAIL, readAuditLog } from "../../src/recording/auditLog.ts";
+import { OLD_AUDIT_FORMAT_DETAIL, readAuditLog, type AuditLogProblemCode } from "../../src/recording/auditLog.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
+import { formatProblem } from "../../src/recording/evidenceProblem.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 import { readRunEvidence } from "../../src/verdicts/submission/runEvidence.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
@@ -32,7 +34,7 @@ function stopLine(records: readonly Record_[]): number {
 
 const DRIFTS: readonly {
   readonly name: string;
-  readonly code: string;
+  readonly code: AuditLogProblemCode;
   readonly edit: (records: Record_[]) => Record_[] | void;
   /** The line the problem names: the stop record's, or the first. */
   readonly atStop: boolean;
@@ -101,10 +103,7 @@ for (const drift of DRIFTS) {
 
     const verdict = deriveRunVerdict(run);
     assert.equal(verdict.kind, "evidence_invalid");
-    assert.ok(
-      verdict.problems.some((problem) => printed.test(problem)),
-      `the verdict names ${drift.code}: ${verdict.problems.join(" | ")}`,
-    );
+    assertProblem(verdict.problems, drift.code, printed, "the verdict names the reader's code");
     assert.deepEqual(verdict.records, [], "no record of a refused audit is used");
 
     const report = readLabReport(run);
@@ -132,7 +131,9 @@ test("the format 1 refusal says what made the file and what to do", () => {
   assert.match(read.problem.detail, /made by an older tca/);
   assert.match(read.problem.detail, /rerun the run with this tca/);
   assert.ok(
-    deriveRunVerdict(run).problems.includes(`old_format_version: audit.jsonl:1: ${OLD_AUDIT_FORMAT_DETAIL}`),
+    deriveRunVerdict(run)
+      .problems.map(formatProblem)
+      .includes(`old_format_version: audit.jsonl:1: ${OLD_AUDIT_FORMAT_DETAIL}`),
     "the verdict prints the whole message",
   );
 });
@@ -144,23 +145,27 @@ test("the honest run the drifts are made from is read whole, and verifies", () =
   assert.equal(deriveRunVerdict(baseline).kind, "verified_success");
 });
 
-test("a missing evidence file is a fact of the verdict (absent), which submission's run evidence decides on", () => {
+const missingFiles = (run: string): string[] =>
+  deriveRunVerdict(run)
+    .problems.filter((problem) => problem.code === "file_missing")
+    .map((problem) => problem.file);
+
+test("a missing evidence file is the verdict's file_missing problem, which submission's run evidence decides on", () => {
   const noAudit = copyRun(baseline, join(root, "no-audit"));
   rmSync(join(noAudit, "audit.jsonl"));
-  assert.deepEqual(
-    deriveRunVerdict(noAudit).absent.map((entry) => entry.file),
-    ["audit.jsonl"],
-  );
+  assert.deepEqual(missingFiles(noAudit), ["audit.jsonl"]);
   const noFinal = copyRun(baseline, join(root, "no-final"));
   rmSync(join(noFinal, "final.json"));
-  const verdict = deriveRunVerdict(noFinal);
-  assert.deepEqual(
-    verdict.absent.map((entry) => entry.file),
-    ["final.json"],
-  );
+  assert.deepEqual(missingFiles(noFinal), ["final.json"]);
   const evidence = readRunEvidence("baseline", noFinal);
   assert.equal(!evidence.ok && evidence.error, "run_evidence_missing");
-  assert.equal(!evidence.ok && evidence.message, `baseline run: ${verdict.absent[0]!.problem}`);
+  assert.equal(
+    !evidence.ok && evidence.message,
+    "baseline run: file_missing: final.json: missing, although the audit records that the run finished",
+  );
+  const noManifest = copyRun(baseline, join(root, "no-manifest"));
+  rmSync(join(noManifest, "manifest.json"));
+  assert.deepEqual(missingFiles(noManifest), ["manifest.json"]);
   // A damaged audit is invalid evidence, not missing evidence.
-  assert.deepEqual(deriveRunVerdict(join(root, "unknown_field")).absent, []);
+  assert.deepEqual(missingFiles(join(root, "unknown_field")), []);
 });

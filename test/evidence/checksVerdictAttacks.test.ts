@@ -15,6 +15,9 @@ import { readChecksReport } from "../../src/report/checksReport.ts";
 import { CHECK_TABLE } from "../../src/constants/checkTable.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { editJson, editRecords, observationOf } from "./forgery.ts";
+import { formatProblem } from "../../src/recording/evidenceProblem.ts";
+import type { LabProblemCode } from "../../src/verdicts/labProblems.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 
 const root = freshRoot("checks-attacks");
 const checksRoot = join(root, "checks");
@@ -49,15 +52,17 @@ function submissionWith(checks: string): string {
   return built.ok ? built.value : `refused: ${built.error}`;
 }
 
-function assertNotAllPassed(checks: string, kind: ChecksVerdictKind, mentions: RegExp): void {
+/** `code`: a problem of the verdict or of a row; null where only the headline says it (`mentions`). */
+function assertNotAllPassed(
+  checks: string,
+  kind: ChecksVerdictKind,
+  code: LabProblemCode | null,
+  mentions?: RegExp,
+): void {
   const verdict = deriveChecksVerdict(checks);
-  assert.equal(verdict.kind, kind, JSON.stringify(verdict.problems));
-  assert.ok(
-    [...verdict.problems, ...verdict.rows.flatMap((row) => row.problems), verdict.headline].some((text) =>
-      mentions.test(text),
-    ),
-    `expected ${mentions}; got ${JSON.stringify(verdict.problems)}`,
-  );
+  assert.equal(verdict.kind, kind, JSON.stringify(verdict.problems.map(formatProblem)));
+  if (code === null) assert.match(verdict.headline, mentions ?? /^$/);
+  else assertProblem([...verdict.problems, ...verdict.rows.flatMap((row) => row.problems)], code, mentions);
   const report = readChecksReport(checks);
   assert.notEqual(report.verdict.tone, "success");
   assert.doesNotMatch(report.verdict.headline, /ALL \d+ CHECKS PASSED/);
@@ -85,6 +90,7 @@ test("a check's observed code changed in checks.json is EVIDENCE INVALID (the co
   assertNotAllPassed(
     forged,
     "evidence_invalid",
+    "check_row_differs",
     /import records observed "forbidden_call_forged", re-derived "forbidden_call"/,
   );
 });
@@ -98,6 +104,7 @@ test("a check's expected code changed in checks.json (to match a wrong observati
   assertNotAllPassed(
     forged,
     "evidence_invalid",
+    "check_row_differs",
     /power records expected "unknown_action", re-derived "forbidden_power"/,
   );
 });
@@ -105,7 +112,7 @@ test("a check's expected code changed in checks.json (to match a wrong observati
 test("a check's run directory deleted is EVIDENCE INVALID, even with its row removed from checks.json", () => {
   const forged = forge();
   rmSync(join(forged, "stale_version"), { recursive: true });
-  assertNotAllPassed(forged, "evidence_invalid", /stale_version: its directory is missing/);
+  assertNotAllPassed(forged, "evidence_invalid", "check_directory_missing", /stale_version: its directory is missing/);
   const alsoRow = forge();
   rmSync(join(alsoRow, "stale_version"), { recursive: true });
   editJson(alsoRow, "checks.json", (report) => {
@@ -113,14 +120,19 @@ test("a check's run directory deleted is EVIDENCE INVALID, even with its row rem
     report.total = 43;
     report.passed = 43;
   });
-  assertNotAllPassed(alsoRow, "evidence_invalid", /stale_version: its directory is missing/);
+  assertNotAllPassed(alsoRow, "evidence_invalid", "check_directory_missing", /stale_version: its directory is missing/);
 });
 
 test("a check's run directory replaced by a link to a real run is EVIDENCE INVALID (never followed)", () => {
   const forged = forge();
   rmSync(join(forged, "call"), { recursive: true });
   symlinkSync(join(forged, "import"), join(forged, "call"));
-  assertNotAllPassed(forged, "evidence_invalid", /call: its directory is missing or not a directory \(symlink\)/);
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    "check_directory_missing",
+    /call: its directory is missing or not a directory \(symlink\)/,
+  );
 });
 
 test("a check run's audit edited is EVIDENCE INVALID or a failed row, never a pass", () => {
@@ -133,6 +145,7 @@ test("a check run's audit edited is EVIDENCE INVALID or a failed row, never a pa
   assertNotAllPassed(
     recoded,
     "evidence_invalid",
+    "check_row_differs",
     /import records observed "forbidden_call", re-derived "forbidden_attribute"/,
   );
   // A refused replace turned into an allowed one: the replayed authorizer disagrees.
@@ -140,7 +153,12 @@ test("a check run's audit edited is EVIDENCE INVALID or a failed row, never a pa
   editRecords(join(allowed, "replace_before_read"), (records) => {
     records.find((record) => record.type === "authorization")!.data = { allowed: true };
   });
-  assertNotAllPassed(allowed, "evidence_invalid", /replace_before_read: its run is EVIDENCE INVALID/);
+  assertNotAllPassed(
+    allowed,
+    "evidence_invalid",
+    "check_run_invalid",
+    /replace_before_read: its run is EVIDENCE INVALID/,
+  );
 });
 
 test("a check row added that the spec's table does not have is EVIDENCE INVALID", () => {
@@ -148,7 +166,12 @@ test("a check row added that the spec's table does not have is EVIDENCE INVALID"
   editJson(forged, "checks.json", (report) => {
     (report.checks as unknown[]).push({ id: "made_up", expected: "x", observed: "x", unchanged: "yes", passed: true });
   });
-  assertNotAllPassed(forged, "evidence_invalid", /"made_up", which is not a check of the spec's table/);
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    "check_unknown",
+    /"made_up", which is not a check of the spec's table/,
+  );
 });
 
 test("a process count of 5 in the checks run's process watch fails the checks (recorded, never a pass)", () => {
@@ -156,7 +179,7 @@ test("a process count of 5 in the checks run's process watch fails the checks (r
   editJson(forged, "checks.json", (report) => {
     (report.process_watch as Record<string, unknown>).processes_started = 5;
   });
-  assertNotAllPassed(forged, "failed", /PROCESSES STARTED/);
+  assertNotAllPassed(forged, "failed", null, /PROCESSES STARTED/);
 });
 
 test("a checks.json nested 5,000 deep is EVIDENCE INVALID with its own code (json_too_deep), never a crash, in every consumer", () => {
@@ -165,5 +188,63 @@ test("a checks.json nested 5,000 deep is EVIDENCE INVALID with its own code (jso
     join(forged, "checks.json"),
     `{"schema":"tca.checks/1","checks":[],"x":${"[".repeat(5000)}${"]".repeat(5000)}}`,
   );
-  assertNotAllPassed(forged, "evidence_invalid", /checks\.json: json_too_deep/);
+  assertNotAllPassed(forged, "evidence_invalid", "json_too_deep", /^json_too_deep: checks\.json: /);
+});
+
+test("checks.json of another schema, a row removed, or counts rewritten: each EVIDENCE INVALID with its code", () => {
+  const other = forge();
+  editJson(other, "checks.json", (report) => {
+    report.schema = "tca.checks/2";
+  });
+  assertNotAllPassed(other, "evidence_invalid", "not_checks_report", /^not_checks_report: checks\.json: /);
+  const noRow = forge();
+  editJson(noRow, "checks.json", (report) => {
+    report.checks = (report.checks as { id: string }[]).filter((row) => row.id !== "import");
+  });
+  assertNotAllPassed(
+    noRow,
+    "evidence_invalid",
+    "check_row_missing",
+    /^check_row_missing: checks\.json: has no row for import$/,
+  );
+  const counts = forge();
+  editJson(counts, "checks.json", (report) => {
+    report.total = 43;
+  });
+  assertNotAllPassed(
+    counts,
+    "evidence_invalid",
+    "checks_count_differs",
+    /^checks_count_differs: checks\.json: declares total 43, re-derived 44$/,
+  );
+});
+
+test("a runner assertion recorded in checks.json fails its row (check_recorded_problem), never passes", () => {
+  const forged = forge();
+  editJson(forged, "checks.json", (report) => {
+    const row = (report.checks as Record<string, unknown>[]).find((item) => item.id === "import")!;
+    row.problems = ["the injected text never reached the request"];
+  });
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    "check_recorded_problem",
+    /^check_recorded_problem: checks\.json: import: the injected text never reached the request$/,
+  );
+  const row = deriveChecksVerdict(forged).rows.find((item) => item.id === "import")!;
+  assert.equal(row.passed, false);
+});
+
+test("a source-validator check whose read was not refused as workspace_conflict fails its row (check_outcome_differs)", () => {
+  const forged = forge();
+  editRecords(join(forged, "altered_signature"), (records) => {
+    const last = [...records].reverse().find((record) => record.type === "observation")!;
+    observationOf(last).error = "unknown_action";
+  });
+  assertNotAllPassed(
+    forged,
+    "evidence_invalid",
+    "check_outcome_differs",
+    /^check_outcome_differs: altered_signature\/audit\.jsonl: the read of the changed file was not refused as workspace_conflict$/,
+  );
 });

@@ -10,6 +10,7 @@ import { runLab, type LabRunOptions } from "../../src/lab/labRun.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { readAuditFile } from "../../src/recording/auditLog.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 import { freshRoot, type AuditLine } from "../lab/labRunTestSupport.ts";
 
 const root = freshRoot("fail-closed");
@@ -76,7 +77,13 @@ test("manifest.json planted before the manifest is written: no proposal runs, ha
   assert.ok(!records.some((record) => record.type === "generation"), "no proposal was requested");
   const verdict = deriveRunVerdict(run.runDirectory);
   assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(verdict.problems.some((problem) => problem.startsWith("manifest.json:")));
+  // The planted manifest is the one read: another run's id, and nothing of this run's.
+  assertProblem(
+    verdict.problems,
+    "manifest_field_differs",
+    /^manifest_field_differs: manifest\.json: run_id is "someone-else"/,
+  );
+  assertProblem(verdict.problems, "schema_mismatch", /^schema_mismatch: manifest\.json: /);
 });
 
 test("audit.jsonl swapped for an empty file mid-run: noticed at the next event, harness_error, recorded in the recorder's own file", async () => {

@@ -8,6 +8,8 @@ import { PINNED_FILES, PINNED_MODEL } from "../../src/model/pins.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
+import type { LabProblemCode } from "../../src/verdicts/labProblems.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 
 export type Record_ = {
   event_id: number;
@@ -72,15 +74,14 @@ export function swapFinalSource(run: string, source: string): void {
   sed(run, ["audit.jsonl", "final.json"], oldDigest, sha256Hex(source));
 }
 
-/** No consumer may show success: the verdict, the report headline, and submission.md (which refuses). */
-export function assertNoSuccess(run: string, mentions?: RegExp): void {
+/**
+ * No consumer may show success: the verdict, the report headline, and submission.md (which refuses).
+ * `code`: the problem the verdict must name (printed matching `mentions`, when given).
+ */
+export function assertNoSuccess(run: string, code?: LabProblemCode, mentions?: RegExp): void {
   const verdict = deriveRunVerdict(run);
   assert.equal(verdict.kind, "evidence_invalid", `expected EVIDENCE INVALID, got ${verdict.kind}`);
-  if (mentions !== undefined)
-    assert.ok(
-      verdict.problems.some((problem) => mentions.test(problem)),
-      `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`,
-    );
+  if (code !== undefined) assertProblem(verdict.problems, code, mentions);
   const report = readLabReport(run, { includeRequests: false });
   assert.equal(report.verdict.tone, "invalid");
   assert.notEqual(report.verdict.headline, "VERIFIED SUCCESS");

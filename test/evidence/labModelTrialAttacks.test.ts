@@ -21,6 +21,8 @@ import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { tca } from "../support/tcaCli.ts";
 import { copyRun, editJson, relabelAsModelTrial } from "./forgery.ts";
 import { workerFromBuild } from "../support/compiledWorker.ts";
+import type { ModelCheckCode } from "../../src/verdicts/modelTrialCheck.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 
 const root = freshRoot("model-trial-attacks");
 const checkpoint = join(root, "tiny");
@@ -104,14 +106,12 @@ function dressedAsPinned(): string {
 }
 
 /** What every consumer shows for a forged model trial. */
-async function assertNotAModelTrial(run: string, code: RegExp): Promise<void> {
+async function assertNotAModelTrial(run: string, code: ModelCheckCode, mentions?: RegExp): Promise<void> {
   const checked = await deriveRunVerdictCheckingModel(run);
   assert.equal(checked.kind, "evidence_invalid", JSON.stringify(checked.problems));
   assert.equal(checked.modelTrial?.status, "not_verified");
-  assert.ok(
-    checked.problems.some((problem) => code.test(problem) && /it is not a model trial/.test(problem)),
-    JSON.stringify(checked.problems),
-  );
+  assertProblem(checked.problems, code, /it is not a model trial/);
+  if (mentions !== undefined) assertProblem(checked.problems, code, mentions);
   const modelCheck = await modelCheckOfRun(run);
   assert.ok(modelCheck !== undefined);
   const report = readLabReport(run, { includeRequests: false, modelCheck });
@@ -160,9 +160,7 @@ test("the pipeline check's checkpoint changed after the run (one weight byte) do
   });
   const checked = await deriveRunVerdictCheckingModel(run);
   assert.equal(checked.kind, "evidence_invalid");
-  assert.ok(
-    checked.problems.some((problem) => /model_directory_unverified: .*it is not a pipeline check/.test(problem)),
-  );
+  assertProblem(checked.problems, "model_directory_unverified", /it is not a pipeline check/);
 });
 
 test("(c) the scripted baseline relabelled a model trial, pointed at a dressed-up checkpoint: not a model trial", async () => {
@@ -170,13 +168,13 @@ test("(c) the scripted baseline relabelled a model trial, pointed at a dressed-u
   relabelAsModelTrial(run, dressedAsPinned(), pipelineCheck);
   // What the attack of issue 33 got before the directory was opened: a verified success.
   assert.equal(deriveRunVerdict(run).kind, "verified_success", JSON.stringify(deriveRunVerdict(run).problems));
-  await assertNotAModelTrial(run, /model_directory_unverified/);
+  await assertNotAModelTrial(run, "model_directory_unverified");
 });
 
 test("(c) the pipeline check relabelled a model trial of the pinned model, pointed at its own checkpoint: not a model trial", async () => {
   const run = forge(pipelineCheck);
   relabelAsModelTrial(run, checkpoint, pipelineCheck);
-  await assertNotAModelTrial(run, /not_the_pinned_model: .*verifies as a synthetic checkpoint/);
+  await assertNotAModelTrial(run, "not_the_pinned_model", /verifies as a synthetic checkpoint/);
 });
 
 test("(c) the pipeline check relabelled, with the model directory gone: not a model trial", async () => {
@@ -184,7 +182,7 @@ test("(c) the pipeline check relabelled, with the model directory gone: not a mo
   const gone = join(root, "no-such-model");
   assert.equal(existsSync(gone), false);
   relabelAsModelTrial(run, gone, pipelineCheck);
-  await assertNotAModelTrial(run, /model_directory_unverified/);
+  await assertNotAModelTrial(run, "model_directory_unverified");
 });
 
 test("(c) CLI: `tca report --json`, `tca lab submission --model` and `tca lab verify` refuse the relabelled pipeline check", async () => {

@@ -14,6 +14,7 @@ import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
+import { formatProblem } from "../../src/recording/evidenceProblem.ts";
 import { tca } from "../support/tcaCli.ts";
 import { assertNoSuccess, copyRun, editJson, editRecords, readRecords, type Record_ } from "./forgery.ts";
 
@@ -51,10 +52,11 @@ test("(a) the first, failing test proposal deleted, the rest renumbered, proposa
   });
   const problems = deriveRunVerdict(run).problems;
   // Every later request is named: each shows one more remaining proposal than the forged numbering gives.
-  const requests = problems.filter((problem) => /request assembler builds from the replayed state/.test(problem));
+  const requests = problems.filter((problem) => problem.code === "replay_request_differs");
   assert.equal(requests.length, 4, JSON.stringify(problems));
-  assert.match(requests[0]!, /event 9 \(request, proposal 2\)/);
-  assertNoSuccess(run, /request assembler builds/);
+  assert.deepEqual([requests[0]!.line, requests[0]!.event], [9, "request"]);
+  assert.match(formatProblem(requests[0]!), /^replay_request_differs: audit\.jsonl:9 \(request\): proposal 2: /);
+  assertNoSuccess(run, "replay_request_differs", /request assembler builds/);
 });
 
 test("(a') a request's messages edited by hand (one observation dropped from the log shown) is EVIDENCE INVALID", () => {
@@ -64,7 +66,11 @@ test("(a') a request's messages edited by hand (one observation dropped from the
     const messages = request.data.messages as { role: string; content: string }[];
     messages[1]!.content = messages[1]!.content.replace(/\n\[event 15, proposal 2\][^\n]*/, "");
   });
-  assertNoSuccess(run, /event 16 \(request, proposal 3\): the recorded request differs .*message 2 \(user\)/);
+  assertNoSuccess(
+    run,
+    "replay_request_differs",
+    /audit\.jsonl:16 \(request\): proposal 3: the recorded request differs .*message 2 \(user\)/,
+  );
 });
 
 test("a request that claims compaction left out an observation compaction would keep is EVIDENCE INVALID", () => {
@@ -74,7 +80,11 @@ test("a request that claims compaction left out an observation compaction would 
     // Event 40 is the latest (passing) test result: essential, never dropped.
     request.data.omitted_event_ids = [40];
   });
-  assertNoSuccess(run, /leaves out observations \[40\], compaction of the replayed log would leave out \[15\]/);
+  assertNoSuccess(
+    run,
+    "replay_omitted_differs",
+    /leaves out observations \[40\], compaction of the replayed log would leave out \[15\]/,
+  );
 });
 
 test("(b) the finish's observation moved after run_finished, records renumbered: EVIDENCE INVALID", () => {
@@ -87,7 +97,11 @@ test("(b) the finish's observation moved after run_finished, records renumbered:
     },
     true,
   );
-  assertNoSuccess(run, /proposal 6 was validated, but its observation is not recorded before this record/);
+  assertNoSuccess(
+    run,
+    "replay_order_differs",
+    /proposal 6 was validated, but its observation is not recorded before this record/,
+  );
 });
 
 test("(b') the passing test's observation moved after the finish's request, records renumbered: EVIDENCE INVALID", () => {
@@ -102,7 +116,11 @@ test("(b') the passing test's observation moved after the finish's request, reco
     },
     true,
   );
-  assertNoSuccess(run, /proposal 5 was validated, but its observation is not recorded before this record/);
+  assertNoSuccess(
+    run,
+    "replay_order_differs",
+    /proposal 5 was validated, but its observation is not recorded before this record/,
+  );
 });
 
 test("(b'') a second observation recorded for the finish is EVIDENCE INVALID", () => {
@@ -115,7 +133,7 @@ test("(b'') a second observation recorded for the finish is EVIDENCE INVALID", (
     },
     true,
   );
-  assertNoSuccess(run, /a second observation of one proposal/);
+  assertNoSuccess(run, "replay_order_differs", /a second observation of one proposal/);
 });
 
 const submissionOf = (run: string): string => {

@@ -17,6 +17,8 @@ import type { ProposalSource } from "../../src/controller/proposalSource.ts";
 import { readLabReport } from "../../src/report/labReport.ts";
 import { BASELINE_PROPOSALS, INITIAL_TOY_MATH_PY, REPAIR_EXPRESSIONS } from "../../src/constants/labConstants.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
+import type { LabProblemCode } from "../../src/verdicts/labProblems.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 import {
   assertNoSuccess,
   copyRun,
@@ -116,7 +118,7 @@ test("honest runs that end in other ways are re-derived without a problem and ne
 test("one-line sed: a wrong `total` with its digest rewritten everywhere is EVIDENCE INVALID", () => {
   const run = forge();
   swapFinalSource(run, WRONG_TOTAL);
-  assertNoSuccess(run, /replayed/);
+  assertNoSuccess(run, "replay_version_differs", /replayed/);
   // What the verdict recomputed from the file itself: it fails 2 of 4 public cases.
   assert.equal(deriveRunVerdict(run).recomputed.finalSource?.publicPassed, 2);
   assert.equal(deriveRunVerdict(run).recomputed.verifiedSuccess, false);
@@ -125,7 +127,7 @@ test("one-line sed: a wrong `total` with its digest rewritten everywhere is EVID
 test("a program outside the grammar (import os) never verifies, even with every digest rewritten", () => {
   const run = forge();
   swapFinalSource(run, `import os\n${REPAIRED}`);
-  assertNoSuccess(run, /outside the grammar/);
+  assertNoSuccess(run, "final_source_outside_grammar", /outside the grammar/);
   assert.equal(deriveRunVerdict(run).recomputed.finalSource?.allPass, false);
 });
 
@@ -134,7 +136,7 @@ test("the last committed edit's digest changed (in the commit and its receipt) i
   editRecords(run, (records) => {
     for (const record of records.filter(byType("edit_committed", 4))) record.data.sha256 = "0".repeat(64);
   });
-  assertNoSuccess(run, /the replayed edit gives/);
+  assertNoSuccess(run, "replay_edit_differs", /the replayed edit gives/);
 });
 
 test("the test before the finish made to fail is EVIDENCE INVALID (the test is re-run on the rebuilt version)", () => {
@@ -144,7 +146,7 @@ test("the test before the finish made to fail is EVIDENCE INVALID (the test is r
     test.passed = 3;
     (test.cases as { actual: number }[])[3]!.actual = 9;
   });
-  assertNoSuccess(run, /test result differs from evaluating version 2/);
+  assertNoSuccess(run, "replay_observation_differs", /test result differs from evaluating version 2/);
 });
 
 test("the finish's validation flipped to refused is EVIDENCE INVALID", () => {
@@ -157,7 +159,7 @@ test("the finish's validation flipped to refused is EVIDENCE INVALID", () => {
       attempted_action: "finish",
     };
   });
-  assertNoSuccess(run, /re-validating the raw text says true/);
+  assertNoSuccess(run, "replay_validation_differs", /re-validating the raw text says true/);
 });
 
 test("the finish's authorization flipped to denied is EVIDENCE INVALID", () => {
@@ -165,7 +167,7 @@ test("the finish's authorization flipped to denied is EVIDENCE INVALID", () => {
   editRecords(run, (records) => {
     records.find(byType("authorization", 6))!.data = { allowed: false, error: "tests_not_passing", message: "forged" };
   });
-  assertNoSuccess(run, /the replayed authorizer says true/);
+  assertNoSuccess(run, "replay_authorization_differs", /the replayed authorizer says true/);
 });
 
 test("the finish's raw text replaced is EVIDENCE INVALID (the recorded action is not what the text parses to)", () => {
@@ -174,7 +176,7 @@ test("the finish's raw text replaced is EVIDENCE INVALID (the recorded action is
     editRecords(run, (records) => {
       records.find(byType("generation", 6))!.data.raw_text = raw;
     });
-    assertNoSuccess(run, /raw text/);
+    assertNoSuccess(run, "replay_validation_differs", /raw text/);
   }
 });
 
@@ -187,7 +189,7 @@ test("a failed integrity check with the run going on as if it passed is EVIDENCE
       message: "toy_math.py changed outside the controller",
     };
   });
-  assertNoSuccess(run, /without a passing integrity check/);
+  assertNoSuccess(run, "replay_authorization_differs", /without a passing integrity check/);
 });
 
 test("an edit's recorded expressions, or a read's, not those of the rebuilt version are EVIDENCE INVALID", () => {
@@ -195,12 +197,12 @@ test("an edit's recorded expressions, or a read's, not those of the rebuilt vers
   editRecords(committed, (records) => {
     (records.find(byType("edit_committed", 4))!.data.expressions as Record<string, string>).total = "unit * qty";
   });
-  assertNoSuccess(committed, /expressions are not those of the rebuilt version/);
+  assertNoSuccess(committed, "replay_edit_differs", /expressions are not those of the rebuilt version/);
   const read = forge();
   editRecords(read, (records) => {
     (observationOf(records.find(byType("observation", 1))!).expressions as Record<string, string>).clamp = "lo";
   });
-  assertNoSuccess(read, /read's expressions/);
+  assertNoSuccess(read, "replay_observation_differs", /read's expressions/);
 });
 
 test("the run kind in the audit changed (a check run passed off as a baseline) is EVIDENCE INVALID", () => {
@@ -208,7 +210,7 @@ test("the run kind in the audit changed (a check run passed off as a baseline) i
   editRecords(run, (records) => {
     records.find(byType("run_started"))!.data.run_kind = "model_trial";
   });
-  assertNoSuccess(run, /run_started's run_kind/);
+  assertNoSuccess(run, "manifest_field_differs", /run_started's run_kind/);
 });
 
 test("read content that does not match its own digest is EVIDENCE INVALID", () => {
@@ -219,7 +221,7 @@ test("read content that does not match its own digest is EVIDENCE INVALID", () =
       "return lo",
     );
   });
-  assertNoSuccess(run, /read content/);
+  assertNoSuccess(run, "replay_observation_differs", /read content/);
 });
 
 test("stop and final evaluation moved before the passing test (records renumbered) is EVIDENCE INVALID", () => {
@@ -234,7 +236,7 @@ test("stop and final evaluation moved before the passing test (records renumbere
     },
     true,
   );
-  assertNoSuccess(run, /after the stop/);
+  assertNoSuccess(run, "replay_order_differs", /after the stop/);
 });
 
 test("the passing test's proposal deleted, records and proposals renumbered, counts fixed is EVIDENCE INVALID", () => {
@@ -250,7 +252,7 @@ test("the passing test's proposal deleted, records and proposals renumbered, cou
   editJson(run, "final.json", (final) => {
     final.proposals_used = 5;
   });
-  assertNoSuccess(run, /without a passing test|replayed authorizer says false/);
+  assertNoSuccess(run, "replay_finish_differs", /a finish accepted without a passing test/);
 });
 
 test("final.json cases emptied, duplicated, or with one actual value changed is EVIDENCE INVALID", () => {
@@ -266,7 +268,7 @@ test("final.json cases emptied, duplicated, or with one actual value changed is 
       const evaluation = final.final_evaluation as { cases: unknown[] };
       evaluation.cases = edit(evaluation.cases);
     });
-    assertNoSuccess(run, /recorded case/);
+    assertNoSuccess(run, "final_cases_differ", /recorded case/);
   }
 });
 
@@ -280,67 +282,72 @@ test("proposals_used or invalid_proposals changed in final.json is EVIDENCE INVA
     editJson(run, "final.json", (final) => {
       final[key] = value;
     });
-    assertNoSuccess(run, new RegExp(`${key} is ${value}, recomputed`));
+    assertNoSuccess(run, "final_field_differs", new RegExp(`${key} is ${value}, recomputed`));
   }
 });
 
 test("the manifest's source label, budgets or harness hash changed is EVIDENCE INVALID", () => {
-  const edits: [RegExp, (manifest: Record<string, unknown>) => void][] = [
+  const edits: [LabProblemCode, RegExp, (manifest: Record<string, unknown>) => void][] = [
     [
+      "source_label_differs",
       /proposal source is "model"/,
       (m) => {
         (m.proposal_source as Record<string, unknown>).label = "model";
       },
     ],
     [
+      "manifest_field_differs",
       /budgets\.max_proposals/,
       (m) => {
         (m.budgets as Record<string, unknown>).max_proposals = 8;
       },
     ],
     [
+      "manifest_field_differs",
       /budgets\.overall_deadline_ms/,
       (m) => {
         (m.budgets as Record<string, unknown>).overall_deadline_ms = 3_600_000;
       },
     ],
     [
+      "manifest_field_differs",
       /harness\.aggregate_sha256/,
       (m) => {
         (m.harness as Record<string, unknown>).aggregate_sha256 = "f".repeat(64);
       },
     ],
     [
+      "manifest_field_differs",
       /fixtures\.held_out_count/,
       (m) => {
         (m.fixtures as Record<string, unknown>).held_out_count = 0;
       },
     ],
   ];
-  for (const [mentions, edit] of edits) {
+  for (const [code, mentions, edit] of edits) {
     const run = forge();
     editJson(run, "manifest.json", edit);
-    assertNoSuccess(run, mentions);
+    assertNoSuccess(run, code, mentions);
   }
 });
 
 test("a backup changed or deleted is EVIDENCE INVALID", () => {
   const changed = forge();
   writeFileSync(join(changed, "backups", "toy_math.v1.py"), WRONG_TOTAL);
-  assertNoSuccess(changed, /backups\/toy_math\.v1\.py: does not hold the bytes of version 1/);
+  assertNoSuccess(changed, "backup_differs", /backups\/toy_math\.v1\.py: does not hold the bytes of version 1/);
   const deleted = forge();
   rmSync(join(deleted, "backups", "toy_math.v0.py"));
-  assertNoSuccess(deleted, /backups\/toy_math\.v0\.py: missing/);
+  assertNoSuccess(deleted, "backup_missing", /backups\/toy_math\.v0\.py: missing/);
   const planted = forge();
   writeFileSync(join(planted, "backups", "toy_math.v7.py"), REPAIRED);
-  assertNoSuccess(planted, /not the backup of a version/);
+  assertNoSuccess(planted, "backup_unexpected", /not the backup of a version/);
 });
 
 test("CRLF line ends in the audit, final.json or the final source are EVIDENCE INVALID", () => {
   for (const name of ["audit.jsonl", "final.json", "manifest.json"]) {
     const run = forge();
     sed(run, [name], "\n", "\r\n");
-    assertNoSuccess(run, /CR byte/);
+    assertNoSuccess(run, "cr_byte", /CR byte/);
   }
   const source = forge();
   swapFinalSource(source, REPAIRED.replaceAll("\n", "\r\n"));
@@ -372,12 +379,9 @@ test("a final.json that is a link, a FIFO or a folder is named as such (never re
     plant(join(run, "final.json"));
     const verdict = deriveRunVerdict(run);
     assert.equal(verdict.kind, "evidence_invalid", kind);
+    assertProblem(verdict.problems, "file_unreadable", named, kind);
     assert.ok(
-      verdict.problems.some((problem) => named.test(problem)),
-      `${kind}: ${JSON.stringify(verdict.problems)}`,
-    );
-    assert.ok(
-      !verdict.problems.some((problem) => /final\.json: missing/.test(problem)),
+      !verdict.problems.some((problem) => problem.code === "file_missing"),
       `${kind}: called missing: ${JSON.stringify(verdict.problems)}`,
     );
     assertNoSuccess(run);

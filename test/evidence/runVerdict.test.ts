@@ -23,6 +23,8 @@ import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { deriveRunVerdict, type RunVerdict } from "../../src/verdicts/runVerdict.ts";
 import { err } from "../../src/core/result.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
+import type { LabProblemCode } from "../../src/verdicts/labProblems.ts";
+import { assertProblem } from "./labProblemAssert.ts";
 import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 
 const root = freshRoot("verdict");
@@ -56,12 +58,9 @@ function copyOf(source: string, name: string): string {
   return target;
 }
 
-function assertInvalid(verdict: RunVerdict, mentions: RegExp): void {
+function assertInvalid(verdict: RunVerdict, code: LabProblemCode, mentions?: RegExp): void {
   assert.equal(verdict.kind, "evidence_invalid");
-  assert.ok(
-    verdict.problems.some((problem) => mentions.test(problem)),
-    `expected a problem matching ${mentions}; got ${JSON.stringify(verdict.problems)}`,
-  );
+  assertProblem(verdict.problems, code, mentions);
 }
 
 test("honest runs keep their verdicts: a verified baseline, a model_error run not verified", () => {
@@ -79,9 +78,9 @@ test("a planted final.json claiming success beside a model_error audit is EVIDEN
   unlinkSync(join(planted, "final.json"));
   writeFileSync(join(planted, "final.json"), JSON.stringify({ schema: "tca.final/1", verified_success: true }));
   const verdict = deriveRunVerdict(planted);
-  assertInvalid(verdict, /final\.json: does not match its schema/);
-  assertInvalid(verdict, /verified_success is true, recomputed false/);
-  assertInvalid(verdict, /stop_reason is missing, the audit says "model_error"/);
+  assertInvalid(verdict, "schema_mismatch", /final\.json: does not match its schema/);
+  assertInvalid(verdict, "final_field_differs", /verified_success is true, recomputed false/);
+  assertInvalid(verdict, "final_field_differs", /stop_reason is missing, the audit says "model_error"/);
 });
 
 test("a schema-valid forged final.json (success copied from another run) is EVIDENCE INVALID", () => {
@@ -89,8 +88,8 @@ test("a schema-valid forged final.json (success copied from another run) is EVID
   unlinkSync(join(forged, "final.json"));
   cpSync(join(baseline, "final.json"), join(forged, "final.json"));
   const verdict = deriveRunVerdict(forged);
-  assertInvalid(verdict, /final\.json: run_id/);
-  assertInvalid(verdict, /final\.json: verified_success is true, recomputed false/);
+  assertInvalid(verdict, "final_field_differs", /final\.json: run_id/);
+  assertInvalid(verdict, "final_field_differs", /final\.json: verified_success is true, recomputed false/);
 });
 
 test("a forged audit claim of success that its own counts contradict is EVIDENCE INVALID", () => {
@@ -99,27 +98,31 @@ test("a forged audit claim of success that its own counts contradict is EVIDENCE
   const index = lines.findIndex((line) => line.includes('"type":"final_evaluation"'));
   lines[index] = lines[index]!.replace('"held_out_passed":8', '"held_out_passed":7');
   writeFileSync(join(forged, "audit.jsonl"), lines.join("\n"));
-  assertInvalid(deriveRunVerdict(forged), /final_evaluation says verified_success true, but its own records say false/);
+  assertInvalid(
+    deriveRunVerdict(forged),
+    "audit_claim_differs",
+    /final_evaluation says verified_success true, but its own records say false/,
+  );
 });
 
 test("an empty, truncated, non-JSON or invalid UTF-8 audit is EVIDENCE INVALID", () => {
   const empty = copyOf(baseline, "empty-audit");
   truncateSync(join(empty, "audit.jsonl"), 0);
-  assertInvalid(deriveRunVerdict(empty), /audit is empty/);
+  assertInvalid(deriveRunVerdict(empty), "audit_empty", /audit is empty/);
 
   const truncated = copyOf(baseline, "truncated-audit");
   const bytes = readFileSync(join(truncated, "audit.jsonl"));
   truncateSync(join(truncated, "audit.jsonl"), bytes.length - 40);
-  assertInvalid(deriveRunVerdict(truncated), /last line is incomplete/);
+  assertInvalid(deriveRunVerdict(truncated), "truncated_audit", /last line is incomplete/);
 
   const cutAtLine = copyOf(baseline, "cut-audit");
   const lines = readFileSync(join(cutAtLine, "audit.jsonl"), "utf8").split("\n");
   writeFileSync(join(cutAtLine, "audit.jsonl"), `${lines.slice(0, 20).join("\n")}\n`);
-  assertInvalid(deriveRunVerdict(cutAtLine), /no run_finished record, although final\.json exists/);
+  assertInvalid(deriveRunVerdict(cutAtLine), "record_missing", /no run_finished record, although final\.json exists/);
 
   const notJson = copyOf(baseline, "not-json-audit");
   appendFileSync(join(notJson, "audit.jsonl"), "this is not json\n");
-  assertInvalid(deriveRunVerdict(notJson), /^not_json: audit\.jsonl:\d+: the line is not JSON$/);
+  assertInvalid(deriveRunVerdict(notJson), "not_json", /^not_json: audit\.jsonl:\d+: the line is not JSON$/);
 
   const badUtf8 = copyOf(baseline, "bad-utf8-audit");
   const text = readFileSync(join(badUtf8, "audit.jsonl"));
@@ -127,7 +130,7 @@ test("an empty, truncated, non-JSON or invalid UTF-8 audit is EVIDENCE INVALID",
   assert.ok(at > 0);
   text[at] = 0xff;
   writeFileSync(join(badUtf8, "audit.jsonl"), text);
-  assertInvalid(deriveRunVerdict(badUtf8), /not valid UTF-8/);
+  assertInvalid(deriveRunVerdict(badUtf8), "not_utf8", /not valid UTF-8/);
 });
 
 test("a record that breaks its schema, a second stop, or another run's manifest is EVIDENCE INVALID", () => {
@@ -136,7 +139,11 @@ test("a record that breaks its schema, a second stop, or another run's manifest 
   const stopIndex = lines.findIndex((line) => line.includes('"type":"stop"'));
   lines[stopIndex] = lines[stopIndex]!.replace('"stop_reason":"finish_accepted"', '"stop_reason":"because_i_said_so"');
   writeFileSync(join(badRecord, "audit.jsonl"), lines.join("\n"));
-  assertInvalid(deriveRunVerdict(badRecord), /^wrong_type: audit\.jsonl:\d+ \(stop\): data\.stop_reason /);
+  assertInvalid(
+    deriveRunVerdict(badRecord),
+    "wrong_type",
+    /^wrong_type: audit\.jsonl:\d+ \(stop\): data\.stop_reason /,
+  );
 
   const twoStops = copyOf(modelError, "two-stops");
   const records = readFileSync(join(twoStops, "audit.jsonl"), "utf8")
@@ -151,19 +158,23 @@ test("a record that breaks its schema, a second stop, or another run's manifest 
     join(twoStops, "audit.jsonl"),
     [...records, JSON.stringify(extraStop), JSON.stringify(renumbered), ""].join("\n"),
   );
-  assertInvalid(deriveRunVerdict(twoStops), /2 stop records; a run has exactly one/);
+  assertInvalid(deriveRunVerdict(twoStops), "record_duplicated", /2 stop records; a run has exactly one/);
 
   const otherManifest = copyOf(baseline, "other-manifest");
   unlinkSync(join(otherManifest, "manifest.json"));
   cpSync(join(modelError, "manifest.json"), join(otherManifest, "manifest.json"));
-  assertInvalid(deriveRunVerdict(otherManifest), /manifest\.json: run_id/);
+  assertInvalid(deriveRunVerdict(otherManifest), "manifest_field_differs", /manifest\.json: run_id/);
 });
 
 test("a final source whose digest is not the final snapshot's is EVIDENCE INVALID", () => {
   const edited = copyOf(baseline, "edited-source");
   chmodSync(join(edited, "workspace", "toy_math.py"), 0o600);
   appendFileSync(join(edited, "workspace", "toy_math.py"), "# edited after the run\n");
-  assertInvalid(deriveRunVerdict(edited), /workspace\/toy_math\.py: its digest differs from the final snapshot's/);
+  assertInvalid(
+    deriveRunVerdict(edited),
+    "final_source_differs",
+    /workspace\/toy_math\.py: its digest differs from the final snapshot's/,
+  );
 });
 
 test("final.json missing: INCOMPLETE before run_finished, EVIDENCE INVALID after it", () => {
@@ -176,19 +187,23 @@ test("final.json missing: INCOMPLETE before run_finished, EVIDENCE INVALID after
   assert.equal(deriveRunVerdict(crashed).kind, "incomplete");
   const removed = copyOf(baseline, "final-removed");
   unlinkSync(join(removed, "final.json"));
-  assertInvalid(deriveRunVerdict(removed), /final\.json: missing, although the audit records that the run finished/);
+  assertInvalid(
+    deriveRunVerdict(removed),
+    "file_missing",
+    /final\.json: missing, although the audit records that the run finished/,
+  );
 });
 
 test("evidence files that are links are never followed: the verdict is EVIDENCE INVALID", () => {
   const linkedAudit = copyOf(baseline, "linked-audit");
   renameSync(join(linkedAudit, "audit.jsonl"), join(root, "outside-audit.jsonl"));
   symlinkSync(join(root, "outside-audit.jsonl"), join(linkedAudit, "audit.jsonl"));
-  assertInvalid(deriveRunVerdict(linkedAudit), /audit\.jsonl: symlink_refused/);
+  assertInvalid(deriveRunVerdict(linkedAudit), "file_unreadable", /audit\.jsonl: symlink_refused/);
 
   const linkedWorkspace = copyOf(baseline, "linked-workspace");
   renameSync(join(linkedWorkspace, "workspace"), join(root, "outside-workspace"));
   symlinkSync(join(root, "outside-workspace"), join(linkedWorkspace, "workspace"));
-  assertInvalid(deriveRunVerdict(linkedWorkspace), /workspace\/toy_math\.py: symlink_refused/);
+  assertInvalid(deriveRunVerdict(linkedWorkspace), "file_unreadable", /workspace\/toy_math\.py: symlink_refused/);
 });
 
 test("a FIFO in place of audit.jsonl is refused at once, never waited on", () => {
@@ -196,7 +211,7 @@ test("a FIFO in place of audit.jsonl is refused at once, never waited on", () =>
   rmSync(join(fifo, "audit.jsonl"));
   execFileSync("mkfifo", [join(fifo, "audit.jsonl")]);
   // No writer ever opens the FIFO: a blocking open would hang this test until the runner's timeout.
-  assertInvalid(deriveRunVerdict(fifo), /audit\.jsonl: not_regular_file/);
+  assertInvalid(deriveRunVerdict(fifo), "file_unreadable", /audit\.jsonl: not_regular_file/);
 });
 
 test("tca lab submission refuses a run whose evidence is invalid, naming the problem", () => {

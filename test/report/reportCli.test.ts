@@ -122,7 +122,7 @@ test("a FIFO audit.jsonl: tca report refuses it and exits instead of blocking", 
   const result = await tcaWithin(30_000, ["report", fifoRun, "--json"]);
   assert.notEqual(result.code, null, "tca report blocked on the FIFO");
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /^tca report: evidence_invalid: audit\.jsonl: not_regular_file/);
+  assert.match(result.stderr, /^tca report: evidence_invalid: file_unreadable: audit\.jsonl: not_regular_file/);
   const alone = join(root, "fifo-alone");
   mkdirSync(alone);
   execFileSync("mkfifo", [join(alone, "audit.jsonl")]);

@@ -189,15 +189,20 @@ test("an extension trial is named as one, never as the Lab's trial, and a synthe
 test("damaged evidence is reported, never papered over", () => {
   const damaged = join(root, "damaged");
   cpSync(baseline, damaged, { recursive: true });
+  const honestLines = readFileSync(join(damaged, "audit.jsonl"), "utf8").split("\n").length - 1;
   unlinkSync(join(damaged, "final.json"));
   appendFileSync(join(damaged, "audit.jsonl"), "not json\n[1,2]\n");
   rmSync(join(damaged, "backups"), { recursive: true });
   const report = lab(damaged);
   assert.equal(report.verdict.headline, "EVIDENCE INVALID", "a non-JSON audit line is never a softer headline");
   assert.ok(report.problems.some((p) => p.startsWith("not_json: audit.jsonl:")));
+  // The timeline shows what the one strict reader read before it refused, with the reader's coded problem.
   assert.ok(
-    report.problems.some((p) => p.includes("2 line(s) are not JSON objects")),
-    "the readable lines are still shown",
+    report.problems.includes(
+      `audit.jsonl: the timeline shows the ${honestLines} record(s) read before the audit reader refused: ` +
+        `not_json: audit.jsonl:${honestLines + 1}: the line is not JSON`,
+    ),
+    JSON.stringify(report.problems),
   );
   assert.ok(report.proposals.length === 6, "the timeline still shows what can be read");
   // Without backups the first edit's before/after bytes: v0 is the spec constant, v1 is lost.
@@ -218,9 +223,17 @@ test("a gap in event ids or records from another run are flagged", () => {
   const report = lab(spliced);
   assert.equal(report.verdict.headline, "EVIDENCE INVALID");
   assert.ok(
-    report.problems.some((p) => p.includes("out of order")),
+    report.problems.some((p) => p.startsWith("out_of_order: audit.jsonl:4: ")),
     "the strict reader names the gap",
   );
+  assert.ok(
+    report.problems.includes(
+      "audit.jsonl: the timeline shows the 3 record(s) read before the audit reader refused: " +
+        "out_of_order: audit.jsonl:4: event 5 is out of order",
+    ),
+    JSON.stringify(report.problems),
+  );
+  assert.equal(report.proposals.length + report.runRecords.length > 0, true, "the records before the gap are shown");
   const otherRun = join(root, "other-run");
   cpSync(baseline, otherRun, { recursive: true });
   const original = readFileSync(join(otherRun, "audit.jsonl"), "utf8").split("\n");
@@ -228,7 +241,7 @@ test("a gap in event ids or records from another run are flagged", () => {
   writeFileSync(join(otherRun, "audit.jsonl"), original.join("\n"));
   const mixed = lab(otherRun);
   assert.equal(mixed.verdict.headline, "EVIDENCE INVALID");
-  assert.ok(mixed.problems.some((p) => p.includes("more than one run id")));
+  assert.ok(mixed.problems.includes("run_id_mixed: audit.jsonl: the records name more than one run id"));
 });
 
 test("run kinds are detected from the directory contents; unknown and ambiguous directories are refused", async () => {

@@ -37,6 +37,7 @@ import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { canonicalJson } from "../../core/canonicalJson.ts";
+import { isRecord } from "../../core/isRecord.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import { readFileUnder } from "../../core/safeRead.ts";
 import type { QuixDataset } from "../dataset/dataset.ts";
@@ -187,28 +188,24 @@ export type CacheLookup =
   | { readonly hit: true; readonly value: CachedCheck }
   | { readonly hit: false; readonly code: CacheMissCode; readonly reason: string };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** A report that says "every selected program: buggy fails, fix passes" and nothing else. */
 function passingReportProblem(
   report: unknown,
   expectedPrograms: readonly string[],
   includeSlow: boolean,
 ): string | null {
-  if (!isObject(report)) return "no report";
+  if (!isRecord(report)) return "no report";
   if (report.ok !== true) return "the recorded check did not pass";
   if (report.grader !== GRADER_ID || report.includeSlow !== includeSlow)
     return "the report is of another grader or case selection";
   const records = report.records;
   if (!Array.isArray(records)) return "the report has no records";
-  const names = records.map((r) => (isObject(r) ? r.program : undefined));
+  const names = records.map((r) => (isRecord(r) ? r.program : undefined));
   if (canonicalJson(names) !== canonicalJson(expectedPrograms))
     return "the report's programs are not the selected ones";
   for (const record of records as Record<string, unknown>[]) {
-    const buggy = isObject(record.buggy) ? record.buggy.outcome : undefined;
-    const fixed = isObject(record.fixed) ? record.fixed.outcome : undefined;
+    const buggy = isRecord(record.buggy) ? record.buggy.outcome : undefined;
+    const fixed = isRecord(record.fixed) ? record.fixed.outcome : undefined;
     if (record.ok !== true || typeof buggy !== "string" || buggy === "passed" || fixed !== "passed")
       return `the report's record of ${String(record.program)} is not a pass`;
   }
@@ -265,7 +262,7 @@ function checkedEntry(
   file: string,
   datasetRoot: string,
 ): CacheLookup {
-  if (!isObject(entry) || entry.schema !== DATASET_CHECK_CACHE_SCHEMA)
+  if (!isRecord(entry) || entry.schema !== DATASET_CHECK_CACHE_SCHEMA)
     return { hit: false, code: "cache_unusable", reason: `${file} is not a cache entry of this version; ignored` };
   // The stored key must be the key computed now, byte for byte; the file's name alone proves nothing.
   if (entry.keySha256 !== digest || canonicalJson(entry.key) !== canonicalJson(key))

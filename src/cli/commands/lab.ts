@@ -141,7 +141,8 @@ export function registerLabCommands(program: Command, setExitCode: SetExitCode):
       process.stdout.write(
         options.json
           ? `${JSON.stringify(report, null, 2)}\n`
-          : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons started during the checks: ${started}\nre-derived from the run directories: ${derived.headline}\n` +
+          : `${formatChecksTable(rows, join(root, "checks.json"))}processes, threads or native addons ` +
+              `started during the checks: ${started}\nre-derived from the run directories: ${derived.headline}\n` +
               // Commands are never wrapped, so no comment follows them: a long path stays one line.
               `next step: ${reportCommand(root)}\n` +
               `then:      ${tcaCommand(["model", "plan"])}\n`,
@@ -242,7 +243,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
             : "one model trial";
           const answer = await prompt.question(
             `Run ${what} in the new run directory ${runDirectory}?\n` +
-              "This authorizes edits to the two expressions of that new toy workspace only: no other file, no data disclosure, no package installation, no shell.\n" +
+              "This authorizes edits to the two expressions of that new toy workspace " +
+              "only: no other file, no data disclosure, no package installation, no shell.\n" +
               "Resources (estimates, the same for the trial and every extension): at most 10 minutes (less if the 30-minute window has less left), " +
               "several GB of memory for the F32 model, CPU only with 2 threads. [y/N] ",
           );
@@ -284,7 +286,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
               trial.error === "predictions_missing" && options.predictions === undefined
                 ? `record your predictions first: ${tcaCommand(["lab", "predict", "--model-directory", modelDirectory])}, or pass --without-predictions`
                 : trial.error === "run_not_authorized" && process.stdin.isTTY !== true
-                  ? "not on a terminal, so the opt-in question cannot be asked: add --yes to authorize this one trial (edits to the two expressions of the new toy workspace only)"
+                  ? "not on a terminal, so the opt-in question cannot be asked: add --yes to authorize " +
+                    "this one trial (edits to the two expressions of the new toy workspace only)"
                   : runErrorMessage(trial.error, trial.message, runDirectory);
             return refuse(trial.error, message);
           }
@@ -423,7 +426,8 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
         if (options.blocked !== undefined && (options.model !== undefined || options.extension.length > 0))
           return refuse(
             "usage_error",
-            `--blocked says the model stage could not run, but ${options.model !== undefined ? `--model ${resolve(options.model)}` : "--extension"} gives a trial: give --model (and --extension) for a trial that ran, or --blocked REASON alone`,
+            `--blocked says the model stage could not run, but ${options.model !== undefined ? `--model ${resolve(options.model)}` : "--extension"} ` +
+              `gives a trial: give --model (and --extension) for a trial that ran, or --blocked REASON alone`,
           );
         // Beside the runs, never into the current directory (often the git checkout) unless asked.
         const pathProblem = submissionPathProblem({

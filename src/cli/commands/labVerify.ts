@@ -65,7 +65,8 @@ export function regenerationLines(record: RegenerationRecord, recordPath: string
     if (!turn.compared || turn.identical) continue;
     const offset = turn.first_difference_offset ?? 0;
     lines.push(
-      `proposal ${turn.proposal} (request #${turn.request_event_id}): differs at byte ${offset} (recorded ${turn.recorded_outcome}, regenerated ${turn.regenerated_outcome})`,
+      `proposal ${turn.proposal} (request #${turn.request_event_id}): differs at byte ` +
+        `${offset} (recorded ${turn.recorded_outcome}, regenerated ${turn.regenerated_outcome})`,
       `  recorded:    ${excerpt(turn.recorded?.text ?? null, offset)}`,
       `  regenerated: ${excerpt(turn.regenerated?.text ?? null, offset)}`,
     );
@@ -140,12 +141,16 @@ export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode)
             ...words.details,
             sameHarness
               ? `harness: made by this harness version (aggregate sha256 ${current})`
-              : `harness: made by another harness version: checks.json records aggregate sha256 ${typeof recorded === "string" ? recorded : "none"}, this harness is ${current}`,
+              : `harness: made by another harness version: checks.json records aggregate sha256 ` +
+                `${typeof recorded === "string" ? recorded : "none"}, this harness is ${current}`,
           ],
         };
+        const { kind: verdict, headline, problems } = derived;
+        const strict = flags.strict === true;
+        const answer = { ok: true, directory, kind: "checks", verdict, headline, problems, sameHarness, strict, valid };
         process.stdout.write(
           json
-            ? `${JSON.stringify({ ok: true, directory, kind: "checks", verdict: derived.kind, headline: derived.headline, problems: derived.problems, sameHarness, strict: flags.strict === true, valid, passes: valid }, null, 2)}\n`
+            ? `${JSON.stringify({ ...answer, passes: valid }, null, 2)}\n`
             : `${verdictLines("checks", shown).join("\n")}\n`,
         );
         setExitCode(valid ? 0 : 1);

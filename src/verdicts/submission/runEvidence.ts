@@ -2,7 +2,9 @@
 // first (src/verdicts/runVerdict.ts: derived from the audit, cross-checked against final.json,
 // manifest.json and the final source, read without following links or blocking on FIFOs);
 // evidence that is invalid or incomplete is refused, so submission.md never cites it.
+import { isRecord } from "../../core/isRecord.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { formatProblem } from "../../recording/evidenceProblem.ts";
 import type {
   LabAuditEventType,
   LabAuditRecord as AuditRecord,
@@ -34,13 +36,11 @@ export function readRunEvidence(
 ): Result<RunEvidence, EvidenceErrorCode> {
   const verdict = deriveRunVerdict(directory, modelCheck === undefined ? {} : { modelCheck });
   if (verdict.kind === "evidence_invalid") {
-    // Decided on the verdict's own fact (which evidence files are not there), never on a problem's wording.
-    const missing = verdict.absent[0];
-    if (missing !== undefined) return err("run_evidence_missing", `${name} run: ${missing.problem}`);
-    return err(
-      "run_evidence_invalid",
-      `${name} run: ${RUN_VERDICT_HEADLINES.evidence_invalid}: ${verdict.problems.slice(0, 3).join("; ")}`,
-    );
+    // Decided by the problem's code (an evidence file that is not there at all), never by its wording.
+    const missing = verdict.problems.find((problem) => problem.code === "file_missing");
+    if (missing !== undefined) return err("run_evidence_missing", `${name} run: ${formatProblem(missing)}`);
+    const shown = verdict.problems.slice(0, 3).map(formatProblem).join("; ");
+    return err("run_evidence_invalid", `${name} run: ${RUN_VERDICT_HEADLINES.evidence_invalid}: ${shown}`);
   }
   if (verdict.manifest === null) return err("run_evidence_missing", `${name} run: manifest.json is missing`);
   if (verdict.final === null)
@@ -60,7 +60,7 @@ export function eventsOf<K extends LabAuditEventType>(
 }
 
 export function record(value: unknown): Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return isRecord(value) ? value : {};
 }
 
 export function runKind(run: RunEvidence): string {

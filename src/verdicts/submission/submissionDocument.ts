@@ -62,9 +62,11 @@ export function renderSubmission(input: SubmissionInput): string {
       : realModel
         ? "run (a real model was called)"
         : modelKind === "model_trial"
-          ? `model stage NOT VERIFIED — the run is labelled a model trial, but ${modelTrial?.message ?? "its model directory was not verified"}; nothing here is a model result`
+          ? `model stage NOT VERIFIED — the run is labelled a model trial, but ` +
+            `${modelTrial?.message ?? "its model directory was not verified"}; nothing here is a model result`
           : rehearsal
-            ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
+            ? `model stage not run — only a REHEARSAL run: a model trained in-project on scripted ` +
+              `transcripts${standIn}; it proves the model path and says nothing about any real model's ability`
             : `model stage not run — only a PIPELINE CHECK on a synthetic random-weight checkpoint was run${standIn}; its output is not a model result`;
   const stories = model ? proposalStories(model) : [];
   const parts: string[] = [
@@ -110,7 +112,10 @@ function verdictSentence(run: RunEvidence): string {
   const claim = f.verified
     ? "verified_success is true"
     : "verified_success is false: this run is not a verified success";
-  return `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`;
+  return (
+    `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` ` +
+    `passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`
+  );
 }
 
 /** The harness of each run against this harness: a recorded digest is never shown as this harness's. */
@@ -150,7 +155,8 @@ function predictionsSection(input: SubmissionInput, stories: readonly ProposalSt
   const model = input.model;
   const outcomes: string[] = [
     first && model
-      ? `First proposal ${first.failure?.origin === "schema" ? "was not valid" : "passed JSON and contract validation"} (${first.outcome}) ${cite(model.name, [first.outcomeEvent])}.`
+      ? `First proposal ${first.failure?.origin === "schema" ? "was not valid" : "passed JSON and contract validation"} ` +
+        `(${first.outcome}) ${cite(model.name, [first.outcomeEvent])}.`
       : "No model proposal exists.",
     model
       ? `${finalOf(model).verified ? "Both functions were repaired and verified" : "The functions were not verifiably repaired"} ${cite(model.name, [])}.`
@@ -189,9 +195,15 @@ function baselineDespiteModelSentence(
   const failed = stories.filter((s) => s.failure !== null);
   const events = stories.map((s) => s.outcomeEvent ?? s.generationEvent);
   if (failed.length === stories.length) {
-    return `${passed ? "Yes, observed" : "Not shown"}: the model failed all ${stories.length} of its proposals ${cite(model.name, events)}, and ${baselineClause} ${cite(baseline.name, [])}.`;
+    return (
+      `${passed ? "Yes, observed" : "Not shown"}: the model failed all ${stories.length} of its ` +
+      `proposals ${cite(model.name, events)}, and ${baselineClause} ${cite(baseline.name, [])}.`
+    );
   }
-  return `Not tested by this run: the model did not fail every proposal (${stories.length - failed.length} of ${stories.length} did not fail) ${cite(model.name, events)}; ${baselineClause} ${cite(baseline.name, [])}.`;
+  return (
+    `Not tested by this run: the model did not fail every proposal (${stories.length - failed.length} of ` +
+    `${stories.length} did not fail) ${cite(model.name, events)}; ${baselineClause} ${cite(baseline.name, [])}.`
+  );
 }
 
 function consentCell(input: SubmissionInput): string {
@@ -236,7 +248,8 @@ function harnessSection(input: SubmissionInput): string[] {
   const finish = observations.find((x) => x.o["status"] === "finish_accepted");
   out.push(
     firstTest
-      ? `- The initial public test failed ${Number(firstTest.o["total"]) - Number(firstTest.o["passed"])} of ${String(firstTest.o["total"])} cases ${cite(b.name, [firstTest.id])}.`
+      ? `- The initial public test failed ${Number(firstTest.o["total"]) - Number(firstTest.o["passed"])} ` +
+          `of ${String(firstTest.o["total"])} cases ${cite(b.name, [firstTest.id])}.`
       : `- The baseline ran no public test ${cite(b.name, [])}.`,
     `- ${commits.length} edits were committed, each after a write-ahead intent ${cite(b.name, commits)}.`,
     `- finish was accepted only after a passing test on the same version and digest ${cite(b.name, [finish?.id ?? null])}.`,
@@ -247,8 +260,10 @@ function harnessSection(input: SubmissionInput): string[] {
     const r = input.checks.report;
     out.push(
       input.checks.processesStarted === 0
-        ? `- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed, each re-derived from its own run directory against the spec's table [checks.json].`
-        : `- The harness checks did NOT pass: the checks run records ${String(input.checks.processesStarted ?? "no count of")} processes, threads or native addons started; ${r.passed} of ${r.total} checks observed their expected code [checks.json].`,
+        ? `- ${r.passed} of ${r.total} harness checks passed, ${r.failed} failed, each ` +
+            `re-derived from its own run directory against the spec's table [checks.json].`
+        : `- The harness checks did NOT pass: the checks run records ${String(input.checks.processesStarted ?? "no count of")} ` +
+            `processes, threads or native addons started; ${r.passed} of ${r.total} checks observed their expected code [checks.json].`,
       "",
     );
     const rows = r.checks.map((c) => [
@@ -282,9 +297,15 @@ function noModelSentence(b: RunEvidence): string {
   const addons =
     watch.data["native_addons_loaded"] === undefined ? Number.NaN : Number(watch.data["native_addons_loaded"]);
   if (processes === 0 && threads === 0 && addons === 0) {
-    return `While the baseline ran, 0 processes, 0 threads and 0 native addons were started or loaded, so no model worker (the only place a model is loaded) existed and no model was invoked ${cite(b.name, [watch.event_id])}.`;
+    return (
+      `While the baseline ran, 0 processes, 0 threads and 0 native addons were started or loaded, so no model ` +
+      `worker (the only place a model is loaded) existed and no model was invoked ${cite(b.name, [watch.event_id])}.`
+    );
   }
-  return `While the baseline ran, ${processes} process(es), ${threads} thread(s) and ${Number.isNaN(addons) ? "an unrecorded number of" : addons} native addon(s) were started or loaded; the evidence does NOT show that no model was involved ${cite(b.name, [watch.event_id])}.`;
+  return (
+    `While the baseline ran, ${processes} process(es), ${threads} thread(s) and ${Number.isNaN(addons) ? "an unrecorded number of" : addons} ` +
+    `native addon(s) were started or loaded; the evidence does NOT show that no model was involved ${cite(b.name, [watch.event_id])}.`
+  );
 }
 
 function generatedSection(model: RunEvidence | null, stories: readonly ProposalStory[], realModel: boolean): string[] {
@@ -292,7 +313,8 @@ function generatedSection(model: RunEvidence | null, stories: readonly ProposalS
   if (model === null) return [...out, "Nothing: the model stage was not run.", ""];
   if (!realModel && record(model?.manifest["labels"])["rehearsal"] === true)
     out.push(
-      "These texts come from a REHEARSAL model trained in-project on scripted transcripts (stand-in tokenizer). They say nothing about any real model's ability.",
+      "These texts come from a REHEARSAL model trained in-project on scripted " +
+        "transcripts (stand-in tokenizer). They say nothing about any real model's ability.",
       "",
     );
   else if (!realModel)
@@ -396,7 +418,8 @@ function recoverySection(model: RunEvidence | null, stories: readonly ProposalSt
           stories.map((s) => s.generationEvent),
         )}.`,
     pattern.changedAfterFailure.length > 0
-      ? `- Proposed something different after a failure at proposal(s) ${pattern.changedAfterFailure.join(", ")} ${cite(model.name, pattern.changedAfterFailure.map(at))}.`
+      ? `- Proposed something different after a failure at proposal(s) ` +
+          `${pattern.changedAfterFailure.join(", ")} ${cite(model.name, pattern.changedAfterFailure.map(at))}.`
       : "- There was no proposal after a failure to compare.",
     "",
     LEARNER,
@@ -468,10 +491,17 @@ function diskCell(diskUse: DiskUse | null): string {
 
 function questionsSection(input: SubmissionInput, stories: readonly ProposalStory[]): string[] {
   const model = input.model;
+  const refusalsCited = input.checks ? "[checks.json]" : cite(input.baseline.name, []);
+  const trialKind = model && runKind(model) === "model_trial" ? "model" : "synthetic pipeline-check";
+  const proposalsShown = model
+    ? `${stories.length} proposal(s) from one ${trialKind} trial ${cite(model.name, [])}`
+    : "no model proposals";
   return [
     "## 7. What evidence would be needed for broader claims",
     "",
-    `This Lab shows a controller that refuses what it must refuse on one toy task ${input.checks ? "[checks.json]" : cite(input.baseline.name, [])}, and ${model ? `${stories.length} proposal(s) from one ${runKind(model) === "model_trial" ? "model" : "synthetic pipeline-check"} trial ${cite(model.name, [])}` : "no model proposals"}. Broader coding ability would need many tasks, repeated trials and held-out task sets; stronger isolation would need an OS-level sandbox and an independent threat model.`,
+    `This Lab shows a controller that refuses what it must refuse on one toy task ${refusalsCited}, and ${proposalsShown}. ` +
+      "Broader coding ability would need many tasks, repeated trials and held-out task sets; stronger isolation would " +
+      "need an OS-level sandbox and an independent threat model.",
     "",
     LEARNER,
     "",

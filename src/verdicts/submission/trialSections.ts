@@ -41,7 +41,9 @@ export function harnessVerificationCell(run: RunEvidence): string {
   const baseline = record(verification["baseline"]);
   const checks = record(verification["checks"]);
   const sha = String(verification["current_harness_sha256"] ?? "").slice(0, 12);
-  const parts = `baseline ${String(baseline["status"])}${typeof baseline["directory"] === "string" ? ` (${baseline["directory"]})` : ""}, checks ${String(checks["status"])}${typeof checks["directory"] === "string" ? ` (${checks["directory"]})` : ""}`;
+  const parts =
+    `baseline ${String(baseline["status"])}${typeof baseline["directory"] === "string" ? ` (${baseline["directory"]})` : ""}, ` +
+    `checks ${String(checks["status"])}${typeof checks["directory"] === "string" ? ` (${checks["directory"]})` : ""}`;
   return verification["verified_before_loading"] === true
     ? `yes, for harness ${sha}…: ${parts} [${run.name} manifest.json]`
     : `NO: ${parts}; harness ${sha}… [${run.name} manifest.json]`;
@@ -66,7 +68,9 @@ export function trialsSection(trials: readonly TrialEntry[]): string[] {
   return [
     "## Trials of this model directory",
     "",
-    `The acquisition ledger records ${trials.length} trial(s): the first is the Lab's trial${extensions > 0 ? `; the other ${extensions} are separately labelled extensions, each with its declared change` : ""}. No trial is left out. The sections below analyse the trial.`,
+    `The acquisition ledger records ${trials.length} trial(s): the first is the Lab's ` +
+      `trial${extensions > 0 ? `; the other ${extensions} are separately labelled extensions, each with its declared change` : ""}. ` +
+      `No trial is left out. The sections below analyse the trial.`,
     "",
     table(["#", "role", "declared change", "started", "run", "stop reason", "verified_success"], rows),
     "",

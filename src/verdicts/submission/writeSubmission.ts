@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../core/result.ts";
+import { formatProblem } from "../../recording/evidenceProblem.ts";
 import { deriveChecksVerdict } from "../checksVerdict.ts";
 import { readPredictions, type PredictionsRecord } from "../../recording/predictions.ts";
 import { PACKAGE_ROOT } from "../../recording/runtimeIdentity.ts";
@@ -81,7 +82,10 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     const verdict = deriveChecksVerdict(request.checksDirectory);
     if (verdict.kind === "incomplete") return err("checks_invalid", "checks.json is missing in --checks");
     if (verdict.kind === "evidence_invalid")
-      return err("checks_invalid", `${verdict.headline}: ${verdict.problems.slice(0, 3).join("; ")}`);
+      return err(
+        "checks_invalid",
+        `${verdict.headline}: ${verdict.problems.slice(0, 3).map(formatProblem).join("; ")}`,
+      );
     const rows = verdict.rows.map((row) => ({
       id: row.id,
       expected: row.expected,
