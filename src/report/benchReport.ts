@@ -14,6 +14,7 @@ import { fixedWithGuardrailHits, guardrailFlags, guardrailHeadlineClause } from 
 import { deriveBenchVerdict, type ReplayState } from "../verdicts/benchVerdict.ts";
 import type { BenchSnapshot } from "../verdicts/benchSnapshot.ts";
 import { recordedVerificationLine } from "../verdicts/recordedVerification.ts";
+import { recordedBenchRegenerationLine } from "../verdicts/benchRegenerationRecord.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import {
   baseName,
@@ -210,6 +211,11 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   const regrade = recordedVerificationLine(derived.recordedVerification, baseName(runDirectory), "this report");
   // What the replay recomputed: the verdict's own finding, on its own line beside the record.
   const replay = replayLine(derived.replay);
+  // regeneration.json is verify-run --regenerate's record, shown (when there is one) as recorded, deciding nothing.
+  const regenerated =
+    derived.recordedRegeneration.state === "absent"
+      ? []
+      : [recordedBenchRegenerationLine(derived.recordedRegeneration, baseName(runDirectory), "this report")];
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
@@ -218,13 +224,14 @@ export function readBenchReport(runDirectory: string): BenchReportData {
           details: [
             "The run's files disagree with its task log and traces: the tables below are not verified.",
             regrade,
+            ...regenerated,
             replay,
             ...derived.problems.map(formatProblem),
           ],
         }
       : withRegrade(
           benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
-          regrade,
+          [regrade, ...regenerated],
           replay,
         );
   return {
@@ -242,6 +249,6 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   };
 }
 
-function withRegrade(verdict: Verdict, regrade: string, replay: string): Verdict {
-  return { ...verdict, details: [regrade, replay, ...verdict.details] };
+function withRegrade(verdict: Verdict, records: readonly string[], replay: string): Verdict {
+  return { ...verdict, details: [...records, replay, ...verdict.details] };
 }
