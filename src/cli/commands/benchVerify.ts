@@ -1,7 +1,8 @@
 // tca bench quixbugs verify-run RUN, and the gate compare and merge pass every run through: the
 // bench verdict (src/verdicts/benchVerdict.ts) over one read of the run, then, for verify-run, a
 // re-grade of every task (src/bench/runRegrade.ts) against the run's own data set (the one
-// run.json records, src/bench/dataset/datasetIdentity.ts). Argument parsing and printing only.
+// run.json records, src/bench/dataset/datasetIdentity.ts), and with --regenerate every recorded
+// model request sent again (src/bench/runs/runRegeneration.ts). Argument parsing and printing only.
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
@@ -174,7 +175,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
   quix
     .command("verify-run")
     .description(
-      "re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json (the last verification) beside the run",
+      "re-grade every task of a run from its recorded diff and compare with what the run recorded; writes verification.json (the last verification) beside the run; with --regenerate also re-asks the model every recorded request (regeneration.json)",
     )
     .argument("<run>", "run directory")
     .option(
