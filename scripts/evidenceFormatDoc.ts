@@ -18,6 +18,7 @@ import {
 } from "../src/recording/labAuditEvents.ts";
 import { LabFinalSchema, LabManifestSchema } from "../src/recording/labRunFiles.ts";
 import {
+  BenchRegenerationJsonSchema,
   ResultsJsonSchema,
   RunJsonSchema,
   TaskRecordSchema,
@@ -37,6 +38,7 @@ import {
   BENCH_RESULTS_FIELDS,
   BENCH_RUN_FIELDS,
   BENCH_TASK_FIELDS,
+  BENCH_REGENERATION_FIELDS,
   BENCH_VERIFICATION_FIELDS,
   LAB_FINAL_FIELDS,
   LAB_MANIFEST_FIELDS,
@@ -119,6 +121,7 @@ export const DOCUMENTED_FILES: readonly DocumentedFile[] = [
       ["one record of tasks.ndjson", "bench-task-record", TaskRecordSchema, BENCH_TASK_FIELDS],
       ["results.json", "bench-results", ResultsJsonSchema, BENCH_RESULTS_FIELDS],
       ["verification.json", "bench-verification", VerificationJsonSchema, BENCH_VERIFICATION_FIELDS],
+      ["regeneration.json", "bench-regeneration", BenchRegenerationJsonSchema, BENCH_REGENERATION_FIELDS],
     ] as const
   ).map(([name, schemaName, schema, descriptions]) => ({
     name,

@@ -88,3 +88,23 @@ export const BENCH_VERIFICATION_FIELDS: Readonly<Record<string, string>> = {
   seconds: "the re-grade's wall time",
   recordedGradingSeconds: "the grading time the run recorded, summed over the tasks",
 };
+
+export const BENCH_REGENERATION_FIELDS: Readonly<Record<string, string>> = {
+  schema: "the file's schema version",
+  kind: "what the file is",
+  regeneratedAt: "when verify-run --regenerate wrote it",
+  tracesSha256:
+    "sha256 over the sorted `path\\0sha256\\n` lines of the traces regenerated (a later edit makes the record stale)",
+  backend:
+    "what was asked: the endpoint (with the model name sent) or the local engine's model directory (with the checkpoint's name)",
+  strict: "whether --strict was given (any difference then made the run EVIDENCE INVALID)",
+  compared: "requests sent whose recorded outcome is a model response",
+  identical: "of those, the ones whose request and response were identical",
+  notCompared: "requests listed but not sent: their recorded outcome is a model error (a timeout, an HTTP error)",
+  outcome: "reproduced when every compared response was identical; else not_reproduced (not proof of forgery)",
+  seconds: "the regeneration's wall time",
+  turns: "one entry per request listed, in run order; both texts only where they differ",
+  "turns[].firstDifferenceOffset": "the first differing byte of the compared texts; null when they are identical",
+  "turns[].recorded": "the recorded response as compared (bounded); null when identical",
+  "turns[].regenerated": "the regenerated response as compared, or the error message (bounded); null when identical",
+};

@@ -1,7 +1,8 @@
 // The benchmark's evidence files whose schemas/ files are generated: run.json, tasks.ndjson records,
-// results.json, verification.json (src/bench/runs/runFileSchemas.ts) and the records of a task trace
+// results.json, verification.json, regeneration.json (src/bench/runs/runFileSchemas.ts) and the records of a task trace
 // (traces/<task>.ndjson: the v2 envelope over the trace's catalog, src/bench/runs/benchTrace.ts).
 import {
+  BenchRegenerationJsonSchema,
   ResultsJsonSchema,
   RunJsonSchema,
   TaskRecordSchema,
@@ -35,6 +36,12 @@ export const BENCH_SCHEMA_FILES: readonly SchemaFile[] = [
     title: "quixbugs-verification schema 1 — verification.json",
     description: "verify-run's re-grade of a bench run (src/bench/runs/runFileSchemas.ts).",
     schema: VerificationJsonSchema,
+  },
+  {
+    name: "bench-regeneration.schema.json",
+    title: "quixbugs-regeneration schema 1 — regeneration.json",
+    description: "verify-run --regenerate's re-asking of the model (src/bench/runs/runFileSchemas.ts).",
+    schema: BenchRegenerationJsonSchema,
   },
   {
     name: "bench-trace-record.schema.json",

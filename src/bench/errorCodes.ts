@@ -37,6 +37,11 @@ export const BENCH_ERROR_CODES = [
   // no --dataset was given), or --dataset is another data set than the one run.json records.
   "dataset_required",
   "dataset_mismatch",
+  // verify-run --regenerate (issue 33): the run records no model response to send again; the backend
+  // given is not the kind the run used; the model directory is not the run's checkpoint.
+  "nothing_to_regenerate",
+  "regeneration_backend_mismatch",
+  "model_mismatch",
 ] as const;
 export type BenchErrorCode = (typeof BENCH_ERROR_CODES)[number];
 

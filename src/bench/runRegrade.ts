@@ -6,15 +6,10 @@
 // false-fixed flag and special-casing report are compared with the record field by field.
 // Nothing the run recorded about the grade is believed: any difference names the task. Every
 // run_tests the agent made is re-run too, on the version the bench replay rebuilt for it.
-import { closeSync, constants, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
 import { mapWithConcurrency } from "../core/concurrency.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
-import { parseBoundedJson } from "../core/boundedJson.ts";
-import { isRecord } from "../core/isRecord.ts";
-import { readTextUnder } from "../core/safeRead.ts";
 import { sha256Hex } from "../core/digest.ts";
-import { err, ok, type Result } from "../core/result.ts";
+import type { Result } from "../core/result.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { buggySource, referenceFixSource, supportFiles, type QuixDataset } from "./dataset/dataset.ts";
 import { measureFixSize } from "./results/fixSize.ts";
@@ -25,7 +20,7 @@ import type { SandboxConfig } from "./sandbox/sandbox.ts";
 import { checkSpecialCasing } from "./results/specialCasing.ts";
 import { classifyTask, type TaskResult } from "./results/taskOutcome.ts";
 import { applyUnifiedDiff, sameModuloTrailingWhitespace } from "./results/unifiedDiff.ts";
-import { resultKey, RUN_FILES } from "./runs/runDirectory.ts";
+import { replaceRunRecord, resultKey, RUN_FILES } from "./runs/runDirectory.ts";
 import type { DataOf } from "../recording/evidenceEnvelope.ts";
 import type { AgentTraceCatalog } from "./agent/traceEvents.ts";
 import type { BenchTraceRecord } from "./runs/benchTrace.ts";
@@ -39,9 +34,6 @@ export interface RecordedTestRun {
   readonly counts: unknown;
   readonly timeoutMs: number;
 }
-
-/** A verification.json is a few KiB per 100 tasks; a previous one larger than this is not copied into the history. */
-const VERIFICATION_READ_LIMIT = 64 * 1024 * 1024;
 
 /** One task as the run recorded it: its record, its trace's task_start, its diff file's text. */
 export interface RegradeInput {
@@ -218,18 +210,6 @@ export async function regradeRun(inputs: readonly RegradeInput[], options: Regra
   };
 }
 
-/** What a previous verification.json becomes in verifications.ndjson: the record as it was, or why it was not one. */
-function historyLine(runDirectory: string, replacedAt: string): string | null {
-  const previous = readTextUnder(runDirectory, RUN_FILES.verification, VERIFICATION_READ_LIMIT);
-  if (!previous.ok && previous.error === "not_found") return null;
-  const parsed = previous.ok ? parseBoundedJson(previous.value, RUN_FILES.verification) : null;
-  const entry =
-    parsed?.ok === true && isRecord(parsed.value)
-      ? { replacedAt, record: parsed.value }
-      : { replacedAt, unreadable: previous.ok ? "not a JSON object" : previous.error };
-  return JSON.stringify(entry) + "\n";
-}
-
 /**
  * Writes verify-run's record beside the run, tied to the exact tasks.ndjson it re-graded (by its
  * sha256): verification.json is the LAST verification, replacing any earlier one whatever it said
@@ -244,8 +224,6 @@ export function writeVerification(
   report: RegradeReport,
   facts: Readonly<Record<string, unknown>>,
 ): Result<string, BenchErrorCode> {
-  const path = join(runDirectory, RUN_FILES.verification);
-  const temporary = join(runDirectory, `.${RUN_FILES.verification}.${process.pid}.tmp`);
   const verifiedAt = new Date().toISOString();
   const record = {
     schema: 1,
@@ -263,29 +241,5 @@ export function writeVerification(
       differences: entry.differences,
     })),
   };
-  try {
-    const history = historyLine(runDirectory, verifiedAt);
-    if (history !== null) {
-      const fd = openSync(
-        join(runDirectory, RUN_FILES.verificationHistory),
-        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
-        0o644,
-      );
-      try {
-        writeSync(fd, history);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    writeFileSync(temporary, JSON.stringify(record, null, 2) + "\n", { flag: "wx" });
-    renameSync(temporary, path);
-    return ok(path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    // A read-only run folder, or a directory in the record's place: the re-grade is still printed.
-    return err(
-      "run_dir_invalid",
-      `${RUN_FILES.verification} could not be written in ${runDirectory} (${error instanceof Error && "code" in error ? String(error.code) : "error"})`,
-    );
-  }
+  return replaceRunRecord(runDirectory, RUN_FILES.verification, RUN_FILES.verificationHistory, record, verifiedAt);
 }

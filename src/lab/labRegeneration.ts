@@ -19,6 +19,7 @@ import { isRecord } from "../core/isRecord.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { systemClock } from "../core/clock.ts";
 import { readFileUnder } from "../core/safeRead.ts";
+import { boundedText, firstDifferingOffset, RESPONSE_TEXT_BOUND } from "../core/responseComparison.ts";
 import { CONTROLLER_LIMITS } from "../constants/labConstants.ts";
 import type { ChatMessage } from "../core/chatMessage.ts";
 import type { LabAuditRecord as AuditRecord } from "../recording/labAuditEvents.ts";
@@ -35,6 +36,9 @@ import {
   type RegeneratedTurn,
 } from "../verdicts/labRegenerationRecord.ts";
 
+// The comparison is the one the bench regeneration uses too (src/core/responseComparison.ts).
+export { firstDifferingOffset };
+
 export type RegenerationErrorCode =
   | "model_directory_required"
   | "model_directory_rejected"
@@ -43,9 +47,6 @@ export type RegenerationErrorCode =
   | "settings_mismatch"
   | "model_load_failed"
   | "evidence_unreadable";
-
-/** How much of each text a difference keeps in the record (the terminal shows less). */
-const TEXT_BOUND = 4096;
 
 /** One recorded turn: the request as sent and what the run recorded coming back. */
 export interface RecordedTurn {
@@ -84,20 +85,6 @@ export function recordedTurns(records: readonly AuditRecord[]): RecordedTurn[] {
   return turns;
 }
 
-/** The first byte offset at which two texts' UTF-8 bytes differ (the shorter length when one is a prefix); null when equal. */
-export function firstDifferingOffset(a: string, b: string): number | null {
-  const x = Buffer.from(a, "utf8");
-  const y = Buffer.from(b, "utf8");
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return i;
-  return x.length === y.length ? null : n;
-}
-
-function bounded(text: string | null): { text: string | null; truncated: boolean } {
-  if (text === null) return { text: null, truncated: false };
-  return text.length > TEXT_BOUND ? { text: text.slice(0, TEXT_BOUND), truncated: true } : { text, truncated: false };
-}
-
 /** Only outcomes that a model decides are compared: a recorded deadline, cancellation or crash is not a response. */
 const COMPARABLE_OUTCOMES: readonly string[] = ["text", "context_limit"];
 
@@ -132,8 +119,8 @@ export function compareTurn(turn: RecordedTurn, regenerated: ProposalOutcome | n
     compared: true,
     identical,
     first_difference_offset: identical ? null : offset,
-    recorded: identical ? null : bounded(turn.rawText),
-    regenerated: identical ? null : bounded(regeneratedText),
+    recorded: identical ? null : boundedText(turn.rawText),
+    regenerated: identical ? null : boundedText(regeneratedText),
   };
 }
 
@@ -278,7 +265,7 @@ export function writeRegenerationRecord(runDirectory: string, record: Regenerati
     try {
       line = JSON.stringify(JSON.parse(earlier));
     } catch {
-      line = JSON.stringify({ unreadable_earlier_record: earlier.slice(0, TEXT_BOUND) });
+      line = JSON.stringify({ unreadable_earlier_record: earlier.slice(0, RESPONSE_TEXT_BOUND) });
     }
     appendFileSync(join(runDirectory, REGENERATION_HISTORY_FILE), `${line}\n`, { mode: 0o600 });
   }

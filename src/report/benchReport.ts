@@ -35,6 +35,7 @@ import { parseDatasetIdentity, type DatasetIdentity } from "../bench/dataset/dat
 import type { BenchErrorCode } from "../bench/errorCodes.ts";
 import { shellWord } from "../core/shellWord.ts";
 import { existsSync } from "node:fs";
+import { recordedBenchRegenerationLine } from "../verdicts/benchRegenerationRecord.ts";
 import { EVIDENCE_INVALID_HEADLINE } from "./labVerdict.ts";
 import {
   baseName,
@@ -361,6 +362,11 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   const regrade = recordedVerificationLine(derived.recordedVerification, baseName(runDirectory), "this report");
   // What the replay recomputed: the verdict's own finding, on its own line beside the record.
   const replay = replayLine(derived.replay);
+  // regeneration.json is verify-run --regenerate's record, shown (when there is one) as recorded, deciding nothing.
+  const regenerated =
+    derived.recordedRegeneration.state === "absent"
+      ? []
+      : [recordedBenchRegenerationLine(derived.recordedRegeneration, baseName(runDirectory), "this report")];
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
@@ -371,6 +377,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
             "the tables below are not verified",
             regrade,
             ...verificationDatasetLines(snapshot.verification, manifest, derived.recordedVerification, runDirectory),
+            ...regenerated,
             replay,
             ...derived.problems.map(formatProblem),
           ],
@@ -378,6 +385,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
       : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary), [
           regrade,
           ...verificationDatasetLines(snapshot.verification, manifest, derived.recordedVerification, runDirectory),
+          ...regenerated,
           replay,
         ]);
   return {

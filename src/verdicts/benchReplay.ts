@@ -29,6 +29,7 @@ import {
   toolMessage,
   TRACE_REPLAY_FORMAT,
   type HarnessEvent,
+  type HarnessRequest,
   type TaskStopReason,
   type TestState,
 } from "../bench/agent/harnessDecisions.ts";
@@ -41,6 +42,7 @@ import { sameModuloTrailingWhitespace, unifiedDiff } from "../bench/results/unif
 import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import type { RunManifest } from "../bench/runs/runDirectory.ts";
 import type { RecordedTestRun } from "../bench/runRegrade.ts";
+import type { RecordedModelTurn } from "../bench/runs/runRegeneration.ts";
 import type { EvidenceProblem } from "../recording/evidenceProblem.ts";
 import { asClaimEvent, traceEntries, type TraceEntry, type TraceFields } from "./benchTraceAdapter.ts";
 
@@ -77,6 +79,8 @@ export type TaskReplay =
       readonly problems: readonly BenchReplayProblem[];
       /** Each run_tests with the version of the file it ran on (verify-run re-runs them). */
       readonly testRuns: readonly RecordedTestRun[];
+      /** Each model turn's request as replayed, with what the run recorded for it (verify-run --regenerate re-asks them). */
+      readonly modelTurns: readonly RecordedModelTurn[];
     }
   /** The trace predates the replay (its run's fingerprint does not name TRACE_REPLAY_FORMAT). */
   | { readonly state: "predates_replay" };
@@ -100,6 +104,7 @@ class TaskReplayer {
   /** The events as replayed, in the flat form the claim analysis reads. */
   readonly replayed: ClaimEvent[] = [];
   readonly testRuns: RecordedTestRun[] = [];
+  readonly modelTurns: RecordedModelTurn[] = [];
 
   constructor(
     private readonly file: string,
@@ -277,7 +282,7 @@ function checkRequest(
   conversation: Conversation,
   start: ReplayStart,
   turn: number,
-): void {
+): HarnessRequest {
   const data = entry.data;
   const recorded = data.messageSha256s;
   if (!Array.isArray(recorded) || typeof data.requestSha256 !== "string")
@@ -306,6 +311,7 @@ function checkRequest(
   const request = buildModelRequest(condition, conversation.messages, start.budget, start.seed);
   if (requestSha256(digests, request) !== data.requestSha256)
     r.abort("replay_request_differs", `turn ${turn}'s request digest is not the request the harness builds`, entry);
+  return request;
 }
 
 /** test_run: on the replayed version, its outcome the one its exit code and counts give; the observation rebuilt. */
@@ -378,6 +384,7 @@ function replayAgent(r: TaskReplayer, start: ReplayStart, startEntry: TraceEntry
     guardrails: noGuardrailHits(),
   };
   let tests = NO_TEST_RUN;
+  let incomplete = false;
   const known = new Map([...start.testFiles].filter((e): e is [string, string] => e[1] !== undefined));
   const readable = new Map([...start.testFiles.keys()].map((path) => [path, known.get(path) ?? ""]));
   for (;;) {
@@ -392,10 +399,20 @@ function replayAgent(r: TaskReplayer, start: ReplayStart, startEntry: TraceEntry
       break;
     }
     const turn = state.turns + 1;
-    checkRequest(r, r.take("model_request", `turn ${turn}`), conversation, start, turn);
+    const request = checkRequest(r, r.take("model_request", `turn ${turn}`), conversation, start, turn);
+    // A copy: the conversation grows after this turn. A message the replay could not rebuild (a test
+    // file read without the data set) leaves the request incomplete: it cannot be sent again.
+    const asked = { ...request, messages: [...request.messages] };
+    const complete = !incomplete;
     const replyEntry = r.peek();
     if (replyEntry?.type === "model_error") {
       r.take("model_error", `turn ${turn}`);
+      r.modelTurns.push({
+        turn,
+        request: asked,
+        complete,
+        recorded: { kind: "error", error: String(replyEntry.data.error) },
+      });
       state.turns = turn;
       state.stopReasons = stopsAfterModelError(replyEntry.data.error);
       break;
@@ -409,6 +426,16 @@ function replayAgent(r: TaskReplayer, start: ReplayStart, startEntry: TraceEntry
         response,
       );
     state.turns = turn;
+    r.modelTurns.push({
+      turn,
+      request: asked,
+      complete,
+      recorded: {
+        kind: "response",
+        ...reply,
+        exchangeRequest: isRecord(response.data.exchange) ? response.data.exchange.request : undefined,
+      },
+    });
     r.replayed.push(asClaimEvent(response));
     push(conversation, assistantMessage(condition, reply));
     const meaning = decideReply(condition, reply, turn);
@@ -434,6 +461,7 @@ function replayAgent(r: TaskReplayer, start: ReplayStart, startEntry: TraceEntry
         if (decision.kind === "done") {
           state.final = decision.target;
           push(conversation, toolMessage(call, decision.observation), !unknown);
+          if (unknown) incomplete = true;
           continue;
         }
         const run = testRunOf(r, r.take("test_run", `call ${call.id} of turn ${turn}`), call, state.final, turn);
@@ -562,5 +590,5 @@ export function replayTask(
   } catch (error) {
     if (!(error instanceof ReplayAbort)) throw error;
   }
-  return { state: "replayed", problems: r.problems, testRuns: r.testRuns };
+  return { state: "replayed", problems: r.problems, testRuns: r.testRuns, modelTurns: r.modelTurns };
 }

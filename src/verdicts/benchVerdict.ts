@@ -48,10 +48,12 @@ import { benchProblem, type BenchProblem } from "./benchProblems.ts";
 import { readBenchSnapshot, type BenchSnapshot, type Json } from "./benchSnapshot.ts";
 import { datasetIdentityProblems } from "./benchDatasetCheck.ts";
 import { recordedVerificationOf, type RecordedVerification } from "./recordedVerification.ts";
+import { recordedBenchRegenerationOf, type RecordedBenchRegeneration } from "./benchRegenerationRecord.ts";
 import type { QuixDataset } from "../bench/dataset/dataset.ts";
 import { programDigest } from "../bench/dataset/programDigest.ts";
 import { replayTask, type BenchReplayProblem } from "./benchReplay.ts";
 import { taskStartOf, type RecordedTestRun } from "../bench/runRegrade.ts";
+import type { RecordedModelTurn } from "../bench/runs/runRegeneration.ts";
 
 export type BenchVerdictKind = "complete" | "incomplete" | "evidence_invalid";
 
@@ -79,6 +81,8 @@ export interface BenchVerdict {
   readonly filesChecked: number;
   /** What verification.json says, shown as a record: it changes nothing in this verdict. */
   readonly recordedVerification: RecordedVerification;
+  /** What regeneration.json says (verify-run --regenerate), shown as a record: it changes nothing in this verdict. */
+  readonly recordedRegeneration: RecordedBenchRegeneration;
   readonly replay: ReplayState;
   /** run.json, when it is a usable manifest. */
   readonly manifest: RunManifest | null;
@@ -328,10 +332,15 @@ function checkResults(
 export function replayWithDataset(
   verdict: BenchVerdict,
   dataset: QuixDataset,
-): { problems: BenchReplayProblem[]; testRuns: ReadonlyMap<string, readonly RecordedTestRun[]> } {
+): {
+  problems: BenchReplayProblem[];
+  testRuns: ReadonlyMap<string, readonly RecordedTestRun[]>;
+  modelTurns: ReadonlyMap<string, readonly RecordedModelTurn[]>;
+} {
   const problems: BenchReplayProblem[] = [];
   const testRuns = new Map<string, readonly RecordedTestRun[]>();
-  if (verdict.manifest === null) return { problems, testRuns };
+  const modelTurns = new Map<string, readonly RecordedModelTurn[]>();
+  if (verdict.manifest === null) return { problems, testRuns, modelTurns };
   for (const task of verdict.tasks) {
     const trace = task.tracePath === undefined ? undefined : verdict.snapshot.traces.get(task.tracePath);
     if (trace === undefined || task.tracePath === undefined) continue;
@@ -343,8 +352,9 @@ export function replayWithDataset(
     if (replayed.state !== "replayed") continue;
     problems.push(...replayed.problems);
     testRuns.set(resultKey(task), replayed.testRuns);
+    modelTurns.set(resultKey(task), replayed.modelTurns);
   }
-  return { problems, testRuns };
+  return { problems, testRuns, modelTurns };
 }
 
 interface MutableReplay {
@@ -400,6 +410,7 @@ export function deriveBenchVerdict(runDirectory: string, options: BenchVerdictOp
     tasksExpected: expected,
     filesChecked: snapshot.filesRead,
     recordedVerification: recordedVerificationOf(snapshot, tasks),
+    recordedRegeneration: recordedBenchRegenerationOf(runDirectory, snapshot),
     replay,
     manifest,
     snapshot,

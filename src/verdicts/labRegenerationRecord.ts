@@ -6,18 +6,16 @@ import { isRecord } from "../core/isRecord.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { decodeUtf8Strict, readFileUnder } from "../core/safeRead.ts";
+import { regeneratedSummary, type BoundedText } from "../core/responseComparison.ts";
 
 export const REGENERATION_FILE = "regeneration.json";
 /** Earlier regenerations, one JSON object a line, oldest first. */
 export const REGENERATION_HISTORY_FILE = "regenerations.ndjson";
 export const REGENERATION_SCHEMA = "tca.lab-regeneration/1";
-/** What a response goes through before the byte comparison: nothing (labRegeneration.ts says why). */
+/** What a response goes through before the byte comparison: nothing (src/core/responseComparison.ts says why). */
 export const REGENERATION_NORMALIZATION = "none: raw_text compared byte for byte (UTF-8)";
 
-export interface BoundedText {
-  readonly text: string | null;
-  readonly truncated: boolean;
-}
+export type { BoundedText };
 
 export interface RegeneratedTurn {
   readonly proposal: number;
@@ -60,8 +58,7 @@ export interface RegenerationRecord {
 export function regenerationSummary(
   record: Pick<RegenerationRecord, "identical" | "compared" | "model_directory">,
 ): string {
-  const label = record.model_directory.synthetic_label;
-  return `regenerated ${record.identical}/${record.compared} responses identical${label === null ? "" : ` (SYNTHETIC checkpoint: ${label})`}`;
+  return regeneratedSummary(record.identical, record.compared, record.model_directory.synthetic_label);
 }
 
 export type RecordedRegeneration =

@@ -13,6 +13,7 @@ import {
   readdirSync,
   renameSync,
   rmSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -82,6 +83,10 @@ export const RUN_FILES = {
   verification: "verification.json",
   /** The records verification.json held before each newer verify-run replaced it, one per line. */
   verificationHistory: "verifications.ndjson",
+  /** verify-run --regenerate's record of re-asking the model (runRegeneration.ts), tied to tasks.ndjson and the traces: the last one. */
+  regeneration: "regeneration.json",
+  /** The records regeneration.json held before each newer one replaced it, one per line. */
+  regenerationHistory: "regenerations.ndjson",
 } as const;
 
 /** Checks the fields the tables use; anything else in a record is kept as written. */
@@ -459,4 +464,60 @@ export function writeResults(
     ),
     hook,
   );
+}
+
+/** A verification.json is a few KiB per 100 tasks; a previous record larger than this is not copied into the history. */
+const RECORD_READ_LIMIT = 64 * 1024 * 1024;
+
+/** What a previous record (verification.json, regeneration.json) becomes in its history: the record as it was, or why it was not one. */
+function historyLine(runDirectory: string, name: string, replacedAt: string): string | null {
+  const previous = readTextUnder(runDirectory, name, RECORD_READ_LIMIT);
+  if (!previous.ok && previous.error === "not_found") return null;
+  const parsed = previous.ok ? parseBoundedJson(previous.value, name) : null;
+  const entry =
+    parsed?.ok === true && isRecord(parsed.value)
+      ? { replacedAt, record: parsed.value }
+      : { replacedAt, unreadable: previous.ok ? "not a JSON object" : previous.error };
+  return JSON.stringify(entry) + "\n";
+}
+
+/**
+ * Writes `record` as the run folder's `name`, the LAST record of its kind, after appending the one it
+ * replaces to `historyName` (one line each, oldest first). Neither is written through a link: the
+ * record to a temporary name and renamed (a planted symlink is replaced), the history with O_NOFOLLOW.
+ */
+export function replaceRunRecord(
+  runDirectory: string,
+  name: string,
+  historyName: string,
+  record: Readonly<Record<string, unknown>>,
+  replacedAt: string,
+): Result<string, BenchErrorCode> {
+  const path = join(runDirectory, name);
+  const temporary = join(runDirectory, `.${name}.${process.pid}.tmp`);
+  try {
+    const history = historyLine(runDirectory, name, replacedAt);
+    if (history !== null) {
+      const fd = openSync(
+        join(runDirectory, historyName),
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+        0o644,
+      );
+      try {
+        writeSync(fd, history);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    writeFileSync(temporary, JSON.stringify(record, null, 2) + "\n", { flag: "wx" });
+    renameSync(temporary, path);
+    return ok(path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    // A read-only run folder, or a directory in the record's place: the result is still printed.
+    return err(
+      "run_dir_invalid",
+      `${name} could not be written in ${runDirectory} (${error instanceof Error && "code" in error ? String(error.code) : "error"})`,
+    );
+  }
 }

@@ -237,3 +237,68 @@ export const VerificationJsonSchema = Type.Object(
   closed,
 );
 export type VerificationJson = Static<typeof VerificationJsonSchema>;
+
+/** A text a record keeps: its first 4,096 characters, marked when cut (src/core/responseComparison.ts). */
+const BoundedTextSchema = Type.Object({ text: nullable(Type.String()), truncated: Type.Boolean() }, closed);
+
+/**
+ * regeneration.json: verify-run --regenerate's re-asking of the model (src/bench/runRegeneration.ts), tied
+ * to the tasks.ndjson and traces it re-asked. A record: the report shows it with its time, never as its own finding.
+ */
+export const BenchRegenerationJsonSchema = Type.Object(
+  {
+    schema: Type.Literal(1),
+    kind: Type.Literal("quixbugs-regeneration"),
+    regeneratedAt: Timestamp,
+    tasksSha256: Type.String({ description: "sha256 of the tasks.ndjson whose run was regenerated" }),
+    tracesSha256: Sha256,
+    backend: Type.Object(
+      {
+        kind: Type.Enum(["openai-compatible", "local-engine"] as const),
+        endpoint: nullable(Type.String({ description: "--endpoint, for an OpenAI-compatible server" })),
+        modelDirectory: nullable(Type.String({ description: "--model-directory, for the local engine" })),
+        model: Type.String({ description: "the model name sent (endpoint) or the loaded checkpoint's name" }),
+        syntheticLabel: nullable(
+          Type.String({ description: "rehearsal or synthetic-pipeline-check for a synthetic checkpoint; else null" }),
+        ),
+      },
+      closed,
+    ),
+    normalization: Type.String({ description: "what a response goes through before the byte comparison" }),
+    strict: Type.Boolean(),
+    sample: nullable(
+      Type.Object(
+        { size: Count, of: Count, rule: Type.String({ description: "how the sample is chosen" }) },
+        { ...closed, description: "--sample N: which requests were sent; null when every one was" },
+      ),
+    ),
+    compared: Count,
+    identical: Count,
+    notCompared: Count,
+    outcome: Type.Enum(["reproduced", "not_reproduced"] as const),
+    seconds: Seconds,
+    turns: Type.Array(
+      Type.Object(
+        {
+          task: Type.String({ description: "the task's key (task id, `.r<k>` for repeats)" }),
+          turn: Type.Integer({ minimum: 1 }),
+          recordedOutcome: Type.String({ description: "response, or the model error the run recorded" }),
+          regeneratedOutcome: Type.String({ description: "response, an error code, or not_asked" }),
+          compared: Type.Boolean(),
+          identical: Type.Boolean(),
+          requestIdentical: nullable(
+            Type.Boolean({
+              description: "the request sent equals the recorded exchange's request; null when not sent",
+            }),
+          ),
+          firstDifferenceOffset: nullable(Count),
+          recorded: nullable(BoundedTextSchema),
+          regenerated: nullable(BoundedTextSchema),
+        },
+        closed,
+      ),
+    ),
+  },
+  closed,
+);
+export type BenchRegenerationJson = Static<typeof BenchRegenerationJsonSchema>;

@@ -24,28 +24,15 @@ import { CHECKS_FILE, deriveChecksVerdict } from "../../verdicts/checksVerdict.t
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
 import { readJsonObjectUnder } from "../../core/safeRead.ts";
 import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
+import { excerptAt } from "../../core/responseComparison.ts";
 
 const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
-/** How much of each differing text the terminal shows around the first difference (the record keeps more). */
-const EXCERPT_BEFORE = 40;
-const EXCERPT_AFTER = 120;
-
 interface VerifyFlags {
   regenerate?: boolean;
   modelDirectory?: string;
   strict?: boolean;
   json?: boolean;
-}
-
-/** The bytes around `offset` of `text`, JSON-escaped so control characters and line breaks stay on one line. */
-function excerpt(text: string | null, offset: number): string {
-  if (text === null) return "(no text)";
-  const bytes = Buffer.from(text, "utf8");
-  const start = Math.max(0, offset - EXCERPT_BEFORE);
-  const end = Math.min(bytes.length, offset + EXCERPT_AFTER);
-  const shown = bytes.subarray(start, end).toString("utf8");
-  return `${start > 0 ? "…" : ""}${JSON.stringify(shown)}${end < bytes.length ? "…" : ""} (bytes ${start}-${end} of ${bytes.length})`;
 }
 
 /** Every line of a regeneration's output, each labelled SYNTHETIC when the model was a synthetic checkpoint. */
@@ -67,8 +54,8 @@ export function regenerationLines(record: RegenerationRecord, recordPath: string
     lines.push(
       `proposal ${turn.proposal} (request #${turn.request_event_id}): differs at byte ` +
         `${offset} (recorded ${turn.recorded_outcome}, regenerated ${turn.regenerated_outcome})`,
-      `  recorded:    ${excerpt(turn.recorded?.text ?? null, offset)}`,
-      `  regenerated: ${excerpt(turn.regenerated?.text ?? null, offset)}`,
+      `  recorded:    ${excerptAt(turn.recorded?.text ?? null, offset)}`,
+      `  regenerated: ${excerptAt(turn.regenerated?.text ?? null, offset)}`,
     );
   }
   lines.push(

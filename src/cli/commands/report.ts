@@ -10,6 +10,7 @@ import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
 import { detectRunKind } from "../../report/runKind.ts";
 import { modelCheckOfRun } from "../../verdicts/runVerdict.ts";
 import { RECORDED_VERIFICATION_PREFIXES } from "../../verdicts/recordedVerification.ts";
+import { RECORDED_REGENERATION_PREFIXES } from "../../verdicts/benchRegenerationRecord.ts";
 
 interface ReportFlags {
   out?: string;
@@ -80,14 +81,16 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
       // A bench run's page shows verify-run's recorded verification (a record); the terminal shows it too.
-      const regrade =
+      const recordedLine = (prefixes: readonly string[]): string | undefined =>
         document.kind === "bench"
-          ? document.bench.verdict.details.find((line) =>
-              RECORDED_VERIFICATION_PREFIXES.some((prefix) => line.startsWith(prefix)),
-            )
+          ? document.bench.verdict.details.find((line) => prefixes.some((prefix) => line.startsWith(prefix)))
           : undefined;
+      const records = [recordedLine(RECORDED_VERIFICATION_PREFIXES), recordedLine(RECORDED_REGENERATION_PREFIXES)]
+        .filter((line) => line !== undefined)
+        .map((line) => `${line}\n`)
+        .join("");
       process.stdout.write(
-        `${document.kind} run: ${verdictOf(document).headline}\n${regrade !== undefined ? `${regrade}\n` : ""}report: ${written.value.path}\n`,
+        `${document.kind} run: ${verdictOf(document).headline}\n${records}report: ${written.value.path}\n`,
       );
       failIfInvalid(setExitCode, document);
     });
