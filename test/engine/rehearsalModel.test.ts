@@ -206,13 +206,14 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
     assert.equal(labels["rehearsal"], true);
     assert.equal(labels["checkpoint_label"], "rehearsal");
     assert.equal(labels["stand_in_tokenizer"], true);
-    assert.equal(labels["kind"], "synthetic_pipeline_check", "never a model trial");
+    assert.equal(labels["kind"], "rehearsal_trial", "its own word: never a model trial, never a pipeline check");
+    assert.equal(labels["synthetic_pipeline_check"], false);
   }
   const trialInfo = manifest["model_trial"] as Record<string, unknown>;
   assert.match(String(trialInfo["synthetic_note"]), /rehearsal model/);
   assert.match(String(trialInfo["model_name"]), /^rehearsal-/);
   assert.match(formatRunSummary(final as unknown as FinalReport, dir), /REHEARSAL/);
-  const banner = labKindLabel(manifest as never, final as never);
+  const banner = labKindLabel(deriveRunVerdict(dir));
   assert.equal(banner.title, "REHEARSAL");
   assert.equal(banner.pipelineCheck, true);
   assert.match(banner.explanation, /stand-in/);

@@ -17,6 +17,7 @@ import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.t
 import { freshRoot, readJson, schemaProblems } from "./labRunTestSupport.ts";
 import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { formatRunSummary } from "../../src/lab/runSummary.ts";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 
 const root = freshRoot("extensions");
 
@@ -145,7 +146,7 @@ test("submission.md lists the trial and every extension of the ledger, in order,
   // The report and the printed summary say what it is.
   const manifest = readJson(join(extension, "manifest.json"));
   const final = readJson(join(extension, "final.json"));
-  assert.equal(labKindLabel(manifest as JsonObject, final as JsonObject).title, "EXTENSION TRIAL");
+  assert.equal(labKindLabel(deriveRunVerdict(extension)).title, "EXTENSION TRIAL");
   assert.match(formatRunSummary(final as unknown as FinalReport, extension), /EXTENSION trial/);
   assert.match(
     formatRunSummary(readJson(join(trial, "final.json")) as unknown as FinalReport, trial),

@@ -21,7 +21,9 @@ import { buildReportDocument, defaultReportPath, writeReport } from "../../src/r
 import { detectRunKind } from "../../src/report/runKind.ts";
 import { labKindLabel, labVerdict, MODEL_TEXT_LABEL, SCRIPTED_TEXT_LABEL } from "../../src/report/labVerdict.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
-import type { ChecksReportData, LabReportData } from "../../src/report/reportDocument.ts";
+import type { ChecksReportData, KindLabel, LabReportData } from "../../src/report/reportDocument.ts";
+import { judgeModelClaim, labResultSource, modelClaimOf } from "../../src/verdicts/modelTrialCheck.ts";
+import type { JsonObject } from "../../src/report/evidenceFiles.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
 
 function lab(directory: string): LabReportData {
@@ -156,32 +158,47 @@ test("the verdict comes from the audit: a final.json that claims more than the a
   assert.match(notVerified.details[0] ?? "", /without an accepted finish/);
 });
 
+/** The kind box of a run with these manifest and run_started labels, its model directory not opened. */
+function kindBox(manifest: JsonObject | null, startedLabels: JsonObject | null = null): KindLabel {
+  const records =
+    startedLabels === null
+      ? []
+      : [{ type: "run_started", source: "model", data: { run_kind: startedLabels.kind, labels: startedLabels } }];
+  const claim = modelClaimOf(manifest, records);
+  const modelTrial = claim === null ? null : judgeModelClaim(claim, null);
+  return labKindLabel({ source: labResultSource(manifest, records, modelTrial), modelTrial, manifest, final: null });
+}
+
 test("any synthetic mark wins over other labels", () => {
   assert.equal(
-    labKindLabel(
-      { labels: { kind: "model_trial" } },
-      { labels: { kind: "model_trial", synthetic_pipeline_check: true } },
-    ).title,
+    kindBox({ labels: { kind: "model_trial" } }, { kind: "model_trial", synthetic_pipeline_check: true }).title,
     "PIPELINE CHECK",
   );
   assert.equal(
-    labKindLabel({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }, null).title,
+    kindBox({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }).title,
     "PIPELINE CHECK",
   );
+  // A model trial whose directory was not opened never carries the plain MODEL TRIAL title.
   assert.equal(
-    labKindLabel({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" } }, null).title,
-    "MODEL TRIAL",
+    kindBox({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" }, model_trial: { model_name: "Qwen/x" } })
+      .title,
+    "MODEL TRIAL (MODEL NOT VERIFIED) · Qwen/x",
   );
-  assert.equal(labKindLabel(null, null).title, "UNLABELLED RUN");
+  assert.equal(kindBox(null).title, "UNLABELLED RUN");
+  // A scripted kind holds only when every record came from the scripted source.
+  assert.equal(
+    kindBox({ labels: { kind: "scripted_baseline" } }, { kind: "scripted_baseline" }).title,
+    "UNLABELLED RUN",
+  );
 });
 
 test("an extension trial is named as one, never as the Lab's trial, and a synthetic extension is still a pipeline check", () => {
-  const extension = labKindLabel({ labels: { kind: "extension" } }, { labels: { kind: "extension" } });
-  assert.equal(extension.title, "EXTENSION TRIAL");
+  const extension = kindBox({ labels: { kind: "extension" } }, { kind: "extension" });
+  assert.equal(extension.title, "EXTENSION TRIAL (MODEL NOT VERIFIED)");
   assert.equal(extension.pipelineCheck, false);
-  assert.notEqual(extension.title, labKindLabel({ labels: { kind: "model_trial" } }, null).title);
+  assert.notEqual(extension.title, kindBox({ labels: { kind: "model_trial" } }).title);
   assert.equal(
-    labKindLabel({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }, null).title,
+    kindBox({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }).title,
     "PIPELINE CHECK",
   );
 });

@@ -17,7 +17,7 @@ import { watchRunProgress } from "../runProgress.ts";
 import type { ProgressNotice } from "../liveGeneration.ts";
 import { writeJsonExclusive } from "../../recording/evidenceFile.ts";
 import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
-import { deriveRunVerdict } from "../../verdicts/runVerdict.ts";
+import { deriveRunVerdict, modelCheckOfRun } from "../../verdicts/runVerdict.ts";
 import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
 import { registerLabVerifyCommand } from "./labVerify.ts";
 import { buildSubmissionCheckingModels } from "../../verdicts/submission/writeSubmission.ts";
@@ -272,12 +272,14 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           }
           const ran = trial.value.run;
           const cancelled = ran.final.stop_reason === "cancelled";
+          // The model directory is opened again now, so the summary's label is the re-derived one
+          // ("MODEL TRIAL · Qwen/…" only for the verified pinned model), as `tca report` will say.
+          const modelCheck = await modelCheckOfRun(ran.runDirectory);
           process.stdout.write(
-            formatRunSummary(
-              ran.final,
-              ran.runDirectory,
-              cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) },
-            ),
+            formatRunSummary(ran.final, ran.runDirectory, {
+              ...(modelCheck === undefined ? {} : { modelCheck }),
+              ...(cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) }),
+            }),
           );
           if (trial.value.run.final.stop_reason === "cancelled") {
             printCommandError(

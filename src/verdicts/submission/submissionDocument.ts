@@ -4,6 +4,8 @@
 // analysis are marked, not filled in.
 import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { formatBytes, formatMilliseconds } from "../../core/numberFormat.ts";
+import { labelledVerdict } from "../../core/resultLabel.ts";
+import { RUN_VERDICT_HEADLINES } from "../runVerdict.ts";
 import { RESOURCE_ESTIMATES } from "../../model/pins.ts";
 import type { PredictionsRecord } from "../../recording/predictions.ts";
 import { cite, fenced, table } from "./markdownText.ts";
@@ -110,7 +112,9 @@ function verdictSentence(run: RunEvidence): string {
   const claim = f.verified
     ? "verified_success is true"
     : "verified_success is false: this run is not a verified success";
-  return `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`;
+  // The re-derived source first, on the verdict's own line (src/core/resultLabel.ts).
+  const verdict = labelledVerdict(run.verdict.source, RUN_VERDICT_HEADLINES[run.verdict.kind]);
+  return `**${verdict}**: the ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`;
 }
 
 /** The harness of each run against this harness: a recorded digest is never shown as this harness's. */
@@ -196,8 +200,8 @@ function baselineDespiteModelSentence(
 
 function consentCell(input: SubmissionInput): string {
   if (input.model === null) return "none (no model stage)";
-  if (runKind(input.model) === "synthetic_pipeline_check")
-    return "none: a synthetic checkpoint is generated locally, never acquired";
+  if (runKind(input.model) === "synthetic_pipeline_check" || runKind(input.model) === "rehearsal_trial")
+    return "none: a synthetic or rehearsal checkpoint is generated locally, never acquired";
   if (input.consent === null) return "not recorded in the download manifest";
   return `${input.consent.form} at ${input.consent.givenAt} [download-manifest.json]`;
 }
@@ -471,7 +475,7 @@ function questionsSection(input: SubmissionInput, stories: readonly ProposalStor
   return [
     "## 7. What evidence would be needed for broader claims",
     "",
-    `This Lab shows a controller that refuses what it must refuse on one toy task ${input.checks ? "[checks.json]" : cite(input.baseline.name, [])}, and ${model ? `${stories.length} proposal(s) from one ${runKind(model) === "model_trial" ? "model" : "synthetic pipeline-check"} trial ${cite(model.name, [])}` : "no model proposals"}. Broader coding ability would need many tasks, repeated trials and held-out task sets; stronger isolation would need an OS-level sandbox and an independent threat model.`,
+    `This Lab shows a controller that refuses what it must refuse on one toy task ${input.checks ? "[checks.json]" : cite(input.baseline.name, [])}, and ${model ? `${stories.length} proposal(s) from one ${runKind(model) === "model_trial" ? "model" : runKind(model) === "rehearsal_trial" ? "rehearsal" : "synthetic pipeline-check"} trial ${cite(model.name, [])}` : "no model proposals"}. Broader coding ability would need many tasks, repeated trials and held-out task sets; stronger isolation would need an OS-level sandbox and an independent threat model.`,
     "",
     LEARNER,
     "",
