@@ -5,7 +5,8 @@
 // (a run interrupted before its first task finished writing it) the tasks in tasks.ndjson are
 // summarised with the bench's own summarize(), so the page never invents its own arithmetic.
 import { conditionFindings, type ConditionFindings } from "../bench/results/claimFindings.ts";
-import { runKindTitle, summarize } from "../bench/results/resultsSummary.ts";
+import { benchResultSource, summarize, tasksFixedPhrase } from "../bench/results/resultsSummary.ts";
+import { labelledVerdict, type ResultSource } from "../core/resultLabel.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import { formatProblem } from "../recording/evidenceProblem.ts";
@@ -101,9 +102,8 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
   const model = objectField(manifest, "model");
   const label =
     stringField(model, "label") ?? stringField(objectField(manifest, "fingerprint"), "model") ?? "unknown model";
-  const synthetic =
-    model !== null && (model.synthetic === true || model.scripted === true || /scripted|synthetic/i.test(label));
-  if (model !== null && runKindTitle(model) === "REHEARSAL") {
+  const kind = benchResultSource(model ?? {}).kind;
+  if (kind === "rehearsal") {
     return {
       kind: "bench_rehearsal",
       title: "REHEARSAL",
@@ -111,7 +111,7 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
       pipelineCheck: true,
     };
   }
-  if (synthetic) {
+  if (kind === "pipeline_check") {
     return {
       kind: "bench_pipeline_check",
       title: "PIPELINE CHECK",
@@ -136,6 +136,7 @@ function claimLine(f: ConditionFindings): string {
 }
 
 function benchVerdict(
+  source: ResultSource,
   tasks: readonly BenchTaskView[],
   complete: boolean | null,
   done: number,
@@ -143,7 +144,6 @@ function benchVerdict(
   summary: readonly JsonObject[],
   findings: readonly ConditionFindings[],
 ): Verdict {
-  const fixed = tasks.filter((task) => task.outcome === "fixed").length;
   const falseFixed = tasks.filter((task) => task.falseFixed).length;
   const details = summary.map(
     (row) =>
@@ -152,14 +152,14 @@ function benchVerdict(
   details.push(`false "fixed" claims in all: ${falseFixed}`, ...findings.map(claimLine));
   if (complete !== true) {
     return {
-      headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`,
+      headline: labelledVerdict(source, tasksFixedPhrase(tasks, { expected })),
       tone: "incomplete",
       details: ["the tables cover the finished tasks only", ...details],
     };
   }
   // The hits are part of the headline: "20 OF 20 FIXED" alone hid 20 refused reference reads.
   return {
-    headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`,
+    headline: `${labelledVerdict(source, tasksFixedPhrase(tasks))} (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`,
     tone: "neutral",
     details,
   };
@@ -210,10 +210,13 @@ export function readBenchReport(runDirectory: string): BenchReportData {
   const regrade = recordedVerificationLine(derived.recordedVerification, baseName(runDirectory), "this report");
   // What the replay recomputed: the verdict's own finding, on its own line beside the record.
   const replay = replayLine(derived.replay);
+  const recordedManifest = manifest ?? objectField(results, "manifest");
+  // The source from run.json's model, which the verdict holds against every trace's binding.
+  const source = benchResultSource(objectField(recordedManifest, "model") ?? {});
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
-          headline: EVIDENCE_INVALID_HEADLINE,
+          headline: labelledVerdict(source, EVIDENCE_INVALID_HEADLINE),
           tone: "invalid",
           details: [
             "The run's files disagree with its task log and traces: the tables below are not verified.",
@@ -223,7 +226,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
           ],
         }
       : withRegrade(
-          benchVerdict(tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
+          benchVerdict(source, tasks, complete, tasks.length, expected, summary, conditionFindings(derived.tasks)),
           regrade,
           replay,
         );

@@ -83,7 +83,7 @@ export function assertNoSuccess(run: string, mentions?: RegExp): void {
     );
   const report = readLabReport(run, { includeRequests: false });
   assert.equal(report.verdict.tone, "invalid");
-  assert.notEqual(report.verdict.headline, "VERIFIED SUCCESS");
+  assert.ok(!report.verdict.headline.endsWith("VERIFIED SUCCESS"), report.verdict.headline);
   const built = buildSubmission({
     baselineDirectory: run,
     modelDirectory: null,

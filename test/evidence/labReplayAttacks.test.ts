@@ -31,7 +31,10 @@ test("honest: the baseline's six recorded requests are each the one the request 
   assert.equal(verdict.kind, "verified_success");
   assert.deepEqual(verdict.problems, []);
   assert.equal(readRecords(baseline).filter((record) => record.type === "request").length, 6);
-  assert.equal(readLabReport(baseline, { includeRequests: false }).verdict.headline, "VERIFIED SUCCESS");
+  assert.equal(
+    readLabReport(baseline, { includeRequests: false }).verdict.headline,
+    "SCRIPTED BASELINE · VERIFIED SUCCESS",
+  );
 });
 
 test("(a) the first, failing test proposal deleted, the rest renumbered, proposals_used 5: EVIDENCE INVALID", () => {

@@ -194,7 +194,7 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.ok(rows.filter((row) => row["runDirectory"] !== null).every((row) => typeof row["stopReason"] === "string"));
   assert.deepEqual((report["process_watch"] as Record<string, unknown>)["processes_started"], 0);
   assert.match(result.stdout, /^processes, threads or native addons started during the checks: 0$/m);
-  assert.match(result.stdout, /^re-derived from the run directories: ALL \d+ CHECKS PASSED$/m);
+  assert.match(result.stdout, /^re-derived from the run directories: NEGATIVE CHECKS · ALL \d+ CHECKS PASSED$/m);
   // The next steps close the output, runnable as printed from any folder.
   const bin = realpathSync(BIN);
   assert.deepEqual(result.stdout.trimEnd().split("\n").slice(-2), [

@@ -71,7 +71,8 @@ after(() => {
 
 test("a baseline run: verified success, scripted label, six accepted proposals, two diffs matched by sha256", () => {
   const report = lab(baseline);
-  assert.equal(report.verdict.headline, "VERIFIED SUCCESS");
+  // The source first, on the verdict's line: the scripted baseline is never read as a model's result.
+  assert.equal(report.verdict.headline, "SCRIPTED BASELINE · VERIFIED SUCCESS");
   assert.equal(report.verdict.tone, "success");
   assert.equal(report.label.title, "SCRIPTED BASELINE");
   assert.equal(report.label.pipelineCheck, false);
@@ -101,7 +102,8 @@ test("a baseline run: verified success, scripted label, six accepted proposals, 
 
 test("a hostile run: the denial keeps its code, injected markup stays raw data, not verified", () => {
   const report = lab(hostile);
-  assert.equal(report.verdict.headline, "NOT VERIFIED");
+  // Labelled a model trial, its model never verified (and its records are scripted): never a plain MODEL TRIAL.
+  assert.equal(report.verdict.headline, "MODEL TRIAL (MODEL NOT VERIFIED) · NOT VERIFIED");
   assert.match(report.verdict.details[0] ?? "", /without an accepted finish/);
   assert.deepEqual(
     report.proposals.map((p) => [p.status, p.code]),
@@ -123,6 +125,7 @@ test("a hostile run: the denial keeps its code, injected markup stays raw data, 
 test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () => {
   const report = lab(pipeline);
   assert.equal(report.label.title, "PIPELINE CHECK");
+  assert.equal(report.verdict.headline, "PIPELINE CHECK · VERIFIED SUCCESS");
   assert.equal(report.label.pipelineCheck, true);
   assert.match(report.label.explanation, /NOT a model result/);
   assert.deepEqual(
@@ -134,7 +137,7 @@ test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () 
 });
 
 test("the verdict comes from the audit: a final.json that claims more than the audit is EVIDENCE INVALID", () => {
-  assert.equal(labVerdict(deriveRunVerdict(baseline)).headline, "VERIFIED SUCCESS");
+  assert.equal(labVerdict(deriveRunVerdict(baseline)).headline, "SCRIPTED BASELINE · VERIFIED SUCCESS");
   const final = JSON.parse(readFileSync(join(baseline, "final.json"), "utf8")) as Record<string, unknown>;
   for (const [name, fake] of [
     ["string", "true"],
@@ -147,14 +150,14 @@ test("the verdict comes from the audit: a final.json that claims more than the a
     unlinkSync(join(forged, "final.json"));
     writeFileSync(join(forged, "final.json"), JSON.stringify({ ...final, verified_success: fake }));
     const verdict = labVerdict(deriveRunVerdict(forged));
-    assert.equal(verdict.headline, "EVIDENCE INVALID", name);
+    assert.equal(verdict.headline, "SCRIPTED BASELINE · EVIDENCE INVALID", name);
     assert.ok(
       verdict.details.some((line) => line.includes("verified_success")),
       name,
     );
   }
   const notVerified = labVerdict(deriveRunVerdict(hostile));
-  assert.equal(notVerified.headline, "NOT VERIFIED");
+  assert.equal(notVerified.headline, "MODEL TRIAL (MODEL NOT VERIFIED) · NOT VERIFIED");
   assert.match(notVerified.details[0] ?? "", /without an accepted finish/);
 });
 
@@ -210,7 +213,11 @@ test("damaged evidence is reported, never papered over", () => {
   appendFileSync(join(damaged, "audit.jsonl"), "not json\n[1,2]\n");
   rmSync(join(damaged, "backups"), { recursive: true });
   const report = lab(damaged);
-  assert.equal(report.verdict.headline, "EVIDENCE INVALID", "a non-JSON audit line is never a softer headline");
+  assert.equal(
+    report.verdict.headline,
+    "SCRIPTED BASELINE · EVIDENCE INVALID",
+    "a non-JSON audit line is never a softer headline",
+  );
   assert.ok(report.problems.some((p) => p.startsWith("not_json: audit.jsonl:")));
   assert.ok(
     report.problems.some((p) => p.includes("2 line(s) are not JSON objects")),
@@ -233,7 +240,7 @@ test("a gap in event ids or records from another run are flagged", () => {
   lines[4] = lines[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
   writeFileSync(join(spliced, "audit.jsonl"), `${lines.join("\n")}\n`);
   const report = lab(spliced);
-  assert.equal(report.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(report.verdict.headline, "SCRIPTED BASELINE · EVIDENCE INVALID");
   assert.ok(
     report.problems.some((p) => p.includes("out of order")),
     "the strict reader names the gap",
@@ -244,7 +251,7 @@ test("a gap in event ids or records from another run are flagged", () => {
   original[4] = original[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
   writeFileSync(join(otherRun, "audit.jsonl"), original.join("\n"));
   const mixed = lab(otherRun);
-  assert.equal(mixed.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(mixed.verdict.headline, "SCRIPTED BASELINE · EVIDENCE INVALID");
   assert.ok(mixed.problems.some((p) => p.includes("more than one run id")));
 });
 
@@ -280,7 +287,7 @@ test("run kinds are detected from the directory contents; unknown and ambiguous 
 test("a checks run: failures first, codes kept, each check's own run summarised", async () => {
   const checksRoot = await checksRun(scratchRoot("checks"), true);
   const report = checks(checksRoot);
-  assert.equal(report.verdict.headline, "1 OF 44 CHECKS FAILED");
+  assert.equal(report.verdict.headline, "NEGATIVE CHECKS · 1 OF 44 CHECKS FAILED");
   assert.deepEqual(report.problems, []);
   // The failed row: its expected code from the spec's table, its observed code from the run it holds.
   assert.equal(report.checks[0]?.passed, false);
@@ -300,7 +307,7 @@ test("a checks run: failures first, codes kept, each check's own run summarised"
   assert.equal(extraField?.stopReason, extraFieldFinal.stop_reason);
   assert.equal(report.checks.find((row) => row.id === "existing_output_destination")?.stopReason, "none");
   const passing = checks(await checksRun(scratchRoot("checks-ok"), false));
-  assert.equal(passing.verdict.headline, "ALL 44 CHECKS PASSED");
+  assert.equal(passing.verdict.headline, "NEGATIVE CHECKS · ALL 44 CHECKS PASSED");
 });
 
 test("the report is written next to the run directory, never inside it; an existing file needs force", () => {

@@ -2,6 +2,8 @@
 // bench verdict (src/verdicts/benchVerdict.ts) over one read of the run, then, for verify-run, a
 // re-grade of every task (src/bench/runRegrade.ts) against the run's own data set (the one
 // run.json records, src/bench/dataset/datasetIdentity.ts). Argument parsing and printing only.
+import { labelledVerdict } from "../../core/resultLabel.ts";
+import { benchResultSource } from "../../bench/results/resultsSummary.ts";
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
@@ -170,7 +172,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
         for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
         if (disagreeing.length === 0)
           process.stdout.write(
-            `re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\nnext step: ${tcaCommand(["report", dir])}\n` : ""}`,
+            `verify-run: ${labelledVerdict(benchResultSource(manifest.model), `re-graded ${report.entries.length}/${report.entries.length} tasks: identical`)}\ntime: ${timing}\n${written.ok ? `verification: ${written.value}\nnext step: ${tcaCommand(["report", dir])}\n` : ""}`,
           );
       }
       if (!written.ok && disagreeing.length === 0) {

@@ -200,8 +200,10 @@ function baselineDespiteModelSentence(
 
 function consentCell(input: SubmissionInput): string {
   if (input.model === null) return "none (no model stage)";
-  if (runKind(input.model) === "synthetic_pipeline_check" || runKind(input.model) === "rehearsal_trial")
-    return "none: a synthetic or rehearsal checkpoint is generated locally, never acquired";
+  if (runKind(input.model) === "synthetic_pipeline_check")
+    return "none: a synthetic checkpoint is generated locally, never acquired";
+  if (runKind(input.model) === "rehearsal_trial")
+    return "none: the rehearsal checkpoint is trained in this project, never acquired";
   if (input.consent === null) return "not recorded in the download manifest";
   return `${input.consent.form} at ${input.consent.givenAt} [download-manifest.json]`;
 }
