@@ -20,7 +20,8 @@ import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { generateTranscripts, serializableTranscripts } from "../../training/rehearsal/transcripts.ts";
 import { readAudit, readJson, schemaProblems } from "../lab/labRunTestSupport.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
-import { deriveRunVerdict, deriveRunVerdictCheckingModel } from "../../src/verdicts/runVerdict.ts";
+import { deriveRunVerdict, deriveRunVerdictCheckingModel, modelCheckOfRun } from "../../src/verdicts/runVerdict.ts";
+import { readLabReport } from "../../src/report/labReport.ts";
 import { buildSubmissionCheckingModels } from "../../src/verdicts/submission/writeSubmission.ts";
 import { copyRun, relabelAsModelTrial } from "../evidence/forgery.ts";
 
@@ -213,6 +214,10 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
   assert.match(String(trialInfo["synthetic_note"]), /rehearsal model/);
   assert.match(String(trialInfo["model_name"]), /^rehearsal-/);
   assert.match(formatRunSummary(final as unknown as FinalReport, dir), /REHEARSAL/);
+  assert.equal(
+    formatRunSummary(final as unknown as FinalReport, dir).split("\n")[0],
+    "verdict:           REHEARSAL · VERIFIED SUCCESS",
+  );
   const banner = labKindLabel(deriveRunVerdict(dir));
   assert.equal(banner.title, "REHEARSAL");
   assert.equal(banner.pipelineCheck, true);
@@ -239,6 +244,12 @@ test("(issue 33) the rehearsal trial relabelled a model trial of the pinned mode
     checked.problems.some((problem) => /not_the_pinned_model: .*verifies as a rehearsal checkpoint/.test(problem)),
     JSON.stringify(checked.problems),
   );
+  // Labels first: the claim says a model trial, its directory says rehearsal; the headline names the evidence.
+  const modelCheck = await modelCheckOfRun(run);
+  assert.ok(modelCheck !== undefined);
+  const page = readLabReport(run, { includeRequests: false, modelCheck });
+  assert.equal(page.verdict.headline, "REHEARSAL · EVIDENCE INVALID");
+  assert.equal(page.label.title, "REHEARSAL");
   const baseline = await runScriptedBaseline(path.join(root, "baseline"));
   assert.ok(baseline.ok);
   const submission = await buildSubmissionCheckingModels({

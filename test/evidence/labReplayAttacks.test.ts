@@ -181,7 +181,7 @@ test("(d) harness digests replaced and the aggregate recomputed: shown as made b
 test("tca lab verify: exit 0 only for valid evidence; --strict also refuses another harness version", async () => {
   const honest = await tca(["lab", "verify", baseline]);
   assert.equal(honest.code, 0, honest.err);
-  assert.match(honest.out, /^lab run: VERIFIED SUCCESS\n/);
+  assert.match(honest.out, /^lab run: SCRIPTED BASELINE · VERIFIED SUCCESS\n/);
   assert.match(honest.out, /harness: made by this harness version/);
   const json = await tca(["lab", "verify", baseline, "--json", "--strict"]);
   assert.equal(json.code, 0, json.err);
@@ -196,7 +196,7 @@ test("tca lab verify: exit 0 only for valid evidence; --strict also refuses anot
   );
   const invalid = await tca(["lab", "verify", deleted]);
   assert.equal(invalid.code, 1);
-  assert.match(invalid.out, /^lab run: EVIDENCE INVALID\n/);
+  assert.match(invalid.out, /^lab run: SCRIPTED BASELINE · EVIDENCE INVALID\n/);
   assert.match(invalid.out, /proposal 2 was validated, but its observation is not recorded/);
 
   const other = forge();

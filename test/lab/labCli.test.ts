@@ -17,6 +17,8 @@ test("tca lab baseline prints the honest summary and exits 0 on verified success
   const run = join(root, "run");
   const result = tca("lab", "baseline", "--run", run);
   assert.equal(result.status, 0, result.stderr);
+  // The first line is the verdict, its source named before it.
+  assert.equal(result.stdout.split("\n")[0], "verdict:           SCRIPTED BASELINE · VERIFIED SUCCESS");
   assert.match(result.stdout, /scripted baseline \(harness check; no model was invoked\)/);
   assert.match(result.stdout, /stop reason: +finish_accepted/);
   assert.match(result.stdout, /held-out cases: +8\/8/);
