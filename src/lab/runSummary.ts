@@ -43,7 +43,12 @@ export function formatRunSummary(final: FinalReport, runDirectory: string, optio
   const standIn = final.labels["stand_in_tokenizer"] === true ? " (stand-in tokenizer)" : "";
   const label = RUN_DESCRIPTIONS[verdict.source.kind] + (verdict.source.kind === "rehearsal" ? standIn : "");
   return [
-    `verdict:           ${labelledVerdict(verdict.source, RUN_VERDICT_HEADLINES[verdict.kind])}`,
+    // The longest label ("MODEL TRIAL (MODEL NOT VERIFIED) · Qwen/…") wraps under itself too.
+    ...wrapLine(
+      `verdict:           ${labelledVerdict(verdict.source, RUN_VERDICT_HEADLINES[verdict.kind])}`,
+      MAX_COLUMNS,
+      " ".repeat(19),
+    ),
     ...verdict.problems.map((problem) => `  evidence problem: ${problem}`),
     // A long label (the rehearsal's) wraps under itself: the summary fits 100 columns.
     ...wrapLine(`run:               ${label}`, MAX_COLUMNS, " ".repeat(19)),
