@@ -120,7 +120,8 @@ export const LAB_AUDIT_DESCRIPTIONS: Readonly<Record<LabAuditEventType, EventDes
   run_started: {
     meaning: "The run began: its kind, labels, the fresh workspace's state and the overall deadline.",
     fields: {
-      run_kind: "the run's kind (the same as labels.kind)",
+      run_kind:
+        "the run's kind (the same as labels.kind). A trial on the rehearsal checkpoint is `rehearsal_trial`; a version-2 run written before that word existed recorded it as `synthetic_pipeline_check` with labels.rehearsal true, and is read as the same kind (a rehearsal) with a note in the verdict, not refused: the checkpoint check is the same (its own rehearsal manifest), only the word changed, and refusing would strand finished rehearsals with no way to rewrite them",
       initial_state: "the fresh workspace: version 0 and its digests and expressions (camelCase since format 1)",
       "initial_state.version": "the workspace version (0 when fresh)",
       "initial_state.sourceSha256": "sha256 of toy_math.py",

@@ -5,7 +5,8 @@
 export const LAB_MANIFEST_FIELDS: Readonly<Record<string, string>> = {
   schema: "the file's schema id",
   labels: "the run's labels: the same object in final.json and the audit's run_started",
-  "labels.kind": "the run's kind",
+  "labels.kind":
+    "the run's kind; `rehearsal_trial` for the rehearsal checkpoint (older version-2 runs: `synthetic_pipeline_check` with labels.rehearsal true, read as a rehearsal; see run_started.run_kind)",
   "proposal_source.load_failure": "a model source that failed to load: why (the run then stops at source_load)",
   prompt: "the system instruction shown to the model, and its digest",
   "contract.actions": "the four actions of the contract, in order",

@@ -25,7 +25,7 @@ import {
   servedCheckpointLabels,
   type InProjectShape,
 } from "./endpoint/servedCheckpoint.ts";
-import { isPipelineCheck, isRehearsal, PIPELINE_CHECK_LINE, REHEARSAL_LINE } from "./results/resultsSummary.ts";
+import { benchResultSource, PIPELINE_CHECK_LINE, REHEARSAL_LINE } from "./results/resultsSummary.ts";
 import type { BenchEnvironment } from "./benchEnvironment.ts";
 import {
   datasetCheckKey,
@@ -273,9 +273,9 @@ export interface RunLabel {
 }
 
 export function runLabel(description: Readonly<Record<string, unknown>>): RunLabel {
-  if (isRehearsal(description)) return { kind: "rehearsal", title: "REHEARSAL", line: REHEARSAL_LINE };
-  if (isPipelineCheck(description))
-    return { kind: "pipeline_check", title: "PIPELINE CHECK", line: PIPELINE_CHECK_LINE };
+  const kind = benchResultSource(description).kind;
+  if (kind === "rehearsal") return { kind: "rehearsal", title: "REHEARSAL", line: REHEARSAL_LINE };
+  if (kind === "pipeline_check") return { kind: "pipeline_check", title: "PIPELINE CHECK", line: PIPELINE_CHECK_LINE };
   return { kind: "model_result", title: null, line: null };
 }
 

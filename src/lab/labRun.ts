@@ -48,7 +48,8 @@ import type { WorkspaceHooks } from "../workspace/hooks.ts";
 import type { WorkspaceErrorCode } from "../workspace/errorCodes.ts";
 
 /** "extension": a model trial after the first one recorded in the model directory's ledger (Part 10). */
-export type RunKind = "scripted_baseline" | "negative_check" | "model_trial" | "extension" | "synthetic_pipeline_check";
+export type RunKind =
+  "scripted_baseline" | "negative_check" | "model_trial" | "extension" | "synthetic_pipeline_check" | "rehearsal_trial";
 
 /**
  * A source that must be loaded first (the local model). Loading happens inside the run, after
@@ -115,7 +116,11 @@ export function runLabels(kind: RunKind): {
     kind,
     scripted: kind === "scripted_baseline" || kind === "negative_check",
     synthetic_pipeline_check: kind === "synthetic_pipeline_check",
-    model_invoked_expected: kind === "model_trial" || kind === "extension" || kind === "synthetic_pipeline_check",
+    model_invoked_expected:
+      kind === "model_trial" ||
+      kind === "extension" ||
+      kind === "synthetic_pipeline_check" ||
+      kind === "rehearsal_trial",
   };
 }
 

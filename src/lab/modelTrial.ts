@@ -17,7 +17,7 @@ import { decideTrialRole, type TrialRole, type TrialRoleErrorCode } from "./tria
 import { MANIFEST_FILE_NAME } from "../model/artifacts/manifest.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { createChatTokenizer } from "../model/tokenizer/chatTokenizer.ts";
-import { checkpointOutputNote, checkpointRunLabels } from "../model/synthetic/syntheticManifest.ts";
+import { checkpointOutputNote, checkpointRunLabels, REHEARSAL_LABEL } from "../model/synthetic/syntheticManifest.ts";
 import { LocalModelSource, type LocalModelSourceOptions } from "../sources/localModelSource.ts";
 import { CONTROLLER_LIMITS } from "../constants/labConstants.ts";
 import { runLab, type LabRunResult, type ProposalSourceLoader } from "./labRun.ts";
@@ -110,7 +110,9 @@ export async function runModelTrial(
   if (synthetic && extension !== null) {
     return err(
       "extension_not_applicable",
-      "a synthetic checkpoint gives a pipeline check, never a trial, so it has no extensions",
+      checkpoint.value.synthetic?.label === REHEARSAL_LABEL
+        ? "the rehearsal checkpoint gives a rehearsal, never a trial, so it has no extensions"
+        : "a synthetic checkpoint gives a pipeline check, never a trial, so it has no extensions",
     );
   }
   if (!synthetic) {
@@ -162,7 +164,15 @@ export async function runModelTrial(
 
   const run = await runLab({
     runDirectory: options.runDirectory,
-    kind: synthetic ? "synthetic_pipeline_check" : role?.role === "extension" ? "extension" : "model_trial",
+    // The rehearsal has its own word: it is a rehearsal, not a random-weight pipeline check.
+    kind:
+      label === REHEARSAL_LABEL
+        ? "rehearsal_trial"
+        : synthetic
+          ? "synthetic_pipeline_check"
+          : role?.role === "extension"
+            ? "extension"
+            : "model_trial",
     source: loader,
     clock,
     cancellation: options.cancellation,

@@ -187,6 +187,8 @@ export const LAB_RUN_KINDS = [
   "model_trial",
   "extension",
   "synthetic_pipeline_check",
+  /** A trial on the rehearsal checkpoint (trained in-project); older runs recorded it as synthetic_pipeline_check. */
+  "rehearsal_trial",
 ] as const;
 
 /** The Lab audit's events. */

@@ -11,12 +11,14 @@ import { fixSizeWords } from "../bench/results/fixSize.ts";
 import {
   GUARDRAIL_COLUMNS,
   guardrailCells,
-  runKindTitle,
+  benchResultSource,
   summarize,
+  tasksFixedPhrase,
   type ConditionSummary,
 } from "../bench/results/resultsSummary.ts";
 import { CONDITION_IDS, type ConditionId } from "../bench/agent/conditions.ts";
 import { isFixSize, isStatementRecord } from "../bench/runs/taskRecordFieldChecks.ts";
+import { labelledVerdict, type ResultSource } from "../core/resultLabel.ts";
 import { RUN_FILES } from "../bench/runs/runDirectory.ts";
 import type { BenchTraceRecord } from "../bench/runs/benchTrace.ts";
 import { formatProblem } from "../recording/evidenceProblem.ts";
@@ -248,9 +250,8 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
   const model = objectField(manifest, "model");
   const label =
     stringField(model, "label") ?? stringField(objectField(manifest, "fingerprint"), "model") ?? "unknown model";
-  const synthetic =
-    model !== null && (model.synthetic === true || model.scripted === true || /scripted|synthetic/i.test(label));
-  if (model !== null && runKindTitle(model) === "REHEARSAL") {
+  const kind = benchResultSource(model ?? {}).kind;
+  if (kind === "rehearsal") {
     return {
       kind: "bench_rehearsal",
       title: "REHEARSAL",
@@ -258,7 +259,7 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
       pipelineCheck: true,
     };
   }
-  if (synthetic) {
+  if (kind === "pipeline_check") {
     return {
       kind: "bench_pipeline_check",
       title: "PIPELINE CHECK",
@@ -275,24 +276,24 @@ function benchLabel(manifest: JsonObject | null): KindLabel {
 }
 
 function benchVerdict(
+  source: ResultSource,
   tasks: readonly BenchTaskView[],
   complete: boolean | null,
   done: number,
   expected: number | null,
   summary: readonly JsonObject[],
 ): Verdict {
-  const fixed = tasks.filter((task) => task.outcome === "fixed").length;
   const details = verdictDetails(tasks, summary);
   if (complete !== true) {
     return {
-      headline: `INCOMPLETE BENCHMARK RUN: ${done} of ${expected ?? "?"} tasks`,
+      headline: labelledVerdict(source, tasksFixedPhrase(tasks, { expected })),
       tone: "incomplete",
       details: ["the tables cover the finished tasks only", ...details],
     };
   }
   // The hits are part of the headline: "20 OF 20 FIXED" alone hid 20 refused reference reads.
   return {
-    headline: `${fixed} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`,
+    headline: `${labelledVerdict(source, tasksFixedPhrase(tasks))} (graded by the harness's own test run); ${guardrailHeadlineClause(fixedWithGuardrailHits(tasks))}`,
     tone: "neutral",
     details,
   };
@@ -367,10 +368,13 @@ export function readBenchReport(runDirectory: string): BenchReportData {
     derived.recordedRegeneration.state === "absent"
       ? []
       : [recordedBenchRegenerationLine(derived.recordedRegeneration, baseName(runDirectory), "this report")];
+  const recordedManifest = manifest ?? objectField(results, "manifest");
+  // The source from run.json's model, which the verdict holds against every trace's binding.
+  const source = benchResultSource(objectField(recordedManifest, "model") ?? {});
   const verdict: Verdict =
     derived.kind === "evidence_invalid"
       ? {
-          headline: EVIDENCE_INVALID_HEADLINE,
+          headline: labelledVerdict(source, EVIDENCE_INVALID_HEADLINE),
           tone: "invalid",
           details: [
             ...invalidCauseLines(derived.problems, manifest, runDirectory),
@@ -382,7 +386,7 @@ export function readBenchReport(runDirectory: string): BenchReportData {
             ...derived.problems.map(formatProblem),
           ],
         }
-      : withRegrade(benchVerdict(tasks, complete, tasks.length, expected, summary), [
+      : withRegrade(benchVerdict(source, tasks, complete, tasks.length, expected, summary), [
           regrade,
           ...verificationDatasetLines(snapshot.verification, manifest, derived.recordedVerification, runDirectory),
           ...regenerated,

@@ -8,7 +8,7 @@ import { deriveRunVerdict, LAB_EVIDENCE_FILES } from "../verdicts/runVerdict.ts"
 import type { ModelCheck } from "../verdicts/modelTrialCheck.ts";
 import { baseName, numberField, objectField, stringField, type JsonObject } from "./evidenceFiles.ts";
 import { buildEditViews, collectSourceVersions } from "./editDiffs.ts";
-import { labKindLabel, labVerdict, proposalTextLabel, withModelCheck } from "./labVerdict.ts";
+import { labKindLabel, labVerdict, proposalTextLabel } from "./labVerdict.ts";
 import { buildTimeline } from "./proposalTimeline.ts";
 import { readRecordedRegeneration, recordedRegenerationLine } from "../verdicts/labRegenerationRecord.ts";
 import type { LabReportData } from "./reportDocument.ts";
@@ -55,7 +55,7 @@ export function readLabReport(
           const ms = numberField(elapsed, name);
           return ms === null ? [] : [{ name, ms }];
         });
-  const label = withModelCheck(labKindLabel(manifest, final), verdict.modelTrial);
+  const label = labKindLabel(verdict);
   // regeneration.json is shown as a record with its time (never a finding of this report); a run
   // whose every record is scripted had no model to re-ask, so it gets no line unless it holds one.
   const regeneration = readRecordedRegeneration(runDirectory);

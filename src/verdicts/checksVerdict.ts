@@ -8,6 +8,7 @@
 // Recorded, not re-derived: each check's description, the runner's extra assertions (a recorded
 // problem only ever fails a row) and the process watch of the checks run (a non-zero count only
 // ever fails the verdict).
+import { labelledVerdict, NEGATIVE_CHECKS_SOURCE } from "../core/resultLabel.ts";
 import { isRecord } from "../core/isRecord.ts";
 import { parseBoundedJson } from "../core/boundedJson.ts";
 import { join } from "node:path";
@@ -320,7 +321,9 @@ export function deriveChecksVerdict(root: string): ChecksVerdict {
         : failed > 0 || processesStarted !== 0
           ? "failed"
           : "all_passed";
-  const headline =
+  // The source first, as on every result line: these are scripted checks, never a model's result.
+  const headline = labelledVerdict(
+    NEGATIVE_CHECKS_SOURCE,
     kind === "evidence_invalid"
       ? RUN_VERDICT_HEADLINES.evidence_invalid
       : kind === "incomplete"
@@ -329,6 +332,7 @@ export function deriveChecksVerdict(root: string): ChecksVerdict {
           ? failed > 0
             ? `${failed} OF ${rows.length} CHECKS FAILED`
             : "PROCESSES STARTED DURING THE CHECKS"
-          : `ALL ${rows.length} CHECKS PASSED`;
+          : `ALL ${rows.length} CHECKS PASSED`,
+  );
   return { kind, headline, rows, total: rows.length, passed, failed, problems, processesStarted };
 }

@@ -15,11 +15,12 @@ import { isRecord } from "../core/isRecord.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../model/pins.ts";
+import type { ResultSource } from "../core/resultLabel.ts";
 
 type Json = Readonly<Record<string, unknown>>;
 
 /** Run kinds whose proposals a model is said to have made. */
-const MODEL_RUN_KINDS = new Set(["model_trial", "extension", "synthetic_pipeline_check"]);
+const MODEL_RUN_KINDS = new Set(["model_trial", "extension", "rehearsal_trial", "synthetic_pipeline_check"]);
 
 /** What a run says about its model (read from the artifacts, never believed). */
 export interface ModelClaim {
@@ -86,7 +87,7 @@ export function modelClaimOf(
     directory: stringOrNull(trial.model_directory),
     recordedSha256: isRecord(trial.verified_file_sha256) ? trial.verified_file_sha256 : null,
     recordedModelName: stringOrNull(trial.model_name),
-    rehearsal: labels.rehearsal === true,
+    rehearsal: labels.rehearsal === true || kind === "rehearsal_trial",
   };
 }
 
@@ -159,4 +160,77 @@ export function judgeModelClaim(claim: ModelClaim, check: ModelCheck | null): Mo
       ? `model directory verified now against the pins of ${PINNED_MODEL.repository}@${PINNED_MODEL.revision} (${check.checkedAt})`
       : `model directory verified now against its own ${check.checkpoint} checkpoint manifest (${check.checkedAt})`;
   return { claim, status: "verified", code: null, message, detail: message, check };
+}
+
+type AuditRecordShape = { readonly type: string; readonly source?: unknown; readonly data: unknown };
+
+/**
+ * A rehearsal recorded before it had its own run kind (audit format 2 as first written): run_kind
+ * synthetic_pipeline_check with labels.rehearsal true. Read as the same kind as rehearsal_trial:
+ * the checkpoint check (its own rehearsal manifest) is the same, only the word changed.
+ */
+export function olderRehearsalKindNote(manifest: Json | null, records: readonly AuditRecordShape[]): string | null {
+  const started = records.find((record) => record.type === "run_started")?.data;
+  const labels = isRecord(manifest?.labels) ? manifest.labels : {};
+  const kind = isRecord(started) && typeof started.run_kind === "string" ? started.run_kind : labels.kind;
+  return kind === "synthetic_pipeline_check" && labels.rehearsal === true
+    ? "run kind: recorded as synthetic_pipeline_check with labels.rehearsal true (written before the rehearsal had its own run kind, rehearsal_trial); read as a rehearsal"
+    : null;
+}
+
+/** Whether a run-level section says synthetic anywhere (tca lab model writes it under model_trial). */
+function containsSyntheticFlag(value: unknown, depth: number): boolean {
+  if (depth > 4) return false;
+  if (Array.isArray(value)) return value.some((item) => containsSyntheticFlag(item, depth + 1));
+  if (!isRecord(value)) return false;
+  if (value.synthetic === true) return true;
+  return Object.values(value).some((item) => containsSyntheticFlag(item, depth + 1));
+}
+
+/**
+ * What made a Lab run's proposals, re-derived for the label every result line carries first. The
+ * model directory opened now decides when it verified (a relabelled rehearsal reads REHEARSAL
+ * whatever its labels say); otherwise any mark of a rehearsal or synthetic checkpoint wins over a
+ * model label, and a model trial's label always says its model was not verified. A scripted kind
+ * holds only when every audit record came from the scripted source.
+ */
+export function labResultSource(
+  manifest: Json | null,
+  records: readonly AuditRecordShape[],
+  modelTrial: ModelTrialStatus | null,
+): ResultSource {
+  const source = (kind: ResultSource["kind"], model: string | null = null, modelVerified = true): ResultSource => ({
+    kind,
+    model,
+    modelVerified,
+  });
+  const checked = modelTrial?.check?.checkpoint ?? null;
+  if (checked === "rehearsal") return source("rehearsal");
+  if (checked === "synthetic") return source("pipeline_check");
+  const started = records.find((record) => record.type === "run_started")?.data;
+  const manifestLabels = isRecord(manifest?.labels) ? manifest.labels : {};
+  const startedLabels = isRecord(started) && isRecord(started.labels) ? started.labels : {};
+  const kinds = [isRecord(started) ? started.run_kind : undefined, manifestLabels.kind];
+  const both = [manifestLabels, startedLabels];
+  const extension = kinds.includes("extension");
+  if (modelTrial !== null && checked === "pinned")
+    return source(
+      extension ? "extension" : "model_trial",
+      modelTrial.check?.modelName ?? null,
+      modelTrial.status === "verified",
+    );
+  if (both.some((labels) => labels.rehearsal === true) || kinds.includes("rehearsal_trial")) return source("rehearsal");
+  const sections = ["model", "model_trial", "proposal_source", "checkpoint"].map((key) => manifest?.[key]);
+  if (
+    both.some((labels) => labels.synthetic_pipeline_check === true) ||
+    kinds.includes("synthetic_pipeline_check") ||
+    sections.some((section) => containsSyntheticFlag(section, 0))
+  )
+    return source("pipeline_check");
+  if (modelTrial !== null)
+    return source(extension ? "extension" : "model_trial", modelTrial.claim.recordedModelName, false);
+  const scripted = records.every((record) => record.source === "scripted");
+  if (scripted && kinds.includes("scripted_baseline")) return source("scripted_baseline");
+  if (scripted && kinds.includes("negative_check")) return source("negative_check");
+  return source("unlabelled");
 }

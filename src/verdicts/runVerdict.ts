@@ -42,10 +42,13 @@ import { reevaluateSource, type Reevaluation } from "./labReevaluation.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
 import { replayDecisionChain, type Replay } from "./labReplay.ts";
 import { compareHarness, type HarnessComparison } from "./harnessComparison.ts";
+import type { ResultSource } from "../core/resultLabel.ts";
 import {
   checkModelDirectory,
   judgeModelClaim,
+  labResultSource,
   modelClaimOf,
+  olderRehearsalKindNote,
   type ModelCheck,
   type ModelTrialStatus,
 } from "./modelTrialCheck.ts";
@@ -130,6 +133,10 @@ export interface RunVerdict {
   readonly modelTrial: ModelTrialStatus | null;
   /** The recorded harness against the harness reading the run now (null: no manifest). */
   readonly harness: HarnessComparison | null;
+  /** What made the proposals, re-derived (labResultSource): the label every result line carries first. */
+  readonly source: ResultSource;
+  /** How an older run's kind was read (a rehearsal recorded as synthetic_pipeline_check), or null. */
+  readonly kindNote: string | null;
 }
 
 export interface RunVerdictOptions {
@@ -569,6 +576,8 @@ export function deriveRunVerdict(runDirectory: string, options: RunVerdictOption
     final,
     modelTrial,
     harness,
+    source: labResultSource(manifest, records, modelTrial),
+    kindNote: olderRehearsalKindNote(manifest, records),
   };
 }
 

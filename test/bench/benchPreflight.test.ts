@@ -185,17 +185,27 @@ test("a chat template that reports no tool support in /props gets a warning for 
         r.err,
         /warning: the server's chat template reports supports_tools: false, supports_tool_calls: false/,
       );
-      const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A"]);
+      // A run shaped like a real model's (a label that names no scripted or synthetic source).
+      const a = await run(s.endpoint, join(out, "a"), ["--conditions", "A", "--label", "served-model"]);
       assert.doesNotMatch(a.err, /chat template reports/);
-      assert.doesNotMatch(readFileSync(join(out, "a", "results.md"), "utf8"), /PIPELINE CHECK/);
+      const aResults = readFileSync(join(out, "a", "results.md"), "utf8");
+      assert.doesNotMatch(aResults, /PIPELINE CHECK/);
       assert.doesNotMatch(a.out, /PIPELINE CHECK/);
+      // The result line names the model first, the same words in the terminal and results.md.
+      const aLine = /^bench run: BENCHMARK RUN · served-model · [01] OF 1 TASKS FIXED$/m.exec(a.out)?.[0];
+      assert.ok(aLine !== undefined && a.out.startsWith(`${aLine}\n`), a.out);
+      assert.ok(aResults.includes(`\n- result: ${aLine.slice("bench run: ".length)}\n`), aResults);
       const p = await run(s.endpoint, join(out, "p"), ["--conditions", "A", "--pipeline-check"]);
       assert.equal(p.code, 0, p.err);
       assert.match(readFileSync(join(out, "p", "results.md"), "utf8"), /^# PIPELINE CHECK — /);
-      // The terminal summary carries the same label, first, wrapped within 100 columns.
+      // The terminal summary: the result line with its label first, then the label's line, wrapped within 100 columns.
       assert.match(
         p.out,
-        /^PIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and\n {2}are NOT a model result\n/,
+        /^bench run: PIPELINE CHECK · [01] OF 1 TASKS FIXED\nPIPELINE CHECK: synthetic random-weight checkpoint; these numbers check the benchmark pipeline and\n {2}are NOT a model result\n/,
+      );
+      assert.match(
+        readFileSync(join(out, "p", "results.md"), "utf8"),
+        /\n- result: PIPELINE CHECK · [01] OF 1 TASKS FIXED\n/,
       );
       assert.equal(
         (JSON.parse(readFileSync(join(out, "p", "run.json"), "utf8")) as { model: { synthetic: boolean } }).model

@@ -168,7 +168,10 @@ test("openBackend against an endpoint: --pipeline-check labels it, a recognized 
       notes.shift(),
       `checking the endpoint ${server.endpoint} (the model list, then one tiny request; timeout 120 s, --preflight-timeout)…`,
     );
-    assert.equal(runLabel(plain.value.description).kind, "model_result");
+    // No flag and no recognized shape; its name says scripted, and the one rule (benchResultSource)
+    // calls that a pipeline check, in the terminal and results.md as in the report.
+    assert.equal(runLabel(plain.value.description).kind, "pipeline_check");
+    assert.equal(runLabel({ ...plain.value.description, label: "served-model" }).kind, "model_result");
     assert.equal(plain.value.modelName, SCRIPTED_MODEL_ID);
     assert.equal(plain.value.thinking, "off");
     assert.equal(plain.value.description.label, SCRIPTED_MODEL_ID);

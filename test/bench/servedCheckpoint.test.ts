@@ -202,6 +202,7 @@ sandboxTest(
       assert.equal(served.summary.rehearsal, true);
       assert.equal(served.summary.pipelineCheck, true);
       assert.match(served.results, /^# REHEARSAL — /);
+      assert.match(served.results, /\n- result: REHEARSAL · [01] OF 1 TASKS FIXED\n/);
       assert.match(served.err, /serves this project's rehearsal-bench checkpoint/);
       // The same server without the shape: an ordinary model run, no label.
       const plain = await run(undefined, "plain");
@@ -209,6 +210,7 @@ sandboxTest(
       assert.equal(plain.model.synthetic, undefined);
       assert.equal(plain.summary.pipelineCheck, false);
       assert.doesNotMatch(plain.results, /REHEARSAL|PIPELINE CHECK/);
+      assert.match(plain.results, /\n- result: BENCHMARK RUN · looks-like-a-real-model · [01] OF 1 TASKS FIXED\n/);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

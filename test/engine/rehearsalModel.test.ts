@@ -20,7 +20,8 @@ import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { generateTranscripts, serializableTranscripts } from "../../training/rehearsal/transcripts.ts";
 import { readAudit, readJson, schemaProblems } from "../lab/labRunTestSupport.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
-import { deriveRunVerdict, deriveRunVerdictCheckingModel } from "../../src/verdicts/runVerdict.ts";
+import { deriveRunVerdict, deriveRunVerdictCheckingModel, modelCheckOfRun } from "../../src/verdicts/runVerdict.ts";
+import { readLabReport } from "../../src/report/labReport.ts";
 import { buildSubmissionCheckingModels } from "../../src/verdicts/submission/writeSubmission.ts";
 import { copyRun, relabelAsModelTrial } from "../evidence/forgery.ts";
 import { workerFromBuild } from "../support/compiledWorker.ts";
@@ -209,13 +210,18 @@ test("tca lab model with the rehearsal checkpoint reaches verified_success throu
     assert.equal(labels["rehearsal"], true);
     assert.equal(labels["checkpoint_label"], "rehearsal");
     assert.equal(labels["stand_in_tokenizer"], true);
-    assert.equal(labels["kind"], "synthetic_pipeline_check", "never a model trial");
+    assert.equal(labels["kind"], "rehearsal_trial", "its own word: never a model trial, never a pipeline check");
+    assert.equal(labels["synthetic_pipeline_check"], false);
   }
   const trialInfo = manifest["model_trial"] as Record<string, unknown>;
   assert.match(String(trialInfo["synthetic_note"]), /rehearsal model/);
   assert.match(String(trialInfo["model_name"]), /^rehearsal-/);
   assert.match(formatRunSummary(final as unknown as FinalReport, dir), /REHEARSAL/);
-  const banner = labKindLabel(manifest as never, final as never);
+  assert.equal(
+    formatRunSummary(final as unknown as FinalReport, dir).split("\n")[0],
+    "verdict:           REHEARSAL · VERIFIED SUCCESS",
+  );
+  const banner = labKindLabel(deriveRunVerdict(dir));
   assert.equal(banner.title, "REHEARSAL");
   assert.equal(banner.pipelineCheck, true);
   assert.match(banner.explanation, /stand-in/);
@@ -238,6 +244,12 @@ test("(issue 33) the rehearsal trial relabelled a model trial of the pinned mode
   const checked = await deriveRunVerdictCheckingModel(run);
   assert.equal(checked.kind, "evidence_invalid");
   assertProblem(checked.problems, "not_the_pinned_model", /verifies as a rehearsal checkpoint/);
+  // Labels first: the claim says a model trial, its directory says rehearsal; the headline names the evidence.
+  const modelCheck = await modelCheckOfRun(run);
+  assert.ok(modelCheck !== undefined);
+  const page = readLabReport(run, { includeRequests: false, modelCheck });
+  assert.equal(page.verdict.headline, "REHEARSAL · EVIDENCE INVALID");
+  assert.equal(page.label.title, "REHEARSAL");
   const baseline = await runScriptedBaseline(path.join(root, "baseline"));
   assert.ok(baseline.ok);
   const submission = await buildSubmissionCheckingModels({

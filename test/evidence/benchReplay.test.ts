@@ -161,7 +161,7 @@ test("the honest run of A-D replays with no problem: every task replayed, and ag
   assert.equal(byId.get("D-gcd")?.claim?.kind, "verified");
   const run = await verifyRun(copyRun(honest, root, "honest-verified"));
   assert.equal(run.code, 0, run.err);
-  assert.match(run.out, /re-graded 4\/4 tasks: identical/);
+  assert.match(run.out, /^verify-run: PIPELINE CHECK · re-graded 4\/4 tasks: identical/m);
 });
 
 test("the final file unbound: C's diff, final SHA-256, grade and task end set to the reference fix while its write_file wrote the wrong fix: refused", async () => {

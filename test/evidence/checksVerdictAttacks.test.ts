@@ -75,7 +75,7 @@ test("honest: the untouched checks root passes all 44 checks in the verdict, the
   const verdict = deriveChecksVerdict(checksRoot);
   assert.equal(verdict.kind, "all_passed", JSON.stringify(verdict.problems));
   assert.equal(verdict.total, CHECK_TABLE.length);
-  assert.equal(verdict.headline, `ALL ${CHECK_TABLE.length} CHECKS PASSED`);
+  assert.equal(verdict.headline, `NEGATIVE CHECKS · ALL ${CHECK_TABLE.length} CHECKS PASSED`);
   assert.ok(verdict.rows.every((row) => row.observed === row.expected));
   assert.equal(readChecksReport(checksRoot).verdict.tone, "success");
   assert.match(submissionWith(checksRoot), /44 of 44 harness checks passed/);

@@ -84,7 +84,7 @@ export function assertNoSuccess(run: string, code?: LabProblemCode, mentions?: R
   if (code !== undefined) assertProblem(verdict.problems, code, mentions);
   const report = readLabReport(run, { includeRequests: false });
   assert.equal(report.verdict.tone, "invalid");
-  assert.notEqual(report.verdict.headline, "VERIFIED SUCCESS");
+  assert.ok(!report.verdict.headline.endsWith("VERIFIED SUCCESS"), report.verdict.headline);
   const built = buildSubmission({
     baselineDirectory: run,
     modelDirectory: null,

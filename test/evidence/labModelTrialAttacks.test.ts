@@ -106,7 +106,15 @@ function dressedAsPinned(): string {
 }
 
 /** What every consumer shows for a forged model trial. */
-async function assertNotAModelTrial(run: string, code: ModelCheckCode, mentions?: RegExp): Promise<void> {
+/** The headline of a relabelled run whose model directory does not verify: the claim, marked unverified. */
+const UNVERIFIED_TRIAL = `MODEL TRIAL (MODEL NOT VERIFIED) · ${PINNED_MODEL.repository}`;
+
+async function assertNotAModelTrial(
+  run: string,
+  code: ModelCheckCode,
+  label: string,
+  mentions?: RegExp,
+): Promise<void> {
   const checked = await deriveRunVerdictCheckingModel(run);
   assert.equal(checked.kind, "evidence_invalid", JSON.stringify(checked.problems));
   assert.equal(checked.modelTrial?.status, "not_verified");
@@ -115,8 +123,9 @@ async function assertNotAModelTrial(run: string, code: ModelCheckCode, mentions?
   const modelCheck = await modelCheckOfRun(run);
   assert.ok(modelCheck !== undefined);
   const report = readLabReport(run, { includeRequests: false, modelCheck });
-  assert.equal(report.verdict.headline, "EVIDENCE INVALID");
-  assert.notEqual(report.label.title, "MODEL TRIAL");
+  // The source the verdict re-derived comes first on the verdict's line, never the plain MODEL TRIAL.
+  assert.equal(report.verdict.headline, `${label} · EVIDENCE INVALID`);
+  assert.equal(report.label.title, label);
   const submission = await buildSubmissionCheckingModels(request(run));
   assert.equal(submission.ok ? "written" : submission.error, "run_evidence_invalid");
   // Read without opening the directory (a library caller), it is never called a model trial either.
@@ -124,7 +133,7 @@ async function assertNotAModelTrial(run: string, code: ModelCheckCode, mentions?
   const unchecked = deriveRunVerdict(run);
   assert.deepEqual(unchecked.problems, []);
   assert.equal(unchecked.modelTrial?.status, "not_checked");
-  assert.equal(readLabReport(run, { includeRequests: false }).label.title, "MODEL TRIAL (MODEL NOT VERIFIED)");
+  assert.equal(readLabReport(run, { includeRequests: false }).label.title, UNVERIFIED_TRIAL);
   const plain = buildSubmission(request(run));
   if (plain.ok) {
     assert.doesNotMatch(plain.value, /a real model was called/);
@@ -168,13 +177,14 @@ test("(c) the scripted baseline relabelled a model trial, pointed at a dressed-u
   relabelAsModelTrial(run, dressedAsPinned(), pipelineCheck);
   // What the attack of issue 33 got before the directory was opened: a verified success.
   assert.equal(deriveRunVerdict(run).kind, "verified_success", JSON.stringify(deriveRunVerdict(run).problems));
-  await assertNotAModelTrial(run, "model_directory_unverified");
+  await assertNotAModelTrial(run, "model_directory_unverified", UNVERIFIED_TRIAL);
 });
 
 test("(c) the pipeline check relabelled a model trial of the pinned model, pointed at its own checkpoint: not a model trial", async () => {
   const run = forge(pipelineCheck);
   relabelAsModelTrial(run, checkpoint, pipelineCheck);
-  await assertNotAModelTrial(run, "not_the_pinned_model", /verifies as a synthetic checkpoint/);
+  // The directory verifies as the synthetic checkpoint: that, not the labels, names the run.
+  await assertNotAModelTrial(run, "not_the_pinned_model", "PIPELINE CHECK", /verifies as a synthetic checkpoint/);
 });
 
 test("(c) the pipeline check relabelled, with the model directory gone: not a model trial", async () => {
@@ -182,7 +192,7 @@ test("(c) the pipeline check relabelled, with the model directory gone: not a mo
   const gone = join(root, "no-such-model");
   assert.equal(existsSync(gone), false);
   relabelAsModelTrial(run, gone, pipelineCheck);
-  await assertNotAModelTrial(run, "model_directory_unverified");
+  await assertNotAModelTrial(run, "model_directory_unverified", UNVERIFIED_TRIAL);
 });
 
 test("(c) CLI: `tca report --json`, `tca lab submission --model` and `tca lab verify` refuse the relabelled pipeline check", async () => {
@@ -193,7 +203,7 @@ test("(c) CLI: `tca report --json`, `tca lab submission --model` and `tca lab ve
   const document = JSON.parse(report.out) as {
     lab: { verdict: { headline: string; details: string[] }; label: { title: string } };
   };
-  assert.equal(document.lab.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(document.lab.verdict.headline, `${UNVERIFIED_TRIAL} · EVIDENCE INVALID`);
   assert.ok(document.lab.verdict.details.some((line) => /model_directory_unverified/.test(line)));
   const out = join(root, "forged-submission.md");
   const submission = await tca(["lab", "submission", "--baseline", baseline, "--model", run, "--out", out]);

@@ -32,7 +32,10 @@ test("honest: the baseline's six recorded requests are each the one the request 
   assert.equal(verdict.kind, "verified_success");
   assert.deepEqual(verdict.problems, []);
   assert.equal(readRecords(baseline).filter((record) => record.type === "request").length, 6);
-  assert.equal(readLabReport(baseline, { includeRequests: false }).verdict.headline, "VERIFIED SUCCESS");
+  assert.equal(
+    readLabReport(baseline, { includeRequests: false }).verdict.headline,
+    "SCRIPTED BASELINE · VERIFIED SUCCESS",
+  );
 });
 
 test("(a) the first, failing test proposal deleted, the rest renumbered, proposals_used 5: EVIDENCE INVALID", () => {
@@ -196,7 +199,7 @@ test("(d) harness digests replaced and the aggregate recomputed: shown as made b
 test("tca lab verify: exit 0 only for valid evidence; --strict also refuses another harness version", async () => {
   const honest = await tca(["lab", "verify", baseline]);
   assert.equal(honest.code, 0, honest.err);
-  assert.match(honest.out, /^lab run: VERIFIED SUCCESS\n/);
+  assert.match(honest.out, /^lab run: SCRIPTED BASELINE · VERIFIED SUCCESS\n/);
   assert.match(honest.out, /harness: made by this harness version/);
   const json = await tca(["lab", "verify", baseline, "--json", "--strict"]);
   assert.equal(json.code, 0, json.err);
@@ -211,7 +214,7 @@ test("tca lab verify: exit 0 only for valid evidence; --strict also refuses anot
   );
   const invalid = await tca(["lab", "verify", deleted]);
   assert.equal(invalid.code, 1);
-  assert.match(invalid.out, /^lab run: EVIDENCE INVALID\n/);
+  assert.match(invalid.out, /^lab run: SCRIPTED BASELINE · EVIDENCE INVALID\n/);
   assert.match(invalid.out, /proposal 2 was validated, but its observation is not recorded/);
 
   const other = forge();

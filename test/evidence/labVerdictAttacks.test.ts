@@ -54,7 +54,7 @@ test("honest: an untouched baseline is VERIFIED SUCCESS in the verdict, the repo
   assert.equal(verdict.recomputed.finalSource?.heldOutPassed, 8);
   assert.equal(verdict.recomputed.replay.finalVersion.version, 2);
   assert.equal(verdict.recomputed.replay.proposalsUsed, 6);
-  assert.equal(readLabReport(baseline).verdict.headline, "VERIFIED SUCCESS");
+  assert.equal(readLabReport(baseline).verdict.headline, "SCRIPTED BASELINE · VERIFIED SUCCESS");
   const built = buildSubmission({
     baselineDirectory: baseline,
     modelDirectory: null,

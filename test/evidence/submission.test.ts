@@ -84,7 +84,15 @@ test("baseline + pipeline-check run: every cited event exists, nothing is called
     ),
   );
   assert.ok(!markdown.includes("records came from any other source"));
-  assert.match(markdown, /The model run stopped with `invalid_proposal_limit`/);
+  // The verdict sentence names the re-derived source first, on the same line.
+  assert.match(
+    markdown,
+    /^- \*\*PIPELINE CHECK · NOT VERIFIED\*\*: the model run stopped with `invalid_proposal_limit`/m,
+  );
+  assert.match(
+    markdown,
+    /^- \*\*SCRIPTED BASELINE · VERIFIED SUCCESS\*\*: the baseline run stopped with `finish_accepted`/m,
+  );
   assert.match(markdown, /verified_success is false: this run is not a verified success/);
   assert.match(markdown, /The first failure was format following: proposal 1, `code_fence`/);
   assert.match(markdown, /Repeated the previous failed proposal verbatim at proposal\(s\) 4/);

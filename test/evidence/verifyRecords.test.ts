@@ -157,7 +157,7 @@ test("attack: verify-run RUN without --dataset on a run made on another data set
   const dir = copyOf("default-dataset");
   const run = await verifyRun(dir);
   assert.equal(run.code, 0, run.err);
-  assert.match(run.out, /^re-graded 3\/3 tasks: identical/m);
+  assert.match(run.out, /^verify-run: PIPELINE CHECK · re-graded 3\/3 tasks: identical/m);
   assert.match(run.err, new RegExp(`^data set: ${resolve(MINI_DATASET_DIR)} \\(recorded\\)$`, "m"));
   const record = readJson(join(dir, "verification.json"));
   assert.equal(record.dataset, resolve(MINI_DATASET_DIR));
@@ -369,7 +369,7 @@ test("attack: a failing earlier verification.json (the wrong data set's) blocks 
   );
   const run = await verifyRun(dir);
   assert.equal(run.code, 0, run.err);
-  assert.match(run.out, /^re-graded 3\/3 tasks: identical/m);
+  assert.match(run.out, /^verify-run: PIPELINE CHECK · re-graded 3\/3 tasks: identical/m);
   assert.equal(readJson(join(dir, "verification.json")).identical, 3);
   const again = await verifyRun(dir);
   assert.equal(again.code, 0, again.err);

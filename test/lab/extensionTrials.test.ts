@@ -10,13 +10,13 @@ import { decideTrialRole } from "../../src/lab/trialSequence.ts";
 import { ledgerTrialWindows, newWindow, ledgerPath, type AcquisitionLedger } from "../../src/model/artifacts/ledger.ts";
 import { MANIFEST_FILE_NAME } from "../../src/model/artifacts/manifest.ts";
 import { runLab, type FinalReport, type RunKind } from "../../src/lab/labRun.ts";
-import type { JsonObject } from "../../src/report/evidenceFiles.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
 import { ScriptedSource } from "../../src/sources/scriptedSource.ts";
 import { buildSubmission } from "../../src/verdicts/submission/writeSubmission.ts";
 import { freshRoot, readJson, schemaProblems } from "./labRunTestSupport.ts";
 import { labKindLabel } from "../../src/report/labVerdict.ts";
 import { formatRunSummary } from "../../src/lab/runSummary.ts";
+import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
 
 const root = freshRoot("extensions");
 
@@ -143,9 +143,9 @@ test("submission.md lists the trial and every extension of the ledger, in order,
   assert.deepEqual(schemaProblems(extension), []);
   assert.equal((readJson(join(extension, "final.json"))["labels"] as Record<string, unknown>)["kind"], "extension");
   // The report and the printed summary say what it is.
-  const manifest = readJson(join(extension, "manifest.json"));
   const final = readJson(join(extension, "final.json"));
-  assert.equal(labKindLabel(manifest as JsonObject, final as JsonObject).title, "EXTENSION TRIAL");
+  // Its model directory not opened in this reading: named as an extension, never as a verified one.
+  assert.equal(labKindLabel(deriveRunVerdict(extension)).title, "EXTENSION TRIAL (MODEL NOT VERIFIED)");
   assert.match(formatRunSummary(final as unknown as FinalReport, extension), /EXTENSION trial/);
   assert.match(
     formatRunSummary(readJson(join(trial, "final.json")) as unknown as FinalReport, trial),

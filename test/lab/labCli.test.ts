@@ -17,6 +17,8 @@ test("tca lab baseline prints the honest summary and exits 0 on verified success
   const run = join(root, "run");
   const result = tca("lab", "baseline", "--run", run);
   assert.equal(result.status, 0, result.stderr);
+  // The first line is the verdict, its source named before it.
+  assert.equal(result.stdout.split("\n")[0], "verdict:           SCRIPTED BASELINE · VERIFIED SUCCESS");
   assert.match(result.stdout, /scripted baseline \(harness check; no model was invoked\)/);
   assert.match(result.stdout, /stop reason: +finish_accepted/);
   assert.match(result.stdout, /held-out cases: +8\/8/);
@@ -194,7 +196,7 @@ test("tca lab checks runs every check, writes checks.json and exits 0", () => {
   assert.ok(rows.filter((row) => row["runDirectory"] !== null).every((row) => typeof row["stopReason"] === "string"));
   assert.deepEqual((report["process_watch"] as Record<string, unknown>)["processes_started"], 0);
   assert.match(result.stdout, /^processes, threads or native addons started during the checks: 0$/m);
-  assert.match(result.stdout, /^re-derived from the run directories: ALL \d+ CHECKS PASSED$/m);
+  assert.match(result.stdout, /^re-derived from the run directories: NEGATIVE CHECKS · ALL \d+ CHECKS PASSED$/m);
   // The next steps close the output, runnable as printed from any folder.
   const bin = realpathSync(BIN);
   assert.deepEqual(result.stdout.trimEnd().split("\n").slice(-2), [

@@ -125,7 +125,13 @@ test("an honest rehearsal trial is regenerated n/n identical, recorded in regene
   assert.equal(ran.code, 0, ran.stderr);
   const generations = readAudit(honest).filter((r) => r.type === "generation").length;
   assert.ok(generations > 0);
-  assert.match(ran.stdout, /: VERIFIED SUCCESS\n/);
+  // A new rehearsal run has its own kind, and the verdict line names it first.
+  assert.equal(
+    (readJson(path.join(honest, "manifest.json"))["labels"] as Record<string, unknown>)["kind"],
+    "rehearsal_trial",
+  );
+  assert.equal(ran.stdout.split("\n")[0], "lab run: REHEARSAL · VERIFIED SUCCESS");
+  assert.doesNotMatch(ran.stdout, /recorded as synthetic_pipeline_check/);
   assert.match(ran.stdout, new RegExp(`regenerated ${generations}/${generations} responses identical`));
   // The regeneration's own lines (the verdict's indented details name the checkpoint in their own words).
   const regenerationOutput = ran.stdout.split("\n").filter((l) => !l.startsWith("  "));
@@ -156,6 +162,9 @@ test("a consistently rewritten proposal passes the replay, is 'not reproduced' w
   const forged = await forgedRun("forged");
   // What the forger wanted: every record agrees, the re-derived verdict alone cannot see it.
   assert.equal(deriveRunVerdict(forged).kind, "verified_success", deriveRunVerdict(forged).problems.join("; "));
+  // Written with the older run kind (synthetic_pipeline_check + labels.rehearsal): read as a rehearsal, with a note.
+  assert.equal(deriveRunVerdict(forged).source.kind, "rehearsal");
+  assert.match(deriveRunVerdict(forged).kindNote ?? "", /recorded as synthetic_pipeline_check .*read as a rehearsal/);
 
   const plain = await tca("lab", "verify", forged, "--regenerate", "--model-directory", model);
   assert.equal(plain.code, 0, "without --strict a difference is not proof of forgery");
@@ -187,6 +196,7 @@ test("a consistently rewritten proposal passes the replay, is 'not reproduced' w
   const shown = JSON.parse(strict.stdout) as Record<string, unknown>;
   assert.equal(shown["verdict"], "evidence_invalid");
   assert.equal(shown["headline"], "EVIDENCE INVALID");
+  assert.equal(shown["label"], "REHEARSAL");
   assert.equal(shown["valid"], false);
   // The second regeneration replaced the record; the first went to the history, none is lost.
   const history = (await readFile(path.join(forged, REGENERATION_HISTORY_FILE), "utf8")).trim().split("\n");
@@ -280,7 +290,7 @@ test("bad input is refused with a code before the model is asked, and nothing is
   );
   const plain = await tca("lab", "verify", baseline.value.runDirectory);
   assert.equal(plain.code, 0);
-  assert.match(plain.stdout, /: VERIFIED SUCCESS\n/);
+  assert.equal(plain.stdout.split("\n")[0], "lab run: SCRIPTED BASELINE · VERIFIED SUCCESS");
 
   // A checks root holds only scripted runs.
   const checks = path.join(root, "checks");
@@ -305,7 +315,7 @@ test("an edited run is EVIDENCE INVALID and exits 1 without any regeneration", a
   await writeFile(path.join(copy, "final.json"), JSON.stringify({ ...final, proposals_used: 5 }, null, 2));
   const ran = await tca("lab", "verify", copy);
   assert.equal(ran.code, 1);
-  assert.match(ran.stdout, /: EVIDENCE INVALID\n/);
+  assert.equal(ran.stdout.split("\n")[0], "lab run: REHEARSAL · EVIDENCE INVALID");
 });
 
 test("the comparison: identical texts, the first differing byte (multi-byte text, a prefix), other outcomes", () => {

@@ -62,7 +62,7 @@ test("results.md and the report flag the fixed tasks with guardrail hits, and th
   const bench = built.value.bench;
   assert.equal(
     bench.verdict.headline,
-    `${fixed.length} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); 2 OF THEM WITH GUARDRAIL HITS`,
+    `PIPELINE CHECK · ${fixed.length} OF ${tasks.length} TASKS FIXED (graded by the harness's own test run); 2 OF THEM WITH GUARDRAIL HITS`,
   );
   const flagsOf = (id: string): readonly string[] | undefined =>
     bench.tasks.find((t) => t.taskId === id)?.guardrailFlags;

@@ -37,7 +37,7 @@ test("a planted success: EVIDENCE INVALID is the first thing on the page, above 
   assert.ok(written.ok);
   const opened = await openReport(session, written.value.path);
   const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "EVIDENCE INVALID");
+  assert.equal(await page.textContent("#verdict-headline"), "SCRIPTED BASELINE · EVIDENCE INVALID");
   assert.equal(
     await page.locator("#app > *").first().getAttribute("id"),
     "verdict",

@@ -69,7 +69,7 @@ after(async () => {
 test("baseline report: verified success, scripted label, every proposal accepted, diffs rendered", async () => {
   const opened = await openReport(session, reportOf(await fixtures.baseline));
   const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "VERIFIED SUCCESS");
+  assert.equal(await page.textContent("#verdict-headline"), "SCRIPTED BASELINE · VERIFIED SUCCESS");
   assert.match((await page.textContent("#kind-label")) ?? "", /SCRIPTED BASELINE/);
   assert.equal(await page.locator("details.proposal").count(), 6);
   assert.equal(await page.locator("details.proposal[data-status=accepted]").count(), 6);
@@ -106,7 +106,7 @@ test("baseline report: verified success, scripted label, every proposal accepted
 test("hostile report: the denial shows its code, injected markup is text and never runs", async () => {
   const opened = await openReport(session, reportOf(await fixtures.hostile));
   const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "NOT VERIFIED");
+  assert.equal(await page.textContent("#verdict-headline"), "MODEL TRIAL (MODEL NOT VERIFIED) · NOT VERIFIED");
   const denied = page.locator("#proposal-1");
   assert.equal(await denied.getAttribute("data-status"), "denied");
   assert.match((await denied.locator("> summary").textContent()) ?? "", /DENIED\s*read_required/);
@@ -151,7 +151,7 @@ test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PI
   assert.match((await label.textContent()) ?? "", /PIPELINE CHECK.*NOT a model result/);
   assert.match((await label.getAttribute("class")) ?? "", /pipeline-check/);
   // Random weights never produce a valid proposal: not verified, and every failure shows its code.
-  assert.equal(await page.textContent("#verdict-headline"), "NOT VERIFIED");
+  assert.equal(await page.textContent("#verdict-headline"), "PIPELINE CHECK · NOT VERIFIED");
   const proposals = page.locator("details.proposal");
   assert.ok((await proposals.count()) >= 1);
   for (const summary of await page.locator("details.proposal > summary").allTextContents())
@@ -167,7 +167,7 @@ test("pipeline-check report of a real tiny synthetic checkpoint run: labelled PI
 test("checks report: failures first with expected and observed codes, a filter, a bounded long text", async () => {
   const opened = await openReport(session, reportOf(await fixtures.checks));
   const { page } = opened;
-  assert.equal(await page.textContent("#verdict-headline"), "1 OF 44 CHECKS FAILED");
+  assert.equal(await page.textContent("#verdict-headline"), "NEGATIVE CHECKS · 1 OF 44 CHECKS FAILED");
   // The heading names the kind once; the folder (often named "checks") is on its own line.
   assert.equal(await page.locator("h1").first().textContent(), "Negative checks");
   assert.doesNotMatch(await page.locator("body").innerText(), /Negative checks\s+checks/);
@@ -220,7 +220,7 @@ test(
     const { page } = opened;
     assert.equal(
       await page.textContent("#verdict-headline"),
-      "2 OF 4 TASKS FIXED (graded by the harness's own test run); 1 OF THEM WITH GUARDRAIL HITS",
+      "PIPELINE CHECK · 2 OF 4 TASKS FIXED (graded by the harness's own test run); 1 OF THEM WITH GUARDRAIL HITS",
     );
     assert.match((await page.textContent("#kind-label")) ?? "", /PIPELINE CHECK/);
     assert.equal(await page.locator("#bench-summary tbody tr").count(), 2);

@@ -46,7 +46,7 @@ function tca(
 test("tca report writes <run dir>.report.html next to the run, then refuses to overwrite it without --force", async () => {
   const first = await tca(["report", run]);
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(first.stdout, `lab run: VERIFIED SUCCESS\nreport: ${run}.report.html\n`);
+  assert.equal(first.stdout, `lab run: SCRIPTED BASELINE · VERIFIED SUCCESS\nreport: ${run}.report.html\n`);
   assert.match(readFileSync(`${run}.report.html`, "utf8"), /<title>tca report \(lab\): baseline<\/title>/);
   const second = await tca(["report", run, "--out", join(run, "inside.html")]);
   assert.equal(second.code, 2);
@@ -102,14 +102,14 @@ test("a planted final.json claiming success: the CLI prints EVIDENCE INVALID and
   );
   const result = await tca(["report", planted]);
   assert.equal(result.code, 1);
-  assert.equal(result.stdout.split("\n")[0], "lab run: EVIDENCE INVALID");
+  assert.equal(result.stdout.split("\n")[0], "lab run: SCRIPTED BASELINE · EVIDENCE INVALID");
   assert.match(result.stderr, /^tca report: evidence_invalid: /);
   assert.ok(!result.stderr.includes(" at "), "no stack trace");
   const json = await tca(["report", planted, "--json"]);
   assert.equal(json.code, 1);
   assert.equal(
     (JSON.parse(json.stdout) as { lab: { verdict: { headline: string } } }).lab.verdict.headline,
-    "EVIDENCE INVALID",
+    "SCRIPTED BASELINE · EVIDENCE INVALID",
   );
 });
 

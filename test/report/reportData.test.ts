@@ -21,7 +21,9 @@ import { buildReportDocument, defaultReportPath, writeReport } from "../../src/r
 import { detectRunKind } from "../../src/report/runKind.ts";
 import { labKindLabel, labVerdict, MODEL_TEXT_LABEL, SCRIPTED_TEXT_LABEL } from "../../src/report/labVerdict.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
-import type { ChecksReportData, LabReportData } from "../../src/report/reportDocument.ts";
+import type { ChecksReportData, KindLabel, LabReportData } from "../../src/report/reportDocument.ts";
+import { judgeModelClaim, labResultSource, modelClaimOf } from "../../src/verdicts/modelTrialCheck.ts";
+import type { JsonObject } from "../../src/report/evidenceFiles.ts";
 import { baselineRun, checksRun, freshRoot, hostileRun, INJECTED_SCRIPT, pipelineCheckRun } from "./reportFixtures.ts";
 
 function lab(directory: string): LabReportData {
@@ -69,7 +71,8 @@ after(() => {
 
 test("a baseline run: verified success, scripted label, six accepted proposals, two diffs matched by sha256", () => {
   const report = lab(baseline);
-  assert.equal(report.verdict.headline, "VERIFIED SUCCESS");
+  // The source first, on the verdict's line: the scripted baseline is never read as a model's result.
+  assert.equal(report.verdict.headline, "SCRIPTED BASELINE · VERIFIED SUCCESS");
   assert.equal(report.verdict.tone, "success");
   assert.equal(report.label.title, "SCRIPTED BASELINE");
   assert.equal(report.label.pipelineCheck, false);
@@ -99,7 +102,8 @@ test("a baseline run: verified success, scripted label, six accepted proposals, 
 
 test("a hostile run: the denial keeps its code, injected markup stays raw data, not verified", () => {
   const report = lab(hostile);
-  assert.equal(report.verdict.headline, "NOT VERIFIED");
+  // Labelled a model trial, its model never verified (and its records are scripted): never a plain MODEL TRIAL.
+  assert.equal(report.verdict.headline, "MODEL TRIAL (MODEL NOT VERIFIED) · NOT VERIFIED");
   assert.match(report.verdict.details[0] ?? "", /without an accepted finish/);
   assert.deepEqual(
     report.proposals.map((p) => [p.status, p.code]),
@@ -121,6 +125,7 @@ test("a hostile run: the denial keeps its code, injected markup stays raw data, 
 test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () => {
   const report = lab(pipeline);
   assert.equal(report.label.title, "PIPELINE CHECK");
+  assert.equal(report.verdict.headline, "PIPELINE CHECK · VERIFIED SUCCESS");
   assert.equal(report.label.pipelineCheck, true);
   assert.match(report.label.explanation, /NOT a model result/);
   assert.deepEqual(
@@ -132,7 +137,7 @@ test("a run labelled synthetic is a PIPELINE CHECK even though it verified", () 
 });
 
 test("the verdict comes from the audit: a final.json that claims more than the audit is EVIDENCE INVALID", () => {
-  assert.equal(labVerdict(deriveRunVerdict(baseline)).headline, "VERIFIED SUCCESS");
+  assert.equal(labVerdict(deriveRunVerdict(baseline)).headline, "SCRIPTED BASELINE · VERIFIED SUCCESS");
   const final = JSON.parse(readFileSync(join(baseline, "final.json"), "utf8")) as Record<string, unknown>;
   for (const [name, fake] of [
     ["string", "true"],
@@ -145,43 +150,58 @@ test("the verdict comes from the audit: a final.json that claims more than the a
     unlinkSync(join(forged, "final.json"));
     writeFileSync(join(forged, "final.json"), JSON.stringify({ ...final, verified_success: fake }));
     const verdict = labVerdict(deriveRunVerdict(forged));
-    assert.equal(verdict.headline, "EVIDENCE INVALID", name);
+    assert.equal(verdict.headline, "SCRIPTED BASELINE · EVIDENCE INVALID", name);
     assert.ok(
       verdict.details.some((line) => line.includes("verified_success")),
       name,
     );
   }
   const notVerified = labVerdict(deriveRunVerdict(hostile));
-  assert.equal(notVerified.headline, "NOT VERIFIED");
+  assert.equal(notVerified.headline, "MODEL TRIAL (MODEL NOT VERIFIED) · NOT VERIFIED");
   assert.match(notVerified.details[0] ?? "", /without an accepted finish/);
 });
 
+/** The kind box of a run with these manifest and run_started labels, its model directory not opened. */
+function kindBox(manifest: JsonObject | null, startedLabels: JsonObject | null = null): KindLabel {
+  const records =
+    startedLabels === null
+      ? []
+      : [{ type: "run_started", source: "model", data: { run_kind: startedLabels.kind, labels: startedLabels } }];
+  const claim = modelClaimOf(manifest, records);
+  const modelTrial = claim === null ? null : judgeModelClaim(claim, null);
+  return labKindLabel({ source: labResultSource(manifest, records, modelTrial), modelTrial, manifest, final: null });
+}
+
 test("any synthetic mark wins over other labels", () => {
   assert.equal(
-    labKindLabel(
-      { labels: { kind: "model_trial" } },
-      { labels: { kind: "model_trial", synthetic_pipeline_check: true } },
-    ).title,
+    kindBox({ labels: { kind: "model_trial" } }, { kind: "model_trial", synthetic_pipeline_check: true }).title,
     "PIPELINE CHECK",
   );
   assert.equal(
-    labKindLabel({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }, null).title,
+    kindBox({ labels: { kind: "model_trial" }, model: { checkpoint: { synthetic: true } } }).title,
     "PIPELINE CHECK",
   );
+  // A model trial whose directory was not opened never carries the plain MODEL TRIAL title.
   assert.equal(
-    labKindLabel({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" } }, null).title,
-    "MODEL TRIAL",
+    kindBox({ labels: { kind: "model_trial" }, model: { repository: "Qwen/x" }, model_trial: { model_name: "Qwen/x" } })
+      .title,
+    "MODEL TRIAL (MODEL NOT VERIFIED) · Qwen/x",
   );
-  assert.equal(labKindLabel(null, null).title, "UNLABELLED RUN");
+  assert.equal(kindBox(null).title, "UNLABELLED RUN");
+  // A scripted kind holds only when every record came from the scripted source.
+  assert.equal(
+    kindBox({ labels: { kind: "scripted_baseline" } }, { kind: "scripted_baseline" }).title,
+    "UNLABELLED RUN",
+  );
 });
 
 test("an extension trial is named as one, never as the Lab's trial, and a synthetic extension is still a pipeline check", () => {
-  const extension = labKindLabel({ labels: { kind: "extension" } }, { labels: { kind: "extension" } });
-  assert.equal(extension.title, "EXTENSION TRIAL");
+  const extension = kindBox({ labels: { kind: "extension" } }, { kind: "extension" });
+  assert.equal(extension.title, "EXTENSION TRIAL (MODEL NOT VERIFIED)");
   assert.equal(extension.pipelineCheck, false);
-  assert.notEqual(extension.title, labKindLabel({ labels: { kind: "model_trial" } }, null).title);
+  assert.notEqual(extension.title, kindBox({ labels: { kind: "model_trial" } }).title);
   assert.equal(
-    labKindLabel({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }, null).title,
+    kindBox({ labels: { kind: "extension" }, model: { checkpoint: { synthetic: true } } }).title,
     "PIPELINE CHECK",
   );
 });
@@ -194,7 +214,11 @@ test("damaged evidence is reported, never papered over", () => {
   appendFileSync(join(damaged, "audit.jsonl"), "not json\n[1,2]\n");
   rmSync(join(damaged, "backups"), { recursive: true });
   const report = lab(damaged);
-  assert.equal(report.verdict.headline, "EVIDENCE INVALID", "a non-JSON audit line is never a softer headline");
+  assert.equal(
+    report.verdict.headline,
+    "SCRIPTED BASELINE · EVIDENCE INVALID",
+    "a non-JSON audit line is never a softer headline",
+  );
   assert.ok(report.problems.some((p) => p.startsWith("not_json: audit.jsonl:")));
   // The timeline shows what the one strict reader read before it refused, with the reader's coded problem.
   assert.ok(
@@ -221,7 +245,7 @@ test("a gap in event ids or records from another run are flagged", () => {
   lines[4] = lines[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
   writeFileSync(join(spliced, "audit.jsonl"), `${lines.join("\n")}\n`);
   const report = lab(spliced);
-  assert.equal(report.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(report.verdict.headline, "SCRIPTED BASELINE · EVIDENCE INVALID");
   assert.ok(
     report.problems.some((p) => p.startsWith("out_of_order: audit.jsonl:4: ")),
     "the strict reader names the gap",
@@ -240,7 +264,7 @@ test("a gap in event ids or records from another run are flagged", () => {
   original[4] = original[4]!.replace(/"run_id":"[^"]+"/, '"run_id":"other-run"');
   writeFileSync(join(otherRun, "audit.jsonl"), original.join("\n"));
   const mixed = lab(otherRun);
-  assert.equal(mixed.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(mixed.verdict.headline, "SCRIPTED BASELINE · EVIDENCE INVALID");
   assert.ok(mixed.problems.includes("run_id_mixed: audit.jsonl: the records name more than one run id"));
 });
 
@@ -276,7 +300,7 @@ test("run kinds are detected from the directory contents; unknown and ambiguous 
 test("a checks run: failures first, codes kept, each check's own run summarised", async () => {
   const checksRoot = await checksRun(scratchRoot("checks"), true);
   const report = checks(checksRoot);
-  assert.equal(report.verdict.headline, "1 OF 44 CHECKS FAILED");
+  assert.equal(report.verdict.headline, "NEGATIVE CHECKS · 1 OF 44 CHECKS FAILED");
   assert.deepEqual(report.problems, []);
   // The failed row: its expected code from the spec's table, its observed code from the run it holds.
   assert.equal(report.checks[0]?.passed, false);
@@ -296,7 +320,7 @@ test("a checks run: failures first, codes kept, each check's own run summarised"
   assert.equal(extraField?.stopReason, extraFieldFinal.stop_reason);
   assert.equal(report.checks.find((row) => row.id === "existing_output_destination")?.stopReason, "none");
   const passing = checks(await checksRun(scratchRoot("checks-ok"), false));
-  assert.equal(passing.verdict.headline, "ALL 44 CHECKS PASSED");
+  assert.equal(passing.verdict.headline, "NEGATIVE CHECKS · ALL 44 CHECKS PASSED");
 });
 
 test("the report is written next to the run directory, never inside it; an existing file needs force", () => {

@@ -1,6 +1,7 @@
 // Aggregates task results into the spec's tables: per condition fixed %, wrong fix, no change,
 // broken file, out of budget, turns mean, tokens mean, time median; the guardrail table; the
 // false-fixed count; and a 95% Wilson interval for the fixed rate.
+import type { ResultSource } from "../../core/resultLabel.ts";
 import { CONDITIONS, CONDITION_IDS, type ConditionId } from "../agent/conditions.ts";
 import { renderRepeatsSection } from "./repeatStatistics.ts";
 import { median, wilsonInterval } from "./summaryStatistics.ts";
@@ -141,9 +142,34 @@ export function isRehearsal(model: Readonly<Record<string, unknown>>): boolean {
   return model["synthetic"] === true && model["rehearsal"] === true;
 }
 
+/**
+ * What made a bench run's replies, from its model description (run.json's, which the bench verdict
+ * holds against every trace's binding): a rehearsal, a pipeline check (a synthetic checkpoint, the
+ * scripted server, or any model labelled scripted or synthetic), or a benchmark run of the model
+ * it names. The one decision behind the terminal's result line, results.md and the report.
+ */
+export function benchResultSource(model: Readonly<Record<string, unknown>>): ResultSource {
+  const label = typeof model["label"] === "string" ? model["label"] : null;
+  if (isRehearsal(model)) return { kind: "rehearsal", model: null, modelVerified: true };
+  if (isPipelineCheck(model) || model["scripted"] === true || /scripted|synthetic/i.test(label ?? ""))
+    return { kind: "pipeline_check", model: null, modelVerified: true };
+  // The bench has no pins for a served model: its name is the one the run recorded, never "verified".
+  return { kind: "benchmark_run", model: label, modelVerified: true };
+}
+
 /** The word a run's heading, banner and comparison row carry: REHEARSAL, PIPELINE CHECK, or none (a model result). */
 export function runKindTitle(model: Readonly<Record<string, unknown>>): "REHEARSAL" | "PIPELINE CHECK" | null {
-  return isRehearsal(model) ? "REHEARSAL" : isPipelineCheck(model) ? "PIPELINE CHECK" : null;
+  const kind = benchResultSource(model).kind;
+  return kind === "rehearsal" ? "REHEARSAL" : kind === "pipeline_check" ? "PIPELINE CHECK" : null;
+}
+
+/** A run's result in one phrase: "19 OF 20 TASKS FIXED", or "INCOMPLETE BENCHMARK RUN: 5 of 20 tasks". */
+export function tasksFixedPhrase(
+  results: readonly { readonly outcome: string }[],
+  incomplete: { readonly expected: number | null } | null = null,
+): string {
+  if (incomplete !== null) return `INCOMPLETE BENCHMARK RUN: ${results.length} of ${incomplete.expected ?? "?"} tasks`;
+  return `${results.filter((result) => result.outcome === "fixed").length} OF ${results.length} TASKS FIXED`;
 }
 
 export interface ResultsHeader {

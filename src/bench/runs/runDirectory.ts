@@ -1,6 +1,7 @@
 // A run directory: run.json (manifest), tasks.ndjson (one TaskResult per finished task,
 // appended as tasks finish: the incremental record that --resume reads), traces/<task>.ndjson,
 // diffs/<task>.diff, and results.json + results.md rewritten after every task.
+import { labelledVerdict } from "../../core/resultLabel.ts";
 import { isRecord } from "../../core/isRecord.ts";
 import {
   closeSync,
@@ -33,6 +34,8 @@ import {
   REHEARSAL_LINE,
   renderResultsMarkdown,
   runKindTitle,
+  benchResultSource,
+  tasksFixedPhrase,
   summarize,
 } from "../results/resultsSummary.ts";
 import { summarizeRepeats } from "../results/repeatStatistics.ts";
@@ -428,6 +431,8 @@ export function writeResults(
   // A synthetic (random-weight) checkpoint makes the whole run a pipeline check, never a model result.
   const kind = runKindTitle(model);
   const lines = [
+    // The result with its source first, on one line (src/core/resultLabel.ts), before any detail.
+    `result: ${labelledVerdict(benchResultSource(model), tasksFixedPhrase(results, results.length < expectedTasks ? { expected: expectedTasks } : null))}`,
     ...(kind === "REHEARSAL" ? [REHEARSAL_LINE] : kind === "PIPELINE CHECK" ? [PIPELINE_CHECK_LINE] : []),
     `model: ${label}${served.length > 0 ? ` (server reports: ${served.join(", ")})` : ""}${typeof props.build_info === "string" ? `; server build ${props.build_info}` : ""}`,
     runDateLine(manifest),

@@ -1,6 +1,8 @@
 // tca bench quixbugs … (issue 8): verify-dataset, compare, merge, and the other commands'
 // registration (run: benchRun.ts; fetch-dataset, make-taskset, verify-run: their own files).
 // Argument parsing and printing only; the work is in src/bench/.
+import { labelledVerdict } from "../../core/resultLabel.ts";
+import { benchResultSource, tasksFixedPhrase } from "../../bench/results/resultsSummary.ts";
 import type { Command } from "commander";
 import { join, resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
@@ -167,8 +169,9 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
         process.stdout.write(`${recordedVerificationLine(run.verdict.recordedVerification, run.dir, "merge")}\n`);
       if (r.value.duplicates.length > 0)
         process.stderr.write(`tasks present in more than one run (first kept): ${r.value.duplicates.join(", ")}\n`);
+      // The merged result first, its source named before the numbers (src/core/resultLabel.ts).
       process.stdout.write(
-        `merged ${r.value.results.length} tasks into ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`,
+        `merged: ${labelledVerdict(benchResultSource(r.value.manifest.model), tasksFixedPhrase(r.value.results))}\nresults: ${join(resolve(flags.out), RUN_FILES.resultsMd)}\n`,
       );
       process.stdout.write(`next step: ${reportCommand(resolve(flags.out))}\n`);
     });

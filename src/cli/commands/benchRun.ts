@@ -41,7 +41,14 @@ import { defaultJobs } from "../../core/concurrency.ts";
 import { AGENT_BUDGET } from "../../bench/agent/conditions.ts";
 import { defaultDatasetDir, projectCacheDir } from "../../bench/dataset/dataset.ts";
 import { BarProgress, LineProgress } from "../../bench/runs/progressDisplay.ts";
-import { endpointWarnings, pct, summarize } from "../../bench/results/resultsSummary.ts";
+import {
+  benchResultSource,
+  endpointWarnings,
+  pct,
+  summarize,
+  tasksFixedPhrase,
+} from "../../bench/results/resultsSummary.ts";
+import { labelledVerdict } from "../../core/resultLabel.ts";
 import { describeHostHardware } from "../../bench/runs/hostHardware.ts";
 import { RUN_FILES } from "../../bench/runs/runDirectory.ts";
 import { formatVerifyTable } from "../../bench/grading/verifyDataset.ts";
@@ -390,6 +397,10 @@ async function runHeld(
         );
       } else {
         // The terminal summary carries the same label as results.md and the report.
+        // The result line first, its source named before the numbers (src/core/resultLabel.ts).
+        process.stdout.write(
+          `bench run: ${labelledVerdict(benchResultSource(description), tasksFixedPhrase(result.value.results))}\n`,
+        );
         if (label.line !== null) process.stdout.write(`${wrapLine(label.line, MAX_COLUMNS, "  ").join("\n")}\n`);
         for (const s of summary) {
           process.stdout.write(

@@ -3,6 +3,8 @@
 // re-grade of every task (src/bench/runRegrade.ts) against the run's own data set (the one
 // run.json records, src/bench/dataset/datasetIdentity.ts), and with --regenerate every recorded
 // model request sent again (src/bench/runs/runRegeneration.ts). Argument parsing and printing only.
+import { labelledVerdict } from "../../core/resultLabel.ts";
+import { benchResultSource } from "../../bench/results/resultsSummary.ts";
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
@@ -311,7 +313,7 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
           for (const entry of disagreeing) process.stdout.write(`${entry.key}: ${entry.differences.join("; ")}\n`);
           if (disagreeing.length === 0)
             process.stdout.write(
-              `re-graded ${report.entries.length}/${report.entries.length} tasks: identical (${timing})\n${written.ok ? `verification: ${written.value}\n` : ""}`,
+              `verify-run: ${labelledVerdict(benchResultSource(manifest.model), `re-graded ${report.entries.length}/${report.entries.length} tasks: identical`)}\ntime: ${timing}\n${written.ok ? `verification: ${written.value}\n` : ""}`,
             );
         }
         // Re-asking the model after a re-grade that disagrees would add nothing: the run is already invalid.

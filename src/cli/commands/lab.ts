@@ -20,7 +20,7 @@ import { watchRunProgress } from "../runProgress.ts";
 import type { ProgressNotice } from "../liveGeneration.ts";
 import { writeJsonExclusive } from "../../recording/evidenceFile.ts";
 import { formatRunSummary, type NextStep } from "../../lab/runSummary.ts";
-import { deriveRunVerdict } from "../../verdicts/runVerdict.ts";
+import { deriveRunVerdict, modelCheckOfRun } from "../../verdicts/runVerdict.ts";
 import { deriveChecksVerdict } from "../../verdicts/checksVerdict.ts";
 import { registerLabVerifyCommand } from "./labVerify.ts";
 import { parseAnswers, predictionsPath, recordPredictions } from "../../recording/predictions.ts";
@@ -293,15 +293,15 @@ export function registerLabTrialCommands(lab: Command, setExitCode: SetExitCode)
           }
           const ran = trial.value.run;
           const cancelled = ran.final.stop_reason === "cancelled";
-          const verdict = deriveRunVerdict(ran.runDirectory);
+          // The model directory is opened again now, so the summary's label is the re-derived one
+          // ("MODEL TRIAL · Qwen/…" only for the verified pinned model), as `tca report` will say.
+          const modelCheck = await modelCheckOfRun(ran.runDirectory);
+          const verdict = deriveRunVerdict(ran.runDirectory, modelCheck === undefined ? {} : { modelCheck });
           process.stdout.write(
-            formatRunSummary(
-              ran.final,
-              ran.runDirectory,
-              cancelled
-                ? { verdict }
-                : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks), verdict },
-            ),
+            formatRunSummary(ran.final, ran.runDirectory, {
+              verdict,
+              ...(cancelled ? {} : { nextSteps: modelNextSteps(ran.runDirectory, options.baseline, options.checks) }),
+            }),
           );
           if (trial.value.run.final.stop_reason === "cancelled") {
             printCommandError(

@@ -7,6 +7,7 @@
 // regeneration.json. Exit 0 only when the evidence holds (the verdict may still be NOT VERIFIED:
 // a valid record of a failure); 1 when it is EVIDENCE INVALID or INCOMPLETE, or when --strict
 // finds another harness version or a regenerated response that differs; 2 when refused (nothing was asked or written).
+import { labelledVerdict, resultLabel } from "../../core/resultLabel.ts";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
@@ -195,6 +196,8 @@ export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode)
               kind: "lab",
               verdict: strictFailure ? "evidence_invalid" : verdict.kind,
               headline,
+              // What made the proposals, re-derived: the word the printed verdict line carries first.
+              label: resultLabel(verdict.source),
               problems: verdict.problems,
               model: verdict.modelTrial,
               harness: verdict.harness,
@@ -210,7 +213,10 @@ export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode)
       } else {
         const lines = verdictLines("lab run", labVerdict(verdict));
         if (record !== null && recordPath !== null) lines.push(...regenerationLines(record, recordPath));
-        if (strictFailure) lines.push(`verdict: ${headline} (a regenerated response differs and --strict was given)`);
+        if (strictFailure)
+          lines.push(
+            `verdict: ${labelledVerdict(verdict.source, headline)} (a regenerated response differs and --strict was given)`,
+          );
         if (otherHarness) lines.push("strict: made by another harness version, so not accepted");
         process.stdout.write(`${lines.join("\n")}\n`);
       }

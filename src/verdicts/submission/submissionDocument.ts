@@ -4,6 +4,8 @@
 // analysis are marked, not filled in.
 import { PREDICTION_QUESTIONS } from "../../constants/labConstants.ts";
 import { formatBytes, formatMilliseconds } from "../../core/numberFormat.ts";
+import { labelledVerdict } from "../../core/resultLabel.ts";
+import { RUN_VERDICT_HEADLINES } from "../runVerdict.ts";
 import { RESOURCE_ESTIMATES } from "../../model/pins.ts";
 import type { PredictionsRecord } from "../../recording/predictions.ts";
 import { cite, fenced, table } from "./markdownText.ts";
@@ -112,8 +114,10 @@ function verdictSentence(run: RunEvidence): string {
   const claim = f.verified
     ? "verified_success is true"
     : "verified_success is false: this run is not a verified success";
+  // The re-derived source first, on the verdict's own line (src/core/resultLabel.ts).
+  const verdict = labelledVerdict(run.verdict.source, RUN_VERDICT_HEADLINES[run.verdict.kind]);
   return (
-    `The ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` ` +
+    `**${verdict}**: the ${run.name} run stopped with \`${f.stop}\`; final evaluation \`${f.status}\` ` +
     `passed ${f.pub} public and ${f.held} held-out cases; ${claim} [${run.name} final.json].`
   );
 }
@@ -210,6 +214,8 @@ function consentCell(input: SubmissionInput): string {
   if (input.model === null) return "none (no model stage)";
   if (runKind(input.model) === "synthetic_pipeline_check")
     return "none: a synthetic checkpoint is generated locally, never acquired";
+  if (runKind(input.model) === "rehearsal_trial")
+    return "none: the rehearsal checkpoint is trained in this project, never acquired";
   if (input.consent === null) return "not recorded in the download manifest";
   return `${input.consent.form} at ${input.consent.givenAt} [download-manifest.json]`;
 }
@@ -492,7 +498,12 @@ function diskCell(diskUse: DiskUse | null): string {
 function questionsSection(input: SubmissionInput, stories: readonly ProposalStory[]): string[] {
   const model = input.model;
   const refusalsCited = input.checks ? "[checks.json]" : cite(input.baseline.name, []);
-  const trialKind = model && runKind(model) === "model_trial" ? "model" : "synthetic pipeline-check";
+  const trialKind =
+    model && runKind(model) === "model_trial"
+      ? "model"
+      : model && runKind(model) === "rehearsal_trial"
+        ? "rehearsal"
+        : "synthetic pipeline-check";
   const proposalsShown = model
     ? `${stories.length} proposal(s) from one ${trialKind} trial ${cite(model.name, [])}`
     : "no model proposals";

@@ -48,7 +48,7 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
     const kind = record(read.value.manifest["labels"])["kind"];
     if (kind === "extension")
       return err("wrong_run_kind", "--model must be the ledger's first trial; an extension goes in --extension");
-    if (kind !== "model_trial" && kind !== "synthetic_pipeline_check")
+    if (kind !== "model_trial" && kind !== "synthetic_pipeline_check" && kind !== "rehearsal_trial")
       return err("wrong_run_kind", "--model must be a `tca lab model` run");
     model = read.value;
   }
@@ -71,9 +71,7 @@ export function buildSubmission(request: SubmissionRequest): Result<string, Subm
   }
   const modelDirectory = model ? modelDirectoryOf(model) : null;
   const consent =
-    model && runKind(model) !== "synthetic_pipeline_check" && modelDirectory
-      ? acquisitionConsent(modelDirectory)
-      : null;
+    model && runKind(model) === "model_trial" && modelDirectory ? acquisitionConsent(modelDirectory) : null;
   const diskUse = modelDirectory ? measureDiskUse(modelDirectory) : null;
   let checks: ChecksEvidence | null = null;
   if (request.checksDirectory !== null) {
