@@ -145,7 +145,7 @@ test("a bench run made on another data set than run.json names: stderr gives the
   writeFileSync(join(dir, "run.json"), JSON.stringify({ ...manifest, dataset }, null, 2) + "\n");
   const result = await tca(["report", dir, "--out", join(root, "bench-dataset.html")]);
   assert.equal(result.code, 1);
-  assert.equal(result.stdout.split("\n")[0], "bench run: EVIDENCE INVALID");
+  assert.equal(result.stdout.split("\n")[0], "bench run: PIPELINE CHECK · EVIDENCE INVALID");
   const [line, ...rest] = result.stderr.trimEnd().split("\n");
   assert.deepEqual(rest, [], "one line");
   assert.match(line ?? "", /^tca report: evidence_invalid: cause: dataset_digest_mismatch \(4 problems\): /);
