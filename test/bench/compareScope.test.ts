@@ -96,7 +96,7 @@ test("compare over runs of different size: warned on stderr and in the Markdown,
   const rows = r.out.split("\n").filter((line) => /^\| R[12] \| [ABCD] \| [\d.]+% \|/.test(line));
   assert.equal(rows.length, 8);
   for (const row of rows) assert.match(row, /^\| R[12] \| [ABCD] \| [\d.]+% \| [\d.]+%–[\d.]+% \| 3 \| 0 \| \d+ \|$/);
-  assert.match(r.out, new RegExp(`^- R1: scripted on QuixBugs \\(${five}\\), 12 tasks$`, "m"));
+  assert.match(r.out, new RegExp(`^- R1: PIPELINE CHECK: scripted on QuixBugs \\(${five}\\), 12 tasks$`, "m"));
   assert.deepEqual(overlongLines(r.out), []);
 
   const all = await tca(["bench", "quixbugs", "compare", "--all-tasks", five, three]);
