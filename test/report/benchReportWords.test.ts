@@ -156,7 +156,7 @@ test("EVIDENCE INVALID from a data set: the page names the code and the next com
     Object.fromEntries([...new Set(tasks.map((t) => t.program))].map((p) => [p, "1".repeat(64)])),
   );
   const bench = benchOf(dir);
-  assert.equal(bench.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(bench.verdict.headline, "PIPELINE CHECK · EVIDENCE INVALID");
   const [first, second, third] = bench.verdict.details;
   assert.match(first ?? "", new RegExp(`^cause: dataset_digest_mismatch \\(${tasks.length} problems\\): `));
   assert.match(
@@ -178,7 +178,7 @@ test("EVIDENCE INVALID from anything else names its own code, and no data set st
   const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as Record<string, unknown>;
   writeFileSync(join(dir, "results.json"), JSON.stringify({ ...results, tasksDone: 99 }));
   const bench = benchOf(dir);
-  assert.equal(bench.verdict.headline, "EVIDENCE INVALID");
+  assert.equal(bench.verdict.headline, "PIPELINE CHECK · EVIDENCE INVALID");
   assert.match(bench.verdict.details[0] ?? "", /^cause: results_count_mismatch: /);
   assert.ok(!bench.verdict.details.some((line) => line.startsWith("next step:")));
 });

@@ -44,7 +44,7 @@ test("a planted success: EVIDENCE INVALID is the first thing on the page, above 
     "the verdict is the page's first element",
   );
   const text = await page.locator("body").innerText();
-  assert.ok(text.trimStart().startsWith("EVIDENCE INVALID"), "the first words a reader meets");
+  assert.ok(text.trimStart().startsWith("SCRIPTED BASELINE · EVIDENCE INVALID"), "the first words a reader meets");
   assert.ok(!text.includes("VERIFIED SUCCESS"), "no success anywhere on the page");
   const verdictBox = await page.locator("#verdict").boundingBox();
   const title = await page.locator("h1").first().boundingBox();
