@@ -12,6 +12,9 @@
  * every passed check read like twenty failures). A failed check keeps the run's verdict as is.
  */
 function checkRunSummary(check) {
+  // The run's headline names its source first ("NEGATIVE CHECK · NOT VERIFIED", src/core/resultLabel.ts);
+  // inside a check's row the source is the row itself, so only the verdict after the last " · " is shown.
+  const verdict = check.run.verdict.headline.split(" · ").pop().toLowerCase();
   const proposals = check.run.proposals.length + " proposal" + (check.run.proposals.length === 1 ? "" : "s");
   if (check.passed)
     return (
@@ -20,12 +23,10 @@ function checkRunSummary(check) {
       ": " +
       proposals +
       ", refused as this check expects (the run's own verdict: " +
-      check.run.verdict.headline.toLowerCase() +
+      verdict +
       ", by design)"
     );
-  return (
-    "its run " + tca.text(check.runDirectoryName) + ": " + proposals + ", " + check.run.verdict.headline.toLowerCase()
-  );
+  return "its run " + tca.text(check.runDirectoryName) + ": " + proposals + ", " + verdict;
 }
 
 tca.checksView = function checksView(checks) {
