@@ -47,3 +47,16 @@ export function excerptAt(text: string | null, offset: number): string {
 export function regeneratedSummary(identical: number, compared: number, syntheticLabel: string | null): string {
   return `regenerated ${identical}/${compared} responses identical${syntheticLabel === null ? "" : ` (SYNTHETIC checkpoint: ${syntheticLabel})`}`;
 }
+
+/** The recorded and regenerated texts around their first difference, as the Lab and the bench print them. */
+export function differenceExcerpts(recorded: string | null, regenerated: string | null, offset: number): string[] {
+  return [`  recorded:    ${excerptAt(recorded, offset)}`, `  regenerated: ${excerptAt(regenerated, offset)}`];
+}
+
+/** The closing line of a regeneration's output: reproduced, or what a difference means with and without --strict. */
+export function regenerationOutcomeLine(outcome: string, strict: boolean): string {
+  if (outcome === "reproduced") return "every compared response was reproduced";
+  return strict
+    ? "--strict: a regenerated response differs from the recorded one: EVIDENCE INVALID"
+    : "not reproduced (a difference is not proof of forgery: the server need not be deterministic; --strict makes it EVIDENCE INVALID)";
+}

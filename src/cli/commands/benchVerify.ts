@@ -35,7 +35,7 @@ import {
   type RegenerationTarget,
   type RegenerationTask,
 } from "../../bench/runs/runRegeneration.ts";
-import { excerptAt, regeneratedSummary } from "../../core/responseComparison.ts";
+import { differenceExcerpts, regenerationOutcomeLine, regeneratedSummary } from "../../core/responseComparison.ts";
 
 /** The run's per-task time budget: each regenerated request gets as long as the task had. */
 function budgetTimeoutMs(manifest: RunManifest): number {
@@ -160,16 +160,11 @@ export function benchRegenerationLines(record: BenchRegenerationJson, recordPath
     const offset = turn.firstDifferenceOffset ?? 0;
     lines.push(
       `${turn.task} turn ${turn.turn}: ${turn.requestIdentical === false ? "the request sent differs from the recorded exchange's request; " : ""}${turn.firstDifferenceOffset === null ? "response identical" : `differs at byte ${offset}`} (regenerated ${turn.regeneratedOutcome})`,
-      `  recorded:    ${excerptAt(turn.recorded?.text ?? null, offset)}`,
-      `  regenerated: ${excerptAt(turn.regenerated?.text ?? null, offset)}`,
+      ...differenceExcerpts(turn.recorded?.text ?? null, turn.regenerated?.text ?? null, offset),
     );
   }
   lines.push(
-    record.outcome === "reproduced"
-      ? "every compared response was reproduced"
-      : record.strict
-        ? "--strict: a regenerated response differs from the recorded one: EVIDENCE INVALID"
-        : "not reproduced (a difference is not proof of forgery: the server need not be deterministic; --strict makes it EVIDENCE INVALID)",
+    regenerationOutcomeLine(record.outcome, record.strict),
     ...(recordPath === null ? [] : [`recorded in ${recordPath} (a record: it never makes a verdict valid by itself)`]),
   );
   return lines.map((line) => `${tag}${line}`);

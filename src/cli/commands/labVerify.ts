@@ -25,7 +25,7 @@ import { CHECKS_FILE, deriveChecksVerdict } from "../../verdicts/checksVerdict.t
 import { harnessHashes } from "../../recording/runtimeIdentity.ts";
 import { readJsonObjectUnder } from "../../core/safeRead.ts";
 import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
-import { excerptAt } from "../../core/responseComparison.ts";
+import { differenceExcerpts, regenerationOutcomeLine } from "../../core/responseComparison.ts";
 
 const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
@@ -55,16 +55,11 @@ export function regenerationLines(record: RegenerationRecord, recordPath: string
     lines.push(
       `proposal ${turn.proposal} (request #${turn.request_event_id}): differs at byte ` +
         `${offset} (recorded ${turn.recorded_outcome}, regenerated ${turn.regenerated_outcome})`,
-      `  recorded:    ${excerptAt(turn.recorded?.text ?? null, offset)}`,
-      `  regenerated: ${excerptAt(turn.regenerated?.text ?? null, offset)}`,
+      ...differenceExcerpts(turn.recorded?.text ?? null, turn.regenerated?.text ?? null, offset),
     );
   }
   lines.push(
-    record.outcome === "reproduced"
-      ? "every compared response was reproduced"
-      : record.strict
-        ? "--strict: a regenerated response differs from the recorded one: EVIDENCE INVALID"
-        : "not reproduced (a difference is not proof of forgery: the server need not be deterministic; --strict makes it EVIDENCE INVALID)",
+    regenerationOutcomeLine(record.outcome, record.strict),
     `recorded in ${recordPath} (a record: it never makes a verdict valid by itself)`,
   );
   return lines.map((line) => `${tag}${line}`);
