@@ -22,6 +22,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { err, ok, type Result } from "./result.ts";
+import { isRecord } from "./isRecord.ts";
 
 /** The lock's name inside the run folder (a dot file: no reader of a run lists it). */
 export const RUN_FOLDER_LOCK_FILE = ".tca-writer.lock";
@@ -117,8 +118,8 @@ function parseHolder(text: string): LockHolder | null {
   } catch {
     return null;
   }
-  if (typeof value !== "object" || value === null) return null;
-  const { pid, host, command, startedAt, token } = value as Record<string, unknown>;
+  if (!isRecord(value)) return null;
+  const { pid, host, command, startedAt, token } = value;
   if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return null;
   if (typeof host !== "string" || typeof command !== "string") return null;
   if (typeof startedAt !== "string" || typeof token !== "string") return null;
