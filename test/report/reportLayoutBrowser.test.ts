@@ -243,6 +243,8 @@ test("a task's view: the grading run and guardrails as labeled rows in words, th
   // A one-shot task (A) has no tools: its guardrails say so in one row.
   const oneShot = page.locator("#tasks details.task", { hasText: tasks.find((t) => t.condition === "A")!.taskId });
   await oneShot.locator("> summary").click();
+  // The body is built on the details' toggle event, a task after the click: wait for it, as the other views' tests do.
+  await oneShot.locator("table.guardrail-rows td").first().waitFor();
   assert.deepEqual(await oneShot.locator("table.guardrail-rows td").allTextContents(), [
     "condition A has no tools: nothing to count",
   ]);
