@@ -173,17 +173,26 @@ export function checkRunOptions(
     preflightTimeoutMs: preflightTimeout * 1000,
   };
   if (local) return ok({ backend: "local", ...common });
-  let apiKey: string | undefined;
-  if (flags.apiKeyEnv !== undefined) {
-    apiKey = env[flags.apiKeyEnv];
-    if (!apiKey) return err("invalid_option", `environment variable ${flags.apiKeyEnv} is empty`);
-  } else {
-    // The OpenAI clients' convention; like --api-key-env, the key is sent and never recorded.
-    apiKey = env.OPENAI_API_KEY || undefined;
-  }
+  const key = endpointApiKey(flags.apiKeyEnv, env);
+  if (!key.ok) return key;
+  const apiKey = key.value;
   const thinking = parseThinking(flags.thinking, flags.disableThinking === true);
   if (!thinking.ok) return thinking;
   return ok({ backend: "openai", ...common, thinking: thinking.value, ...(apiKey ? { apiKey } : {}) });
+}
+
+/**
+ * The API key an endpoint is sent: the variable --api-key-env names (empty or unset is refused), else
+ * OPENAI_API_KEY, the OpenAI clients' convention. Sent, never recorded. One rule for a run and for
+ * verify-run --regenerate, which asks the same server again.
+ */
+export function endpointApiKey(
+  apiKeyEnv: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Result<string | undefined, BenchErrorCode> {
+  if (apiKeyEnv === undefined) return ok(env.OPENAI_API_KEY || undefined);
+  const key = env[apiKeyEnv];
+  return key ? ok(key) : err("invalid_option", `environment variable ${apiKeyEnv} is empty`);
 }
 
 /** Programs named by --programs that the data set does not hold, in the order given. */

@@ -70,17 +70,29 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function tca(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+function tca(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TCA, ...args], { timeout: 300_000 }, (error, out, err) => {
+    execFile(process.execPath, [TCA, ...args], { timeout: 300_000, env }, (error, out, err) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, out, err });
     });
   });
 }
 
-const verifyRun = (dir: string, ...extra: string[]): ReturnType<typeof tca> =>
-  tca(["bench", "quixbugs", "verify-run", dir, "--dataset", MINI_DATASET_DIR, "--jobs", "2", ...extra]);
+const VERIFY = (dir: string): string[] => [
+  "bench",
+  "quixbugs",
+  "verify-run",
+  dir,
+  "--dataset",
+  MINI_DATASET_DIR,
+  "--jobs",
+  "2",
+];
+const verifyRun = (dir: string, ...extra: string[]): ReturnType<typeof tca> => tca([...VERIFY(dir), ...extra]);
 
 type Line = Record<string, unknown> & { type: string; data: Record<string, unknown> };
 
@@ -307,6 +319,65 @@ test("refusals change nothing: no backend, both backends, a stray option, an unr
       verification,
       `${extra.join(" ")}: nothing re-graded or written`,
     );
+  }
+});
+
+test("an endpoint that wants an API key: refused without it or with another (endpoint_rejected with the hint, nothing written), sent from --api-key-env VAR or OPENAI_API_KEY, never recorded", async () => {
+  const dir = copyRun(honest, root, "api-key");
+  const key = "sk-tca-regeneration-test-0123456789";
+  const { dataset } = benchSetup();
+  const keyed = await startRoutedServer((body) => modelRoute(body, dataset), { models: ["scripted"], apiKey: key });
+  try {
+    const { OPENAI_API_KEY: _ignored, ...clean } = process.env;
+    const turns = recordedTurns(dir).length;
+    const refusals: [string[], NodeJS.ProcessEnv, string, RegExp][] = [
+      [
+        [],
+        clean,
+        "endpoint_rejected",
+        /HTTP 401.*the server wants an API key: set OPENAI_API_KEY or pass --api-key-env VAR/,
+      ],
+      [[], { ...clean, OPENAI_API_KEY: "sk-wrong" }, "endpoint_rejected", /HTTP 401.*the server refused the API key/],
+      [
+        ["--api-key-env", "TCA_TEST_UNSET_KEY"],
+        clean,
+        "invalid_option",
+        /environment variable TCA_TEST_UNSET_KEY is empty/,
+      ],
+    ];
+    for (const [extra, env, code, message] of refusals) {
+      const run = await tca([...VERIFY(dir), "--regenerate", "--endpoint", keyed.endpoint, ...extra, "--json"], env);
+      assert.equal(run.code, 1, run.out + run.err);
+      const printed = JSON.parse(run.out) as { error: string; message: string };
+      assert.equal(printed.error, code, extra.join(" "));
+      assert.match(printed.message, message);
+      assert.equal(keyed.requests.length, 0, "no chat request was sent");
+      assert.equal(existsSync(join(dir, "regeneration.json")), false);
+    }
+    // A key belongs to an endpoint: the local engine takes none, and without --regenerate it is stray.
+    for (const extra of [
+      ["--api-key-env", "TCA_KEY"],
+      ["--regenerate", "--model-directory", root, "--api-key-env", "TCA_KEY"],
+    ]) {
+      const run = await verifyRun(dir, ...extra, "--json");
+      assert.equal(run.code, 1);
+      assert.equal((JSON.parse(run.out) as { error: string }).error, "invalid_option", extra.join(" "));
+    }
+    for (const [extra, env] of [
+      [["--api-key-env", "TCA_TEST_KEY"], { ...clean, TCA_TEST_KEY: key }],
+      [[], { ...clean, OPENAI_API_KEY: key }],
+    ] as [string[], NodeJS.ProcessEnv][]) {
+      const before = keyed.requests.length;
+      const run = await tca([...VERIFY(dir), "--regenerate", "--endpoint", keyed.endpoint, ...extra], env);
+      assert.equal(run.code, 0, run.out + run.err);
+      assert.match(run.out, new RegExp(`regenerated ${turns}/${turns} responses identical`));
+      assert.equal(keyed.requests.length - before, turns, "every recorded request was sent, with the key");
+      for (const file of ["regeneration.json", "verification.json"])
+        assert.doesNotMatch(readFileSync(join(dir, file), "utf8"), new RegExp(key), `${file} never records the key`);
+      assert.doesNotMatch(run.out + run.err, new RegExp(key), "nor prints it");
+    }
+  } finally {
+    await keyed.close();
   }
 });
 

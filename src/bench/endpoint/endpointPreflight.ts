@@ -43,7 +43,8 @@ export interface PreflightReport {
 export const TOOL_PARSING_FIX =
   "llama-server: start it with --jinja (the default in recent builds: drop --no-jinja) and a chat template that supports tools (--chat-template-file if the GGUF's has none); vLLM: --enable-auto-tool-choice --tool-call-parser hermes (or your model's parser); Ollama/LM Studio: a model with tool support";
 
-function authHint(apiKeySent: boolean): string {
+/** What to do about a 401 or 403: one wording for the preflight and for verify-run --regenerate. */
+export function authHint(apiKeySent: boolean): string {
   return apiKeySent
     ? "the server refused the API key; check the variable named by --api-key-env (or OPENAI_API_KEY)"
     : "the server wants an API key: set OPENAI_API_KEY or pass --api-key-env VAR";

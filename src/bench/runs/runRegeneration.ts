@@ -28,6 +28,7 @@ import { LocalEngineChat } from "../../sources/localEngineChat.ts";
 import { openCheckpointDirectory } from "../../model/loader/checkpointDirectory.ts";
 import type { HarnessRequest } from "../agent/harnessDecisions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
+import { authHint } from "../endpoint/endpointPreflight.ts";
 import { replaceRunRecord, RUN_FILES, type RunManifest } from "./runDirectory.ts";
 import type { BenchRegenerationJson } from "./runFileSchemas.ts";
 
@@ -64,7 +65,7 @@ export interface RegenerationTask {
 }
 
 export type RegenerationTarget =
-  | { readonly kind: "endpoint"; readonly endpoint: string }
+  | { readonly kind: "endpoint"; readonly endpoint: string; readonly apiKey?: string }
   | { readonly kind: "model_directory"; readonly directory: string };
 
 export interface RegenerationBackend {
@@ -76,7 +77,11 @@ const stringField = (record: Readonly<Record<string, unknown>>, key: string): st
   typeof record[key] === "string" ? record[key] : null;
 
 /** The client options the run's endpoint client had, from run.json (the model it named, its sampling, its extra fields). */
-export function recordedClientOptions(manifest: RunManifest, endpoint: string): OpenAiCompatibleOptions | null {
+export function recordedClientOptions(
+  manifest: RunManifest,
+  endpoint: string,
+  apiKey?: string,
+): OpenAiCompatibleOptions | null {
   const model = manifest.model;
   const requested = stringField(model, "requestedModel");
   if (requested === null) return null;
@@ -86,6 +91,7 @@ export function recordedClientOptions(manifest: RunManifest, endpoint: string): 
     endpoint,
     model: requested,
     temperature,
+    ...(apiKey !== undefined ? { apiKey } : {}),
     ...(isRecord(model.extraBody) && Object.keys(model.extraBody).length > 0 ? { extraBody: model.extraBody } : {}),
   };
 }
@@ -106,7 +112,7 @@ export async function openRegenerationBackend(
         "regeneration_backend_mismatch",
         `the run was made through ${recordedBackend ?? "an unrecorded backend"}, not an OpenAI-compatible endpoint: regenerate it with --model-directory DIR`,
       );
-    const options = recordedClientOptions(manifest, target.endpoint);
+    const options = recordedClientOptions(manifest, target.endpoint, target.apiKey);
     if (options === null)
       return err("nothing_to_regenerate", "run.json records no requested model name to send (model.requestedModel)");
     const client = new OpenAiCompatibleClient(options);
@@ -114,7 +120,10 @@ export async function openRegenerationBackend(
     if (!listed.ok && listed.status === null)
       return err("endpoint_unreachable", `nothing answered at ${target.endpoint} (start the server, or check the URL)`);
     if (!listed.ok)
-      return err("endpoint_rejected", `${target.endpoint}/models answered HTTP ${listed.status}: ${listed.message}`);
+      return err(
+        "endpoint_rejected",
+        `${target.endpoint}/models answered HTTP ${listed.status}: ${listed.message}${listed.status === 401 || listed.status === 403 ? `; ${authHint(target.apiKey !== undefined)}` : ""}`,
+      );
     if (listed.ids.length > 0 && !listed.ids.includes(options.model))
       return err(
         "model_not_served",

@@ -14,6 +14,7 @@ import { formatProblem } from "../../recording/evidenceProblem.ts";
 import { reportCommand, tcaCommand } from "../invocation.ts";
 import { exitOnInterrupt, holdRunFolder } from "../interruption.ts";
 import { fail } from "./benchOptions.ts";
+import { endpointApiKey } from "../../bench/benchRunSetup.ts";
 import { isRecord } from "../../core/isRecord.ts";
 import { prepareBenchEnvironment } from "../../bench/benchEnvironment.ts";
 import { defaultDatasetDir, QUIXBUGS_COMMIT } from "../../bench/dataset/dataset.ts";
@@ -93,6 +94,7 @@ interface VerifyRunFlags {
   modelDirectory?: string;
   sample?: string;
   strict?: boolean;
+  apiKeyEnv?: string;
 }
 
 /** What --regenerate asks for, every option checked before the run is read. */
@@ -108,6 +110,7 @@ function regenerateRequest(
         ["--model-directory", flags.modelDirectory],
         ["--sample", flags.sample],
         ["--strict", flags.strict],
+        ["--api-key-env", flags.apiKeyEnv],
       ] as const
     ).find(([, value]) => value !== undefined);
     return stray === undefined
@@ -124,10 +127,18 @@ function regenerateRequest(
     return { ok: false, message: "--regenerate takes --endpoint URL or --model-directory DIR, not both" };
   if (flags.sample !== undefined && !/^[1-9]\d{0,5}$/.test(flags.sample))
     return { ok: false, message: "--sample takes a positive integer (the number of requests to send)" };
-  const target: RegenerationTarget =
-    flags.endpoint !== undefined
-      ? { kind: "endpoint", endpoint: flags.endpoint }
-      : { kind: "model_directory", directory: resolve(flags.modelDirectory!) };
+  if (flags.apiKeyEnv !== undefined && flags.endpoint === undefined)
+    return {
+      ok: false,
+      message: "--api-key-env belongs to --regenerate --endpoint URL (the local engine takes no key)",
+    };
+  let target: RegenerationTarget;
+  if (flags.endpoint !== undefined) {
+    // The run's own rule for the key (--api-key-env VAR, else OPENAI_API_KEY): sent, never recorded.
+    const key = endpointApiKey(flags.apiKeyEnv, process.env);
+    if (!key.ok) return { ok: false, message: key.message };
+    target = { kind: "endpoint", endpoint: flags.endpoint, ...(key.value !== undefined ? { apiKey: key.value } : {}) };
+  } else target = { kind: "model_directory", directory: resolve(flags.modelDirectory!) };
   return {
     ok: true,
     value: {
@@ -194,6 +205,10 @@ export function registerVerifyRunCommand(quix: Command, setExitCode: SetExitCode
       "with --regenerate: send a deterministic sample of n requests (the same n for the same run)",
     )
     .option("--strict", "with --regenerate: any regenerated response that differs makes the run EVIDENCE INVALID")
+    .option(
+      "--api-key-env <var>",
+      "with --regenerate --endpoint: environment variable holding the server's API key (default OPENAI_API_KEY; never recorded)",
+    )
     .action(async (run: string, flags: VerifyRunFlags) => {
       const json = flags.json === true;
       const regenerate = regenerateRequest(flags);
