@@ -19,6 +19,10 @@
 // .cache/llama-server/rehearsal-report.json and the runs are kept under .cache/llama-server/rehearsal/.
 // --reuse DIR keeps an earlier folder's checkpoint and local run and runs only llama-server again;
 // --server-defaults starts llama-server with its own default numerics instead of the local engine's.
+// --regenerate then re-asks llama-server every request of its own run (verify-run --regenerate
+// --endpoint), served with --parallel 1 (one request at a time) and with --parallel 4 (four slots,
+// --jobs 4: requests batched together), and reports the share of identical responses for each
+// (issue 33's reproducibility figure; docs/quixbugs-benchmark.md).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
@@ -47,6 +51,65 @@ async function getJson(url: string): Promise<Record<string, unknown>> {
     return (await r.json()) as Record<string, unknown>;
   } catch {
     return {};
+  }
+}
+
+/** One regeneration of a run through a freshly started llama-server with `parallel` slots. */
+interface ServerRegeneration {
+  readonly parallel: number;
+  readonly exitCode: number;
+  readonly compared: number | null;
+  readonly identical: number | null;
+  /** `TASK#TURN` of every compared response that differed. */
+  readonly differing: readonly string[];
+  readonly wallSeconds: number;
+}
+
+async function regenerateThroughServer(
+  binary: string,
+  serverArgs: (parallel: number) => readonly string[],
+  runDirectory: string,
+  parallel: number,
+): Promise<ServerRegeneration> {
+  const server = await startLlamaServer(binary, serverArgs(parallel));
+  const started = performance.now();
+  try {
+    log(`regenerating ${runDirectory} through llama-server --parallel ${parallel} (--jobs ${parallel})…`);
+    const verified = tca([
+      "bench",
+      "quixbugs",
+      "verify-run",
+      runDirectory,
+      "--dataset",
+      DATASET,
+      "--jobs",
+      String(parallel),
+      "--regenerate",
+      "--endpoint",
+      `${server.base}/v1`,
+      "--json",
+    ]);
+    const wallSeconds = (performance.now() - started) / 1000;
+    let parsed: { regeneration?: { compared?: number; identical?: number; turns?: unknown } | null } = {};
+    try {
+      parsed = JSON.parse(verified.stdout) as typeof parsed;
+    } catch {
+      process.stderr.write(verified.stderr.slice(-4000) + "\n");
+    }
+    const record = parsed.regeneration ?? null;
+    const turns = Array.isArray(record?.turns) ? (record.turns as Record<string, unknown>[]) : [];
+    return {
+      parallel,
+      exitCode: verified.code,
+      compared: typeof record?.compared === "number" ? record.compared : null,
+      identical: typeof record?.identical === "number" ? record.identical : null,
+      differing: turns
+        .filter((turn) => turn.compared === true && turn.identical !== true)
+        .map((turn) => `${String(turn.task)}#${String(turn.turn)}`),
+      wallSeconds,
+    };
+  } finally {
+    await server.stop();
   }
 }
 
@@ -120,20 +183,22 @@ export async function runRehearsalComparison(): Promise<number> {
   // 2,048/512-token batches), as a user would start it.
   const serverDefaults = process.argv.includes("--server-defaults");
   const numerics = serverDefaults ? [] : ["-ctk", "f32", "-ctv", "f32", "-fa", "off", "-b", "64", "-ub", "64"];
-  const server = await startLlamaServer(build.binary, [
+  // llama-server splits -c between its slots: each of `parallel` slots gets the local engine's context.
+  const serverArgs = (parallel: number): readonly string[] => [
     "-m",
     gguf,
     "--jinja",
     "-c",
-    CONTEXT,
+    String(Number(CONTEXT) * parallel),
     "--parallel",
-    "1",
+    String(parallel),
     "-t",
     "2",
     ...numerics,
     "--alias",
     ALIAS,
-  ]);
+  ];
+  const server = await startLlamaServer(build.binary, serverArgs(1));
   const serverOut = join(work, reused !== undefined ? `llama-server-${stamp}` : "llama-server");
   let serverRun: ReturnType<typeof tca>;
   let serverWallSeconds: number;
@@ -173,6 +238,11 @@ export async function runRehearsalComparison(): Promise<number> {
     throw new Error(`the llama-server run wrote no tasks (exit ${serverRun.code})`);
   }
 
+  const regenerations: ServerRegeneration[] = [];
+  if (process.argv.includes("--regenerate"))
+    for (const parallel of [1, 4])
+      regenerations.push(await regenerateThroughServer(build.binary, serverArgs, serverOut, parallel));
+
   const localTasks = readRunTasks(localOut);
   const serverTasks = readRunTasks(serverOut);
   const comparisons = compareRuns(localTasks, serverTasks, benchScenarios(DATASET));
@@ -188,6 +258,8 @@ export async function runRehearsalComparison(): Promise<number> {
       (l) => l.rehearsal && l.synthetic && l.heading.startsWith("# REHEARSAL"),
     ),
     serverUsedTheGgufTemplate: templateServed,
+    // Regenerated: verify-run exited 0 and compared every response (identity is the figure, not a check).
+    regenerationsCompleted: regenerations.every((r) => r.exitCode === 0 && r.compared !== null && r.compared > 0),
   };
   const report = {
     ok: Object.values(checks).every(Boolean),
@@ -206,6 +278,7 @@ export async function runRehearsalComparison(): Promise<number> {
       wallSeconds: serverWallSeconds,
     },
     local,
+    regenerations,
     model: size,
     timing: { local: timing(localTasks), llamaServer: timing(serverTasks) },
     labels,
@@ -230,6 +303,10 @@ export async function runRehearsalComparison(): Promise<number> {
   process.stdout.write(
     `llama-server build: ${build.buildSeconds} s (${build.cached ? "cached" : "built now"}), ${String(props.build_info ?? "?")}\n`,
   );
+  for (const r of regenerations)
+    process.stdout.write(
+      `regenerated through llama-server --parallel ${r.parallel} (--jobs ${r.parallel}): ${r.identical ?? "?"}/${r.compared ?? "?"} responses identical${r.compared ? ` (${((100 * (r.identical ?? 0)) / r.compared).toFixed(1)}%)` : ""}, ${r.wallSeconds.toFixed(0)} s, verify-run exit ${r.exitCode}${r.differing.length > 0 ? `; differing: ${r.differing.join(", ")}` : ""}\n`,
+    );
   for (const c of comparisons) for (const u of c.untrained) process.stdout.write(`not as trained: ${c.taskId}: ${u}\n`);
   process.stdout.write(`checks: ${JSON.stringify(checks)}\nreport: ${join(CACHE, "rehearsal-report.json")}\n`);
   return report.ok ? 0 : 1;
