@@ -1,6 +1,8 @@
-// npm run test:durations [-- [--jobs N] [files...]] — runs each test file on its own (as
-// `node --import tsx --test --test-reporter=tap <file>`) and prints per-file CPU and wall time,
-// slowest CPU first, with the pass/fail counts. Default: every test/*/*.test.ts, one at a time.
+// npm run test:durations [-- [--jobs N] [files...]] — runs each test file on its own, as
+// `npm run test:unit` runs it (`node --import ./test/support/compiledSourceLoader.mjs --test
+// --test-reporter=tap <file>`: src/ from the build `pretest:durations` has just made), and prints
+// per-file CPU and wall time, slowest CPU first, with the pass/fail counts. Default: every
+// test/*/*.test.ts, one at a time.
 //
 // CPU is counted by scripts/cpuOfChildren.mjs, a wrapper around each file's test runner that
 // reads its own /proc/self/stat after the runner exits: cutime + cstime, the CPU of every
@@ -12,11 +14,13 @@
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { formatDurations, parseChildrenCpu, parseTapSummary, type FileDuration } from "./testDurationsReport.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRAPPER = join(ROOT, "scripts", "cpuOfChildren.mjs");
+/** The suite's own loader (package.json's test:unit), so a file's figures are what the suite pays for it. */
+const TEST_LOADER = join(ROOT, "test", "support", "compiledSourceLoader.mjs");
 
 function usage(message: string): never {
   process.stderr.write(
@@ -48,7 +52,7 @@ function runFile(file: string): Promise<FileDuration> {
     const started = performance.now();
     const child = spawn(
       process.execPath,
-      [WRAPPER, process.execPath, "--import", "tsx", "--test", "--test-reporter=tap", file],
+      [WRAPPER, process.execPath, "--import", pathToFileURL(TEST_LOADER).href, "--test", "--test-reporter=tap", file],
       { stdio: ["ignore", "pipe", "pipe", "pipe"] },
     );
     let tap = "";

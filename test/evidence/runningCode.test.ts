@@ -46,10 +46,33 @@ async function probe(): Promise<Probe> {
 const SOURCES_DIFFER = "lib/: compiled from other sources than src/ (npm run prepare rebuilds it)";
 const OUTPUTS_DIFFER = "lib/: differs from what its build wrote (npm run prepare rebuilds it)";
 const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
+const compileRecipe = (): string => sha256(readFileSync(join(REPO_ROOT, "scripts/compile.mjs")));
+const esbuildVersion = (): string =>
+  (JSON.parse(readFileSync(join(REPO_ROOT, "node_modules/esbuild/package.json"), "utf8")) as { version: string })
+    .version;
 
-test("through tsx (this process) the identity says source_via_tsx", () => {
-  assert.deepEqual(runningCode(), { mode: "source_via_tsx" });
-  assert.deepEqual(runtimeIdentity().code, { mode: "source_via_tsx" });
+// Which code this process runs: src/ itself through tsx (a targeted `node --import tsx --test` run),
+// or lib/, the build of this checkout that `npm run test:unit` runs (its loader,
+// test/support/compiledSourceLoader.mjs, resolves every src/ module to its twin in lib/, and starts
+// only on a fresh build). The identity must say exactly that, either way.
+const SRC_MODULE = pathToFileURL(join(REPO_ROOT, "src/recording/runtimeIdentity.ts")).href;
+const LIB_MODULE = pathToFileURL(join(REPO_ROOT, "lib/recording/runtimeIdentity.js")).href;
+const RUNNING_MODULE = import.meta.resolve("../../src/recording/runtimeIdentity.ts");
+
+test("in this process the identity says which code runs: source_via_tsx through tsx, compiled and fresh from lib/", () => {
+  assert.ok([SRC_MODULE, LIB_MODULE].includes(RUNNING_MODULE), RUNNING_MODULE);
+  const expected =
+    RUNNING_MODULE === SRC_MODULE
+      ? { mode: "source_via_tsx" }
+      : {
+          mode: "compiled",
+          build_stamp_sha256: sha256(readFileSync(join(REPO_ROOT, "lib/.build-stamp.json"))),
+          compiler: { script: "scripts/compile.mjs", script_sha256: compileRecipe(), esbuild: esbuildVersion() },
+          sources_match: true,
+          outputs_match: true,
+        };
+  assert.deepEqual(runningCode(), expected);
+  assert.deepEqual(runtimeIdentity().code, expected);
   // Decided by the module's own file, whatever tree it names.
   assert.deepEqual(runningCode(pathToFileURL(join(root, "src/recording/runtimeIdentity.ts")).href, root), {
     mode: "source_via_tsx",
@@ -58,15 +81,11 @@ test("through tsx (this process) the identity says source_via_tsx", () => {
 
 test("compiled and fresh: the stamp's hash and compiler are recorded, sources and outputs match, the lock has no lib/ mismatch", async () => {
   const stampBytes = readFileSync(join(root, "lib/.build-stamp.json"));
-  const esbuildVersion = (
-    JSON.parse(readFileSync(join(REPO_ROOT, "node_modules/esbuild/package.json"), "utf8")) as { version: string }
-  ).version;
-  const recipe = sha256(readFileSync(join(REPO_ROOT, "scripts/compile.mjs")));
   const fresh = await probe();
   assert.deepEqual(fresh.code, {
     mode: "compiled",
     build_stamp_sha256: sha256(stampBytes),
-    compiler: { script: "scripts/compile.mjs", script_sha256: recipe, esbuild: esbuildVersion },
+    compiler: { script: "scripts/compile.mjs", script_sha256: compileRecipe(), esbuild: esbuildVersion() },
     sources_match: true,
     outputs_match: true,
   });
