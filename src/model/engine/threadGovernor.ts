@@ -18,6 +18,14 @@
 // `degradedFraction` of the best rate it has shown, nothing else is tried; exploration starts
 // only when its rate drops (a neighbour taking a core collapses 2-thread decode to under 1
 // token/s, far below that line) and continues, periodically, only while another count is chosen.
+//
+// Under lasting load those periodic re-checks were most of the cost (#36): measured on the tiny
+// synthetic checkpoint with the 2-core machine loaded, a 2-thread step took ~230 ms against ~3 ms
+// for a 1-thread one, so one re-check every 24 steps made 512 decode tokens take 12 s instead of
+// 1.4 s. So each re-check that confirms the chosen count doubles the interval to the next one, up
+// to `maxExploreBackoff` times `exploreEvery`; a change of the best count starts again at
+// `exploreEvery`. A machine whose load goes away is still noticed, within two such longest intervals
+// (the smoothed rate of the collapsed count may need a second re-check to overtake).
 
 export type EnginePhase = "prefill" | "decode";
 
@@ -30,6 +38,11 @@ export interface ThreadGovernorOptions {
   readonly smoothing: number;
   /** The preferred count is kept without exploring while its rate is at least this fraction of its peak. */
   readonly degradedFraction: number;
+  /**
+   * Each re-check that leaves the best count unchanged doubles the interval to the next, up to
+   * this many times `exploreEvery` (absent: 1, a fixed interval).
+   */
+  readonly maxExploreBackoff?: number;
 }
 
 export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = {
@@ -37,6 +50,7 @@ export const DEFAULT_THREAD_GOVERNOR: ThreadGovernorOptions = {
   exploreEvery: 24,
   smoothing: 0.5,
   degradedFraction: 0.7,
+  maxExploreBackoff: 8,
 };
 
 interface PhaseState {
@@ -46,6 +60,8 @@ interface PhaseState {
   steps: number;
   /** Thread count of the previous step of this phase (null before the first). */
   lastThreads: number | null;
+  /** The current re-check interval is `exploreEvery` times this (1, 2, 4, … up to maxExploreBackoff). */
+  backoff: number;
 }
 
 export interface ThreadChoiceRecord {
@@ -60,7 +76,7 @@ export class ThreadGovernor {
 
   constructor(private readonly options: ThreadGovernorOptions = DEFAULT_THREAD_GOVERNOR) {
     if (options.candidates.length === 0) throw new Error("at least one thread candidate is required");
-    const fresh = (): PhaseState => ({ rate: new Map(), peak: new Map(), steps: 0, lastThreads: null });
+    const fresh = (): PhaseState => ({ rate: new Map(), peak: new Map(), steps: 0, lastThreads: null, backoff: 1 });
     this.phases = { prefill: fresh(), decode: fresh() };
     this.usage = { prefill: new Map(), decode: new Map() };
   }
@@ -79,7 +95,7 @@ export class ThreadGovernor {
     const unmeasured = this.options.candidates.find((c) => !state.rate.has(c));
     if (unmeasured !== undefined) return unmeasured;
     const best = this.best(phase);
-    const every = this.options.exploreEvery;
+    const every = this.options.exploreEvery * state.backoff;
     if (this.options.candidates.length > 1 && state.steps % every >= every - 2) {
       const others = this.options.candidates.filter((c) => c !== best);
       return others[Math.floor(state.steps / every) % others.length] as number;
@@ -92,6 +108,7 @@ export class ThreadGovernor {
     const state = this.phases[phase];
     const warmUp = state.lastThreads !== threads;
     state.lastThreads = threads;
+    const bestBefore = this.best(phase);
     if (!warmUp) {
       const measured = tokens / Math.max(milliseconds, 0.001);
       const previous = state.rate.get(threads);
@@ -99,6 +116,11 @@ export class ThreadGovernor {
       const rate = previous === undefined ? measured : a * measured + (1 - a) * previous;
       state.rate.set(threads, rate);
       state.peak.set(threads, Math.max(rate, state.peak.get(threads) ?? 0));
+      const bestAfter = this.best(phase);
+      if (bestAfter !== bestBefore) state.backoff = 1;
+      else if (threads !== bestBefore)
+        // A re-check of another count confirmed the chosen one: wait longer before the next.
+        state.backoff = Math.min(state.backoff * 2, Math.max(1, this.options.maxExploreBackoff ?? 1));
     }
     state.steps++;
     this.usage[phase].set(threads, (this.usage[phase].get(threads) ?? 0) + tokens);

@@ -35,7 +35,36 @@ export interface StandInTokenizerFiles {
   };
 }
 
-export async function buildStandInTokenizer(): Promise<Result<StandInTokenizerFiles, "tokenizer_source_unavailable">> {
+type StandInBuild = Result<StandInTokenizerFiles, "tokenizer_source_unavailable">;
+
+/** The one successful build of this process (or the build under way). */
+let built: Promise<StandInBuild> | undefined;
+
+/**
+ * The stand-in's files, derived once per process: the derivation unpacks node-llama-cpp's 34 MB
+ * llama.cpp git bundle with the system git (about 1 CPU-s and 1.5 s), and its inputs are installed
+ * packages that do not change while the process runs, so every later call (a test file making
+ * several checkpoints, a transcript generator) gets the same frozen files. A failure is not kept:
+ * the next call tries again.
+ */
+export function buildStandInTokenizer(): Promise<StandInBuild> {
+  built ??= deriveStandInTokenizer().then(
+    (result) => {
+      if (!result.ok) {
+        built = undefined;
+        return result;
+      }
+      return ok(Object.freeze({ ...result.value, provenance: Object.freeze({ ...result.value.provenance }) }));
+    },
+    (error: unknown) => {
+      built = undefined;
+      throw error;
+    },
+  );
+  return built;
+}
+
+async function deriveStandInTokenizer(): Promise<StandInBuild> {
   const require = createRequire(import.meta.url);
   let tokenizerBytes: Buffer;
   let configBytes: Buffer;
