@@ -5,11 +5,12 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { systemClock } from "../../src/core/clock.ts";
+import { ManualClock, systemClock } from "../../src/core/clock.ts";
 import { SYSTEM_INSTRUCTION, TASK_TXT } from "../../src/constants/labConstants.ts";
 import { LocalModelSource } from "../../src/sources/localModelSource.ts";
 import { generateOnce, readInputIdsFile } from "../../src/model/worker/generateOnce.ts";
 import { makeTinyCheckpoint, type TinyCheckpoint } from "./tinyCheckpoint.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 let checkpoint: TinyCheckpoint;
 let source: LocalModelSource;
@@ -19,6 +20,8 @@ before(async () => {
   const created = await LocalModelSource.create({
     modelDirectory: checkpoint.directory,
     overallDeadlineMs: systemClock.now() + 300_000,
+    // The compiled worker when lib/ is fresh, as a run through the CLI starts it (no tsx start-up).
+    ...workerFromBuild(),
   });
   assert.ok(created.ok, created.ok ? "" : created.message);
   source = created.value;
@@ -113,7 +116,17 @@ test("generateOnce with --input-ids skips the template and reports one record", 
   await writeFile(file, JSON.stringify([151644, 115, 121, 10]));
   const ids = await readInputIdsFile(file);
   assert.ok(ids.ok);
-  const result = await generateOnce({ modelDirectory: checkpoint.directory, input: { kind: "ids", ids: ids.value } });
+  // Event-based, not a race against the wall clock (which failed this test on a loaded machine):
+  // on a clock that never moves, generateOnce's load and call deadlines (10 min, 120 s) never
+  // expire, so the test waits for the worker's "loaded" and "result" messages however slow the
+  // machine is. The deadlines themselves are tested on ManualClock in supervisor.test.ts. The
+  // compiled worker when lib/ is fresh (what `tca model generate` runs): no tsx start-up here.
+  const result = await generateOnce({
+    modelDirectory: checkpoint.directory,
+    input: { kind: "ids", ids: ids.value },
+    clock: new ManualClock(0),
+    ...workerFromBuild(),
+  });
   assert.ok(result.ok, result.ok ? "" : result.message);
   assert.equal(result.value.label, "synthetic-pipeline-check");
   assert.equal(result.value.input_tokens, 4);
@@ -129,6 +142,7 @@ test("a model directory that fails verification is a model_error from loading", 
   const result = await LocalModelSource.create({
     modelDirectory: path.join(checkpoint.root, "missing"),
     overallDeadlineMs: systemClock.now() + 60_000,
+    ...workerFromBuild(),
   });
   assert.equal(!result.ok && result.error, "model_error");
 });

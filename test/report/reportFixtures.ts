@@ -11,6 +11,7 @@ import { runModelTrial } from "../../src/lab/modelTrial.ts";
 import { makeTestCheckpoint } from "../../src/model/synthetic/makeTestCheckpoint.ts";
 import type { ProposalOutcome, ProposalRequest, ProposalSource } from "../../src/controller/proposalSource.ts";
 import { ScriptedSource, type ScriptedStep } from "../../src/sources/scriptedSource.ts";
+import { workerFromBuild } from "../support/compiledWorker.ts";
 
 export function freshRoot(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `tca-report-${prefix}-`));
@@ -110,6 +111,7 @@ export async function syntheticModelRun(root: string): Promise<string> {
     modelDirectory,
     runConsent: "yes_flag",
     predictions: "without_predictions",
+    ...workerFromBuild(),
   });
   if (!trial.ok) throw new Error(`model trial fixture failed: ${trial.error}: ${trial.message}`);
   return trial.value.run.runDirectory;
