@@ -149,6 +149,13 @@ export interface ModelList {
   readonly message: string;
 }
 
+/** What to do about a 401 or 403: one wording for the bench preflight and for verify-run --regenerate, beside the client that sends the key. */
+export function authHint(apiKeySent: boolean): string {
+  return apiKeySent
+    ? "the server refused the API key; check the variable named by --api-key-env (or OPENAI_API_KEY)"
+    : "the server wants an API key: set OPENAI_API_KEY or pass --api-key-env VAR";
+}
+
 export class OpenAiCompatibleClient implements ChatBackend {
   constructor(private readonly options: OpenAiCompatibleOptions) {}
 

@@ -5,7 +5,7 @@
 // the command with the HTTP status, the server's own message and the likely fix.
 import { err, ok, type Result } from "../../core/result.ts";
 import type { ChatTurnResult } from "../../sources/openaiCompatibleChat.ts";
-import type { OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
+import { authHint, type OpenAiCompatibleClient } from "../../sources/openaiCompatibleClient.ts";
 import { parseToolCallText } from "../../sources/textToolCalls.ts";
 import { CONDITIONS } from "../agent/conditions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
@@ -42,13 +42,6 @@ export interface PreflightReport {
 
 export const TOOL_PARSING_FIX =
   "llama-server: start it with --jinja (the default in recent builds: drop --no-jinja) and a chat template that supports tools (--chat-template-file if the GGUF's has none); vLLM: --enable-auto-tool-choice --tool-call-parser hermes (or your model's parser); Ollama/LM Studio: a model with tool support";
-
-/** What to do about a 401 or 403: one wording for the preflight and for verify-run --regenerate. */
-export function authHint(apiKeySent: boolean): string {
-  return apiKeySent
-    ? "the server refused the API key; check the variable named by --api-key-env (or OPENAI_API_KEY)"
-    : "the server wants an API key: set OPENAI_API_KEY or pass --api-key-env VAR";
-}
 
 function v1Hint(endpoint: string): string {
   return /\/v1\/?$/.test(endpoint)

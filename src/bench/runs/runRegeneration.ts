@@ -23,12 +23,15 @@ import { isRecord } from "../../core/isRecord.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { boundedText, firstDifferingOffset } from "../../core/responseComparison.ts";
 import type { ChatBackend, ChatTurnResult, ProposedToolCall } from "../../sources/openaiCompatibleChat.ts";
-import { OpenAiCompatibleClient, type OpenAiCompatibleOptions } from "../../sources/openaiCompatibleClient.ts";
+import {
+  authHint,
+  OpenAiCompatibleClient,
+  type OpenAiCompatibleOptions,
+} from "../../sources/openaiCompatibleClient.ts";
 import { LocalEngineChat } from "../../sources/localEngineChat.ts";
 import { openCheckpointDirectory } from "../../model/loader/checkpointDirectory.ts";
 import type { HarnessRequest } from "../agent/harnessDecisions.ts";
 import type { BenchErrorCode } from "../errorCodes.ts";
-import { authHint } from "../endpoint/endpointPreflight.ts";
 import { replaceRunRecord, RUN_FILES, type RunManifest } from "./runDirectory.ts";
 import type { BenchRegenerationJson } from "./runFileSchemas.ts";
 
