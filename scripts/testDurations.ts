@@ -5,17 +5,25 @@
 // test/*/*.test.ts, one at a time.
 //
 // CPU is counted by scripts/cpuOfChildren.mjs, a wrapper around each file's test runner that
-// reads its own /proc/self/stat after the runner exits: cutime + cstime, the CPU of every
-// descendant that was waited for — the runner, the file's process, the CLIs it spawns, their
-// sandboxed Python runs. Limits: Linux only; 10 ms ticks; a process nobody waited for (orphaned
-// to init, or still running when the file ended) is not counted. --jobs runs files side by side:
-// each file's CPU stays its own (each wrapper counts only its descendants), its wall time then
-// includes waiting for the CPU. The exit code is 1 if any file failed.
+// starts the runner in a CPU accounting group of its own (cgroup v1 cpuacct or v2), so that
+// every descendant is counted: the runner, the file's process, the CLIs it spawns and their
+// sandboxed Python runs, which live in a PID namespace whose processes are never waited for by
+// anyone outside it, so cutime cannot see them. Where no group can be made, the wrapper falls
+// back to cutime + cstime of /proc/self/stat (10 ms ticks, waited-for descendants only) and the
+// table marks those rows. Linux only. --jobs runs files side by side: each file's CPU stays its
+// own (one group each), its wall time then includes waiting for the CPU. The exit code is 1 if
+// any file failed.
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { formatDurations, parseChildrenCpu, parseTapSummary, type FileDuration } from "./testDurationsReport.ts";
+import {
+  formatDurations,
+  parseTapSummary,
+  parseWrapperReport,
+  type FileDuration,
+  type WrapperReport,
+} from "./testDurationsReport.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRAPPER = join(ROOT, "scripts", "cpuOfChildren.mjs");
@@ -65,11 +73,12 @@ function runFile(file: string): Promise<FileDuration> {
     child.on("error", reject);
     child.on("close", (code) => {
       const wallSeconds = (performance.now() - started) / 1000;
-      let line: { code: number | null; stat: string };
+      let line: WrapperReport;
       try {
-        line = JSON.parse(report) as { code: number | null; stat: string };
-      } catch {
-        reject(new Error(`${file}: the CPU wrapper reported nothing (exit ${code}): ${err.slice(-400)}`));
+        line = parseWrapperReport(report);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        reject(new Error(`${file}: the CPU wrapper's report is unreadable (${why}; exit ${code}): ${err.slice(-400)}`));
         return;
       }
       const counts = parseTapSummary(tap);
@@ -78,7 +87,8 @@ function runFile(file: string): Promise<FileDuration> {
       resolve({
         file: relative(ROOT, join(ROOT, file)),
         wallSeconds,
-        cpu: parseChildrenCpu(line.stat),
+        cpu: line.cpu,
+        meter: line.meter,
         counts,
         exitCode: line.code,
       });
