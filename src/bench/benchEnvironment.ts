@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../core/result.ts";
 import { loadDataset, type QuixDataset } from "./dataset/dataset.ts";
+import { unknownPrograms, unknownProgramsMessage } from "./dataset/programNames.ts";
 import type { BenchErrorCode } from "./errorCodes.ts";
 import { resolvePythonRuntime } from "./sandbox/pythonRuntime.ts";
 import { createSandboxConfig, type SandboxConfig } from "./sandbox/sandbox.ts";
@@ -27,12 +28,20 @@ export function datasetSourceCommit(root: string): string | null {
   return /\b([0-9a-f]{40})\b/.exec(readFileSync(path, "utf8"))?.[1] ?? null;
 }
 
+/**
+ * `programs`: the names --programs gave, when it did. One the data set lacks is refused as soon
+ * as the data set is read, before the interpreter probe and the sandbox self-test (seconds of
+ * sandboxed processes for a typo) and before the caller writes anything.
+ */
 export async function prepareBenchEnvironment(
   datasetDir: string,
   limits: Partial<SandboxLimits> = {},
+  programs?: readonly string[],
 ): Promise<Result<BenchEnvironment, BenchErrorCode>> {
   const dataset = loadDataset(datasetDir);
   if (!dataset.ok) return dataset;
+  const unknown = unknownPrograms(programs, dataset.value);
+  if (unknown.length > 0) return err("unknown_program", unknownProgramsMessage(unknown, dataset.value));
   const python = resolvePythonRuntime();
   if (!python.ok) return python;
   const sandbox = createSandboxConfig(python.value, { ...DEFAULT_SANDBOX_LIMITS, ...limits });

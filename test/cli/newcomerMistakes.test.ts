@@ -126,6 +126,41 @@ test("bench run --backend local with a --model-directory that does not exist: th
   assert.deepEqual(readdirSync(cwd), [], "no bench-runs/ folder, nothing else");
 });
 
+test("bench run and verify-dataset --programs gcdd: refused with unknown_program before python3 is probed or the sandbox self-tested", () => {
+  // skip-rule: needs no sandbox: the typo is refused before the sandbox is prepared
+  // PATH names an empty folder: no python3 and no bwrap can be found, so a refusal that came
+  // after the interpreter probe or the self-test would read python_unavailable instead.
+  const cwd = fresh("bench-typo");
+  const emptyPath = fresh("bench-typo-path");
+  const list = join(MINI_DATASET_DIR, "python_programs");
+  const refusal = `unknown_program: unknown programs: gcdd (did you mean gcd?); the data set ${MINI_DATASET_DIR} has 5 programs, one per file in ${list} (ls ${list} lists them; --programs takes the names without .py)\n`;
+  const run = (args: readonly string[]): ReturnType<typeof tca> => {
+    const r = spawnSync(process.execPath, [TCA_BIN, ...args], {
+      cwd,
+      encoding: "utf8",
+      input: "",
+      env: { PATH: emptyPath, HOME: process.env.HOME ?? "", XDG_CACHE_HOME: join(scratch, "typo-cache") },
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  const out = join(cwd, "run-out");
+  const benchRun = run([
+    "bench",
+    "quixbugs",
+    "run",
+    ...["--backend", "openai", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"],
+    ...["--dataset", MINI_DATASET_DIR, "--programs", "gcd,gcdd", "--out", out],
+  ]);
+  assert.equal(benchRun.err, `tca bench quixbugs run: ${refusal}`);
+  assert.equal(benchRun.code, 1);
+  assert.equal(benchRun.out, "");
+  const verify = run(["bench", "quixbugs", "verify-dataset", "--dataset", MINI_DATASET_DIR, "--programs", "gcdd"]);
+  assert.equal(verify.err, `tca bench quixbugs verify-dataset: ${refusal}`);
+  assert.equal(verify.code, 1);
+  assert.deepEqual(readdirSync(cwd), [], "no run folder, nothing else");
+  assert.equal(existsSync(join(scratch, "typo-cache")), false, "nothing written to the cache");
+});
+
 test("lab baseline --run inside a git repository: the folder beside it to make, and the run path that is free", () => {
   const repo = fresh("repo");
   mkdirSync(join(repo, ".git"));

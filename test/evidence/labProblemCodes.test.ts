@@ -3,7 +3,7 @@
 // last test holds the table to the tests: every code of LAB_PROBLEM_MEANINGS is asserted somewhere.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/core/digest.ts";
 import { runScriptedBaseline } from "../../src/lab/scriptedBaseline.ts";
@@ -11,6 +11,7 @@ import { formatProblem } from "../../src/recording/evidenceProblem.ts";
 import { checkManifestAgainstSpec } from "../../src/verdicts/labManifestCheck.ts";
 import { LAB_PROBLEM_CODES, type LabProblem } from "../../src/verdicts/labProblems.ts";
 import { deriveRunVerdict } from "../../src/verdicts/runVerdict.ts";
+import { readRunEvidence } from "../../src/verdicts/submission/runEvidence.ts";
 import { freshRoot } from "../lab/labRunTestSupport.ts";
 import { assertNoSuccess, copyRun, editJson, editRecords, readRecords } from "./forgery.ts";
 import { assertProblem } from "./labProblemAssert.ts";
@@ -174,6 +175,44 @@ test("more than 40 problems: the rest counted as problems_omitted, the last list
   assert.equal(omitted.code, "problems_omitted", JSON.stringify(verdict.problems.map(formatProblem)));
   assert.match(omitted.detail, /^\d+ more problem\(s\)$/);
   assert.equal(verdict.problems.length, 41);
+});
+
+test("a missing evidence file past the 40-problem cap is still listed (file_missing), so submission.md refuses it as missing", () => {
+  const run = forge();
+  // 45 copies of a generation record after the stop: two replay_order_differs each, all found
+  // before final.json and manifest.json are looked for.
+  editRecords(
+    run,
+    (records) => {
+      const stop = records.findIndex((record) => record.type === "stop");
+      const generation = records.find((record) => record.type === "generation")!;
+      const copies = Array.from({ length: 45 }, () => ({ ...generation }));
+      return [...records.slice(0, stop + 1), ...copies, ...records.slice(stop + 1)];
+    },
+    true,
+  );
+  rmSync(join(run, "final.json"));
+  rmSync(join(run, "manifest.json"));
+  const verdict = deriveRunVerdict(run);
+  assert.equal(verdict.kind, "evidence_invalid");
+  const shown = JSON.stringify(verdict.problems.map(formatProblem));
+  assert.deepEqual(
+    verdict.problems.slice(0, 40).map((problem) => problem.code),
+    Array.from({ length: 40 }, () => "replay_order_differs"),
+    shown,
+  );
+  // The two missing files come after the cap's 40, before the count of what was dropped, and
+  // are not in that count: 90 replay problems, 40 listed, 50 dropped.
+  assert.deepEqual(verdict.problems.slice(40, 42).map(formatProblem), [
+    "file_missing: final.json: missing, although the audit records that the run finished",
+    "file_missing: manifest.json: missing, although the audit records the run started",
+  ]);
+  assert.equal(verdict.problems.length, 43, shown);
+  assert.equal(verdict.problems[42]!.code, "problems_omitted");
+  assert.equal(verdict.problems[42]!.detail, "50 more problem(s)");
+  const evidence = readRunEvidence("baseline", run);
+  assert.equal(evidence.ok ? "read" : evidence.error, "run_evidence_missing");
+  assert.match(evidence.ok ? "" : evidence.message, /^baseline run: file_missing: final\.json: missing/);
 });
 
 test("every Lab problem code is asserted by a test (a new code without a forgery fails here)", () => {

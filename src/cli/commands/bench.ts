@@ -29,7 +29,7 @@ import { recordedVerificationLine } from "../../verdicts/recordedVerification.ts
 import { formatVerifyTable, verifyDataset } from "../../bench/grading/verifyDataset.ts";
 import { fail, positiveInt, programList, type VerifyFlags } from "./benchOptions.ts";
 import { registerRunCommand } from "./benchRun.ts";
-import { datasetCheckStartLine, unknownPrograms, unknownProgramsMessage } from "../../bench/benchRunSetup.ts";
+import { datasetCheckStartLine } from "../../bench/benchRunSetup.ts";
 import { MAX_COLUMNS, wrapLine } from "../../core/textWidth.ts";
 
 export function registerBenchCommands(program: Command, setExitCode: SetExitCode): void {
@@ -59,12 +59,13 @@ export function registerBenchCommands(program: Command, setExitCode: SetExitCode
       const timeout = positiveInt(flags.testTimeout, 60);
       if (jobs === undefined || timeout === undefined)
         return fail(setExitCode, "invalid_option", "--jobs and --test-timeout take positive integers", json);
-      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
-      if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const programs = programList(flags.programs);
-      const unknown = unknownPrograms(programs, env.value.dataset);
-      if (unknown.length > 0)
-        return fail(setExitCode, "unknown_program", unknownProgramsMessage(unknown, env.value.dataset), json);
+      const env = await prepareBenchEnvironment(
+        flags.dataset ?? defaultDatasetDir(),
+        { timeoutMs: timeout * 1000 },
+        programs,
+      );
+      if (!env.ok) return fail(setExitCode, env.error, env.message, json);
       const tty = process.stderr.isTTY && !json;
       if (!json)
         process.stderr.write(

@@ -26,8 +26,6 @@ import {
   openBackend,
   runLabel,
   runOutputFolder,
-  unknownPrograms,
-  unknownProgramsMessage,
   type BenchRunFlags,
   type BenchRunSettings,
   type DatasetCheckEvent,
@@ -227,11 +225,12 @@ export function registerRunCommand(quix: Command, setExitCode: SetExitCode): voi
             json,
           );
       }
-      const env = await prepareBenchEnvironment(flags.dataset ?? defaultDatasetDir(), { timeoutMs: timeout * 1000 });
+      const env = await prepareBenchEnvironment(
+        flags.dataset ?? defaultDatasetDir(),
+        { timeoutMs: timeout * 1000 },
+        programs,
+      );
       if (!env.ok) return fail(setExitCode, env.error, env.message, json);
-      const unknown = unknownPrograms(programs, env.value.dataset);
-      if (unknown.length > 0)
-        return fail(setExitCode, "unknown_program", unknownProgramsMessage(unknown, env.value.dataset), json);
       const { outDir } = runOutputFolder(flags, shard, new Date());
       // One writer per run folder: held from here (before the endpoint and the data set check, so
       // a second writer is refused at once) to the end; the folder made for it goes again if the
