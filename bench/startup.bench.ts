@@ -3,9 +3,10 @@
 // time) and `tca report` on a baseline run. The cases run in interleaved rounds (each round runs
 // every case once, in a rotated order), so the load of a shared machine falls on all of them
 // alike; each row gives the median with the interquartile range and min–max of the child's CPU
-// time (user+sys, from the kernel's account of waited-for children: /proc/self/stat, Linux only,
-// 10 ms ticks) and of its wall time, and the CPU median as a multiple of bare node's in the same
-// rounds. For lab baseline it also reads, from each run's audit.jsonl, how far into the process
+// time (user+sys, the kernel's account of the waited-for child: its rusage from wait4, through
+// python3, to the microsecond; without python3, /proc/self/stat in 10 ms ticks, Linux only, which
+// against bare node's 0.05 s moves a ratio by a fifth) and of its wall time, and the CPU median as
+// a multiple of bare node's in the same rounds. For lab baseline it also reads, from each run's audit.jsonl, how far into the process
 // run_started was written and how long the six proposals took after it (t_ms is the process's
 // monotonic clock), and, from the CPU marks the run writes to stderr under TCA_STARTUP_TRACE=1
 // (src/core/startupTrace.ts), its CPU outside the run (process start to run_started, and
@@ -48,6 +49,22 @@ const CLOCK_TICKS = ((): number => {
   return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
 })();
 
+/**
+ * Runs argv as a child and prints, as JSON, its exit status, its own rusage CPU seconds (user+sys,
+ * from wait4: the kernel's exact account, where /proc/self/stat rounds to ticks), its wall seconds
+ * and its stderr. Python, because node gives no child's rusage.
+ */
+const WAIT4 = `import json, os, subprocess, sys, time
+started = time.monotonic()
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+err = child.stderr.read()
+_, status, usage = os.wait4(child.pid, 0)
+wall = time.monotonic() - started
+child.returncode = os.waitstatus_to_exitcode(status)
+json.dump({"status": child.returncode, "cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "stderr": err.decode("utf-8", "replace")}, sys.stdout)
+`;
+const PRECISE = spawnSync("python3", ["-c", WAIT4, process.execPath, "-e", "0"], { encoding: "utf8" }).status === 0;
+
 interface Sample {
   readonly cpu: number | null;
   readonly wall: number;
@@ -56,6 +73,16 @@ interface Sample {
 }
 
 function runOnce(args: readonly string[], childEnv: NodeJS.ProcessEnv = env): Sample {
+  if (PRECISE) {
+    const measured = spawnSync("python3", ["-c", WAIT4, process.execPath, ...args], {
+      env: childEnv,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const sample = JSON.parse(measured.stdout) as { status: number; cpu: number; wall: number; stderr: string };
+    if (sample.status !== 0) throw new Error(`${args.join(" ")} exited ${sample.status}: ${sample.stderr}`);
+    return { cpu: sample.cpu, wall: sample.wall, stderr: sample.stderr };
+  }
   const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
   const child = spawnSync(process.execPath, [...args], {
@@ -111,7 +138,9 @@ const trace = spawnSync(
     encoding: "utf8",
   },
 );
-process.stdout.write(`${ROUNDS} interleaved rounds; path: ${trace.stderr.trim()}\n`);
+process.stdout.write(
+  `${ROUNDS} interleaved rounds; path: ${trace.stderr.trim()}; CPU ${PRECISE ? "from wait4's rusage (python3)" : "from /proc/self/stat (10 ms ticks; no python3)"}\n`,
+);
 
 const samples = new Map<string, Sample[]>(CASES.map(({ label }) => [label, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
