@@ -3,11 +3,15 @@
 // time) and `tca report` on a baseline run. The cases run in interleaved rounds (each round runs
 // every case once, in a rotated order), so the load of a shared machine falls on all of them
 // alike; each row gives the median with the interquartile range and min–max of the child's CPU
-// time (user+sys, from the kernel's account of waited-for children: /proc/self/stat, Linux only,
-// 10 ms ticks) and of its wall time, and the CPU median as a multiple of bare node's in the same
-// rounds. For lab baseline it also reads, from each run's audit.jsonl, how far into the process
+// time (user+sys, the kernel's account of the waited-for child: its rusage from wait4, through
+// python3, to the microsecond; without python3, /proc/self/stat in 10 ms ticks, Linux only, which
+// against bare node's 0.05 s moves a ratio by a fifth) and of its wall time, and the CPU median as
+// a multiple of bare node's in the same rounds. For lab baseline it also reads, from each run's audit.jsonl, how far into the process
 // run_started was written and how long the six proposals took after it (t_ms is the process's
-// monotonic clock). Prints figures; asserts nothing about speed. Run `npm run prepare` first, or
+// monotonic clock), and, from the CPU marks the run writes to stderr under TCA_STARTUP_TRACE=1
+// (src/core/startupTrace.ts), its CPU outside the run (process start to run_started, and
+// run_finished to exit: start-up, the verdict, the summary) as a multiple of bare node's, the
+// figure issue #36 bounds. Prints figures; asserts nothing about speed. Run `npm run prepare` first, or
 // the rows measure src/ through tsx (the first line says which path ran).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -16,6 +20,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compiledBuildStatus } from "../bin/compiledBuild.js";
 import { median } from "../src/bench/results/summaryStatistics.ts";
+import { parseCpuMarks } from "../src/core/startupTrace.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TCA = fileURLToPath(new URL("../bin/tca.js", import.meta.url));
@@ -44,19 +49,51 @@ const CLOCK_TICKS = ((): number => {
   return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
 })();
 
+/**
+ * Runs argv as a child and prints, as JSON, its exit status, its own rusage CPU seconds (user+sys,
+ * from wait4: the kernel's exact account, where /proc/self/stat rounds to ticks), its wall seconds
+ * and its stderr. Python, because node gives no child's rusage.
+ */
+const WAIT4 = `import json, os, subprocess, sys, time
+started = time.monotonic()
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+err = child.stderr.read()
+_, status, usage = os.wait4(child.pid, 0)
+wall = time.monotonic() - started
+child.returncode = os.waitstatus_to_exitcode(status)
+json.dump({"status": child.returncode, "cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "stderr": err.decode("utf-8", "replace")}, sys.stdout)
+`;
+const PRECISE = spawnSync("python3", ["-c", WAIT4, process.execPath, "-e", "0"], { encoding: "utf8" }).status === 0;
+
 interface Sample {
   readonly cpu: number | null;
   readonly wall: number;
+  /** The child's stderr (the CPU marks of a traced lab run). */
+  readonly stderr: string;
 }
 
-function runOnce(args: readonly string[]): Sample {
+function runOnce(args: readonly string[], childEnv: NodeJS.ProcessEnv = env): Sample {
+  if (PRECISE) {
+    const measured = spawnSync("python3", ["-c", WAIT4, process.execPath, ...args], {
+      env: childEnv,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const sample = JSON.parse(measured.stdout) as { status: number; cpu: number; wall: number; stderr: string };
+    if (sample.status !== 0) throw new Error(`${args.join(" ")} exited ${sample.status}: ${sample.stderr}`);
+    return { cpu: sample.cpu, wall: sample.wall, stderr: sample.stderr };
+  }
   const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
-  const child = spawnSync(process.execPath, [...args], { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const child = spawnSync(process.execPath, [...args], {
+    env: childEnv,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const wall = (performance.now() - started) / 1000;
   const cpuAfter = childrenCpuSeconds();
   if (child.status !== 0) throw new Error(`${args.join(" ")} exited ${child.status}: ${child.stderr}`);
-  return { cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, wall };
+  return { cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, wall, stderr: child.stderr };
 }
 
 // The run the report rows read: made once, before the rounds, by the same tca.
@@ -65,7 +102,13 @@ runOnce([TCA, "lab", "baseline", "--run", reportedRun]);
 
 let baselineCount = 0;
 const baselineRuns: string[] = [];
-const CASES: ReadonlyArray<{ readonly label: string; readonly args: () => readonly string[] }> = [
+// Traced: its CPU marks say how much of its CPU the run itself took (writing them costs two lines).
+const tracedEnv = { ...process.env, TCA_STARTUP_TRACE: "1" };
+const CASES: ReadonlyArray<{
+  readonly label: string;
+  readonly args: () => readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}> = [
   { label: "node -e 0", args: () => ["-e", "0"] },
   { label: "tca --version", args: () => [TCA, "--version"] },
   {
@@ -79,6 +122,7 @@ const CASES: ReadonlyArray<{ readonly label: string; readonly args: () => readon
       baselineRuns.push(run);
       return [TCA, "lab", "baseline", "--run", run];
     },
+    env: tracedEnv,
   },
   {
     label: "tca report (baseline run)",
@@ -94,13 +138,15 @@ const trace = spawnSync(
     encoding: "utf8",
   },
 );
-process.stdout.write(`${ROUNDS} interleaved rounds; path: ${trace.stderr.trim()}\n`);
+process.stdout.write(
+  `${ROUNDS} interleaved rounds; path: ${trace.stderr.trim()}; CPU ${PRECISE ? "from wait4's rusage (python3)" : "from /proc/self/stat (10 ms ticks; no python3)"}\n`,
+);
 
 const samples = new Map<string, Sample[]>(CASES.map(({ label }) => [label, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
   for (let index = 0; index < CASES.length; index += 1) {
-    const { label, args } = CASES[(index + round) % CASES.length]!;
-    samples.get(label)!.push(runOnce(args()));
+    const { label, args, env: caseEnv } = CASES[(index + round) % CASES.length]!;
+    samples.get(label)!.push(runOnce(args(), caseEnv));
   }
 }
 
@@ -143,6 +189,26 @@ for (const run of baselineRuns) {
 }
 process.stdout.write(`tca lab baseline, from its audit.jsonl\n  process start → run_started ${spread(beforeStart)}\n`);
 process.stdout.write(`  run_started → last event     ${spread(proposals)}\n`);
+
+// The issue's figure: the baseline's CPU outside run_started → run_finished (the six proposals,
+// the final evaluation and final.json), from the child's whole CPU less the span its marks give.
+const outside: number[] = [];
+const inside: number[] = [];
+for (const sample of samples.get("tca lab baseline")!) {
+  const marks = parseCpuMarks(sample.stderr);
+  const started = marks.find((m) => m.mark === "run_started");
+  const finished = marks.find((m) => m.mark === "run_finished");
+  if (started === undefined || finished === undefined || sample.cpu === null) continue;
+  inside.push(finished.cpuSeconds - started.cpuSeconds);
+  outside.push(sample.cpu - (finished.cpuSeconds - started.cpuSeconds));
+}
+const cpuSpread = (values: readonly number[]): string => spread(values).replace(/ s \(/, " CPU-s (");
+if (outside.length > 0 && nodeCpu.length > 0) {
+  process.stdout.write(
+    `tca lab baseline outside proposals: ${cpuSpread(outside)} = ${(median(outside) / median(nodeCpu)).toFixed(1)}× node\n` +
+      `  its run_started → run_finished: ${cpuSpread(inside)}\n`,
+  );
+} else process.stdout.write("tca lab baseline outside proposals: n/a (no CPU marks on stderr, or no /proc)\n");
 
 const status = compiledBuildStatus(ROOT);
 if (!status.fresh) process.stdout.write(`note: lib/ is not fresh (${status.reason}): the rows ran src/ through tsx\n`);

@@ -113,7 +113,12 @@ try {
 const bundled = {};
 const bundles = [];
 /** Each bundled package loaded as node loads it, by a literal specifier (never a computed one). */
-const LOAD_BUNDLED = { typebox: () => import("typebox"), ajv: () => import("ajv") };
+const LOAD_BUNDLED = {
+  typebox: () => import("typebox"),
+  ajv: () => import("ajv"),
+  diff: () => import("diff"),
+  commander: () => import("commander"),
+};
 for (const name of BUNDLED_PACKAGES) {
   const manifest = installedPackageJson(root, name);
   if (manifest === null) {
@@ -124,10 +129,14 @@ for (const name of BUNDLED_PACKAGES) {
   // The export names as node sees them (for a CommonJS package, its lexer's names), listed
   // one by one: `export *` cannot re-export a CommonJS module's names from an ES module.
   let names;
+  let hasDefault;
   try {
     const load = LOAD_BUNDLED[name];
     if (load === undefined) throw new Error(`no loader for ${name} in LOAD_BUNDLED`);
-    names = Object.keys(await load()).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+    const exported = Object.keys(await load());
+    names = exported.filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key));
+    // A package without a default export (diff) gets none: the bundle exports what the package does.
+    hasDefault = exported.includes("default");
   } catch (error) {
     process.stderr.write(`tca compile: compile_failed: ${name} does not load: ${error?.message ?? error}\n`);
     process.exit(1);
@@ -136,7 +145,7 @@ for (const name of BUNDLED_PACKAGES) {
     const bundle = await esbuild.build({
       absWorkingDir: root,
       stdin: {
-        contents: `export { ${names.join(", ")} } from "${name}";\nexport { default } from "${name}";\n`,
+        contents: `export { ${names.join(", ")} } from "${name}";\n${hasDefault ? `export { default } from "${name}";\n` : ""}`,
         resolveDir: root,
         loader: "js",
       },
@@ -147,6 +156,11 @@ for (const name of BUNDLED_PACKAGES) {
       target: "node20.19",
       charset: "utf8",
       logLevel: "error",
+      // A CommonJS package's require() of node's own modules (commander's node:events) stays a
+      // require: esbuild's ES module output calls the `require` in scope, made here for the bundle.
+      banner: {
+        js: 'import { createRequire as createBundleRequire } from "node:module";\nconst require = createBundleRequire(import.meta.url);',
+      },
       outfile: join(root, COMPILED_DIRECTORY, BUNDLED_DIRECTORY, `${name}.js`),
     });
     bundles.push([`${BUNDLED_DIRECTORY}/${name}.js`, bundle.outputFiles[0].contents]);
@@ -204,24 +218,42 @@ async function precompiledValidators() {
   const { Ajv } = await import("ajv");
   const { default: standaloneCode } = await import("ajv/dist/standalone/index.js");
   const entries = [];
+  // One file per catalog (the Lab audit's events, the bench trace's) and one for the evidence
+  // files: a Lab verdict reads one audit and two files, so it loads two files where it loaded one
+  // per event type and file, each require costing more than its parse (#36). Ajv's multi-export
+  // code shares what the validators of a file have in common, and esbuild minifies it (the same
+  // code, less to parse; the test compares every validator with a run-time compile, errors too).
   const groups = [
-    [ENVELOPE_AJV_OPTIONS, events],
-    [EVIDENCE_FILE_AJV_OPTIONS, files],
+    ["tca.audit", ENVELOPE_AJV_OPTIONS, events.filter(([key]) => key.startsWith(`event:${LAB_AUDIT_FORMAT}:`))],
+    ["tca.trace", ENVELOPE_AJV_OPTIONS, events.filter(([key]) => key.startsWith(`event:${BENCH_TRACE_FORMAT}:`))],
+    ["files", EVIDENCE_FILE_AJV_OPTIONS, files],
   ];
-  for (const [options, schemas] of groups) {
+  if (groups.reduce((n, [, , schemas]) => n + schemas.length, 0) !== events.length + files.length)
+    throw new Error("a validator belongs to no group of precompiledValidators()");
+  for (const [name, options, schemas] of groups) {
     // Compiled once here, so with Ajv's optimising pass that a compile at start skips: the same
     // verdicts (the test compares every one with a compile under the readers' options), less code.
     const ajv = new Ajv({ ...options, code: { ...(options.code ?? {}), optimize: true, source: true } });
+    const exported = {};
     for (const [key, schema] of schemas) {
       ajv.addSchema(schema, key);
-      // One CommonJS file per validator, required only when a reader first needs it (synchronously,
-      // as the readers are); its only imports are Ajv's small runtime helpers from node_modules.
-      const file = `${VALIDATOR_FOLDER}/${entries.length}.cjs`;
-      put(`recording/${file}`, standaloneCode(ajv, ajv.getSchema(key)));
-      entries.push(
-        `  ${JSON.stringify(key)}: { schemaSha256: ${JSON.stringify(schemaDigest(schema))}, load: () => require(${JSON.stringify(`./${file}`)}) }`,
-      );
+      exported[key] = key;
     }
+    // A CommonJS file required only when a reader first needs one of its validators (synchronously,
+    // as the readers are); its only imports are Ajv's small runtime helpers from node_modules.
+    const file = `${VALIDATOR_FOLDER}/${name}.cjs`;
+    const { code } = await esbuild.transform(standaloneCode(ajv, exported), {
+      minify: true,
+      format: "cjs",
+      platform: "node",
+      target: "node20.19",
+      charset: "utf8",
+    });
+    put(`recording/${file}`, code);
+    for (const [key, schema] of schemas)
+      entries.push(
+        `  ${JSON.stringify(key)}: { schemaSha256: ${JSON.stringify(schemaDigest(schema))}, load: () => require(${JSON.stringify(`./${file}`)})[${JSON.stringify(key)}] }`,
+      );
   }
   return (
     "// Generated by scripts/compile.mjs from this build's schemas (src/recording/precompiledValidators.ts).\n" +

@@ -15,6 +15,7 @@ import {
 } from "../constants/labConstants.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { systemClock, type MonotonicClock } from "../core/clock.ts";
+import { traceCpuMark } from "../core/startupTrace.ts";
 import {
   runControllerLoop,
   type ControllerHooks,
@@ -256,6 +257,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       initial_state: workspace.state(),
       overall_deadline_ms: overallDeadlineMs,
     });
+    traceCpuMark("run_started");
     if (auditProblem !== null) throw new EvidenceIntegrityError(auditProblem);
     if (!manifestWrite.ok) {
       // A manifest.json already present was not written by this run: record it and stop, never run on it.
@@ -390,6 +392,7 @@ export async function runLab(options: LabRunOptions): Promise<Result<LabRunResul
       stop_reason: finalReport.stop_reason,
       verified_success: finalReport.verified_success,
     });
+    traceCpuMark("run_finished");
   } finally {
     recorder.close();
   }

@@ -6,7 +6,7 @@ import type { ValidateFunction } from "ajv";
 
 export interface PrecompiledValidator {
   readonly schemaSha256: string;
-  /** Loads the validator's own generated file (one per schema: a command loads only those it reads). */
+  /** Loads the generated file of the validator's catalog (one per catalog, and one for the evidence files), once. */
   readonly load: () => ValidateFunction;
 }
 

@@ -1,93 +1,46 @@
-// Builds the report of a run directory and writes it. The run directory is evidence and is
-// never written: the default output lies next to it (<run dir>.report.html), and an --out path
-// inside the run directory is refused. An existing output file is replaced only with force.
-import { closeSync, constants, openSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { dirname, relative, resolve, isAbsolute, basename, join } from "node:path";
-import { randomBytes } from "node:crypto";
-import { err, ok, type Result } from "../core/result.ts";
+// The report of any run directory: a Lab run, a checks run or a QuixBugs bench run, each read by
+// its own reader (reportFile.ts builds and writes; labRunReport.ts reads a Lab run).
+import type { Result } from "../core/result.ts";
 import type { ReportErrorCode } from "./errorCodes.ts";
 import { readBenchReport } from "./benchReport.ts";
 import { readChecksReport } from "./checksReport.ts";
-import { existsAtAll } from "./evidenceFiles.ts";
-import { renderReportHtml } from "./htmlPage.ts";
-import { readLabReport } from "./labReport.ts";
-import { REPORT_DOCUMENT_SCHEMA, type ReportDocument } from "./reportDocument.ts";
-import { detectRunKind } from "./runKind.ts";
-import { defaultReportPath } from "./reportPath.ts";
-import type { ModelCheck } from "../verdicts/modelTrialCheck.ts";
+import { readLabRunBody } from "./labRunReport.ts";
+import type { ReportDocument } from "./reportDocument.ts";
+import {
+  buildReportDocumentWith,
+  buildReportWith,
+  writeReportWith,
+  type BuildOptions,
+  type BuiltReport,
+  type RunReaders,
+  type WriteOptions,
+} from "./reportFile.ts";
 
-export const REPORT_GENERATOR = "tiny-coding-agent tca report";
+export {
+  defaultReportPath,
+  isInsideDirectory,
+  REPORT_GENERATOR,
+  type BuildOptions,
+  type BuiltReport,
+  type WriteOptions,
+} from "./reportFile.ts";
 
-export interface BuiltReport {
-  readonly document: ReportDocument;
-  readonly html: string;
-}
-
-export interface BuildOptions {
-  /** Injected for reproducible tests; default: the current time. */
-  readonly now?: () => Date;
-  /** A Lab run's model directory as opened now (modelCheckOfRun); absent: the model is not checked. */
-  readonly modelCheck?: ModelCheck;
-}
+/** Every kind of run a report is made of, each by its own reader. */
+export const ALL_RUN_READERS: RunReaders = {
+  lab: readLabRunBody,
+  checks: (directory) => ({ kind: "checks", checks: readChecksReport(directory) }),
+  bench: (directory) => ({ kind: "bench", bench: readBenchReport(directory) }),
+};
 
 export function buildReportDocument(
   runDirectory: string,
   options: BuildOptions = {},
 ): Result<ReportDocument, ReportErrorCode> {
-  // The path the user names may be a symlink to the run directory; files inside it are never followed.
-  const directory = realOrResolved(runDirectory);
-  const kind = detectRunKind(directory);
-  if (!kind.ok) return kind;
-  const header = {
-    schema: REPORT_DOCUMENT_SCHEMA,
-    generator: REPORT_GENERATOR,
-    generatedAt: (options.now ?? (() => new Date()))().toISOString(),
-  } as const;
-  switch (kind.value) {
-    case "lab":
-      return ok({
-        ...header,
-        kind: "lab",
-        lab: readLabReport(directory, {
-          includeRequests: true,
-          ...(options.modelCheck === undefined ? {} : { modelCheck: options.modelCheck }),
-        }),
-      });
-    case "checks":
-      return ok({ ...header, kind: "checks", checks: readChecksReport(directory) });
-    case "bench":
-      return ok({ ...header, kind: "bench", bench: readBenchReport(directory) });
-  }
+  return buildReportDocumentWith(ALL_RUN_READERS, runDirectory, options);
 }
 
 export function buildReport(runDirectory: string, options: BuildOptions = {}): Result<BuiltReport, ReportErrorCode> {
-  const document = buildReportDocument(runDirectory, options);
-  if (!document.ok) return document;
-  return ok({ document: document.value, html: renderReportHtml(document.value) });
-}
-
-export { defaultReportPath };
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-/** True when `path` is the run directory or inside it (after resolving symlinks of the existing parts). */
-export function isInsideDirectory(path: string, directory: string): boolean {
-  const parent = realOrResolved(dirname(resolve(path)));
-  const target = join(parent, basename(resolve(path)));
-  const root = realOrResolved(directory);
-  const rel = relative(root, target);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-export interface WriteOptions extends BuildOptions {
-  readonly out?: string;
-  readonly force?: boolean;
+  return buildReportWith(ALL_RUN_READERS, runDirectory, options);
 }
 
 /** Builds the report and writes it (atomically: a temporary file, then a rename). */
@@ -95,41 +48,5 @@ export function writeReport(
   runDirectory: string,
   options: WriteOptions = {},
 ): Result<{ path: string; report: BuiltReport }, ReportErrorCode> {
-  const out = resolve(options.out ?? defaultReportPath(runDirectory));
-  if (isInsideDirectory(out, runDirectory)) {
-    return err(
-      "output_inside_run_directory",
-      "the run directory is evidence: write the report outside it (the default is <run dir>.report.html next to it)",
-    );
-  }
-  if (existsAtAll(out) && options.force !== true)
-    return err("output_exists", "the output file exists; pass --force to replace it");
-  const built = buildReport(runDirectory, options);
-  if (!built.ok) return built;
-  const temporary = join(dirname(out), `.${basename(out)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    const fd = openSync(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o644,
-    );
-    try {
-      writeSync(fd, built.value.html);
-    } finally {
-      closeSync(fd);
-    }
-    if (existsAtAll(out) && options.force !== true) {
-      unlinkSync(temporary);
-      return err("output_exists", "the output file appeared while the report was built; pass --force to replace it");
-    }
-    renameSync(temporary, out);
-  } catch {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // nothing was created
-    }
-    return err("output_unwritable", "cannot write the report file there");
-  }
-  return ok({ path: out, report: built.value });
+  return writeReportWith(ALL_RUN_READERS, runDirectory, options);
 }

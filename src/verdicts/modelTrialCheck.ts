@@ -13,7 +13,6 @@
 // else is a coded problem, and the verdict says the run is not what it is labelled.
 import { isRecord } from "../core/isRecord.ts";
 import { canonicalJson } from "../core/canonicalJson.ts";
-import { openCheckpointDirectory } from "../model/loader/checkpointDirectory.ts";
 import { PINNED_MODEL } from "../model/pins.ts";
 import type { ResultSource } from "../core/resultLabel.ts";
 
@@ -96,6 +95,9 @@ export async function checkModelDirectory(claim: ModelClaim, now: Date = new Dat
   const checkedAt = now.toISOString();
   if (claim.directory === null)
     return { directory: null, checkedAt, checkpoint: null, modelName: null, sha256: null, refusal: null };
+  // The loader's gate (and the model artifacts it reads) only for a run that names a model directory:
+  // a baseline's or a check's verdict never opens one, so it does not load that side at all (#36).
+  const { openCheckpointDirectory } = await import("../model/loader/checkpointDirectory.ts");
   const opened = await openCheckpointDirectory(claim.directory);
   if (!opened.ok)
     return {

@@ -86,8 +86,8 @@ test("the compiled tree mirrors src/: a .js for every .ts, every other file copi
   );
 });
 
-test("typebox and ajv are bundled into lib/_bundled/: lib/ imports them there, each exports what its package does, the stamp names the packages", async () => {
-  assert.deepEqual([...BUNDLED_PACKAGES], ["typebox", "ajv"]);
+test("typebox, ajv, diff and commander are bundled into lib/_bundled/: lib/ imports them there, each exports what its package does, the stamp names the packages", async () => {
+  assert.deepEqual([...BUNDLED_PACKAGES], ["typebox", "ajv", "diff", "commander"]);
   const stampPath = join(root, "lib", STAMP_NAME);
   const stampBytes = readFileSync(stampPath);
   const stamp = JSON.parse(stampBytes.toString("utf8")) as {
@@ -100,7 +100,11 @@ test("typebox and ajv are bundled into lib/_bundled/: lib/ imports them there, e
   }
   for (const path of listFiles(root, "lib")) {
     if (!path.endsWith(".js") || path.startsWith("lib/_bundled/")) continue;
-    assert.doesNotMatch(readFileSync(join(root, path), "utf8"), /from\s*"(?:typebox|ajv)(?:\/[^"]*)?"/, path);
+    assert.doesNotMatch(
+      readFileSync(join(root, path), "utf8"),
+      /from\s*"(?:typebox|ajv|diff|commander)(?:\/[^"]*)?"/,
+      path,
+    );
   }
   assert.match(
     readFileSync(join(root, "lib/recording/labAuditEvents.js"), "utf8"),
@@ -110,6 +114,11 @@ test("typebox and ajv are bundled into lib/_bundled/: lib/ imports them there, e
     readFileSync(join(root, "lib/bench/runs/runFileSchemas.js"), "utf8"),
     /from "\.\.\/\.\.\/_bundled\/typebox\.js"/,
   );
+  assert.match(
+    readFileSync(join(root, "lib/bench/results/unifiedDiff.js"), "utf8"),
+    /from "\.\.\/\.\.\/_bundled\/diff\.js"/,
+  );
+  assert.match(readFileSync(join(root, "lib/cli/main.js"), "utf8"), /from "\.\.\/_bundled\/commander\.js"/);
   // The evidence readers load no Ajv at start (their validators are the build's, #36); the bundle's
   // package digest in the stamp still makes a changed ajv a stale build (the validators' runtime).
   for (const reader of ["lib/recording/evidenceSchemas.js", "lib/recording/evidenceEnvelope.js"])
@@ -122,10 +131,15 @@ test("typebox and ajv are bundled into lib/_bundled/: lib/ imports them there, e
 import * as originalTypebox from "typebox";
 import * as bundledAjv from "./lib/_bundled/ajv.js";
 import * as originalAjv from "ajv";
+import * as bundledDiff from "./lib/_bundled/diff.js";
+import * as originalDiff from "diff";
+import * as bundledCommander from "./lib/_bundled/commander.js";
+import * as originalCommander from "commander";
 const build = (T) => JSON.stringify(T.Object({ a: T.Union([T.String({ pattern: "^x" }), T.Null()]), b: T.Array(T.Integer({ minimum: 1 })) }, { additionalProperties: false }));
 const check = (A) => { const v = new A.Ajv({ strict: false }).compile(JSON.parse(build(originalTypebox.default))); return [{ a: "xy", b: [1] }, { a: "y", b: [] }, { a: null, b: [0] }, { a: null, b: [], c: 1 }].map((x) => v(x)); };
 const keys = (m) => Object.keys(m).sort();
-process.stdout.write(JSON.stringify({ typebox: [keys(bundledTypebox), keys(originalTypebox)], ajv: [keys(bundledAjv), keys(originalAjv)], same: build(bundledTypebox.default) === build(originalTypebox.default), schema: build(bundledTypebox.default), verdicts: [check(bundledAjv), check(originalAjv)] }));
+const help = (C) => { const p = new C.Command("t").exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} }); p.command("go").option("--n <k>", "a number"); try { p.parse(["go", "--bogus"], { from: "user" }); return "parsed"; } catch (e) { return [e instanceof C.CommanderError, e.code, p.commands[0].helpInformation()]; } };
+process.stdout.write(JSON.stringify({ typebox: [keys(bundledTypebox), keys(originalTypebox)], ajv: [keys(bundledAjv), keys(originalAjv)], diff: [keys(bundledDiff), keys(originalDiff)], commander: [keys(bundledCommander), keys(originalCommander)], help: [help(bundledCommander), help(originalCommander)], patch: [bundledDiff.createTwoFilesPatch("a", "b", "x\\ny\\n", "x\\nz\\n"), originalDiff.createTwoFilesPatch("a", "b", "x\\ny\\n", "x\\nz\\n")], same: build(bundledTypebox.default) === build(originalTypebox.default), schema: build(bundledTypebox.default), verdicts: [check(bundledAjv), check(originalAjv)] }));
 `,
   );
   const probe = await runNode(root, ["probe-bundle.mjs"]);
@@ -133,6 +147,10 @@ process.stdout.write(JSON.stringify({ typebox: [keys(bundledTypebox), keys(origi
   const seen = JSON.parse(probe.stdout) as {
     typebox: [string[], string[]];
     ajv: [string[], string[]];
+    diff: [string[], string[]];
+    commander: [string[], string[]];
+    help: [unknown, unknown];
+    patch: [string, string];
     same: boolean;
     schema: string;
     verdicts: [boolean[], boolean[]];
@@ -141,6 +159,15 @@ process.stdout.write(JSON.stringify({ typebox: [keys(bundledTypebox), keys(origi
   assert.deepEqual(seen.typebox[0], seen.typebox[1]);
   assert.ok(seen.ajv[1].includes("Ajv"));
   assert.deepEqual(seen.ajv[0], seen.ajv[1]);
+  assert.ok(seen.diff[1].includes("createTwoFilesPatch") && seen.diff[1].includes("diffArrays"));
+  assert.deepEqual(seen.diff[0], seen.diff[1]);
+  assert.match(seen.patch[1], /^-y\n\+z$/m);
+  assert.equal(seen.patch[0], seen.patch[1]);
+  assert.ok(seen.commander[1].includes("Command") && seen.commander[1].includes("CommanderError"));
+  assert.deepEqual(seen.commander[0], seen.commander[1]);
+  // Each commander refuses the unknown option with its own CommanderError and prints the same help.
+  assert.deepEqual(seen.help[0], seen.help[1]);
+  assert.deepEqual((seen.help[1] as unknown[]).slice(0, 2), [true, "commander.unknownOption"]);
   assert.equal(seen.same, true);
   assert.match(seen.schema, /"additionalProperties":false/);
   assert.deepEqual(seen.verdicts, [
@@ -476,7 +503,7 @@ const require = createRequire(import.meta.url);
 const ajvLoaded = () => Object.keys(require.cache).some((path) => /node_modules\\/ajv\\/dist\\/ajv\\.js$/.test(path));
 const run = process.argv[2];
 const verdict = deriveRunVerdict(run);
-const afterVerdict = { kind: verdict.kind, ajvLoaded: ajvLoaded(), validatorFiles: Object.keys(require.cache).filter((p) => p.includes("/precompiledValidators/")).length };
+const afterVerdict = { kind: verdict.kind, ajvLoaded: ajvLoaded(), validatorFiles: Object.keys(require.cache).filter((p) => p.includes("/precompiledValidators/")).map((p) => p.slice(p.lastIndexOf("/") + 1)).sort() };
 const expected = {};
 for (const [format, catalog] of [[LAB_AUDIT_FORMAT, LAB_AUDIT_EVENTS], [BENCH_TRACE_FORMAT, BENCH_TRACE_EVENTS]])
   for (const type of Object.keys(catalog)) expected[validatorKey("event", format, type)] = [catalog[type], ENVELOPE_AJV_OPTIONS];
@@ -526,7 +553,7 @@ test("the evidence validators are the build's: one per event type of each catalo
   const probe = await runNode(root, ["probe-validators.mjs", run]);
   assert.equal(probe.code, 0, probe.stderr);
   const seen = JSON.parse(probe.stdout) as {
-    afterVerdict: { kind: string; ajvLoaded: boolean; validatorFiles: number };
+    afterVerdict: { kind: string; ajvLoaded: boolean; validatorFiles: string[] };
     keys: string[];
     expected: string[];
     judged: number;
@@ -537,7 +564,8 @@ test("the evidence validators are the build's: one per event type of each catalo
   // The verdict of a real run through the compiled build: precompiled validators only, Ajv never loaded.
   assert.equal(seen.afterVerdict.kind, "verified_success");
   assert.equal(seen.afterVerdict.ajvLoaded, false);
-  assert.ok(seen.afterVerdict.validatorFiles >= 4, `${seen.afterVerdict.validatorFiles} validator files loaded`);
+  // The Lab audit's catalog and the evidence files, one generated file each; the bench trace's is not loaded.
+  assert.deepEqual(seen.afterVerdict.validatorFiles, ["files.cjs", "tca.audit.cjs"]);
   // Exactly the catalogs' event types and the evidence files, each from the schema the readers hold.
   assert.deepEqual(seen.keys, seen.expected);
   assert.ok(seen.keys.length > 40, `${seen.keys.length} validators`);

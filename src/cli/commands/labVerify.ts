@@ -9,7 +9,6 @@
 // finds another harness version or a regenerated response that differs; 2 when refused (nothing was asked or written).
 import { labelledVerdict, resultLabel } from "../../core/resultLabel.ts";
 import { resolve } from "node:path";
-import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
 import { inputDirectory } from "../pathArguments.ts";
@@ -29,7 +28,8 @@ import { differenceExcerpts, regenerationOutcomeLine } from "../../core/response
 
 const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
-interface VerifyFlags {
+/** Options as commander parses them for `tca lab verify` (src/cli/commands/lab.ts registers them). */
+export interface LabVerifyFlags {
   regenerate?: boolean;
   modelDirectory?: string;
   strict?: boolean;
@@ -69,152 +69,133 @@ function verdictLines(kind: "lab run" | "checks", verdict: Verdict): string[] {
   return [`${kind}: ${verdict.headline}`, ...verdict.details.map((line) => `  ${line}`)];
 }
 
-export function registerLabVerifyCommand(lab: Command, setExitCode: SetExitCode): void {
-  lab
-    .command("verify")
-    .description(
-      "re-derive a Lab run's (or checks root's) verdict; --regenerate re-asks the model every recorded request",
-    )
-    .argument("<run-or-checks-dir>", "a Lab run folder (tca lab baseline/model) or a tca lab checks root")
-    .option("--regenerate", "send every recorded request again to the model and compare the responses byte for byte")
-    .option(
-      "--model-directory <dir>",
-      "with --regenerate: the run's model, verified now (pinned files or its own synthetic manifest)",
-    )
-    .option(
-      "--strict",
-      "fail when the evidence was made by another harness version; with --regenerate, any regenerated response " +
-        "that differs makes the verdict EVIDENCE INVALID",
-    )
-    .option("--json", "print the verdict (and the regeneration record) as JSON")
-    .action(async (directoryArgument: string, flags: VerifyFlags) => {
-      const json = flags.json === true;
-      const refuse = (code: string, message: string): void =>
-        refusal(setExitCode, LAB_REFUSED)(code, message, { json });
-      if (flags.regenerate !== true && flags.modelDirectory !== undefined)
-        return refuse("usage_error", "--model-directory and the model it names belong to --regenerate");
-      const checked = inputDirectory("the run directory", resolve(directoryArgument));
-      if (!checked.ok) return refuse(checked.error, checked.message);
-      const directory = checked.value;
-      const kind = detectRunKind(directory);
-      if (!kind.ok) return refuse(kind.error, `${directoryArgument}: ${kind.message}`);
-      if (kind.value === "bench")
-        return refuse(
-          "not_a_lab_run",
-          `${directoryArgument} is a bench run: tca bench quixbugs verify-run verifies it`,
-        );
+export async function runLabVerify(
+  directoryArgument: string,
+  flags: LabVerifyFlags,
+  setExitCode: SetExitCode,
+): Promise<void> {
+  const json = flags.json === true;
+  const refuse = (code: string, message: string): void => refusal(setExitCode, LAB_REFUSED)(code, message, { json });
+  if (flags.regenerate !== true && flags.modelDirectory !== undefined)
+    return refuse("usage_error", "--model-directory and the model it names belong to --regenerate");
+  const checked = inputDirectory("the run directory", resolve(directoryArgument));
+  if (!checked.ok) return refuse(checked.error, checked.message);
+  const directory = checked.value;
+  const kind = detectRunKind(directory);
+  if (!kind.ok) return refuse(kind.error, `${directoryArgument}: ${kind.message}`);
+  if (kind.value === "bench")
+    return refuse("not_a_lab_run", `${directoryArgument} is a bench run: tca bench quixbugs verify-run verifies it`);
 
-      if (kind.value === "checks") {
-        if (flags.regenerate === true)
-          return refuse(
-            "nothing_to_regenerate",
-            "nothing to regenerate: scripted proposals (a checks root holds only scripted check runs)",
-          );
-        const derived = deriveChecksVerdict(directory);
-        // checks.json records the harness aggregate only: compared with this harness's, never shown as it.
-        const recorded = readJsonObjectUnder(directory, CHECKS_FILE, CHECKS_SUMMARY_MAX_BYTES)?.["harness_sha256"];
-        const current = harnessHashes().aggregate_sha256;
-        const sameHarness = recorded === current;
-        const valid =
-          (derived.kind === "all_passed" || derived.kind === "failed") && (flags.strict !== true || sameHarness);
-        const words = checksVerdict(derived);
-        const shown = {
-          ...words,
-          details: [
-            ...words.details,
-            sameHarness
-              ? `harness: made by this harness version (aggregate sha256 ${current})`
-              : `harness: made by another harness version: checks.json records aggregate sha256 ` +
-                `${typeof recorded === "string" ? recorded : "none"}, this harness is ${current}`,
-          ],
-        };
-        const { kind: verdict, headline, problems } = derived;
-        const strict = flags.strict === true;
-        const answer = { ok: true, directory, kind: "checks", verdict, headline, problems, sameHarness, strict, valid };
-        process.stdout.write(
-          json
-            ? `${JSON.stringify({ ...answer, passes: valid }, null, 2)}\n`
-            : `${verdictLines("checks", shown).join("\n")}\n`,
-        );
-        setExitCode(valid ? 0 : 1);
-        return;
-      }
+  if (kind.value === "checks") {
+    if (flags.regenerate === true)
+      return refuse(
+        "nothing_to_regenerate",
+        "nothing to regenerate: scripted proposals (a checks root holds only scripted check runs)",
+      );
+    const derived = deriveChecksVerdict(directory);
+    // checks.json records the harness aggregate only: compared with this harness's, never shown as it.
+    const recorded = readJsonObjectUnder(directory, CHECKS_FILE, CHECKS_SUMMARY_MAX_BYTES)?.["harness_sha256"];
+    const current = harnessHashes().aggregate_sha256;
+    const sameHarness = recorded === current;
+    const valid =
+      (derived.kind === "all_passed" || derived.kind === "failed") && (flags.strict !== true || sameHarness);
+    const words = checksVerdict(derived);
+    const shown = {
+      ...words,
+      details: [
+        ...words.details,
+        sameHarness
+          ? `harness: made by this harness version (aggregate sha256 ${current})`
+          : `harness: made by another harness version: checks.json records aggregate sha256 ` +
+            `${typeof recorded === "string" ? recorded : "none"}, this harness is ${current}`,
+      ],
+    };
+    const { kind: verdict, headline, problems } = derived;
+    const strict = flags.strict === true;
+    const answer = { ok: true, directory, kind: "checks", verdict, headline, problems, sameHarness, strict, valid };
+    process.stdout.write(
+      json
+        ? `${JSON.stringify({ ...answer, passes: valid }, null, 2)}\n`
+        : `${verdictLines("checks", shown).join("\n")}\n`,
+    );
+    setExitCode(valid ? 0 : 1);
+    return;
+  }
 
-      let modelDirectory: string | null = null;
-      if (flags.regenerate === true && flags.modelDirectory !== undefined) {
-        const checked = modelDirectoryArgument(flags.modelDirectory);
-        if (!checked.ok) return refuse(checked.error, checked.message);
-        modelDirectory = resolve(checked.value);
-      }
-      // The model directory a model trial names is opened now (lab-replay): a relabelled run is not a model trial.
-      const verdict = await deriveRunVerdictCheckingModel(directory);
-      let record: RegenerationRecord | null = null;
-      let recordPath: string | null = null;
-      if (flags.regenerate === true) {
-        // regeneration.json is written into the run: one writer at a time, nothing written if stopped.
-        const held = holdRunFolder("lab verify", directory);
-        if (!held.ok) return refuse(held.error, held.message);
-        const uninstall = exitOnInterrupt({
-          command: "lab verify",
-          partial: () => null,
-          rerun: tcaCommand(process.argv.slice(2)),
-        });
-        try {
-          // The regeneration (a model load) is loaded only when asked for.
-          const { regenerateLabRun, writeRegenerationRecord } = await import("../../lab/labRegeneration.ts");
-          const regenerated = await regenerateLabRun({
-            runDirectory: directory,
-            modelDirectory,
-            records: verdict.records,
-            manifest: verdict.manifest,
-            strict: flags.strict === true,
-          });
-          if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
-          record = regenerated.value;
-          recordPath = writeRegenerationRecord(directory, record);
-        } finally {
-          uninstall();
-          held.value.release();
-        }
-      }
-      const strictFailure = record !== null && record.strict && record.outcome !== "reproduced";
-      const otherHarness = flags.strict === true && verdict.harness?.sameVersion !== true;
-      const valid =
-        !strictFailure && !otherHarness && (verdict.kind === "verified_success" || verdict.kind === "not_verified");
-      const headline = strictFailure ? RUN_VERDICT_HEADLINES.evidence_invalid : RUN_VERDICT_HEADLINES[verdict.kind];
-      if (json) {
-        process.stdout.write(
-          `${JSON.stringify(
-            {
-              ok: true,
-              directory,
-              kind: "lab",
-              verdict: strictFailure ? "evidence_invalid" : verdict.kind,
-              headline,
-              // What made the proposals, re-derived: the word the printed verdict line carries first.
-              label: resultLabel(verdict.source),
-              problems: verdict.problems,
-              model: verdict.modelTrial,
-              harness: verdict.harness,
-              strict: flags.strict === true,
-              valid,
-              passes: valid,
-              regeneration: record,
-            },
-            null,
-            2,
-          )}\n`,
-        );
-      } else {
-        const lines = verdictLines("lab run", labVerdict(verdict));
-        if (record !== null && recordPath !== null) lines.push(...regenerationLines(record, recordPath));
-        if (strictFailure)
-          lines.push(
-            `verdict: ${labelledVerdict(verdict.source, headline)} (a regenerated response differs and --strict was given)`,
-          );
-        if (otherHarness) lines.push("strict: made by another harness version, so not accepted");
-        process.stdout.write(`${lines.join("\n")}\n`);
-      }
-      setExitCode(valid ? 0 : 1);
+  let modelDirectory: string | null = null;
+  if (flags.regenerate === true && flags.modelDirectory !== undefined) {
+    const checked = modelDirectoryArgument(flags.modelDirectory);
+    if (!checked.ok) return refuse(checked.error, checked.message);
+    modelDirectory = resolve(checked.value);
+  }
+  // The model directory a model trial names is opened now (lab-replay): a relabelled run is not a model trial.
+  const verdict = await deriveRunVerdictCheckingModel(directory);
+  let record: RegenerationRecord | null = null;
+  let recordPath: string | null = null;
+  if (flags.regenerate === true) {
+    // regeneration.json is written into the run: one writer at a time, nothing written if stopped.
+    const held = holdRunFolder("lab verify", directory);
+    if (!held.ok) return refuse(held.error, held.message);
+    const uninstall = exitOnInterrupt({
+      command: "lab verify",
+      partial: () => null,
+      rerun: tcaCommand(process.argv.slice(2)),
     });
+    try {
+      // The regeneration (a model load) is loaded only when asked for.
+      const { regenerateLabRun, writeRegenerationRecord } = await import("../../lab/labRegeneration.ts");
+      const regenerated = await regenerateLabRun({
+        runDirectory: directory,
+        modelDirectory,
+        records: verdict.records,
+        manifest: verdict.manifest,
+        strict: flags.strict === true,
+      });
+      if (!regenerated.ok) return refuse(regenerated.error, regenerated.message);
+      record = regenerated.value;
+      recordPath = writeRegenerationRecord(directory, record);
+    } finally {
+      uninstall();
+      held.value.release();
+    }
+  }
+  const strictFailure = record !== null && record.strict && record.outcome !== "reproduced";
+  const otherHarness = flags.strict === true && verdict.harness?.sameVersion !== true;
+  const valid =
+    !strictFailure && !otherHarness && (verdict.kind === "verified_success" || verdict.kind === "not_verified");
+  const headline = strictFailure ? RUN_VERDICT_HEADLINES.evidence_invalid : RUN_VERDICT_HEADLINES[verdict.kind];
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          ok: true,
+          directory,
+          kind: "lab",
+          verdict: strictFailure ? "evidence_invalid" : verdict.kind,
+          headline,
+          // What made the proposals, re-derived: the word the printed verdict line carries first.
+          label: resultLabel(verdict.source),
+          problems: verdict.problems,
+          model: verdict.modelTrial,
+          harness: verdict.harness,
+          strict: flags.strict === true,
+          valid,
+          passes: valid,
+          regeneration: record,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } else {
+    const lines = verdictLines("lab run", labVerdict(verdict));
+    if (record !== null && recordPath !== null) lines.push(...regenerationLines(record, recordPath));
+    if (strictFailure)
+      lines.push(
+        `verdict: ${labelledVerdict(verdict.source, headline)} (a regenerated response differs and --strict was given)`,
+      );
+    if (otherHarness) lines.push("strict: made by another harness version, so not accepted");
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  setExitCode(valid ? 0 : 1);
 }

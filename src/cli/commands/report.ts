@@ -5,12 +5,10 @@ import type { Command } from "commander";
 import type { SetExitCode } from "./index.ts";
 import { printCommandError, refusal } from "../commandError.ts";
 import { existingParent } from "../pathArguments.ts";
-import { buildReport, defaultReportPath, writeReport } from "../../report/reportBuilder.ts";
+import { buildReportWith, defaultReportPath, writeReportWith, type RunReaders } from "../../report/reportFile.ts";
 import type { ReportDocument, Verdict } from "../../report/reportDocument.ts";
 import { detectRunKind } from "../../report/runKind.ts";
 import { modelCheckOfRun } from "../../verdicts/runVerdict.ts";
-import { RECORDED_VERIFICATION_PREFIXES } from "../../verdicts/recordedVerification.ts";
-import { RECORDED_REGENERATION_PREFIXES } from "../../verdicts/benchRegenerationRecord.ts";
 
 interface ReportFlags {
   out?: string;
@@ -34,8 +32,13 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       const kind = detectRunKind(resolve(runDirectory));
       const modelCheck = kind.ok && kind.value === "lab" ? await modelCheckOfRun(resolve(runDirectory)) : undefined;
       const checked = modelCheck === undefined ? {} : { modelCheck };
+      // A Lab run's page needs the Lab run's reader only; any other kind (or none yet) every reader.
+      const readers: RunReaders =
+        kind.ok && kind.value === "lab"
+          ? (await import("../../report/labRunReport.ts")).LAB_RUN_READERS
+          : (await import("../../report/reportBuilder.ts")).ALL_RUN_READERS;
       if (flags.json) {
-        const built = buildReport(runDirectory, checked);
+        const built = buildReportWith(readers, runDirectory, checked);
         if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
         process.stdout.write(`${JSON.stringify(built.value.document, null, 2)}\n`);
         failIfInvalid(setExitCode, built.value.document);
@@ -44,13 +47,17 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
       if (flags.open) {
         let html: string;
         if (flags.out !== undefined) {
-          const written = writeReport(runDirectory, { ...checked, out: flags.out, force: flags.force === true });
+          const written = writeReportWith(readers, runDirectory, {
+            ...checked,
+            out: flags.out,
+            force: flags.force === true,
+          });
           if (!written.ok)
             return fail(setExitCode, written.error, written.message, { run: runDirectory, out: flags.out });
           process.stdout.write(`report: ${written.value.path}\n`);
           html = written.value.report.html;
         } else {
-          const built = buildReport(runDirectory, checked);
+          const built = buildReportWith(readers, runDirectory, checked);
           if (!built.ok) return fail(setExitCode, built.error, built.message, { run: runDirectory });
           html = built.value.html;
         }
@@ -77,18 +84,23 @@ export function registerReportCommands(program: Command, setExitCode: SetExitCod
             out,
           },
         );
-      const written = writeReport(runDirectory, { ...checked, out, force: flags.force === true });
+      const written = writeReportWith(readers, runDirectory, { ...checked, out, force: flags.force === true });
       if (!written.ok) return fail(setExitCode, written.error, written.message, { run: runDirectory, out });
       const document = written.value.report.document;
       // A bench run's page shows verify-run's recorded verification (a record); the terminal shows it too.
-      const recordedLine = (prefixes: readonly string[]): string | undefined =>
-        document.kind === "bench"
-          ? document.bench.verdict.details.find((line) => prefixes.some((prefix) => line.startsWith(prefix)))
-          : undefined;
-      const records = [recordedLine(RECORDED_VERIFICATION_PREFIXES), recordedLine(RECORDED_REGENERATION_PREFIXES)]
-        .filter((line) => line !== undefined)
-        .map((line) => `${line}\n`)
-        .join("");
+      let records = "";
+      if (document.kind === "bench") {
+        const [{ RECORDED_VERIFICATION_PREFIXES }, { RECORDED_REGENERATION_PREFIXES }] = await Promise.all([
+          import("../../verdicts/recordedVerification.ts"),
+          import("../../verdicts/benchRegenerationRecord.ts"),
+        ]);
+        const recordedLine = (prefixes: readonly string[]): string | undefined =>
+          document.bench.verdict.details.find((line) => prefixes.some((prefix) => line.startsWith(prefix)));
+        records = [recordedLine(RECORDED_VERIFICATION_PREFIXES), recordedLine(RECORDED_REGENERATION_PREFIXES)]
+          .filter((line) => line !== undefined)
+          .map((line) => `${line}\n`)
+          .join("");
+      }
       process.stdout.write(
         `${document.kind} run: ${verdictOf(document).headline}\n${records}report: ${written.value.path}\n`,
       );
