@@ -10,7 +10,7 @@ import { supportFiles, testFilePath, type QuixDataset, type QuixProgram } from "
 import type { BenchErrorCode } from "../errorCodes.ts";
 import { runInSandbox, type SandboxConfig } from "../sandbox/sandbox.ts";
 import { writeTaskFiles } from "../dataset/taskFolder.ts";
-import { trustedRunnerFiles, TRUSTED_RUNNER_ARGV, RESULT_CHANNEL_MAX_BYTES } from "./runnerFiles.ts";
+import { RESULT_CHANNEL_MAX_BYTES, trustedRunnerStart } from "./runnerFiles.ts";
 import { isRecord } from "../../core/isRecord.ts";
 
 /**
@@ -145,14 +145,11 @@ async function preparePublicCases(
         f.path === testFilePath(program.name) || f.path.startsWith("json_testcases/") || f.path.endsWith("/node.py"),
     );
     const job = { mode: "prepare", program: program.name, includeSlow };
-    writeTaskFiles(dir, [
-      ...trustedRunnerFiles(true),
-      ...data,
-      { path: "job.json", content: Buffer.from(JSON.stringify(job)) },
-    ]);
+    const runner = trustedRunnerStart(config.python, true);
+    writeTaskFiles(dir, [...runner.files, ...data, { path: "job.json", content: Buffer.from(JSON.stringify(job)) }]);
     const run = await runInSandbox(config, {
       taskDir: dir,
-      argv: TRUSTED_RUNNER_ARGV,
+      argv: runner.argv,
       stdoutHeadBytes: RESULT_CHANNEL_MAX_BYTES,
       timeoutMs: config.limits.timeoutMs,
     });

@@ -15,7 +15,7 @@ import { writeTaskFiles } from "../dataset/taskFolder.ts";
 import type { GradeCounts, GradeOutcome, GradeRecord } from "./gradeRecord.ts";
 import { parseRunnerOutput, shortValue, uncomparedClass, valueMatches, type RunnerOutput } from "./caseResults.ts";
 import { publicCases, type CaseInput, type GradingCase } from "./publicCases.ts";
-import { RESULT_CHANNEL_MAX_BYTES, TRUSTED_RUNNER_ARGV, trustedRunnerFiles } from "./runnerFiles.ts";
+import { RESULT_CHANNEL_MAX_BYTES, trustedRunnerStart } from "./runnerFiles.ts";
 import { BudgetWatch, budgetText, type BudgetStop, type GradingBudget } from "./runBudget.ts";
 
 // v2 (issue #24): held-out expected values confirmed by an independent implementation, validity
@@ -183,15 +183,16 @@ export async function runOnInputs(
       cases: inputs,
       caseCpuSeconds: metered ? 0 : budget.caseCpuSeconds,
     };
+    const runner = trustedRunnerStart(config.python, false);
     writeTaskFiles(dir, [
-      ...trustedRunnerFiles(false),
+      ...runner.files,
       ...helpers,
       { path: targetPath(program.name), content: Buffer.from(source) },
       { path: "job.json", content: Buffer.from(JSON.stringify(job)) },
     ]);
     const run = await runInSandbox(config, {
       taskDir: dir,
-      argv: TRUSTED_RUNNER_ARGV,
+      argv: runner.argv,
       stdoutHeadBytes: RESULT_CHANNEL_MAX_BYTES,
       timeoutMs: metered ? config.limits.gradingWallGuardMs : budget.runCpuSeconds * 1000,
       ...(watch ? { watch } : {}),

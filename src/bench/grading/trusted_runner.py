@@ -23,10 +23,19 @@
 # class with its own __eq__ (or __hash__) is reported as "other", never as a passing value
 # (builtin_base). sqrt's values are written with their class for pytest.approx's arithmetic
 # (typed_number). Python starts with -S (runnerFiles.ts): only the standard library imports.
+#
+# Start-up (issue #36): the garbage collector is paused while the runner imports and defines
+# what it needs, and those objects are made permanent (gc.freeze in main) before anything of the
+# candidate's runs: no collection re-walks them. The candidate's objects are collected as before
+# (gc on, default thresholds). hashlib is imported by prepare mode alone.
+import gc
+
+if __name__ == "__main__":
+    gc.disable()
+
 import collections
 import decimal
 import fractions
-import hashlib
 import importlib
 import importlib.util
 import json
@@ -492,6 +501,7 @@ def node_class_as_tests_import_it():
 # ---- prepare mode ----
 
 def template_hash(text, program):
+    import hashlib
     return hashlib.sha256(text.replace(program, "{p}").encode("utf-8")).hexdigest()
 
 
@@ -804,6 +814,8 @@ def supervise(job, channel, out_line):
 
 def main():
     job = json.load(open(sys.argv[1], encoding="utf-8"))
+    gc.freeze()
+    gc.enable()
     # Results go to a private copy of stdout; the program's own prints go to stderr, so they
     # cannot interleave with (or be mistaken for) result lines.
     channel = os.fdopen(os.dup(1), "wb")

@@ -266,6 +266,9 @@ export function readCgroupReport(groups: RunCgroups): CgroupReport {
   return { limitsHit: hit, peakMemoryBytes: peak };
 }
 
+const DRAIN_PAUSE_MS = 10;
+const DRAIN_BOUND_MS = 5_000;
+
 /**
  * Empties and removes a run's groups. When bwrap exits, the PID namespace is torn down
  * asynchronously, so members can linger for a moment: kill whatever is left, wait until each
@@ -275,9 +278,14 @@ export function readCgroupReport(groups: RunCgroups): CgroupReport {
 export async function drainAndRemoveCgroups(groups: RunCgroups | undefined): Promise<void> {
   if (!groups) return;
   for (const dir of groups.dirs) {
-    for (let attempt = 0; attempt < 500; attempt++) {
+    // One run in three to eight needed a retry here, and one a millisecond later sufficed
+    // (issue #36): the first retries come sooner, then every DRAIN_PAUSE_MS, DRAIN_BOUND_MS in
+    // all, as before.
+    for (let attempt = 0, waited = 0; waited < DRAIN_BOUND_MS; attempt++) {
       if (removeGroupNow(dir)) break;
-      await new Promise((r) => setTimeout(r, 10));
+      const pause = Math.min(DRAIN_PAUSE_MS, 2 ** attempt);
+      await new Promise((r) => setTimeout(r, pause));
+      waited += pause;
     }
   }
 }
