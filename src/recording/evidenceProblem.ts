@@ -5,7 +5,10 @@
 
 export interface EvidenceProblem<C extends string = string> {
   readonly code: C;
-  /** The evidence file's name relative to the run folder, e.g. "audit.jsonl" or "traces/C-gcd.ndjson". */
+  /**
+   * The evidence file's name relative to the run folder, e.g. "audit.jsonl" or
+   * "traces/C-gcd.ndjson"; "" for a problem of the whole run (problems_omitted).
+   */
   readonly file: string;
   /** 1-based line of a log file, when the problem is in one record. */
   readonly line?: number;
@@ -15,9 +18,10 @@ export interface EvidenceProblem<C extends string = string> {
   readonly detail: string;
 }
 
-/** The one printed form of a problem: `code: file[:line][ (event)]: detail`. */
+/** The one printed form of a problem: `code: file[:line][ (event)]: detail`, or `code: detail` for the whole run. */
 export function formatProblem(problem: EvidenceProblem): string {
   const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`;
   const event = problem.event === undefined ? "" : ` (${problem.event})`;
-  return `${problem.code}: ${where}${event}: ${problem.detail}`;
+  const place = `${where}${event}`;
+  return place === "" ? `${problem.code}: ${problem.detail}` : `${problem.code}: ${place}: ${problem.detail}`;
 }

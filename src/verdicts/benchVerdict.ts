@@ -399,7 +399,7 @@ export function deriveBenchVerdict(runDirectory: string, options: BenchVerdictOp
       ? problems
       : [
           ...problems.slice(0, MAX_LISTED_PROBLEMS),
-          benchProblem("problems_omitted", ".", `... and ${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`),
+          benchProblem("problems_omitted", "", `${problems.length - MAX_LISTED_PROBLEMS} more problem(s)`),
         ];
   const kind: BenchVerdictKind =
     listed.length > 0 ? "evidence_invalid" : expected !== null && tasks.length >= expected ? "complete" : "incomplete";

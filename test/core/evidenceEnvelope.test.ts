@@ -70,3 +70,14 @@ test("the generated schema has one branch per event, each closed", () => {
   );
   assert.ok(schema.anyOf.every((b) => b.additionalProperties === false));
 });
+
+test("a problem prints as code: file[:line][ (event)]: detail, and one of the whole run (no file) as code: detail", () => {
+  const detail = "12 more problem(s)";
+  assert.equal(formatProblem({ code: "problems_omitted", file: "", detail }), `problems_omitted: ${detail}`);
+  assert.equal(
+    formatProblem({ code: "file_missing", file: "final.json", detail: "gone" }),
+    "file_missing: final.json: gone",
+  );
+  assert.equal(formatProblem({ code: "bad", file: "a.jsonl", line: 4, detail: "x" }), "bad: a.jsonl:4: x");
+  assert.equal(formatProblem({ code: "bad", file: "a.jsonl", event: "stop", detail: "x" }), "bad: a.jsonl (stop): x");
+});

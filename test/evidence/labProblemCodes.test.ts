@@ -174,6 +174,7 @@ test("more than 40 problems: the rest counted as problems_omitted, the last list
   const omitted = verdict.problems.at(-1)!;
   assert.equal(omitted.code, "problems_omitted", JSON.stringify(verdict.problems.map(formatProblem)));
   assert.match(omitted.detail, /^\d+ more problem\(s\)$/);
+  assert.match(formatProblem(omitted), /^problems_omitted: \d+ more problem\(s\)$/, "no empty file slot");
   assert.equal(verdict.problems.length, 41);
 });
 
