@@ -11,6 +11,7 @@ import { labelledVerdict, resultLabel } from "../../core/resultLabel.ts";
 import { resolve } from "node:path";
 import type { SetExitCode } from "./index.ts";
 import { refusal } from "../commandError.ts";
+import { LAB_REFUSED } from "./labRefusals.ts";
 import { inputDirectory } from "../pathArguments.ts";
 import { modelDirectoryArgument } from "../labPathArguments.ts";
 import { exitOnInterrupt, holdRunFolder } from "../interruption.ts";
@@ -26,7 +27,6 @@ import { readJsonObjectUnder } from "../../core/safeRead.ts";
 import { regenerationSummary, type RegenerationRecord } from "../../verdicts/labRegenerationRecord.ts";
 import { differenceExcerpts, regenerationOutcomeLine } from "../../core/responseComparison.ts";
 
-const LAB_REFUSED = 2;
 const CHECKS_SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
 /** Options as commander parses them for `tca lab verify` (src/cli/commands/lab.ts registers them). */
 export interface LabVerifyFlags {
