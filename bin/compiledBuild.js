@@ -29,6 +29,17 @@ export const COMPILE_SCRIPT = "scripts/compile.mjs";
 export const BUNDLED_PACKAGES = ["typebox", "ajv", "diff", "commander"];
 export const BUNDLED_DIRECTORY = "_bundled";
 
+/**
+ * The command itself as one ES module (plus one chunk per lazily imported subcommand and the
+ * code those chunks share), lib/_cli/main.js, made by the compile from the per-file build: what
+ * bin/tca.js runs. Each of the hundred-odd modules a command loads cost about 0.4 ms of CPU to
+ * resolve, link and evaluate as a file of its own (a Lab run's 93: 60 ms over a bare node start,
+ * as one bundle 21 ms; #36). Every module keeps the import.meta.url it has in lib/ (the compile
+ * maps it), so files read relative to a module, the worker, createRequire and runningCode see
+ * the same paths as in the per-file build, which the tests and workers still import.
+ */
+export const CLI_BUNDLE_DIRECTORY = "_cli";
+
 /** The package.json node would find for `name` from root (root/node_modules, then each parent's), or null. */
 export function installedPackageJson(root, name) {
   for (let directory = root; ; directory = dirname(directory)) {
