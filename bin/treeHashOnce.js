@@ -6,7 +6,7 @@
 // through here; a check that must see later edits (a test editing a copy) calls hashTree itself.
 // Plain JavaScript, like compiledBuild.js, because bin/tca.js loads it before any transpiler.
 import { resolve } from "node:path";
-import { hashTree } from "./compiledBuild.js";
+import { hashTreeCached } from "./treeDigestCache.js";
 
 /** "<absolute root>\0<directory>" → the frozen digests of that tree, as first read by this process. */
 const digestsByTree = new Map();
@@ -17,7 +17,8 @@ export function hashTreeOnce(root, directory) {
   const known = digestsByTree.get(key);
   if (known !== undefined) return known;
   // A tree that cannot be read throws here and is not remembered: the next caller tries again.
-  const digests = Object.freeze(hashTree(root, directory));
+  // hashTree's digests, read through the stat-validated cache (treeDigestCache.js).
+  const digests = Object.freeze(hashTreeCached(root, directory));
   digestsByTree.set(key, digests);
   return digests;
 }

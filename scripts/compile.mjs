@@ -16,7 +16,7 @@
 //
 // Usage: node scripts/compile.mjs [--root <checkout>]   (tests build a temporary copy)
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const PRECOMPILED_MODULE = "recording/precompiledValidatorTable.js";
@@ -24,6 +24,7 @@ const VALIDATOR_FOLDER = "precompiledValidators";
 import {
   BUNDLED_DIRECTORY,
   BUNDLED_PACKAGES,
+  CLI_BUNDLE_DIRECTORY,
   COMPILE_SCRIPT,
   COMPILED_DIRECTORY,
   STAMP_NAME,
@@ -188,6 +189,85 @@ for (const file of result.outputFiles)
 for (const path of copied) put(path.slice("src/".length), sources.get(path));
 for (const [path, bytes] of bundles) put(path, bytes);
 put(PRECOMPILED_MODULE, await precompiledValidators());
+try {
+  for (const [path, bytes] of await cliBundle()) put(path, bytes);
+} catch (error) {
+  process.stderr.write(
+    `tca compile: compile_failed: bundling the command: ${error?.errors?.[0]?.text ?? error?.message ?? "esbuild failed"}\n`,
+  );
+  process.exit(1);
+}
+
+/**
+ * lib/_cli/: the command as one ES module, made from the per-file build just written to the
+ * scratch folder (the generated validator table included), each lazily imported subcommand a
+ * chunk of its own beside it, so a command still loads only what it runs. What stays outside:
+ * packages (node_modules, and lib/_bundled/'s one-file packages, which lib/ imports by a path),
+ * files outside lib/ (bin/, package.json) and the validators' .cjs files, so bin/treeHashOnce.js's
+ * memo is the one bin/tca.js filled, and the package.json read is today's. Each module's
+ * import.meta.url is the URL of its own file in lib/ (`define` makes every import.meta.url the
+ * module's own constant, set from its chunk's URL): a file read beside a module, createRequire,
+ * the model worker's path and runningCode resolve exactly as in the per-file build.
+ */
+async function cliBundle() {
+  const outdir = join(scratch, CLI_BUNDLE_DIRECTORY);
+  const toOutdir = (target) => {
+    const path = relative(outdir, target).split(sep).join("/");
+    return path.startsWith(".") ? path : `./${path}`;
+  };
+  const inScratch = (path) => path.startsWith(`${scratch}${sep}`);
+  const fromScratch = {
+    name: "per-file-build-only",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (resolving) => {
+        if (resolving.kind === "entry-point") return { path: resolving.path, namespace: "file" };
+        if (!/^\.\.?\//.test(resolving.path)) return { path: resolving.path, external: true };
+        const target = resolve(dirname(resolving.importer), resolving.path);
+        const bundledHere =
+          inScratch(target) &&
+          !target.startsWith(join(scratch, BUNDLED_DIRECTORY) + sep) &&
+          (target.endsWith(".js") || target.endsWith(".json"));
+        // Outside the per-file build (bin/, package.json), a one-file package, a validator file.
+        if (!bundledHere) return { path: toOutdir(target), external: true };
+        return { path: target, namespace: "file" };
+      });
+      build.onLoad({ filter: /\.js$/ }, (loading) => {
+        const inLib = relative(outdir, loading.path).split(sep).join("/");
+        const contents = readFileSync(loading.path, "utf8");
+        // MODULE_URL is this module's own (esbuild renames each module's copy apart); CHUNK_URL,
+        // the banner's, is the URL of the file the module ends up in, which lies in lib/_cli/.
+        const prelude = `const ${MODULE_URL} = new URL(${JSON.stringify(inLib)}, ${CHUNK_URL}).href;\n`;
+        return { contents: prelude + contents, loader: "js" };
+      });
+    },
+  };
+  const MODULE_URL = "__tcaModuleUrl";
+  const CHUNK_URL = "__tcaChunkUrl";
+  const result = await esbuild.build({
+    // The scratch folder as the working directory: the bundle's "// cli/main.js" comments name
+    // lib/'s files, not the scratch folder's (process-numbered) name, so a rebuild is byte-identical.
+    absWorkingDir: scratch,
+    entryPoints: [join(scratch, "cli", "main.js")],
+    outdir,
+    bundle: true,
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    write: false,
+    format: "esm",
+    platform: "node",
+    target: "node20.19",
+    charset: "utf8",
+    logLevel: "error",
+    define: { "import.meta.url": MODULE_URL },
+    // Less to parse at each start; names are kept, so a stack trace still names the functions
+    // (lib/'s per-file build, which the tests import, stays as readable as before).
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: { js: `const ${CHUNK_URL} = import.meta.url;` },
+    plugins: [fromScratch],
+  });
+  return result.outputFiles.map((file) => [relative(scratch, file.path).split(sep).join("/"), file.contents]);
+}
 
 /**
  * lib/recording/precompiledValidators.js: the evidence validators as Ajv's standalone code (#36),

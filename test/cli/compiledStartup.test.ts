@@ -198,6 +198,76 @@ process.stdout.write(JSON.stringify({ typebox: [keys(bundledTypebox), keys(origi
   assert.equal((await runTca(root, EXPR_OK)).stderr, COMPILED_TRACE);
 });
 
+test("the command runs as lib/_cli/'s bundle: a Lab run loads its chunks, not lib/'s files, and every module in it keeps its own lib/ URL", async () => {
+  const cliFiles = listFiles(root, "lib/_cli");
+  assert.ok(cliFiles.includes("lib/_cli/main.js"), cliFiles.join(" "));
+  const stamp = JSON.parse(readFileSync(join(root, "lib", STAMP_NAME), "utf8")) as { outputs: Record<string, string> };
+  for (const path of cliFiles) {
+    // Vouched for by the stamp like every file of lib/ (an edit makes the build stale, tested above).
+    assert.equal(stamp.outputs[path], sha256Hex(readFileSync(join(root, path))), path);
+    const text = readFileSync(join(root, path), "utf8");
+    // import.meta.url appears once, in the banner: every module's own is mapped to its lib/ file.
+    assert.equal(text.split("import.meta.url").length - 1, 1, path);
+    assert.ok(text.startsWith("const __tcaChunkUrl = import.meta.url;"), path);
+    for (const [, target] of text.matchAll(/new URL\("([^"]+)",__tcaChunkUrl\)/g)) {
+      assert.ok(
+        target !== undefined && target.startsWith("../") && !target.startsWith("../_cli/"),
+        `${path}: ${target}`,
+      );
+      assert.ok(existsSync(join(root, "lib", target.slice(3))), `${path}: ${target} is not a file of lib/`);
+    }
+  }
+  // Which files a Lab run loads, logged by a resolve hook (a file of this test's, in the copy).
+  const hook = join(root, "test-output-loaded-hook.mjs");
+  writeFileSync(
+    hook,
+    'export async function resolve(specifier, context, next) { const r = await next(specifier, context); if (r.url.startsWith("file:")) process.stderr.write(`loaded ${r.url}\\n`); return r; }\n',
+  );
+  const register = join(root, "test-output-loaded-register.mjs");
+  // A Lab run records the lockfile's digest; the copy has none of its own.
+  const lockfile = join(root, "package-lock.json");
+  copyFileSync(join(REPO_ROOT, "package-lock.json"), lockfile);
+  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hook}`)});\n`);
+  try {
+    const run = join(root, "test-output-bundle-run");
+    const lab = await runNode(
+      root,
+      ["--import", register, join(root, "bin", "tca.js"), "lab", "baseline", "--run", run],
+      {
+        TCA_NO_COMPILED: "",
+      },
+    );
+    assert.equal(lab.code, 0, lab.stderr);
+    const loaded = [...lab.stderr.matchAll(/^loaded file:\/\/(.+)$/gm)].map((m) => (m[1] ?? "").slice(root.length + 1));
+    assert.ok(loaded.includes("lib/_cli/main.js"), `${loaded.length} files loaded, lib/_cli/main.js not among them`);
+    const perFile = loaded.filter((path) => path.startsWith("lib/") && !/^lib\/(_cli|_bundled)\//.test(path));
+    assert.deepEqual(perFile, [], "a module of the per-file build was loaded beside the bundle");
+    // runningCode, inside the bundle, judged from its own module's lib/ URL: the compiled build, fresh.
+    const manifest = JSON.parse(readFileSync(join(run, "manifest.json"), "utf8")) as {
+      runtime: { code: { mode: string; sources_match: boolean; outputs_match: boolean } };
+    };
+    const { mode, sources_match, outputs_match } = manifest.runtime.code;
+    assert.deepEqual(
+      { mode, sources_match, outputs_match },
+      { mode: "compiled", sources_match: true, outputs_match: true },
+    );
+    // A file read beside its module (the report viewer beside lib/report/htmlPage.js) through the bundle.
+    const html = join(root, "test-output-report.html");
+    const report = await runTca(root, ["report", run, "--out", html]);
+    assert.equal(report.code, 0, report.stderr);
+    assert.ok(readFileSync(html, "utf8").length > 1000);
+  } finally {
+    for (const path of [
+      hook,
+      register,
+      lockfile,
+      join(root, "test-output-bundle-run"),
+      join(root, "test-output-report.html"),
+    ])
+      rmSync(path, { recursive: true, force: true });
+  }
+});
+
 test("--help and --version are answered by bin/tca.js alone, with or without a build", async () => {
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   for (const env of [{ TCA_NO_COMPILED: "" }, { TCA_NO_COMPILED: "1" }]) {

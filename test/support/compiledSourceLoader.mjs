@@ -9,18 +9,19 @@
 //
 // The build must be exactly the current src/ (bin/compiledBuild.js, the check bin/tca.js makes):
 // a stale or missing lib/ stops the run here with the command that rebuilds it, never runs old code.
-// The digests are read with hashTree, not bin/treeHashOnce.js's memo, so a test finds that memo
-// as it would under tsx. TCA_NO_COMPILED=1 runs src/ itself through tsx instead, as it makes
+// The digests are read with hashTreeCached (bin/treeDigestCache.js: a file is hashed again when
+// its stat changed), not bin/treeHashOnce.js's memo, so a test finds that memo as it would under tsx. TCA_NO_COMPILED=1 runs src/ itself through tsx instead, as it makes
 // bin/tca.js and the tests' child helpers do (`TCA_NO_COMPILED=1 npm run test:unit`: the suite as before).
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
-import { compiledBuildStatus, hashTree } from "../../bin/compiledBuild.js";
+import { compiledBuildStatus } from "../../bin/compiledBuild.js";
+import { hashTreeCached } from "../../bin/treeDigestCache.js";
 
 if (process.env.TCA_NO_COMPILED === "1") {
   await import("tsx"); // what `--import tsx` loads: tsx's ESM and CommonJS hooks, registered
 } else {
   const root = fileURLToPath(new URL("../../", import.meta.url));
-  const build = compiledBuildStatus(root, hashTree);
+  const build = compiledBuildStatus(root, (at, directory) => hashTreeCached(at, directory));
   if (!build.fresh) {
     throw new Error(
       `compiledSourceLoader: lib/ is not a build of this src/ (${build.reason}); ` +
