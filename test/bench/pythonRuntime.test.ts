@@ -6,7 +6,7 @@
 // keeps of the real site-packages.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { resolvePythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
@@ -15,7 +15,10 @@ import { hostPythonRuntime, systemPackages, testNeeding } from "../support/syste
 const pytestTest = testNeeding(() => systemPackages(["pytest"]));
 
 /** The probe's answer for the host interpreter seeing only the entries of pytestPaths that `keep` keeps. */
-function probeSeeing(keep: (name: string) => boolean): ReturnType<typeof resolvePythonRuntime> {
+function probeSeeing(
+  keep: (name: string) => boolean,
+  alter: (site: string) => void = () => undefined,
+): ReturnType<typeof resolvePythonRuntime> {
   const host = hostPythonRuntime();
   if (!host.ok) throw new Error(host.message);
   const scratch = mkdtempSync(join(tmpdir(), "tca-python-seeing-"));
@@ -25,6 +28,7 @@ function probeSeeing(keep: (name: string) => boolean): ReturnType<typeof resolve
     for (const path of host.value.pytestPaths) {
       if (keep(basename(path))) symlinkSync(path, join(site, basename(path)));
     }
+    alter(site);
     const python = join(scratch, "python3");
     writeFileSync(python, `#!/bin/sh\nPYTHONPATH='${site}' exec '${host.value.executable}' -S "$@"\n`, { mode: 0o755 });
     return resolvePythonRuntime(python);
@@ -67,4 +71,27 @@ test("no python3 at the path given: python_unavailable", () => {
   const r = resolvePythonRuntime(join(tmpdir(), "tca-no-such-dir", "python3"));
   assert.equal(r.ok ? "ok" : r.error, "python_unavailable");
   assert.equal(r.ok ? "" : r.message, "python3 with pytest could not be started (is pytest installed?)");
+});
+
+pytestTest("pytest's Requires-Python excludes this interpreter: python_unavailable, naming both", () => {
+  const r = probeSeeing(
+    () => true,
+    (site) => {
+      // A copy of pytest's metadata folder whose Requires-Python no interpreter meets.
+      const info = readdirSync(site).find((name) => /^pytest-[^/]*\.dist-info$/.test(name));
+      assert.ok(info !== undefined);
+      const linked = join(site, info);
+      const copy = join(site, `${info}.copy`);
+      cpSync(linked, copy, { recursive: true, dereference: true });
+      rmSync(linked);
+      cpSync(copy, linked, { recursive: true });
+      rmSync(copy, { recursive: true });
+      const metadata = join(linked, "METADATA");
+      const text = readFileSync(metadata, "utf8").replace(/^Requires-Python: .*$/m, "Requires-Python: >=99");
+      assert.match(text, /^Requires-Python: >=99$/m);
+      writeFileSync(metadata, text);
+    },
+  );
+  assert.equal(r.ok ? "ok" : r.error, "python_unavailable");
+  assert.match(r.ok ? "" : r.message, /: pytest [0-9.]+ requires Python >=99, this is 3\.[0-9]+\.[0-9]+$/);
 });

@@ -37,12 +37,16 @@ export const ISOLATED_PYTHON_FLAGS: readonly string[] = ["-B", "-s", "-S"];
 // instead, as the sandbox sees them: it binds these paths alone (sandbox.ts), so a requirement
 // with no distribution here (nothing of it bound) is refused, as the import refused it, and
 // pytest's own package must be found in the folders a sandboxed pytest run has on sys.path
-// (testRunner.ts) and lie among the bound paths. Whether pytest's code runs on this interpreter
-// is first proved by a sandboxed pytest run (the sandbox self-test does not start pytest).
+// (testRunner.ts) and lie among the bound paths. Each distribution's Requires-Python must hold
+// for this interpreter (what an install on an older Python would break at import); whether
+// pytest's code runs here is otherwise first proved by a sandboxed pytest run (the sandbox
+// self-test does not start pytest).
 const PROBE = `import sys, json, os, re
 import importlib.metadata as md
 from importlib.machinery import PathFinder
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+here = '%d.%d.%d' % sys.version_info[:3]
 paths, seen, todo, missing, version = set(), set(), ['pytest'], [], None
 while todo:
     name = todo.pop()
@@ -57,6 +61,9 @@ while todo:
         continue
     if key == 'pytest':
         version = d.version
+    needs = d.metadata.get('Requires-Python')
+    if needs and not SpecifierSet(needs).contains(here, prereleases=True):
+        sys.exit(name + ' ' + d.version + ' requires Python ' + needs + ', this is ' + here)
     tops = set()
     for f in d.files or []:
         if (len(f.parts) > 1 or f.parts[0].endswith('.py')) and f.parts[0] not in ('..', '__pycache__', 'bin'):
