@@ -5,10 +5,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadDataset, type QuixDataset, type QuixProgram } from "../../src/bench/dataset/dataset.ts";
-import { resolvePythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
 import { createSandboxConfig, type SandboxConfig } from "../../src/bench/sandbox/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../src/bench/sandbox/sandboxLimits.ts";
 import { MINI_DATASET_DIR } from "../support/optionalResources.ts";
+import { hostPythonRuntime } from "../support/systemPackages.ts";
 
 export { MINI_DATASET_DIR };
 
@@ -16,7 +16,7 @@ let cached: { sandbox: SandboxConfig; dataset: QuixDataset } | undefined;
 
 export function benchSetup(limits: Partial<SandboxLimits> = {}): { sandbox: SandboxConfig; dataset: QuixDataset } {
   if (!cached) {
-    const py = resolvePythonRuntime();
+    const py = hostPythonRuntime();
     if (!py.ok) throw new Error(`test setup: ${py.message}`);
     const sb = createSandboxConfig(py.value, DEFAULT_SANDBOX_LIMITS);
     if (!sb.ok) throw new Error(`test setup: ${sb.message}`);

@@ -7,7 +7,22 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test, type TestContext, type TestOptions } from "node:test";
-import { resolvePythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
+import type { Result } from "../../src/core/result.ts";
+import type { BenchErrorCode } from "../../src/bench/errorCodes.ts";
+import { resolvePythonRuntime, type PythonRuntime } from "../../src/bench/sandbox/pythonRuntime.ts";
+
+let hostPython: Result<PythonRuntime, BenchErrorCode> | undefined;
+
+/**
+ * python3 as resolvePythonRuntime finds it, probed once per test process (issue #36): the skip
+ * rule below and benchSetup (benchFixtures.ts) both need it, and each probe is a Python start
+ * through the PATH's python3 (a pyenv shim here) of about 0.13 CPU-s. Held in memory only; a
+ * test that wants a fresh probe calls resolvePythonRuntime itself.
+ */
+export function hostPythonRuntime(): Result<PythonRuntime, BenchErrorCode> {
+  hostPython ??= resolvePythonRuntime();
+  return hostPython;
+}
 
 export function requireSystem(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.TCA_REQUIRE_SYSTEM === "1";
@@ -40,7 +55,7 @@ export function missingPackages(
   wanted: readonly SystemPackage[],
   env: NodeJS.ProcessEnv,
   probes: { pytest: () => boolean; chromium: (path: string) => boolean } = {
-    pytest: () => resolvePythonRuntime().ok,
+    pytest: () => hostPythonRuntime().ok,
     chromium: existsSync,
   },
 ): string[] {

@@ -30,12 +30,24 @@ export interface PythonRuntime {
 export const ISOLATED_PYTHON_FLAGS: readonly string[] = ["-B", "-s", "-S"];
 
 // pytest's distributions by their files (RECORD; top_level.txt where a packager left RECORD
-// out), following its requirements whose markers hold here, extras left out.
+// out), following its requirements whose markers hold here, extras left out. pytest itself is
+// not imported (issue #36): `import pytest` (pygments, email, ast, ...) cost more CPU than the
+// rest of the probe, in every process that prepares a sandbox, only to read a version that the
+// distribution's metadata holds too. What the import established is checked from the files
+// instead, as the sandbox sees them: it binds these paths alone (sandbox.ts), so a requirement
+// with no distribution here (nothing of it bound) is refused, as the import refused it, and
+// pytest's own package must be found in the folders a sandboxed pytest run has on sys.path
+// (testRunner.ts) and lie among the bound paths. Each distribution's Requires-Python must hold
+// for this interpreter (what an install on an older Python would break at import); whether
+// pytest's code runs here is otherwise first proved by a sandboxed pytest run (the sandbox
+// self-test does not start pytest).
 const PROBE = `import sys, json, os, re
-import pytest
 import importlib.metadata as md
+from importlib.machinery import PathFinder
 from packaging.requirements import Requirement
-paths, seen, todo = set(), set(), ['pytest']
+from packaging.specifiers import SpecifierSet
+here = '%d.%d.%d' % sys.version_info[:3]
+paths, seen, todo, missing, version = set(), set(), ['pytest'], [], None
 while todo:
     name = todo.pop()
     key = re.sub(r'[-_.]+', '-', name).lower()
@@ -45,7 +57,13 @@ while todo:
     try:
         d = md.distribution(name)
     except md.PackageNotFoundError:
+        missing.append(name)
         continue
+    if key == 'pytest':
+        version = d.version
+    needs = d.metadata.get('Requires-Python')
+    if needs and not SpecifierSet(needs).contains(here, prereleases=True):
+        sys.exit(name + ' ' + d.version + ' requires Python ' + needs + ', this is ' + here)
     tops = set()
     for f in d.files or []:
         if (len(f.parts) > 1 or f.parts[0].endswith('.py')) and f.parts[0] not in ('..', '__pycache__', 'bin'):
@@ -61,7 +79,13 @@ while todo:
         req = Requirement(r)
         if req.marker is None or req.marker.evaluate({'extra': ''}):
             todo.append(req.name)
-print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'version': sys.version.split()[0], 'pytest': pytest.__version__, 'pytest_paths': sorted(paths)}))
+if missing:
+    sys.exit('not installed: ' + ', '.join(sorted(missing)))
+spec = PathFinder.find_spec('pytest', sorted({os.path.dirname(p) for p in paths}))
+origin = os.path.realpath(spec.origin) if spec is not None and spec.origin else ''
+if not any(origin.startswith(p + os.sep) for p in paths):
+    sys.exit("pytest's package is not among its distribution's files")
+print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'version': sys.version.split()[0], 'pytest': version, 'pytest_paths': sorted(paths)}))
 `;
 
 /** The folders pytest's packages live in: masked in every sandbox run, on a pytest run's sys.path. */
@@ -86,7 +110,12 @@ function validPytestPaths(value: unknown): readonly string[] | undefined {
 export function resolvePythonRuntime(command = "python3"): Result<PythonRuntime, BenchErrorCode> {
   const probe = spawnSync(command, ["-c", PROBE], { encoding: "utf8", timeout: 60_000 });
   if (probe.error || probe.status !== 0) {
-    return err("python_unavailable", "python3 with pytest could not be started (is pytest installed?)");
+    // The probe's own refusal (a distribution not installed) is its last line on stderr.
+    const reason = probe.error ? "" : (probe.stderr.trim().split("\n").pop() ?? "");
+    return err(
+      "python_unavailable",
+      `python3 with pytest could not be started (is pytest installed?)${reason ? `: ${reason}` : ""}`,
+    );
   }
   let parsed: unknown;
   try {
