@@ -1,9 +1,9 @@
 // npm run bench:task-cost [-- --rounds N] [-- --program P] [-- --dataset DIR] [-- --before DIR]
 // [-- --compare DIR] — what the harness costs per bench task (issue #36): one run_tests call
 // (pytest in a fresh sandbox and folder, as the agent's tool runs it) and one trusted grade
-// (public + held-out cases, two sandboxed runs), on a QuixBugs program's reference fix, next to
-// references: `python -c 0` and `pytest --version`, bare on the host and inside the same sandbox
-// (there as every sandboxed Python starts: -B -s -S; pytest as run_tests starts it).
+// (public + held-out cases, one sandboxed run in two phases), on a QuixBugs program's reference
+// fix, next to references: `python -c 0` and `pytest --version`, bare on the host and inside
+// the same sandbox (there as every sandboxed Python starts: -B -s -S; pytest as run_tests starts it).
 // --before DIR: a checkout of the tree as it was before #36 (git worktree add --detach DIR
 // 5211dab^); its run_tests (plain `python -m pytest`, its sandbox) and its grade are timed by
 // bench/taskCostPeer.ts, copied into DIR/bench/ and run there (DIR's own src/, its own Node
@@ -12,7 +12,7 @@
 // Without --before, a reference row runs plain `python -m pytest` in today's sandbox.
 // Every round runs each row once, in an order rotated by one each round (interleaved, so a busy
 // machine slows them all alike). Prints median and min–max of wall and CPU seconds; CPU is the
-// run's cgroup count in the sandbox (all its processes; a grade: both runs), the children's
+// run's cgroup count in the sandbox (all its processes; a grade: both phases), the children's
 // user+sys on the host; beside it the calling Node process's own CPU (spawning, cgroups, the
 // budget watch, parsing: host references include their /bin/sh). Asserts nothing about speed; warns when a run's result is not the expected one.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";

@@ -8,7 +8,10 @@
 #            imports python_programs/<p>.py (the candidate, or the reference fix when the Node
 #            side computes held-out expectations), calls the function on each case's INPUT ONLY
 #            and prints each return value in a canonical form. Nothing here knows an expected
-#            value; the comparison happens in the Node process, outside the sandbox.
+#            value; the comparison happens in the Node process, outside the sandbox. Where the
+#            job has a held-out phase (issue #36), a second worker, forked afresh after the
+#            first has ended and the sandbox is as it found it, runs the held-out cases, which
+#            Node sends only then (see "the public and the held-out cases in one sandbox").
 #
 # The candidate shares the worker's process, so it can rewrite anything the worker does and
 # write any line it likes. That is accepted by design: a line it forges is a value it could have
@@ -42,6 +45,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 
 MAX_DEPTH = 200
@@ -715,12 +719,17 @@ def kill_tree(me):
             pass
 
 
-def supervise(job, channel, out_line):
-    """Forks the worker and watches it; the only writer of the result channel to Node."""
+def run_phase(job, channel, out_line, secret):
+    """Forks a worker for job's cases and forwards its lines to Node until its completion marker
+    (True) or until it ends without one (False).
+
+    secret: where the job has a held-out phase, the run's key (phase_key), which the worker
+    overwrites with zeros before anything of the candidate's runs (so that no process of it can
+    write the supervisor's phase lines), and whose worker gets /dev/null as its stdin (the
+    supervisor's pipe from Node stays the supervisor's), as a run without a second phase has it.
+    """
     import selectors
     import time
-    # Before the fork, so that the worker never sees a dumpable supervisor.
-    harden_supervisor()
     cases = len(job["cases"])
     limit_ticks = float(job.get("caseCpuSeconds", 0)) * os.sysconf("SC_CLK_TCK")
     read_end, write_end = os.pipe()
@@ -731,6 +740,11 @@ def supervise(job, channel, out_line):
         try:
             os.close(read_end)
             channel.close()
+            if secret is not None:
+                secret[:] = bytes(len(secret))
+                null = os.open("/dev/null", os.O_RDONLY)
+                os.dup2(null, 0)
+                os.close(null)
             worker_channel = os.fdopen(write_end, "wb")
 
             def worker_out(record):
@@ -774,14 +788,16 @@ def supervise(job, channel, out_line):
     case_start = tree_cpu_ticks(me) if limit_ticks > 0 else 0
     seen = 0
     last_poll = time.monotonic()
+    ended = False  # the worker's completion marker came
     over = 0  # consecutive readings over the limit: a process reaped between two reads is
     while True:  # briefly counted twice; two readings in a row never are
         if sel.select(POLL_SECONDS):
             chunk = os.read(read_end, 1 << 16)
-            if chunk and forward(chunk):
-                break
             if not chunk:
                 break  # every writer gone without the completion marker: never a pass
+            if forward(chunk):
+                ended = True
+                break
             if len(state["pending"]) > LINE_MAX_BYTES:
                 out_line(b'{"channel":"a result line over its size limit"}')
                 break
@@ -791,7 +807,10 @@ def supervise(job, channel, out_line):
             kill_tree(me)
             while True:
                 chunk = os.read(read_end, 1 << 16)
-                if not chunk or forward(chunk):
+                if not chunk:
+                    break
+                if forward(chunk):
+                    ended = True
                     break
             break
         now = time.monotonic()
@@ -809,6 +828,215 @@ def supervise(job, channel, out_line):
                 out_line(json.dumps({"i": state["next"], "s": "timeout"}).encode())
             out_line(b'{"done":true}')
             break
+    sel.close()
+    os.close(read_end)
+    return ended
+
+
+# ---- run mode: the public and the held-out cases in one sandbox (issue #36) ----
+#
+# Where the job says so ("phases": 2, a run whose budgets Node holds from outside), the held-out
+# cases run after the public ones in the same sandbox, in a worker of their own forked afresh,
+# which imports the candidate anew, as the held-out run of its own did before. The supervisor
+# gets there only by the normal path: the public worker's completion marker came, then every
+# process of the public phase is killed and reaped (the supervisor is their subreaper), and the
+# sandbox must be as the public phase found it (phase_boundary_clean); what that phase wrote on
+# the writable tmpfs mounts is removed. Then it writes its ready line; Node writes the held-out
+# job to its stdin only then, so no process of the public phase ever sees a held-out input; and
+# once read, the start line, after which the held-out worker runs. Both lines carry the run's
+# key, which Node wrote first on stdin and the supervisor read before forking anything; the
+# public worker overwrites its copy before the candidate runs, so no process of the candidate
+# can write them (not even straight to Node, through bwrap's pid 1, which holds the channel).
+# Anything else (a budget stop, a crash, no marker, a process left, a changed sandbox) and the
+# supervisor ends as before, after the public phase, and the held-out cases get a run of their
+# own. What the held-out phase cannot be kept from is what no process can reset without
+# privileges: the pid counter, the network namespace's counters and sockets, POSIX message
+# queues, the time, and what the supervisor's memory (which its worker is forked from) holds of
+# the public phase's lines; none of it carries a held-out input, which no public process had.
+
+PHASE_KEY_BYTES = 32
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}
+
+
+def phase_key(job):
+    """The run's key (hex, from Node on stdin), read into a buffer of its own, or None."""
+    if job.get("phases") != 2:
+        return None
+    key = bytearray(PHASE_KEY_BYTES)
+    view = memoryview(key)
+    got = 0
+    while got < PHASE_KEY_BYTES:
+        n = os.readv(0, [view[got:]])
+        if n <= 0:
+            return None
+        got += n
+    if any(c not in b"0123456789abcdef" for c in key):
+        return None
+    return key
+
+
+def phase_line(kind, key):
+    """The supervisor's line `{"phase":kind,"key":key}` (runBudget.ts phaseLines)."""
+    return b'{"phase":"' + kind + b'","key":"' + key + b'"}'
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def proc_pids():
+    return {int(name) for name in os.listdir("/proc") if name.isdigit()}
+
+
+def writable_tmpfs(mounts):
+    """The mount points of the sandbox's writable tmpfs mounts (/, /dev, /dev/shm, /tmp)."""
+    roots = []
+    for line in mounts.decode("utf-8").splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[2] == "tmpfs" and "rw" in fields[3].split(","):
+            roots.append(fields[1])
+    return roots
+
+
+def entry_identity(path, st):
+    ident = (st.st_mode, st.st_ino, st.st_dev, st.st_uid, st.st_gid)
+    if stat.S_ISLNK(st.st_mode):
+        return ident + (os.readlink(path),)
+    if stat.S_ISREG(st.st_mode):
+        return ident + (st.st_size, st.st_ctime_ns)
+    return ident
+
+
+def tree_state(roots):
+    """path -> identity of every entry of the writable tmpfs mounts (never crossing into another
+    mount): its type and mode, inode, owner, a link's target, a file's size and change time."""
+    state = {}
+    for root in roots:
+        top = os.lstat(root)
+        state[root] = entry_identity(root, top)
+        todo = [root]
+        while todo:
+            folder = todo.pop()
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    st = os.lstat(entry.path)
+                    state[entry.path] = entry_identity(entry.path, st)
+                    if stat.S_ISDIR(st.st_mode) and st.st_dev == top.st_dev:
+                        todo.append(entry.path)
+    return state
+
+
+def restore_trees(roots, before):
+    """Removes what was added to the writable tmpfs mounts since `before`; False when anything
+    that was there is gone or changed, or what was added cannot all be removed."""
+    now = tree_state(roots)
+    if any(now.get(path) != ident for path, ident in before.items()):
+        return False
+    for path in sorted((p for p in now if p not in before), key=lambda p: p.count("/"), reverse=True):
+        if stat.S_ISDIR(now[path][0]):
+            os.rmdir(path)
+        else:
+            os.unlink(path)
+    return tree_state(roots) == before
+
+
+def keyring_sizes():
+    """Bytes of the user and user-session keyrings' contents (per user namespace, so this run's)."""
+    import ctypes
+    nr = KEYCTL_SYSCALL.get(os.uname().machine)
+    if nr is None:
+        raise OSError("no keyctl syscall number for this machine")
+    libc = ctypes.CDLL(None, use_errno=True)
+    long = ctypes.c_long
+    # KEYCTL_READ (11) with no buffer: the size of the keyring's list of keys.
+    return tuple(libc.syscall(long(nr), long(11), long(spec), ctypes.c_void_p(None), long(0)) for spec in (-4, -5))
+
+
+def own_state():
+    """What another process of the sandbox's user may change in the supervisor (and a worker
+    forked from it would inherit: its limits, priority, scheduling, CPUs, OOM score, autogroup),
+    and the run's System V IPC objects and keyrings."""
+    texts = []
+    for path in ("/proc/self/limits", "/proc/self/oom_score_adj", "/proc/self/autogroup",
+                 "/proc/sysvipc/msg", "/proc/sysvipc/sem", "/proc/sysvipc/shm"):
+        try:
+            texts.append(read_bytes(path))
+        except FileNotFoundError:
+            texts.append(None)
+    return (texts, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0),
+            os.sched_getparam(0).sched_priority, sorted(os.sched_getaffinity(0)), keyring_sizes())
+
+
+def sandbox_state():
+    """The sandbox as the public phase finds it, before anything of the candidate's runs."""
+    mounts = read_bytes("/proc/self/mounts")
+    roots = writable_tmpfs(mounts)
+    return {"pids": proc_pids(), "mounts": mounts, "roots": roots, "files": tree_state(roots), "own": own_state()}
+
+
+def phase_boundary_clean(start):
+    """After the public phase (kill_tree done): whether the held-out phase finds the sandbox as
+    the public phase found it: no process of it left, the same mounts, the writable tmpfs
+    mounts holding exactly what they held (what was added is removed here; anything changed
+    fails), no System V IPC object or key, the supervisor's own attributes unchanged. Anything
+    unreadable fails too: the held-out cases then get a sandbox of their own."""
+    try:
+        return (
+            proc_pids() == start["pids"]
+            and read_bytes("/proc/self/mounts") == start["mounts"]
+            and restore_trees(start["roots"], start["files"])
+            and own_state() == start["own"]
+        )
+    except Exception:
+        return False
+
+
+def read_held_out_job(program):
+    """The held-out job Node writes on stdin after the ready line ({"cases": [...]}), or None."""
+    chunks = []
+    while True:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    try:
+        held = json.loads(b"".join(chunks))
+    except ValueError:
+        return None
+    if type(held) is not dict or type(held.get("cases")) is not list:
+        return None
+    return {"program": program, "cases": held["cases"]}
+
+
+def supervise(job, channel, out_line):
+    """Forks the worker(s) and watches them; the only writer of the result channel to Node."""
+    # Before the fork, so that the worker never sees a dumpable supervisor.
+    harden_supervisor()
+    me = os.getpid()
+    key = phase_key(job)
+    start = None
+    if key is not None:
+        try:
+            start = sandbox_state()
+        except Exception:
+            start = None  # never a second phase
+    ended = run_phase(job, channel, out_line, key)
+    kill_tree(me)
+    if not ended or start is None or not phase_boundary_clean(start):
+        return
+    key_text = bytes(key)
+    ready = phase_line(b"ready", key_text)
+    os.write(2, b"\n" + ready + b"\n")  # where the trace's stderr of the held-out phase starts
+    out_line(b"\n" + ready)
+    held = read_held_out_job(job["program"])
+    if held is None:
+        return
+    # As the held-out run of its own had it: everything the supervisor holds by now is never
+    # walked by the collector while the candidate's objects are.
+    gc.freeze()
+    out_line(phase_line(b"held_out", key_text))
+    run_phase(held, channel, out_line, key)
     kill_tree(me)
 
 

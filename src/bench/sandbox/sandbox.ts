@@ -74,10 +74,17 @@ export interface SandboxRunRequest {
  * this (it runs in this Node process); a stop it asks for SIGKILLs the run's process group.
  */
 export interface RunWatch {
-  /** Each stdout chunk, with the run's CPU time (microseconds) read when it arrived. */
-  onStdout(chunk: Buffer, cpuMicros: number): void;
+  /** Each stdout chunk, with the run's CPU time (microseconds) and wall time (ms) when it arrived. */
+  onStdout(chunk: Buffer, cpuMicros: number, wallMs?: number): void;
   /** Every WATCH_INTERVAL_MS: a reason string stops the run (recorded as stoppedBy). */
   tick(cpuMicros: number, wallMs: number): string | undefined;
+  /**
+   * What the run reads on its stdin, where the watch feeds it (else stdin is /dev/null, as for
+   * every other run): `first` written as the run starts, then, once, the bytes `next` returns
+   * after a stdout chunk (asked after each), after which stdin is closed. Node's end of a stdio
+   * pipe is a socket, so nothing inside can reopen it through /proc to write into it.
+   */
+  readonly stdin?: { readonly first: Buffer; next(): Buffer | undefined } | undefined;
 }
 
 /** How often a RunWatch is asked (wall clock; what it decides on is CPU time). */
@@ -308,9 +315,19 @@ function launcherCommand(
   const close = bash
     ? `for f in /proc/$$/fd/*; do n=\${f##*/}; case $n in ${keep}) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; `
     : "";
+  // --norc: bash reads ~/.bashrc even non-interactively when its stdin is a socket (it takes
+  // that for rshd), and a run whose watch feeds its stdin gets Node's end of a socket pair there.
   return [
     bash ? "/bin/bash" : "/bin/sh",
-    ["-c", `${close}${joins}shift ${dirs.length} && exec "$@"`, "launcher", ...dirs, bwrapPath, ...bwrapArgs],
+    [
+      ...(bash ? ["--norc"] : []),
+      "-c",
+      `${close}${joins}shift ${dirs.length} && exec "$@"`,
+      "launcher",
+      ...dirs,
+      bwrapPath,
+      ...bwrapArgs,
+    ],
   ];
 }
 
@@ -336,11 +353,19 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
   const [command, args] = launcherCommand(cgroups, config.seccomp !== undefined, config.bwrapPath, bwrapArgs);
   const started = performance.now();
   return new Promise((resolvePromise) => {
+    const watch = request.watch && cgroups?.cpuFile ? request.watch : undefined;
+    const feed = watch?.stdin;
     const child = spawn(command, args, {
       detached: true,
-      stdio: ["ignore", "pipe", "pipe", config.seccomp ? "pipe" : "ignore"],
+      stdio: [feed ? "pipe" : "ignore", "pipe", "pipe", config.seccomp ? "pipe" : "ignore"],
       env: {},
     });
+    const stdin = feed ? child.stdin : null;
+    let fed = false;
+    if (stdin && feed) {
+      stdin.on("error", () => undefined); // the run ended before reading it: its result says so
+      stdin.write(feed.first);
+    }
     const seccompPipe = child.stdio[SECCOMP_FD];
     if (config.seccomp && seccompPipe && "end" in seccompPipe) {
       seccompPipe.on("error", () => undefined); // bwrap failed before reading it: reported below
@@ -352,12 +377,18 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
         ? new HeadBuffer(request.stdoutHeadBytes)
         : new TailBuffer(config.limits.outputMaxBytes);
     const stderr = new TailBuffer(config.limits.outputMaxBytes);
-    const watch = request.watch && cgroups?.cpuFile ? request.watch : undefined;
     const cpuNow = (): number => readCgroupCpuMicros(cgroups) ?? 0;
     let stoppedBy: string | null = null;
     child.stdout?.on("data", (c: Buffer) => {
       stdout.push(c);
-      watch?.onStdout(c, cpuNow());
+      watch?.onStdout(c, cpuNow(), performance.now() - started);
+      if (stdin && feed && !fed) {
+        const more = feed.next();
+        if (more) {
+          fed = true;
+          stdin.end(more);
+        }
+      }
     });
     child.stderr?.on("data", (c: Buffer) => stderr.push(c));
     let timedOut = false;
@@ -397,6 +428,7 @@ export function runInSandbox(config: SandboxConfig, request: SandboxRunRequest):
       clearTimeout(timer);
       if (watcher) clearInterval(watcher);
       request.signal?.removeEventListener("abort", onAbort);
+      stdin?.destroy();
       // Whatever is left of the group (nothing, normally: the pid namespace dies with bwrap).
       killGroup();
       const report = cgroups ? readCgroupReport(cgroups) : { limitsHit: [], peakMemoryBytes: null };
