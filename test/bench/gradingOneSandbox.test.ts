@@ -123,6 +123,10 @@ test("what the supervisor does not put back (a System V segment) sends the held-
   );
   assert.equal(g.outcome, "passed", g.reason ?? "");
   assert.equal(g.usage.runs, 2);
+  assert.match(
+    g.output,
+    /^trusted runner: held-out cases in a sandbox of their own: the supervisor's own state changed$/m,
+  );
 });
 
 /** A program that writes `line` on each of its imports (public and held-out), as `how` says, and is otherwise correct. */

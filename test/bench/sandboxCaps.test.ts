@@ -176,6 +176,42 @@ test(
   },
 );
 
+test(
+  "the other ways out of a run's processes are refused with EPERM: another process's descriptors (pidfd_getfd on init), kernel keyrings, POSIX message queues",
+  { skip: sandboxPackages().skip },
+  async () => {
+    const { sandbox } = benchSetup();
+    // Each of these kept something past the candidate's processes or reached past the supervisor:
+    // init's descriptors include Node's result channel; a key in the user keyring of the uid the
+    // runs share outlives the run; a message queue outlives the processes of a grade's first phase.
+    const r = await runScript(
+      sandbox,
+      [
+        "import ctypes, os",
+        "libc = ctypes.CDLL(None, use_errno=True)",
+        "x64 = os.uname().machine == 'x86_64'",
+        "def call(name, nr, *args):",
+        "    ctypes.set_errno(0)",
+        "    rc = libc.syscall(nr, *args)",
+        "    print(name, -1 if rc < 0 else 'ok', ctypes.get_errno() if rc < 0 else 0, flush=True)",
+        "pidfd = libc.syscall(434, 1, 0)", // pidfd_open(init): allowed, harmless on its own
+        "print('pidfd_open', 'ok' if pidfd >= 0 else ctypes.get_errno(), flush=True)",
+        "call('pidfd_getfd', 438, pidfd, 1, 0)",
+        "call('add_key', 248 if x64 else 217, b'user', b'tca-probe', b'x', 1, -3)", // session keyring
+        "call('request_key', 249 if x64 else 218, b'user', b'tca-probe', None, 0)",
+        "call('keyctl', 250 if x64 else 219, 0, -3, 0)", // KEYCTL_GET_KEYRING_ID
+        "call('mq_open', 240 if x64 else 180, b'tca-probe', os.O_CREAT | os.O_RDWR, 0o600, None)",
+      ].join("\n"),
+      20_000,
+    );
+    assert.equal(r.timedOut, false);
+    assert.match(r.stdout, /^pidfd_open ok$/m);
+    for (const name of ["pidfd_getfd", "add_key", "request_key", "keyctl", "mq_open"])
+      assert.match(r.stdout, new RegExp(`^${name} -1 1$`, "m"), `${name} refused with EPERM\n${r.stdout}`);
+    assertNothingLeft(sandbox, r);
+  },
+);
+
 test("the seccomp filter is well-formed classic BPF for each supported machine, and absent elsewhere", () => {
   for (const machine of ["x64", "arm64"]) {
     const bytes = seccompFilterBytes(machine);

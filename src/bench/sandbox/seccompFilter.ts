@@ -1,6 +1,13 @@
 // The seccomp filter every sandboxed run gets (bwrap --seccomp): it refuses ptrace and the
 // process_vm_* calls with EPERM. Without it, a program could ptrace the sandbox's init (pid 1,
 // same uid) and stall the run until the wall timeout, or read/write another process's memory.
+// It also refuses what outlives a run's processes or reaches past them (issue #36's review,
+// each an attack that worked): pidfd_getfd (a copy of another process's descriptor: bwrap's init
+// holds Node's result channel, so a candidate could write lines past the supervisor), the kernel
+// keyrings (add_key, request_key, keyctl: a key in the user keyring of the uid every run shares
+// outlives the run, a channel between runs) and POSIX message queues (mq_open: a queue outlives
+// the processes of a grade's public phase into its held-out phase). Nothing a QuixBugs program,
+// pytest or the trusted runner does needs them.
 // Hand-written on purpose: it is a dozen classic-BPF instructions, and a library (libseccomp)
 // would be a native dependency for that. Layout: struct sock_filter { u16 code; u8 jt; u8 jf;
 // u32 k; }, little-endian on both supported machines.
@@ -25,11 +32,44 @@ interface MachineSyscalls {
 
 /** Syscall numbers from the kernel's tables (arch/x86/entry/syscalls, include/uapi/asm-generic). */
 const MACHINES: Readonly<Record<string, MachineSyscalls>> = {
-  x64: { auditArch: 0xc000003e, denied: { ptrace: 101, process_vm_readv: 310, process_vm_writev: 311 } },
-  arm64: { auditArch: 0xc00000b7, denied: { ptrace: 117, process_vm_readv: 270, process_vm_writev: 271 } },
+  x64: {
+    auditArch: 0xc000003e,
+    denied: {
+      ptrace: 101,
+      process_vm_readv: 310,
+      process_vm_writev: 311,
+      pidfd_getfd: 438,
+      add_key: 248,
+      request_key: 249,
+      keyctl: 250,
+      mq_open: 240,
+    },
+  },
+  arm64: {
+    auditArch: 0xc00000b7,
+    denied: {
+      ptrace: 117,
+      process_vm_readv: 270,
+      process_vm_writev: 271,
+      pidfd_getfd: 438,
+      add_key: 217,
+      request_key: 218,
+      keyctl: 219,
+      mq_open: 180,
+    },
+  },
 };
 
-export const SECCOMP_DENIED_SYSCALLS = ["ptrace", "process_vm_readv", "process_vm_writev"] as const;
+export const SECCOMP_DENIED_SYSCALLS = [
+  "ptrace",
+  "process_vm_readv",
+  "process_vm_writev",
+  "pidfd_getfd",
+  "add_key",
+  "request_key",
+  "keyctl",
+  "mq_open",
+] as const;
 
 function instruction(code: number, jt: number, jf: number, k: number): Buffer {
   const b = Buffer.alloc(8);
