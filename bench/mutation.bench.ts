@@ -17,7 +17,7 @@ import type { RunnerOutput } from "../src/bench/grading/caseResults.ts";
 import { valueMatches } from "../src/bench/grading/caseResults.ts";
 import { confirmHeldOut, heldOutCases, independentOracleSource } from "../src/bench/grading/heldOutCases.ts";
 import { publicCases, type GradingCase } from "../src/bench/grading/publicCases.ts";
-import { runOnInputs } from "../src/bench/grading/trustedGrader.ts";
+import { runOnInputs } from "../src/bench/grading/gradingRuns.ts";
 import { resolvePythonRuntime } from "../src/bench/sandbox/pythonRuntime.ts";
 import { createSandboxConfig } from "../src/bench/sandbox/sandbox.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../src/bench/sandbox/sandboxLimits.ts";

@@ -85,6 +85,17 @@ const stampedSourcesOnly = {
   },
 };
 
+/** What every build here makes: ES modules for node, in memory (written by `put` below), bundled. */
+const NODE_ESM_BUILD = {
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "node",
+  target: "node20.19", // the engines floor: older targets make esbuild drop import attributes (`with { type: "json" }`)
+  charset: "utf8",
+  logLevel: "error",
+};
+
 let result;
 try {
   result = await esbuild.build({
@@ -92,13 +103,7 @@ try {
     entryPoints: typescript.map((path) => join(root, path)),
     outbase: join(root, "src"),
     outdir: join(root, COMPILED_DIRECTORY),
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "node",
-    target: "node20.19", // the engines floor: older targets make esbuild drop import attributes (`with { type: "json" }`)
-    charset: "utf8",
-    logLevel: "error",
+    ...NODE_ESM_BUILD,
     plugins: [stampedSourcesOnly],
   });
 } catch (error) {
@@ -150,13 +155,7 @@ for (const name of BUNDLED_PACKAGES) {
         resolveDir: root,
         loader: "js",
       },
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "node",
-      target: "node20.19",
-      charset: "utf8",
-      logLevel: "error",
+      ...NODE_ESM_BUILD,
       // A CommonJS package's require() of node's own modules (commander's node:events) stays a
       // require: esbuild's ES module output calls the `require` in scope, made here for the bundle.
       banner: {
@@ -244,20 +243,14 @@ async function cliBundle() {
   const MODULE_URL = "__tcaModuleUrl";
   const CHUNK_URL = "__tcaChunkUrl";
   const result = await esbuild.build({
-    // The scratch folder as the working directory: the bundle's "// cli/main.js" comments name
+    // The scratch folder as the working directory: any path esbuild writes into the bundle names
     // lib/'s files, not the scratch folder's (process-numbered) name, so a rebuild is byte-identical.
     absWorkingDir: scratch,
     entryPoints: [join(scratch, "cli", "main.js")],
     outdir,
-    bundle: true,
+    ...NODE_ESM_BUILD,
     splitting: true,
     chunkNames: "chunk-[hash]",
-    write: false,
-    format: "esm",
-    platform: "node",
-    target: "node20.19",
-    charset: "utf8",
-    logLevel: "error",
     define: { "import.meta.url": MODULE_URL },
     // Less to parse at each start; names are kept, so a stack trace still names the functions
     // (lib/'s per-file build, which the tests import, stays as readable as before).

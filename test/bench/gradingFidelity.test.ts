@@ -17,7 +17,8 @@ import { fileURLToPath } from "node:url";
 import { runProgramTests } from "../../src/bench/agent/testRunner.ts";
 import { loadDataset } from "../../src/bench/dataset/dataset.ts";
 import { valueMatches } from "../../src/bench/grading/caseResults.ts";
-import { gradeProgram, runOnInputs } from "../../src/bench/grading/trustedGrader.ts";
+import { runOnInputs } from "../../src/bench/grading/gradingRuns.ts";
+import { gradeProgram } from "../../src/bench/grading/trustedGrader.ts";
 import { realQuixBugs } from "../support/optionalResources.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 

@@ -21,7 +21,8 @@ import {
   seededRandom,
 } from "../../src/bench/grading/heldOutGenerators.ts";
 import { parsePrepareOutput } from "../../src/bench/grading/publicCases.ts";
-import { gradeProgram, runOnInputs } from "../../src/bench/grading/trustedGrader.ts";
+import { runOnInputs } from "../../src/bench/grading/gradingRuns.ts";
+import { gradeProgram } from "../../src/bench/grading/trustedGrader.ts";
 import { benchSetup, program } from "./benchFixtures.ts";
 
 const line = (o: unknown): string => JSON.stringify(o);

@@ -11,7 +11,8 @@ import type { SandboxConfig } from "../sandbox/sandbox.ts";
 import { generateHeldOutInputs } from "./heldOutGenerators.ts";
 import { valueMatches } from "./caseResults.ts";
 import type { GradingCase } from "./publicCases.ts";
-import { runOnInputs, type HeldOutCases, type HeldOutDisagreement } from "./trustedGrader.ts";
+import { runOnInputs } from "./gradingRuns.ts";
+import type { HeldOutCases, HeldOutDisagreement } from "./trustedGrader.ts";
 
 /** Held-out cases per program per grade. */
 export const HELD_OUT_CASES_PER_PROGRAM = 50;

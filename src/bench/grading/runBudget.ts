@@ -169,11 +169,6 @@ export class BudgetWatch implements RunWatch {
     return this.second.input;
   }
 
-  /** Whether the held-out job was written to the run's stdin. */
-  get inputSent(): boolean {
-    return this.sent;
-  }
-
   /** Whether the supervisor's ready line came (the public phase ended normally). */
   get readySeen(): boolean {
     return this.ready;

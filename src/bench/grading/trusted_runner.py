@@ -859,13 +859,16 @@ def run_phase(job, channel, out_line, secret):
 # once read, the start line, after which the held-out worker runs. Both lines carry the run's
 # key, which Node wrote first on stdin and the supervisor read before forking anything; the
 # public worker overwrites its copy before the candidate runs, so no process of the candidate
-# can write them (not even straight to Node, through bwrap's pid 1, which holds the channel).
+# can write them (not even straight to Node through bwrap's pid 1, which holds the channel,
+# were pidfd_getfd not refused by the seccomp filter).
 # Anything else (a budget stop, a crash, no marker, a process left, a changed sandbox) and the
 # supervisor ends as before, after the public phase, and the held-out cases get a run of their
 # own. What the held-out phase cannot be kept from is what no process can reset without
-# privileges: the pid counter, the network namespace's counters and sockets, POSIX message
-# queues, the time, and what the supervisor's memory (which its worker is forked from) holds of
-# the public phase's lines; none of it carries a held-out input, which no public process had.
+# privileges: the pid counter, the network namespace's counters and sockets, the time, and what
+# the supervisor's memory (which its worker is forked from) holds of the public phase's lines;
+# none of it carries a held-out input, which no public process had. (POSIX message queues and
+# the keyrings are refused by the seccomp filter; the keyring check below stays for a sandbox
+# without it.)
 
 PHASE_KEY_BYTES = 32
 KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}
